@@ -1,0 +1,72 @@
+"""ragjudge: evaluate RAG and LLM applications with LLM judges and classical metrics,
+confidence intervals, resumable runs and a check against human labels.
+
+>>> import ragjudge as rj
+>>> result = rj.evaluate("evalset.jsonl", target="my_app:answer", metrics=["rouge_l"])
+>>> result.summary()
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+# Public names and the module that defines each; imported on first use so that
+# `import ragjudge.schema` (and the CLI's start-up) stays cheap.
+_EXPORTS = {
+    "ContextChunk": "ragjudge.schema",
+    "Output": "ragjudge.schema",
+    "Sample": "ragjudge.schema",
+    "Score": "ragjudge.schema",
+    "DatasetError": "ragjudge.loading",
+    "load_samples": "ragjudge.loading",
+    "Metric": "ragjudge.metrics",
+    "MetricContext": "ragjudge.metrics",
+    "available_metrics": "ragjudge.metrics",
+    "create_metric": "ragjudge.metrics",
+    "register_metric": "ragjudge.metrics",
+    "EvaluationResult": "ragjudge.runner",
+    "RequirementError": "ragjudge.runner",
+    "evaluate": "ragjudge.runner",
+    "run_evaluation": "ragjudge.runner",
+}
+
+__all__ = [
+    "ContextChunk",
+    "DatasetError",
+    "EvaluationResult",
+    "Metric",
+    "MetricContext",
+    "Output",
+    "RequirementError",
+    "Sample",
+    "Score",
+    "__version__",
+    "available_metrics",
+    "create_metric",
+    "evaluate",
+    "load_samples",
+    "register_metric",
+    "run_evaluation",
+]
+
+if TYPE_CHECKING:
+    from ragjudge.loading import DatasetError, load_samples
+    from ragjudge.metrics import (
+        Metric,
+        MetricContext,
+        available_metrics,
+        create_metric,
+        register_metric,
+    )
+    from ragjudge.runner import EvaluationResult, RequirementError, evaluate, run_evaluation
+    from ragjudge.schema import ContextChunk, Output, Sample, Score
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ragjudge' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,164 @@
+"""The ``ragjudge`` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ragjudge.config import ConfigError, load_config
+from ragjudge.loading import DatasetError
+from ragjudge.metrics import available_metrics
+from ragjudge.report import print_result, runs_table
+from ragjudge.runner import RequirementError, run_evaluation, summarize_run
+from ragjudge.store import Store
+from ragjudge.targets import TargetError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Evaluate RAG and LLM applications; results are kept in a SQLite store.",
+)
+out = Console()
+err = Console(stderr=True)
+
+StoreOption = Annotated[
+    Path,
+    typer.Option("--store", help="The SQLite store (default .ragjudge/runs.db in this folder)."),
+]
+DEFAULT_STORE = Path(".ragjudge/runs.db")
+
+
+class ExportFormat(StrEnum):
+    jsonl = "jsonl"
+    parquet = "parquet"
+    csv = "csv"
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    return typer.Exit(code)
+
+
+def _open_store(path: Path) -> Store:
+    if not path.exists():
+        raise _fail(f"no store at {path}; pass --store PATH (runs are kept beside their eval.yaml)")
+    return Store(path)
+
+
+@app.command()
+def run(
+    config: Annotated[Path, typer.Argument(help="The evaluation YAML file.")],
+    resume: Annotated[str | None, typer.Option(help="Finish the interrupted run RUN.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Evaluate only the first N rows.")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="Samples in flight at once.")] = None,
+    trials: Annotated[int | None, typer.Option(help="Score every sample N times.")] = None,
+    by: Annotated[
+        str | None, typer.Option(help="Break the summary down by a metadata key.")
+    ] = None,
+    store: Annotated[
+        Path | None, typer.Option(help="Store file (default beside the config).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Run the evaluation described by CONFIG and print its summary."""
+    try:
+        cfg = load_config(
+            config,
+            limit=limit,
+            concurrency=concurrency,
+            trials=trials,
+            by=by,
+            store=None if store is None else str(store.resolve()),
+        )
+        result = asyncio.run(run_evaluation(cfg, resume=resume, progress=progress))
+    except (ConfigError, DatasetError, RequirementError, TargetError, OSError) as exc:
+        raise _fail(str(exc)) from None
+    except KeyError as exc:
+        raise _fail(str(exc.args[0]) if exc.args else str(exc)) from None
+    except KeyboardInterrupt:
+        err.print(
+            "interrupted; finished results are stored. Resume with: "
+            f"ragjudge run {config} --resume RUN (see `ragjudge runs`)"
+        )
+        raise typer.Exit(130) from None
+    if as_json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print_result(result, out)
+
+
+@app.command("runs")
+def list_runs(store: StoreOption = DEFAULT_STORE) -> None:
+    """List the runs in a store."""
+    with _open_store(store) as s:
+        table = runs_table(s.runs())
+    # piped output has no terminal width; keep ids and statuses whole there
+    (out if out.is_terminal else Console(width=200)).print(table)
+
+
+@app.command()
+def show(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
+    store: StoreOption = DEFAULT_STORE,
+    by: Annotated[str | None, typer.Option(help="Break down by a metadata key.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Show a stored run's summary."""
+    with _open_store(store) as s:
+        try:
+            run = s.run(run_id)
+            result = summarize_run(s, run.run_id, by=by or run.config.get("by"))
+        except (KeyError, ConfigError) as exc:
+            raise _fail(str(exc.args[0]) if exc.args else str(exc)) from None
+    if as_json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print_result(result, out)
+
+
+@app.command()
+def export(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="File to write.")],
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="jsonl, parquet or csv.")] = (
+        ExportFormat.jsonl
+    ),
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Export one row per sample and trial with every metric's value, error and rationale."""
+    with _open_store(store) as s:
+        try:
+            frame = s.sample_frame(s.run(run_id).run_id)
+        except KeyError as exc:
+            raise _fail(str(exc.args[0])) from None
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if fmt is ExportFormat.jsonl:
+        frame.to_json(output, orient="records", lines=True, force_ascii=False)
+    elif fmt is ExportFormat.parquet:
+        frame.to_parquet(output, index=False)
+    else:
+        frame.to_csv(output, index=False)
+    err.print(f"wrote {len(frame)} rows to {output}")
+
+
+@app.command()
+def metrics() -> None:
+    """List the registered metrics."""
+    for name in available_metrics():
+        out.print(name)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app(prog_name="ragjudge")
+
+
+if __name__ == "__main__":
+    main()

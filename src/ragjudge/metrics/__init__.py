@@ -1,0 +1,12 @@
+"""Metrics, registered by name. Importing this package registers the built-in ones."""
+
+from ragjudge.metrics import lexical as lexical
+from ragjudge.metrics._base import (
+    Metric,
+    MetricContext,
+    available_metrics,
+    create_metric,
+    register_metric,
+)
+
+__all__ = ["Metric", "MetricContext", "available_metrics", "create_metric", "register_metric"]

@@ -1,0 +1,94 @@
+"""The metric protocol and the registry that finds metrics by name."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragjudge.schema import Output, Sample, Score
+
+
+@dataclass
+class MetricContext:
+    """What the runner hands a metric besides the sample and the output.
+
+    A metric never opens files, HTTP clients or databases itself; whatever it needs
+    (a retriever for evaluation contexts, a judge model) arrives here.
+    """
+
+    trial: int = 0
+    retriever: Any = None
+    judge: Any = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+class Metric(ABC):
+    """A metric scores one sample's output.
+
+    ``requires`` lists the fields every row must carry; an entry ``"a|b"`` means
+    either field will do. ``response`` and ``retrieved_context`` are satisfied by a
+    target when one is configured. ``exclude_from_mean`` lists values that the
+    aggregate leaves out of the mean (reported beside it as a share).
+    """
+
+    name: str
+    requires: tuple[str, ...] = ("response",)
+    exclude_from_mean: tuple[float, ...] = ()
+
+    @abstractmethod
+    async def score(
+        self, sample: Sample, output: Output, ctx: MetricContext
+    ) -> Score | list[Score]:
+        """Score one sample; return an error Score rather than raise for bad data."""
+
+    def score_names(self) -> list[str]:
+        """The names of the scores this metric produces (one by default)."""
+        return [self.name]
+
+
+MetricFactory = Callable[..., Metric]
+_REGISTRY: dict[str, MetricFactory] = {}
+
+
+def register_metric(name: str) -> Callable[[MetricFactory], MetricFactory]:
+    """Register a metric factory under ``name`` so configs and the CLI can find it."""
+
+    def decorator(factory: MetricFactory) -> MetricFactory:
+        if name in _REGISTRY:
+            raise ValueError(f"metric {name!r} is registered twice")
+        _REGISTRY[name] = factory
+        return factory
+
+    return decorator
+
+
+def available_metrics() -> list[str]:
+    """Names of all registered metrics."""
+    return sorted(_REGISTRY)
+
+
+def create_metric(spec: str | dict[str, Any] | Metric) -> Metric:
+    """Build a metric from a name, a dict ``{metric: NAME, name: ALIAS, **options}`` or
+    an instance.
+
+    ``name`` gives the instance its own name, so one metric can run twice with
+    different options in one run.
+    """
+    if isinstance(spec, Metric):
+        return spec
+    if isinstance(spec, str):
+        spec = {"metric": spec}
+    options = dict(spec)
+    kind = options.pop("metric", None) or options.get("name")
+    if not isinstance(kind, str):
+        raise ValueError(f"metric spec {spec!r} names no metric")
+    factory = _REGISTRY.get(kind)
+    if factory is None:
+        known = ", ".join(available_metrics())
+        raise ValueError(f"unknown metric {kind!r}; known metrics: {known}")
+    alias = options.pop("name", kind)
+    metric = factory(**options)
+    metric.name = alias
+    return metric

@@ -1,0 +1,254 @@
+"""The evaluation-set schema: one :class:`Sample` per row, what a target returns
+(:class:`Output`) and what a metric returns (:class:`Score`).
+
+Field names follow the Databricks agent-evaluation input schema (``request_id``,
+``request``, ``response``, ``expected_response``, ``expected_facts``, ``guidelines``,
+``expected_retrieved_context``, ``retrieved_context``, ``trace``) plus ``rubric`` and
+``metadata``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Role = Literal["system", "user", "assistant", "tool", "developer"]
+
+
+class Message(BaseModel):
+    """One chat message in OpenAI chat-completions form."""
+
+    model_config = ConfigDict(extra="allow")
+
+    role: Role
+    content: str
+
+
+class ContextChunk(BaseModel):
+    """A retrieved or expected context chunk. ``doc_uri`` identifies the parent document."""
+
+    model_config = ConfigDict(extra="allow")
+
+    doc_uri: str = Field(min_length=1)
+    content: str | None = None
+    score: float | None = None
+    """Retrieval score, when a retriever produced the chunk."""
+
+
+class RubricItem(BaseModel):
+    """One rubric criterion with its points (negative points penalise)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    criterion: str = Field(min_length=1)
+    points: float
+    tags: list[str] = Field(default_factory=list)
+
+
+class Request(BaseModel):
+    """A request normalised to messages, last user query and history.
+
+    ``original`` keeps what the evaluation set held (a string or any JSON dict); a
+    target that wants the raw form receives that.
+    """
+
+    original: str | dict[str, Any]
+    messages: list[Message]
+    query: str
+    history: list[Message]
+
+    @classmethod
+    def parse(cls, value: Any) -> Request:
+        """Normalise a request given as a string, ``{"messages": [...]}``,
+        ``{"query": ..., "history": [...]}`` or any JSON-serialisable dict."""
+        if isinstance(value, Request):
+            return value
+        if isinstance(value, str):
+            if not value.strip():
+                raise ValueError("request is an empty string")
+            msg = Message(role="user", content=value)
+            return cls(original=value, messages=[msg], query=value, history=[])
+        if isinstance(value, dict):
+            return cls._parse_dict(value)
+        raise ValueError(f"request must be a string or a JSON object, not {type(value).__name__}")
+
+    @classmethod
+    def _parse_dict(cls, value: dict[str, Any]) -> Request:
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"request is not JSON-serialisable: {exc}") from exc
+        if "messages" in value:
+            messages = [Message.model_validate(m) for m in value["messages"]]
+            users = [i for i, m in enumerate(messages) if m.role == "user"]
+            if not users:
+                raise ValueError("request.messages holds no user message")
+            last = users[-1]
+            return cls(
+                original=value,
+                messages=messages,
+                query=messages[last].content,
+                history=messages[:last],
+            )
+        if "query" in value:
+            query = value["query"]
+            if not isinstance(query, str) or not query.strip():
+                raise ValueError("request.query must be a non-empty string")
+            history = [Message.model_validate(m) for m in value.get("history") or []]
+            messages = [*history, Message(role="user", content=query)]
+            return cls(original=value, messages=messages, query=query, history=history)
+        # Arbitrary dict: passed to the target as is; the query is its JSON text.
+        text = json.dumps(value, ensure_ascii=False)
+        return cls(
+            original=value,
+            messages=[Message(role="user", content=text)],
+            query=text,
+            history=[],
+        )
+
+
+def response_text(value: Any) -> str:
+    """Extract the answer text from a string or an OpenAI ``choices`` dict."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        if "choices" in value:
+            try:
+                content = value["choices"][0]["message"]["content"]
+            except (KeyError, IndexError, TypeError) as exc:
+                raise ValueError(
+                    "response.choices must hold [{'message': {'content': ...}}]"
+                ) from exc
+            if not isinstance(content, str):
+                raise ValueError("response.choices[0].message.content must be a string")
+            return content
+        if isinstance(value.get("content"), str):
+            return str(value["content"])
+    raise ValueError("response must be a string or {'choices': [{'message': {'content': ...}}]}")
+
+
+class Sample(BaseModel):
+    """One row of an evaluation set, validated and normalised."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request_id: str
+    request: Request
+    response: str | None = None
+    expected_response: str | list[str] | None = None
+    expected_facts: list[str] | None = None
+    guidelines: list[str] | dict[str, list[str]] | None = None
+    expected_retrieved_context: list[ContextChunk] | None = None
+    retrieved_context: list[ContextChunk] | None = None
+    trace: Any = None
+    rubric: list[RubricItem] | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("request", mode="before")
+    @classmethod
+    def _normalise_request(cls, value: Any) -> Request:
+        return Request.parse(value)
+
+    @field_validator("response", mode="before")
+    @classmethod
+    def _normalise_response(cls, value: Any) -> str | None:
+        return None if value is None else response_text(value)
+
+    @field_validator("expected_response", mode="before")
+    @classmethod
+    def _check_expected_response(cls, value: Any) -> Any:
+        if isinstance(value, list) and not value:
+            raise ValueError("expected_response is an empty list")
+        return value
+
+    @model_validator(mode="after")
+    def _facts_xor_response(self) -> Sample:
+        if self.expected_facts is not None and self.expected_response is not None:
+            raise ValueError("expected_facts and expected_response are both given; give only one")
+        return self
+
+    @property
+    def references(self) -> list[str]:
+        """The reference answers: ``expected_response`` as a list (empty when absent)."""
+        if self.expected_response is None:
+            return []
+        if isinstance(self.expected_response, str):
+            return [self.expected_response]
+        return list(self.expected_response)
+
+    @property
+    def all_guidelines(self) -> dict[str, list[str]]:
+        """Guidelines as a dict of named lists (a plain list is named ``guidelines``)."""
+        if self.guidelines is None:
+            return {}
+        if isinstance(self.guidelines, list):
+            return {"guidelines": list(self.guidelines)}
+        return dict(self.guidelines)
+
+    def has_field(self, name: str) -> bool:
+        """Whether the row carries a value for ``name`` (a field or ``metadata.KEY``)."""
+        if name.startswith("metadata."):
+            return name.split(".", 1)[1] in self.metadata
+        value = getattr(self, name, None)
+        return value is not None and value != [] and value != ""
+
+
+class Usage(BaseModel):
+    """Token usage as reported by a model or target."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+        )
+
+
+class Output(BaseModel):
+    """What the system under test returned for one sample."""
+
+    response: str | None = None
+    retrieved_context: list[ContextChunk] | None = None
+    trace: Any = None
+    usage: Usage = Field(default_factory=Usage)
+    latency: float | None = None
+    error: str | None = None
+
+
+class Score(BaseModel):
+    """One metric's result for one sample and trial.
+
+    ``value`` is None exactly when ``error`` says why the score could not be computed;
+    a failure is never recorded as 0, pass or NaN.
+    """
+
+    metric: str
+    value: float | None
+    rationale: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+    judge_call_ids: list[int] = Field(default_factory=list)
+    error: str | None = None
+
+    @model_validator(mode="after")
+    def _value_or_error(self) -> Score:
+        if self.value is None and not self.error:
+            raise ValueError(f"score {self.metric!r} has neither a value nor an error")
+        if self.value is not None and math.isnan(self.value):
+            raise ValueError(f"score {self.metric!r} is NaN; record an error instead")
+        if self.value is not None and self.error:
+            raise ValueError(f"score {self.metric!r} has both a value and an error")
+        return self
+
+    @classmethod
+    def failed(cls, metric: str, error: str, **details: Any) -> Score:
+        """A score that could not be computed, with the reason."""
+        return cls(metric=metric, value=None, error=error, details=details)

@@ -1,0 +1,393 @@
+"""The SQLite store: runs, samples, target outputs, scores and judge calls.
+
+Every result is committed as it arrives, so an interrupted run (Ctrl-C or a killed
+process) loses nothing and ``--resume`` picks up exactly where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+from pydantic import BaseModel
+
+from ragjudge.models._types import JudgeCallRecord
+from ragjudge.schema import Output, Sample, Score
+
+RunStatus = Literal["running", "completed", "interrupted", "failed"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    name TEXT,
+    status TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    finished_at TEXT,
+    config_json TEXT NOT NULL,
+    versions_json TEXT NOT NULL,
+    n_samples INTEGER NOT NULL,
+    trials INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS samples (
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    position INTEGER NOT NULL,
+    request_id TEXT NOT NULL,
+    sample_json TEXT NOT NULL,
+    PRIMARY KEY (run_id, request_id)
+);
+CREATE TABLE IF NOT EXISTS outputs (
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    request_id TEXT NOT NULL,
+    output_json TEXT NOT NULL,
+    error TEXT,
+    latency REAL,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, request_id)
+);
+CREATE TABLE IF NOT EXISTS scores (
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    request_id TEXT NOT NULL,
+    trial INTEGER NOT NULL,
+    metric TEXT NOT NULL,
+    value REAL,
+    error TEXT,
+    rationale TEXT,
+    details_json TEXT NOT NULL,
+    judge_call_ids_json TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, request_id, trial, metric)
+);
+CREATE TABLE IF NOT EXISTS judge_calls (
+    call_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    purpose TEXT,
+    trial INTEGER NOT NULL,
+    messages_json TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    text TEXT,
+    parsed_json TEXT,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    latency REAL NOT NULL,
+    attempts INTEGER NOT NULL,
+    cached INTEGER NOT NULL,
+    error TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS judge_calls_run ON judge_calls(run_id);
+"""
+
+
+class RunInfo(BaseModel):
+    """One row of the runs table."""
+
+    run_id: str
+    name: str | None
+    status: RunStatus
+    created_at: str
+    finished_at: str | None
+    config: dict[str, Any]
+    versions: dict[str, str]
+    n_samples: int
+    trials: int
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def new_run_id() -> str:
+    """A sortable, readable run id: UTC timestamp plus random hex."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+class Store:
+    """A SQLite file holding every run. Safe to reopen while another process has it open."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._conn:
+            yield self._conn
+
+    # runs -----------------------------------------------------------------
+
+    def create_run(
+        self,
+        *,
+        name: str | None,
+        config: dict[str, Any],
+        versions: dict[str, str],
+        samples: Sequence[Sample],
+        trials: int,
+        run_id: str | None = None,
+    ) -> str:
+        """Create a run and store its samples; returns the run id."""
+        run_id = run_id or new_run_id()
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO runs VALUES (?, ?, 'running', ?, NULL, ?, ?, ?, ?)",
+                (run_id, name, _now(), _dumps(config), _dumps(versions), len(samples), trials),
+            )
+            conn.executemany(
+                "INSERT INTO samples VALUES (?, ?, ?, ?)",
+                [(run_id, i, s.request_id, s.model_dump_json()) for i, s in enumerate(samples)],
+            )
+        return run_id
+
+    def set_status(self, run_id: str, status: RunStatus) -> None:
+        finished = _now() if status != "running" else None
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
+                (status, finished, run_id),
+            )
+
+    def run(self, run_id: str) -> RunInfo:
+        """The run with this id (a unique prefix is enough)."""
+        rows = self._conn.execute(
+            "SELECT * FROM runs WHERE run_id LIKE ? ORDER BY run_id", (run_id + "%",)
+        ).fetchall()
+        if not rows:
+            raise KeyError(f"no run {run_id!r} in {self.path}")
+        if len(rows) > 1 and rows[0][0] != run_id:
+            ids = ", ".join(r[0] for r in rows)
+            raise KeyError(f"run id {run_id!r} is ambiguous in {self.path}: {ids}")
+        return self._run_info(rows[0])
+
+    def runs(self) -> list[RunInfo]:
+        rows = self._conn.execute("SELECT * FROM runs ORDER BY created_at, run_id").fetchall()
+        return [self._run_info(r) for r in rows]
+
+    @staticmethod
+    def _run_info(row: tuple[Any, ...]) -> RunInfo:
+        return RunInfo(
+            run_id=row[0],
+            name=row[1],
+            status=row[2],
+            created_at=row[3],
+            finished_at=row[4],
+            config=json.loads(row[5]),
+            versions=json.loads(row[6]),
+            n_samples=row[7],
+            trials=row[8],
+        )
+
+    def samples(self, run_id: str) -> list[Sample]:
+        rows = self._conn.execute(
+            "SELECT sample_json FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
+        ).fetchall()
+        return [Sample.model_validate_json(r[0]) for r in rows]
+
+    # outputs and scores -----------------------------------------------------
+
+    def save_output(self, run_id: str, request_id: str, output: Output) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO outputs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    request_id,
+                    output.model_dump_json(),
+                    output.error,
+                    output.latency,
+                    output.usage.input_tokens,
+                    output.usage.output_tokens,
+                    _now(),
+                ),
+            )
+
+    def outputs(self, run_id: str) -> dict[str, Output]:
+        rows = self._conn.execute(
+            "SELECT request_id, output_json FROM outputs WHERE run_id = ?", (run_id,)
+        ).fetchall()
+        return {r[0]: Output.model_validate_json(r[1]) for r in rows}
+
+    def save_scores(
+        self, run_id: str, request_id: str, trial: int, scores: Iterable[Score]
+    ) -> None:
+        """Store one sample's scores for one trial in one transaction."""
+        now = _now()
+        with self._tx() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        run_id,
+                        request_id,
+                        trial,
+                        s.metric,
+                        s.value,
+                        s.error,
+                        s.rationale,
+                        _dumps(s.details),
+                        _dumps(s.judge_call_ids),
+                        now,
+                    )
+                    for s in scores
+                ],
+            )
+
+    def finished_scores(self, run_id: str) -> set[tuple[str, int, str]]:
+        """(request_id, trial, metric) of every stored score of the run."""
+        rows = self._conn.execute(
+            "SELECT request_id, trial, metric FROM scores WHERE run_id = ?", (run_id,)
+        ).fetchall()
+        return {(r[0], r[1], r[2]) for r in rows}
+
+    def scores(self, run_id: str) -> list[tuple[str, int, Score]]:
+        """(request_id, trial, Score) for every stored score, in sample order."""
+        rows = self._conn.execute(
+            "SELECT sc.request_id, sc.trial, sc.metric, sc.value, sc.error, sc.rationale,"
+            " sc.details_json, sc.judge_call_ids_json FROM scores sc"
+            " JOIN samples sa ON sa.run_id = sc.run_id AND sa.request_id = sc.request_id"
+            " WHERE sc.run_id = ? ORDER BY sa.position, sc.trial, sc.rowid",
+            (run_id,),
+        ).fetchall()
+        return [
+            (
+                r[0],
+                r[1],
+                Score(
+                    metric=r[2],
+                    value=r[3],
+                    error=r[4],
+                    rationale=r[5],
+                    details=json.loads(r[6]),
+                    judge_call_ids=json.loads(r[7]),
+                ),
+            )
+            for r in rows
+        ]
+
+    # judge calls ------------------------------------------------------------
+
+    def save_judge_call(self, run_id: str | None, record: JudgeCallRecord) -> int:
+        """Store one judge call and return its id."""
+        with self._tx() as conn:
+            cursor = conn.execute(
+                "INSERT INTO judge_calls (run_id, provider, model, purpose, trial, messages_json,"
+                " config_json, text, parsed_json, input_tokens, output_tokens, latency, attempts,"
+                " cached, error, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    record.provider,
+                    record.model,
+                    record.purpose,
+                    record.trial,
+                    _dumps(record.messages),
+                    _dumps(record.config),
+                    record.text,
+                    None if record.parsed is None else _dumps(record.parsed),
+                    record.usage.input_tokens,
+                    record.usage.output_tokens,
+                    record.latency,
+                    record.attempts,
+                    int(record.cached),
+                    record.error,
+                    _now(),
+                ),
+            )
+            call_id = cursor.lastrowid
+        assert call_id is not None
+        return call_id
+
+    def judge_calls(self, run_id: str) -> pd.DataFrame:
+        return pd.read_sql_query(
+            "SELECT * FROM judge_calls WHERE run_id = ? ORDER BY call_id",
+            self._conn,
+            params=(run_id,),
+        )
+
+    # frames -----------------------------------------------------------------
+
+    def score_frame(self, run_id: str) -> pd.DataFrame:
+        """One row per (sample, trial, metric) with the sample's metadata as
+        ``metadata.KEY`` columns; the input of :mod:`ragjudge.stats`."""
+        samples = {s.request_id: s for s in self.samples(run_id)}
+        rows: list[dict[str, Any]] = []
+        for request_id, trial, score in self.scores(run_id):
+            row: dict[str, Any] = {
+                "sample_id": request_id,
+                "trial": trial,
+                "metric": score.metric,
+                "value": float("nan") if score.value is None else score.value,
+                "error": score.error,
+            }
+            sample = samples.get(request_id)
+            if sample is not None:
+                row.update({f"metadata.{k}": _scalar(v) for k, v in sample.metadata.items()})
+            rows.append(row)
+        columns = ["sample_id", "trial", "metric", "value", "error"]
+        return pd.DataFrame(rows, columns=None if rows else columns)
+
+    def sample_frame(self, run_id: str) -> pd.DataFrame:
+        """One row per (sample, trial): request, response, reference, each metric's
+        value, error and rationale. The form that ``export`` writes."""
+        samples = self.samples(run_id)
+        outputs = self.outputs(run_id)
+        by_key: dict[tuple[str, int], dict[str, Any]] = {}
+        for request_id, trial, score in self.scores(run_id):
+            row = by_key.setdefault((request_id, trial), {})
+            row[score.metric] = score.value
+            if score.error:
+                row[f"{score.metric}.error"] = score.error
+            if score.rationale:
+                row[f"{score.metric}.rationale"] = score.rationale
+        rows = []
+        for sample in samples:
+            output = outputs.get(sample.request_id)
+            trials = sorted(t for (rid, t) in by_key if rid == sample.request_id) or [0]
+            for trial in trials:
+                rows.append(
+                    {
+                        "request_id": sample.request_id,
+                        "trial": trial,
+                        "request": sample.request.query,
+                        "response": output.response if output else sample.response,
+                        "target_error": output.error if output else None,
+                        "expected_response": _scalar(sample.expected_response),
+                        **{f"metadata.{k}": _scalar(v) for k, v in sample.metadata.items()},
+                        **by_key.get((sample.request_id, trial), {}),
+                    }
+                )
+        return pd.DataFrame(rows)
+
+
+def _scalar(value: Any) -> Any:
+    """Keep scalars; turn lists and dicts into JSON text so frames stay flat."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return _dumps(value)

@@ -1,0 +1,187 @@
+"""Targets: the system under test, as ``async (sample) -> Output``.
+
+Kinds so far: the responses already in the evaluation set, and a Python callable
+given as ``package.module:function``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+
+from ragjudge.schema import ContextChunk, Output, Sample, Usage, response_text
+
+
+class TargetError(ValueError):
+    """The target cannot be set up (bad path, missing function, wrong signature)."""
+
+
+class Target(Protocol):
+    """The system under test."""
+
+    name: str
+    supplies_response: bool
+    """Whether the target produces responses (False: they must be in the data)."""
+
+    async def __call__(self, sample: Sample) -> Output: ...
+
+
+class DataTarget:
+    """Responses (and retrieved context, trace) already in the evaluation set."""
+
+    name = "data"
+    supplies_response = False
+
+    async def __call__(self, sample: Sample) -> Output:
+        return Output(
+            response=sample.response,
+            retrieved_context=sample.retrieved_context,
+            trace=sample.trace,
+            error=None if sample.response is not None else "the row holds no response",
+        )
+
+
+_ARGUMENTS: dict[str, Callable[[Sample], Any]] = {
+    "query": lambda s: s.request.query,
+    "question": lambda s: s.request.query,
+    "history": lambda s: [m.model_dump() for m in s.request.history],
+    "messages": lambda s: [m.model_dump() for m in s.request.messages],
+    "request": lambda s: s.request.original,
+    "sample": lambda s: s,
+}
+
+
+class CallableTarget:
+    """A Python function (sync or async) that answers a request.
+
+    Arguments are passed by parameter name: ``query`` (or ``question``), ``history``
+    (earlier messages as dicts), ``messages`` (the whole conversation), ``request``
+    (the request as the evaluation set held it) and ``sample``. A function with one
+    parameter of another name receives the query. It returns a string, or a dict with
+    ``response`` and optionally ``retrieved_context`` (list of ``{doc_uri, content}``
+    or strings), ``trace`` and ``usage`` (``input_tokens``/``output_tokens`` or
+    ``prompt_tokens``/``completion_tokens``).
+    """
+
+    supplies_response = True
+
+    def __init__(
+        self, fn: Callable[..., Any], *, name: str | None = None, timeout: float | None = None
+    ) -> None:
+        self.fn = fn
+        self.name: str = name or str(getattr(fn, "__qualname__", repr(fn)))
+        self.timeout = timeout
+        self._arg_names = _argument_names(fn)
+
+    async def __call__(self, sample: Sample) -> Output:
+        kwargs = {arg: _ARGUMENTS[arg](sample) for arg in self._arg_names if arg in _ARGUMENTS}
+        if not kwargs and self._arg_names:
+            kwargs = {self._arg_names[0]: sample.request.query}
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(self.timeout):
+                result = await self._invoke(kwargs)
+            output = _to_output(result)
+        except Exception as exc:  # the target's failure is this sample's error, not the run's
+            return Output(
+                error=f"{type(exc).__name__}: {exc}", latency=time.perf_counter() - started
+            )
+        output.latency = time.perf_counter() - started
+        return output
+
+    async def _invoke(self, kwargs: dict[str, Any]) -> Any:
+        if inspect.iscoroutinefunction(self.fn):
+            return await self.fn(**kwargs)
+        result = await asyncio.to_thread(self.fn, **kwargs)
+        if inspect.isawaitable(result):
+            return await result
+        return result
+
+
+def _argument_names(fn: Callable[..., Any]) -> list[str]:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError) as exc:
+        raise TargetError(f"cannot read the signature of {fn!r}: {exc}") from exc
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    required = [
+        p.name
+        for p in params
+        if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+    unknown = [n for n in required if n not in _ARGUMENTS]
+    if unknown and (len(required) > 1 or any(n in _ARGUMENTS for n in names)):
+        raise TargetError(
+            f"{fn!r} has required parameters {unknown} that ragjudge cannot fill; "
+            f"use any of {sorted(_ARGUMENTS)}"
+        )
+    return names
+
+
+def _to_output(result: Any) -> Output:
+    if isinstance(result, Output):
+        return result
+    if isinstance(result, str):
+        return Output(response=result)
+    if not isinstance(result, dict):
+        raise TypeError(f"target returned {type(result).__name__}; expected str or dict")
+    if "response" not in result:
+        raise TypeError("target returned a dict without 'response'")
+    try:
+        return Output(
+            response=response_text(result["response"]),
+            retrieved_context=_contexts(result.get("retrieved_context")),
+            trace=result.get("trace"),
+            usage=_usage(result.get("usage")),
+        )
+    except ValidationError as exc:
+        raise TypeError(f"target returned a malformed dict: {exc}") from exc
+
+
+def _contexts(value: Any) -> list[ContextChunk] | None:
+    if value is None:
+        return None
+    return [
+        ContextChunk(doc_uri=f"retrieved_context[{i}]", content=c)
+        if isinstance(c, str)
+        else ContextChunk.model_validate(c)
+        for i, c in enumerate(value)
+    ]
+
+
+def _usage(value: Any) -> Usage:
+    if not value:
+        return Usage()
+    return Usage(
+        input_tokens=int(value.get("input_tokens", value.get("prompt_tokens", 0))),
+        output_tokens=int(value.get("output_tokens", value.get("completion_tokens", 0))),
+    )
+
+
+def import_callable(path: str, *, search_dir: Path | None = None) -> Callable[..., Any]:
+    """Import ``package.module:function``; ``search_dir`` is put first on the import path."""
+    module_name, sep, attr = path.partition(":")
+    if not sep or not module_name or not attr:
+        raise TargetError(f"target {path!r} must look like 'package.module:function'")
+    if search_dir is not None and str(search_dir) not in sys.path:
+        sys.path.insert(0, str(search_dir))
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise TargetError(f"cannot import {module_name!r} for target {path!r}: {exc}") from exc
+    obj: Any = module
+    for part in attr.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise TargetError(f"{module_name!r} has no attribute {attr!r} (target {path!r})")
+    if not callable(obj):
+        raise TargetError(f"target {path!r} is not callable")
+    return obj  # type: ignore[no-any-return]

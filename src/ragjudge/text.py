@@ -1,0 +1,154 @@
+"""Language-aware text handling: normalisation, word tokens and sentences.
+
+English and other space-delimited scripts are split into word tokens with a regular
+expression; runs of Japanese script (kanji and kana) are segmented with the MeCab
+morphological analyser (through ``fugashi`` and the ``unidic-lite`` dictionary), so
+Japanese text yields words rather than one token per sentence. Mixed text such as
+"SQLのUNION ALL" yields both kinds of tokens.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import threading
+import unicodedata
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pysbd
+
+__all__ = [
+    "contains_cjk",
+    "normalize",
+    "normalize_answer",
+    "split_sentences",
+    "tokenize",
+]
+
+# Characters that MeCab segments: kanji (with the compatibility and supplementary
+# blocks), hiragana, katakana with the prolonged-sound mark, and the iteration marks
+# 々〆〇〻. The katakana middle dot ・ (U+30FB) is punctuation and stays out.
+_JAPANESE_CHARS = (
+    "\u3005-\u3007\u303b"
+    "\u3041-\u3096\u3099-\u309f"
+    "\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\U00020000-\U0003134f"
+)
+_HANGUL_CHARS = "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
+_CJK_RE = re.compile(f"[{_JAPANESE_CHARS}{_HANGUL_CHARS}]")
+
+# A word character that is not Japanese script (Latin, digits, Hangul, Cyrillic, ...).
+_W = f"[^\\W{_JAPANESE_CHARS}]"
+# Apostrophes and hyphens join word parts (don't, e-mail); a dot or comma joins only
+# digits (3.14, 1,000) so that "end.Next" still splits.
+_WORD = rf"{_W}+(?:(?:['’\-]|(?<=\d)[.,](?=\d)){_W}+)*"
+_TOKEN_RE = re.compile(rf"(?P<japanese>[{_JAPANESE_CHARS}]+)|(?P<word>{_WORD})|(?P<other>\S)")
+
+_WHITESPACE_RE = re.compile(r"\s+")
+_ARTICLES_RE = re.compile(r"\b(?:a|an|the)\b")
+
+_tagger_local = threading.local()
+
+
+def normalize(text: str) -> str:
+    """Unicode NFKC, lowercase, collapse runs of whitespace to one space, strip.
+
+    NFKC folds full-width letters and digits (ＵＮＩＯＮ, １２３) and half-width katakana
+    to their usual forms, so Japanese and English text compare sensibly.
+    """
+    folded = unicodedata.normalize("NFKC", text).lower()
+    return _WHITESPACE_RE.sub(" ", folded).strip()
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD-style answer normalisation.
+
+    Applies :func:`normalize`, deletes punctuation (ASCII and Unicode, including
+    Japanese 。、！？「」（）・), removes the English articles a/an/the as whole words and
+    collapses whitespace.
+    """
+    without_punct = normalize(text).translate(_punctuation_table())
+    without_articles = _ARTICLES_RE.sub(" ", without_punct)
+    return _WHITESPACE_RE.sub(" ", without_articles).strip()
+
+
+def contains_cjk(text: str) -> bool:
+    """Whether ``text`` holds any Han, Hiragana, Katakana or Hangul character."""
+    return _CJK_RE.search(text) is not None
+
+
+def tokenize(text: str, *, keep_punct: bool = False) -> list[str]:
+    """Split ``text`` into NFKC-normalised, lowercased word tokens.
+
+    Runs of Japanese script are segmented morphologically (MeCab with UniDic); other
+    text is split into words such as ``union``, ``3.14``, ``e-mail`` or ``don't``.
+    Punctuation and symbols become one-character tokens when ``keep_punct`` is true
+    and are dropped otherwise.
+    """
+    folded = unicodedata.normalize("NFKC", text).lower()
+    tokens: list[str] = []
+    for match in _TOKEN_RE.finditer(folded):
+        kind = match.lastgroup
+        if kind == "japanese":
+            tokens.extend(_segment_japanese(match.group()))
+        elif kind == "word" or keep_punct:
+            tokens.append(match.group())
+    return tokens
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split ``text`` into stripped, non-empty sentences.
+
+    Every line break ends a sentence. Each line is then segmented with ``pysbd``, using
+    its Japanese rules (。！？) when the line holds CJK characters and its English rules
+    otherwise.
+    """
+    sentences: list[str] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        language = "ja" if contains_cjk(line) else "en"
+        # A Segmenter keeps per-call state, so each call gets its own (it is cheap).
+        segmenter = pysbd.Segmenter(language=language, clean=False)
+        pieces: list[str] = segmenter.segment(line)
+        sentences.extend(piece.strip() for piece in pieces if piece.strip())
+    return sentences
+
+
+def _segment_japanese(run: str) -> list[str]:
+    """Morphologically segment a run of Japanese script into surface forms."""
+    return [node.surface for node in _tagger()(run)]
+
+
+def _tagger() -> Any:
+    """This thread's MeCab tagger, built on first use (a tagger is not thread-safe)."""
+    tagger = getattr(_tagger_local, "tagger", None)
+    if tagger is None:
+        tagger = _build_tagger()
+        _tagger_local.tagger = tagger
+    return tagger
+
+
+def _build_tagger() -> Any:
+    import fugashi
+    import unidic_lite
+
+    dicdir = Path(unidic_lite.DICDIR)
+    return fugashi.Tagger(f'-d "{dicdir}" -r "{dicdir / "mecabrc"}"')
+
+
+@cache
+def _punctuation_table() -> dict[int, None]:
+    """A ``str.translate`` table deleting ASCII and Unicode punctuation.
+
+    Covers the Basic Multilingual Plane, where the punctuation of every script this
+    toolkit handles lives; built once on first use.
+    """
+    table: dict[int, None] = {ord(ch): None for ch in string.punctuation}
+    for codepoint in range(0x10000):
+        if unicodedata.category(chr(codepoint)).startswith("P"):
+            table[codepoint] = None
+    return table

@@ -1,0 +1,92 @@
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from ragjudge.models._types import JudgeCallRecord
+from ragjudge.schema import Output, Sample, Score, Usage
+from ragjudge.store import Store
+
+
+def _samples() -> list[Sample]:
+    return [
+        Sample(request_id="a", request="q1", expected_response="r1", metadata={"product": "db"}),
+        Sample(request_id="b", request="q2", expected_response="r2", metadata={"product": "os"}),
+    ]
+
+
+def test_run_round_trip_and_resume_bookkeeping(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    with Store(path) as store:
+        run_id = store.create_run(
+            name="t",
+            config={"metrics": ["rouge_l"]},
+            versions={"ragjudge": "0"},
+            samples=_samples(),
+            trials=2,
+        )
+        store.save_output(run_id, "a", Output(response="x", usage=Usage(input_tokens=3)))
+        store.save_scores(run_id, "a", 0, [Score(metric="rouge_l", value=0.5, rationale="why")])
+        store.save_scores(run_id, "a", 1, [Score.failed("rouge_l", "judge failed")])
+    with Store(path) as store:  # reopened: everything committed is there
+        run = store.run(run_id[:12])
+        assert run.run_id == run_id and run.status == "running" and run.trials == 2
+        assert [s.request_id for s in store.samples(run_id)] == ["a", "b"]
+        assert store.outputs(run_id)["a"].usage.input_tokens == 3
+        assert store.finished_scores(run_id) == {("a", 0, "rouge_l"), ("a", 1, "rouge_l")}
+        scores = store.scores(run_id)
+        assert scores[0][2].rationale == "why"
+        assert scores[1][2].value is None and scores[1][2].error == "judge failed"
+        store.set_status(run_id, "completed")
+        assert store.run(run_id).finished_at is not None
+
+
+def test_scores_are_unique_per_sample_trial_metric(tmp_path: Path) -> None:
+    with Store(tmp_path / "runs.db") as store:
+        run_id = store.create_run(name=None, config={}, versions={}, samples=_samples(), trials=1)
+        store.save_scores(run_id, "a", 0, [Score(metric="m", value=0.1)])
+        store.save_scores(run_id, "a", 0, [Score(metric="m", value=0.2)])
+        rows = sqlite3.connect(store.path).execute("SELECT value FROM scores").fetchall()
+        assert rows == [(0.2,)]
+
+
+def test_frames_carry_metadata_and_metric_columns(tmp_path: Path) -> None:
+    with Store(tmp_path / "runs.db") as store:
+        run_id = store.create_run(name=None, config={}, versions={}, samples=_samples(), trials=1)
+        store.save_output(run_id, "a", Output(response="ans"))
+        store.save_scores(run_id, "a", 0, [Score(metric="m", value=1.0)])
+        store.save_scores(run_id, "b", 0, [Score.failed("m", "no response")])
+        frame = store.score_frame(run_id)
+        assert list(frame["metadata.product"]) == ["db", "os"]
+        assert frame["error"].tolist()[1] == "no response"
+        samples = store.sample_frame(run_id)
+        assert samples.loc[0, "response"] == "ans"
+        assert samples.loc[1, "m.error"] == "no response"
+
+
+def test_judge_calls_get_ids(tmp_path: Path) -> None:
+    with Store(tmp_path / "runs.db") as store:
+        record = JudgeCallRecord(
+            provider="scripted",
+            model="s",
+            messages=[{"role": "user", "content": "hi"}],
+            config={},
+            text="[RESULT] 4",
+            parsed=4,
+            usage=Usage(input_tokens=2, output_tokens=3),
+        )
+        first = store.save_judge_call("r1", record)
+        second = store.save_judge_call("r1", record)
+        assert second == first + 1
+        calls = store.judge_calls("r1")
+        assert calls["text"].tolist() == ["[RESULT] 4", "[RESULT] 4"]
+
+
+def test_unknown_or_ambiguous_run(tmp_path: Path) -> None:
+    with Store(tmp_path / "runs.db") as store:
+        store.create_run(name=None, config={}, versions={}, samples=[], trials=1, run_id="r-1")
+        store.create_run(name=None, config={}, versions={}, samples=[], trials=1, run_id="r-2")
+        with pytest.raises(KeyError, match="no run"):
+            store.run("zzz")
+        with pytest.raises(KeyError, match="ambiguous"):
+            store.run("r-")

@@ -1,0 +1,166 @@
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from ragjudge.text import contains_cjk, normalize, normalize_answer, split_sentences, tokenize
+
+# --- normalize / normalize_answer -------------------------------------------------
+
+
+def test_normalize_folds_width_case_and_whitespace() -> None:
+    assert normalize("  ＵＮＩＯＮ　ＡＬＬ\n\tQuery  ") == "union all query"
+
+
+def test_normalize_folds_half_width_katakana() -> None:
+    assert normalize("ﾃﾞｯﾄﾞﾛｯｸ") == "デッドロック"
+
+
+def test_normalize_answer_drops_punctuation_and_articles() -> None:
+    assert normalize_answer("The Cat, sat!") == "cat sat"
+    assert normalize_answer("An apple a day") == "apple day"
+
+
+def test_normalize_answer_keeps_words_that_only_start_like_articles() -> None:
+    assert normalize_answer("Theater and another") == "theater and another"
+
+
+def test_normalize_answer_drops_japanese_punctuation() -> None:
+    assert normalize_answer("「デッドロック」とは？（説明）・以上。") == "デッドロックとは説明以上"
+
+
+def test_normalize_answer_keeps_prolonged_sound_mark() -> None:
+    assert normalize_answer("データー、") == "データー"
+
+
+# --- contains_cjk ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("plain ascii", False),
+        ("", False),
+        ("café", False),
+        ("カタカナ", True),
+        ("ひらがな", True),
+        ("漢字", True),
+        ("한국어", True),
+        ("SQLのUNION", True),
+    ],
+)
+def test_contains_cjk(text: str, expected: bool) -> None:
+    assert contains_cjk(text) is expected
+
+
+# --- tokenize --------------------------------------------------------------------
+
+
+def test_tokenize_english_keeps_compound_words_and_numbers() -> None:
+    text = "The UNION of e-mail costs 3.14 dollars, doesn't it?"
+    assert tokenize(text) == [
+        "the",
+        "union",
+        "of",
+        "e-mail",
+        "costs",
+        "3.14",
+        "dollars",
+        "doesn't",
+        "it",
+    ]
+
+
+def test_tokenize_splits_a_dot_between_words() -> None:
+    assert tokenize("end.Next 1,000") == ["end", "next", "1,000"]
+
+
+def test_tokenize_keep_punct() -> None:
+    assert tokenize("Hi, there!") == ["hi", "there"]
+    assert tokenize("Hi, there!", keep_punct=True) == ["hi", ",", "there", "!"]
+
+
+def test_tokenize_japanese_is_segmented_into_words() -> None:
+    tokens = tokenize("デッドロックとは何か")
+    assert len(tokens) >= 4
+    assert "".join(tokens) == "デッドロックとは何か"
+    assert "何" in tokens
+
+
+def test_tokenize_japanese_punctuation_only_when_kept() -> None:
+    assert "、" not in tokenize("東京、大阪。")
+    kept = tokenize("東京、大阪。", keep_punct=True)
+    assert kept == ["東京", "、", "大阪", "。"]
+
+
+def test_tokenize_mixed_japanese_and_english() -> None:
+    tokens = tokenize("SQLのUNION ALLとは何か？")
+    assert tokens[:4] == ["sql", "の", "union", "all"]
+    assert "何" in tokens
+    assert "?" not in tokens
+
+
+def test_tokenize_full_width_latin_is_folded() -> None:
+    assert tokenize("ＵＮＩＯＮ　ＡＬＬ") == ["union", "all"]
+
+
+def test_tokenize_hangul_by_spaces() -> None:
+    assert tokenize("안녕하세요 세계") == ["안녕하세요", "세계"]
+
+
+def test_tokenize_empty_and_punctuation_only() -> None:
+    assert tokenize("") == []
+    assert tokenize("。、！？ ... ") == []
+
+
+def test_tokenize_gives_the_same_tokens_in_threads() -> None:
+    texts = ["デッドロックとは何か", "SQLのUNION ALL", "トランザクションの分離レベル"] * 20
+    expected = [tokenize(text) for text in texts]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert list(pool.map(tokenize, texts)) == expected
+
+
+def test_tokenize_is_fast() -> None:
+    sentences = [f"デッドロックとは何か{i}。SQLのUNION ALL {i} rows." for i in range(10_000)]
+    tokenize(sentences[0])  # build the tagger outside the timed loop
+    start = time.perf_counter()
+    total = sum(len(tokenize(sentence)) for sentence in sentences)
+    elapsed = time.perf_counter() - start
+    assert total > 10 * len(sentences)
+    assert elapsed < 3.0
+
+
+# --- split_sentences -------------------------------------------------------------
+
+
+def test_split_sentences_japanese() -> None:
+    text = "今日は晴れです。明日は雨でしょう！本当？"
+    assert split_sentences(text) == ["今日は晴れです。", "明日は雨でしょう！", "本当？"]
+
+
+def test_split_sentences_japanese_newlines() -> None:
+    assert split_sentences("一行目\n\n二行目です。三文目") == ["一行目", "二行目です。", "三文目"]
+
+
+def test_split_sentences_english_keeps_abbreviations() -> None:
+    text = "Dr. Smith paid $3.14 for it. He slept! Did he?"
+    assert split_sentences(text) == ["Dr. Smith paid $3.14 for it.", "He slept!", "Did he?"]
+
+
+def test_split_sentences_english_newlines() -> None:
+    assert split_sentences("first line\nsecond line") == ["first line", "second line"]
+
+
+def test_split_sentences_mixed_lines() -> None:
+    text = "Dr. Smith wrote this. It is short.\nこれは日本語です。次の文。"
+    assert split_sentences(text) == [
+        "Dr. Smith wrote this.",
+        "It is short.",
+        "これは日本語です。",
+        "次の文。",
+    ]
+
+
+def test_split_sentences_empty() -> None:
+    assert split_sentences("") == []
+    assert split_sentences("  \n\n \t") == []
