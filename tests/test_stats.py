@@ -1,0 +1,271 @@
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragjudge.stats import (
+    Interval,
+    MetricSummary,
+    bootstrap_ci,
+    summarize_by,
+    summarize_scores,
+    summary_frame,
+)
+
+
+def score_frame(rows: list[tuple[Any, ...]], **extra: list[Any]) -> pd.DataFrame:
+    """Rows of (sample_id, trial, metric, value, error) plus optional extra columns."""
+    frame = pd.DataFrame(rows, columns=["sample_id", "trial", "metric", "value", "error"])
+    frame["value"] = frame["value"].astype(float)
+    for name, values in extra.items():
+        frame[name] = values
+    return frame
+
+
+def only(summaries: list[MetricSummary], metric: str) -> MetricSummary:
+    (found,) = [s for s in summaries if s.metric == metric]
+    return found
+
+
+# --- bootstrap_ci ---------------------------------------------------------------------
+
+
+def test_bootstrap_ci_matches_normal_theory_for_a_large_sample() -> None:
+    values = np.random.default_rng(42).normal(loc=10.0, scale=2.0, size=2000)
+    ci = bootstrap_ci(values.tolist())
+    assert ci is not None
+    mean = values.mean()
+    half_width = 1.96 * values.std(ddof=1) / math.sqrt(values.size)
+    assert ci.low < mean < ci.high
+    assert ci.low == pytest.approx(mean - half_width, abs=0.15 * half_width)
+    assert ci.high == pytest.approx(mean + half_width, abs=0.15 * half_width)
+
+
+def test_bootstrap_ci_confidence_controls_width() -> None:
+    values = np.random.default_rng(1).uniform(0, 5, size=300).tolist()
+    wide = bootstrap_ci(values, confidence=0.99)
+    narrow = bootstrap_ci(values, confidence=0.80)
+    assert wide is not None and narrow is not None
+    assert wide.high - wide.low > narrow.high - narrow.low
+
+
+def test_bootstrap_ci_is_reproducible_with_a_seed() -> None:
+    values = np.random.default_rng(5).uniform(0, 1, size=40).tolist()
+    assert bootstrap_ci(values, seed=7) == bootstrap_ci(values, seed=7)
+    assert bootstrap_ci(values, seed=7) != bootstrap_ci(values, seed=8)
+
+
+def test_bootstrap_ci_needs_two_values() -> None:
+    assert bootstrap_ci([]) is None
+    assert bootstrap_ci([3.0]) is None
+
+
+def test_bootstrap_ci_of_constant_values_has_zero_width() -> None:
+    assert bootstrap_ci([2.5, 2.5, 2.5]) == Interval(2.5, 2.5)
+
+
+def test_bootstrap_ci_rejects_nan_and_bad_settings() -> None:
+    with pytest.raises(ValueError, match="finite"):
+        bootstrap_ci([1.0, float("nan")])
+    with pytest.raises(ValueError, match="confidence"):
+        bootstrap_ci([1.0, 2.0], confidence=1.5)
+
+
+def test_bootstrap_ci_of_many_values_stays_in_range() -> None:
+    # More values than fit in one resample batch.
+    values = np.random.default_rng(3).integers(0, 2, size=5000).astype(float)
+    ci = bootstrap_ci(values.tolist(), n_resamples=500)
+    assert ci is not None
+    assert 0.0 < ci.low < values.mean() < ci.high < 1.0
+
+
+# --- summarize_scores -----------------------------------------------------------------
+
+
+def test_errors_are_counted_but_not_averaged() -> None:
+    frame = score_frame(
+        [
+            ("s1", 0, "faithfulness", 1.0, None),
+            ("s2", 0, "faithfulness", 0.0, None),
+            ("s3", 0, "faithfulness", float("nan"), "judge output did not parse"),
+            ("s4", 0, "faithfulness", 1.0, None),
+        ]
+    )
+    summary = only(summarize_scores(frame), "faithfulness")
+    assert summary.errors == 1
+    assert summary.n == 3
+    assert summary.mean == pytest.approx(2 / 3)
+    assert summary.ci is not None and summary.mean is not None
+    assert summary.ci.low <= summary.mean <= summary.ci.high
+    assert summary.trials == 1
+    assert summary.trial_sd is None
+    assert summary.trial_agreement is None
+
+
+def test_excluded_values_leave_the_mean_but_stay_in_mean_all() -> None:
+    frame = score_frame(
+        [
+            ("s1", 0, "answer_accuracy", 0.0, None),
+            ("s2", 0, "answer_accuracy", 5.0, None),
+            ("s3", 0, "answer_accuracy", 4.0, None),
+            ("s4", 0, "answer_accuracy", 0.0, None),
+            ("s5", 0, "answer_accuracy", 3.0, None),
+            ("s1", 0, "rouge_l", 0.0, None),
+            ("s2", 0, "rouge_l", 0.5, None),
+        ]
+    )
+    summaries = summarize_scores(frame, exclude={"answer_accuracy": [0.0]})
+    accuracy = only(summaries, "answer_accuracy")
+    assert accuracy.mean == pytest.approx(4.0)
+    assert accuracy.n == 3
+    assert accuracy.excluded == 2
+    assert accuracy.mean_all == pytest.approx(12 / 5)
+    # Exclusion is per metric: rouge_l keeps its zero.
+    rouge = only(summaries, "rouge_l")
+    assert rouge.mean == pytest.approx(0.25)
+    assert rouge.excluded == 0
+
+
+def test_all_values_excluded_gives_no_mean() -> None:
+    frame = score_frame([("s1", 0, "m", 0.0, None), ("s2", 0, "m", 0.0, None)])
+    summary = only(summarize_scores(frame, exclude={"m": [0.0]}), "m")
+    assert summary.mean is None
+    assert summary.ci is None
+    assert summary.n == 0
+    assert summary.mean_all == 0.0
+
+
+def test_trials_are_averaged_per_sample_before_the_mean() -> None:
+    frame = score_frame(
+        [
+            ("a", 0, "m", 1.0, None),
+            ("a", 1, "m", 1.0, None),
+            ("a", 2, "m", 1.0, None),
+            ("b", 0, "m", 0.0, None),
+            ("b", 1, "m", 1.0, None),
+            ("b", 2, "m", 1.0, None),
+            # c has only one valid trial: it counts in the mean, not in the spread.
+            ("c", 0, "m", float("nan"), "timeout"),
+            ("c", 1, "m", 4.0, None),
+            ("c", 2, "m", float("nan"), "timeout"),
+        ]
+    )
+    summary = only(summarize_scores(frame), "m")
+    assert summary.n == 3
+    assert summary.trials == 3
+    assert summary.errors == 2
+    assert summary.mean == pytest.approx((1.0 + 2 / 3 + 4.0) / 3)
+    # sd(b) with ddof=1: values 0, 1, 1 -> variance 1/3.
+    assert summary.trial_sd == pytest.approx((0.0 + math.sqrt(1 / 3)) / 2)
+    assert summary.trial_agreement == pytest.approx(0.5)
+
+
+def test_bootstrap_is_over_samples_not_trials() -> None:
+    one_trial = score_frame([(f"s{i}", 0, "m", float(i % 2), None) for i in range(20)])
+    repeated = score_frame(
+        [(f"s{i}", t, "m", float(i % 2), None) for i in range(20) for t in range(5)]
+    )
+    once = only(summarize_scores(one_trial), "m")
+    many = only(summarize_scores(repeated), "m")
+    assert many.n == once.n == 20
+    assert many.ci == once.ci
+    assert many.trial_agreement == 1.0
+    assert many.trial_sd == 0.0
+
+
+def test_excluded_values_still_count_as_trial_disagreement() -> None:
+    frame = score_frame(
+        [
+            ("a", 0, "answer_accuracy", 0.0, None),
+            ("a", 1, "answer_accuracy", 4.0, None),
+            ("b", 0, "answer_accuracy", 5.0, None),
+            ("b", 1, "answer_accuracy", 5.0, None),
+        ]
+    )
+    summary = only(summarize_scores(frame, exclude={"answer_accuracy": [0.0]}), "answer_accuracy")
+    assert summary.mean == pytest.approx(4.5)
+    assert summary.excluded == 1
+    assert summary.mean_all == pytest.approx((2.0 + 5.0) / 2)
+    assert summary.trial_agreement == pytest.approx(0.5)
+    assert summary.trial_sd == pytest.approx((math.sqrt(8.0) + 0.0) / 2)
+
+
+def test_metrics_keep_first_seen_order() -> None:
+    frame = score_frame(
+        [
+            ("s1", 0, "zeta", 1.0, None),
+            ("s1", 0, "alpha", 1.0, None),
+            ("s2", 0, "zeta", 0.0, None),
+            ("s2", 0, "mid", 0.0, None),
+        ]
+    )
+    assert [s.metric for s in summarize_scores(frame)] == ["zeta", "alpha", "mid"]
+
+
+def test_same_data_same_summary() -> None:
+    rows = [(f"s{i}", 0, "m", float(i % 5), None) for i in range(30)]
+    assert summarize_scores(score_frame(rows)) == summarize_scores(score_frame(rows))
+
+
+def test_missing_columns_are_reported() -> None:
+    with pytest.raises(ValueError, match="trial"):
+        summarize_scores(pd.DataFrame({"sample_id": [], "metric": [], "value": [], "error": []}))
+
+
+# --- subsets and frames ---------------------------------------------------------------
+
+
+def test_summarize_by_groups_samples_by_metadata() -> None:
+    frame = score_frame(
+        [
+            ("s1", 0, "m", 1.0, None),
+            ("s2", 0, "m", 0.0, None),
+            ("s3", 0, "m", 1.0, None),
+            ("s4", 0, "m", 0.5, None),
+            ("s5", 0, "m", float("nan"), "boom"),
+        ],
+        **{"metadata.product": ["watch", "phone", "watch", None, "phone"]},
+    )
+    groups = summarize_by(frame, "metadata.product")
+    assert list(groups) == ["phone", "watch", "(none)"]
+    assert only(groups["watch"], "m").mean == pytest.approx(1.0)
+    assert only(groups["watch"], "m").n == 2
+    phone = only(groups["phone"], "m")
+    assert phone.mean == pytest.approx(0.0)
+    assert phone.errors == 1
+    assert only(groups["(none)"], "m").n == 1
+
+
+def test_summarize_by_unknown_key_is_an_error() -> None:
+    frame = score_frame([("s1", 0, "m", 1.0, None)])
+    with pytest.raises(ValueError, match=r"metadata\.nope"):
+        summarize_by(frame, "metadata.nope")
+
+
+def test_summary_frame_has_one_row_per_metric() -> None:
+    frame = score_frame(
+        [
+            ("s1", 0, "m", 1.0, None),
+            ("s2", 0, "m", 0.0, None),
+            ("s1", 0, "single", 3.0, None),
+        ]
+    )
+    table = summary_frame(summarize_scores(frame))
+    assert list(table.columns[:7]) == [
+        "metric",
+        "mean",
+        "ci_low",
+        "ci_high",
+        "n",
+        "errors",
+        "excluded",
+    ]
+    assert list(table["metric"]) == ["m", "single"]
+    first = table.iloc[0]
+    assert first["mean"] == pytest.approx(0.5)
+    assert 0.0 <= first["ci_low"] <= first["ci_high"] <= 1.0
+    assert pd.isna(table.iloc[1]["ci_low"])
