@@ -52,6 +52,12 @@ def print_result(result: EvaluationResult, console: Console) -> None:
     for group, summaries in result.subsets.items():
         console.print(summary_table(summaries, title=f"{result.by} = {group}"))
     console.print(f"status: {result.status}; stored in {result.store_path}")
+    console.print(
+        f"details: ragjudge show {result.run_id} --store {result.store_path}; "
+        f"per-sample rows: ragjudge export {result.run_id} --store {result.store_path} -o results.jsonl",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def runs_table(runs: Sequence[RunInfo]) -> Table:
