@@ -29,10 +29,12 @@ class TargetConfig(BaseModel):
     """The system under test.
 
     ``kind: data`` uses the responses already in the evaluation set; ``kind: callable``
-    imports ``path`` (``package.module:function``).
+    imports ``path`` (``package.module:function``); ``kind: openai_chat`` and
+    ``kind: json_api`` call an HTTP endpoint (their further fields are checked by
+    :func:`ragjudge.http_targets.http_target_from_config`).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="allow")
 
     kind: str = "callable"
     path: str | None = None

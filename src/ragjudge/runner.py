@@ -9,7 +9,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pandas as pd
 from rich.console import Console
@@ -97,8 +97,8 @@ def _summary_dict(s: MetricSummary) -> dict[str, Any]:
 def build_target(config: EvalConfig, target: Any = None) -> Target:
     """The target from an explicit object (callable or Target) or from the config."""
     if target is not None and not isinstance(target, str):
-        if isinstance(target, DataTarget | CallableTarget):
-            return target
+        if hasattr(target, "supplies_response"):
+            return cast(Target, target)
         if callable(target):
             return CallableTarget(target)
         raise TargetError(f"target {target!r} is neither a callable nor a 'module:function' path")
@@ -110,7 +110,13 @@ def build_target(config: EvalConfig, target: Any = None) -> Target:
             raise TargetError("target kind 'callable' needs 'path: package.module:function'")
         fn = import_callable(spec.path, search_dir=config.base_dir)
         return CallableTarget(fn, name=spec.path, timeout=spec.timeout)
-    raise TargetError(f"unknown target kind {spec.kind!r}; known kinds: data, callable")
+    if spec.kind in ("openai_chat", "json_api"):
+        from ragjudge.http_targets import http_target_from_config
+
+        return http_target_from_config(spec.model_dump(exclude_none=True))
+    raise TargetError(
+        f"unknown target kind {spec.kind!r}; known kinds: data, callable, openai_chat, json_api"
+    )
 
 
 def build_metrics(specs: Sequence[str | dict[str, Any] | Metric]) -> list[Metric]:
@@ -333,10 +339,20 @@ async def run_evaluation(
         except BaseException:
             store.set_status(run_id, "failed")
             raise
+        finally:
+            await _close(target_obj, retriever)
         store.set_status(run_id, "completed")
         return summarize_run(store, run_id, by=config.by, metrics=metrics, seed=config.seed)
     finally:
         store.close()
+
+
+async def _close(*resources: Any) -> None:
+    """Close HTTP clients that targets and retrievers keep open across calls."""
+    for resource in resources:
+        close = getattr(resource, "aclose", None)
+        if close is not None:
+            await close()
 
 
 def _load_samples(config: EvalConfig, data: Any) -> list[Sample]:

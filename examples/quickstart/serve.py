@@ -1,0 +1,366 @@
+"""Serve the quickstart RAG system (``rag_app.py``) over HTTP.
+
+Endpoints:
+
+- ``POST /v1/chat/completions``: OpenAI chat completions. Model ``quickstart-rag`` is
+  the single-turn QA variant (it retrieves with the latest user message only);
+  ``quickstart-rag-mqa`` is the history-aware MQA variant (it retrieves with all the
+  conversation's user turns joined). The chunks used are returned at the top level of
+  the response as ``retrieved_context``.
+- ``POST /answer``: ``{"question", "history"?, "model"?}`` → ``{"answer", "contexts"}``.
+- ``POST /search``: ``{"query", "k"?}`` → ``{"results": [{"doc_uri", "content", "score"}]}``.
+- ``GET /health`` and ``GET /v1/models``.
+
+Run it::
+
+    python examples/quickstart/serve.py --port 8000
+
+and evaluate it with a target such as
+``{kind: openai_chat, base_url: http://127.0.0.1:8000/v1, model: quickstart-rag,
+context_field: retrieved_context}``. Tests start it in a background thread with
+:func:`serve_in_background`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from ragjudge.models.tokens import estimate_messages_tokens, estimate_tokens
+from ragjudge.text import contains_cjk
+
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import rag_app  # the app beside this file, found through the lines above
+
+QA_MODEL = "quickstart-rag"
+MQA_MODEL = "quickstart-rag-mqa"
+MODELS = (QA_MODEL, MQA_MODEL)
+DEFAULT_K = 5
+MAX_K = 50
+LOOPBACK = "127.0.0.1"
+
+
+# the MQA variant --------------------------------------------------------------------
+
+
+def conversation_query(query: str, history: list[dict[str, str]]) -> str:
+    """The user turns of the conversation, oldest first, joined into one search query."""
+    turns = [m["content"] for m in history if m.get("role") == "user" and m.get("content")]
+    return "\n".join([*turns, query])
+
+
+async def answer_with_history(query: str, history: list[dict[str, str]]) -> dict[str, Any]:
+    """The MQA variant: retrieve with the whole conversation's user turns, then answer
+    with the sentences that best match the latest question (or, when none share a word
+    with it, the conversation), in the latest question's language."""
+    search_text = conversation_query(query, history)
+    chunks = await rag_app.retriever().search(search_text, k=rag_app.TOP_CHUNKS)
+    passages = [chunk.content or "" for chunk in rag_app.reading_order(chunks)]
+    japanese = contains_cjk(query)
+    sentences = rag_app.best_sentences(
+        query, passages, japanese=japanese
+    ) or rag_app.best_sentences(search_text, passages, japanese=japanese)
+    if sentences:
+        response = ("" if japanese else " ").join(sentences)
+    else:
+        response = rag_app.DONT_KNOW_JA if japanese else rag_app.DONT_KNOW_EN
+    return {
+        "response": response,
+        "retrieved_context": [{"doc_uri": c.doc_uri, "content": c.content} for c in chunks],
+    }
+
+
+async def answer_as(model: str, query: str, history: list[dict[str, str]]) -> dict[str, Any]:
+    """The answer of the variant named ``model``."""
+    if model == MQA_MODEL:
+        return await answer_with_history(query, history)
+    result: dict[str, Any] = await rag_app.answer(query, history)
+    return result
+
+
+# request checking -------------------------------------------------------------------
+
+
+class BadRequest(Exception):
+    """A request the server cannot answer; sent back as an OpenAI-style error."""
+
+    def __init__(self, message: str, status: int = 400, code: str = "invalid_request") -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.code = code
+
+
+async def bad_request(request: Request, exc: Exception) -> JSONResponse:
+    """The JSON error response for a :class:`BadRequest`."""
+    assert isinstance(exc, BadRequest)
+    error = {"message": exc.message, "type": "invalid_request_error", "code": exc.code}
+    return JSONResponse({"error": error}, status_code=exc.status)
+
+
+async def json_object(request: Request) -> dict[str, Any]:
+    """The request body, which must be a JSON object."""
+    try:
+        body = await request.json()
+    except ValueError as exc:
+        raise BadRequest(f"the body is not JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise BadRequest("the body must be a JSON object")
+    return body
+
+
+def text_field(body: dict[str, Any], name: str) -> str:
+    """A required non-empty string field."""
+    value = body.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise BadRequest(f"'{name}' must be a non-empty string")
+    return value
+
+
+def model_field(body: dict[str, Any], default: str | None = None) -> str:
+    """The variant asked for, one of :data:`MODELS`."""
+    model = body.get("model", default)
+    if model not in MODELS:
+        raise BadRequest(
+            f"model {model!r} does not exist; available: {', '.join(MODELS)}",
+            status=404,
+            code="model_not_found",
+        )
+    return str(model)
+
+
+def plain_messages(value: Any, name: str) -> list[dict[str, str]]:
+    """Chat messages as ``{role, content}`` with text content (content parts joined)."""
+    if not isinstance(value, list):
+        raise BadRequest(f"'{name}' must be a list of messages")
+    messages = []
+    for i, message in enumerate(value):
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise BadRequest(f"{name}[{i}] must be an object with a 'role'")
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        if not isinstance(content, str):
+            raise BadRequest(f"{name}[{i}].content must be text")
+        messages.append({"role": message["role"], "content": content})
+    return messages
+
+
+def split_conversation(messages: list[dict[str, str]]) -> tuple[str, list[dict[str, str]]]:
+    """The latest user message and the messages before it."""
+    users = [i for i, m in enumerate(messages) if m["role"] == "user"]
+    if not users:
+        raise BadRequest("'messages' holds no user message")
+    last = users[-1]
+    return messages[last]["content"], messages[:last]
+
+
+# endpoints --------------------------------------------------------------------------
+
+
+async def chat_completions(request: Request) -> JSONResponse:
+    """OpenAI chat completions, with the retrieved chunks as ``retrieved_context``."""
+    body = await json_object(request)
+    model = model_field(body)
+    if body.get("stream"):
+        raise BadRequest("streaming is not supported")
+    messages = plain_messages(body.get("messages"), "messages")
+    query, history = split_conversation(messages)
+    result = await answer_as(model, query, history)
+    prompt_tokens = estimate_messages_tokens(messages)
+    completion_tokens = estimate_tokens(result["response"])
+    return JSONResponse(
+        {
+            "id": f"chatcmpl-{uuid.uuid4().hex}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": result["response"]},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+            "retrieved_context": result["retrieved_context"],
+        }
+    )
+
+
+async def answer_endpoint(request: Request) -> JSONResponse:
+    """Plain JSON: ``{question, history?, model?}`` → ``{answer, contexts}``."""
+    body = await json_object(request)
+    question = text_field(body, "question")
+    history = plain_messages(body.get("history") or [], "history")
+    result = await answer_as(model_field(body, QA_MODEL), question, history)
+    return JSONResponse({"answer": result["response"], "contexts": result["retrieved_context"]})
+
+
+async def search(request: Request) -> JSONResponse:
+    """The app's own search: ``{query, k?}`` → the ``k`` best chunks with scores."""
+    body = await json_object(request)
+    query = text_field(body, "query")
+    k = body.get("k", DEFAULT_K)
+    if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= MAX_K:
+        raise BadRequest(f"'k' must be an integer from 0 to {MAX_K}")
+    chunks = await rag_app.retriever().search(query, k=k)
+    results = [{"doc_uri": c.doc_uri, "content": c.content, "score": c.score} for c in chunks]
+    return JSONResponse({"results": results})
+
+
+async def health(request: Request) -> JSONResponse:
+    """Liveness, the models served and the size of the knowledge base."""
+    documents = len(rag_app.knowledge_base().documents)
+    return JSONResponse({"status": "ok", "models": list(MODELS), "documents": documents})
+
+
+async def list_models(request: Request) -> JSONResponse:
+    """OpenAI ``/v1/models``."""
+    data = [{"id": m, "object": "model", "owned_by": "quickstart"} for m in MODELS]
+    return JSONResponse({"object": "list", "data": data})
+
+
+def create_app() -> Starlette:
+    """The ASGI app. The search index is built here, so no request pays for it."""
+    rag_app.retriever()
+    return Starlette(
+        routes=[
+            Route("/v1/chat/completions", chat_completions, methods=["POST"]),
+            Route("/answer", answer_endpoint, methods=["POST"]),
+            Route("/search", search, methods=["POST"]),
+            Route("/health", health, methods=["GET"]),
+            Route("/v1/models", list_models, methods=["GET"]),
+        ],
+        exception_handlers={BadRequest: bad_request},
+    )
+
+
+# serving ----------------------------------------------------------------------------
+
+
+class BackgroundServer:
+    """An ASGI app served by uvicorn in a daemon thread on a loopback port.
+
+    ``port=0`` picks a free port. Use as a context manager, or call :meth:`start` and
+    :meth:`stop`.
+    """
+
+    def __init__(self, app: ASGIApp | None = None, *, port: int = 0) -> None:
+        self.app: ASGIApp = app if app is not None else create_app()
+        self.requested_port = port
+        self.port: int | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._socket: socket.socket | None = None
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:PORT``."""
+        if self.port is None:
+            raise RuntimeError("the server is not running")
+        return f"http://{LOOPBACK}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``, the base URL of the OpenAI-compatible API."""
+        return f"{self.url}/v1"
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Bind the port, start serving, and return once requests are accepted."""
+        if self._thread is not None:
+            raise RuntimeError("the server is already running")
+        # With an explicit IPPROTO_TCP, asyncio sets TCP_NODELAY on accepted sockets;
+        # otherwise small responses can wait for the peer's delayed ACK (~40 ms).
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((LOOPBACK, self.requested_port))
+        self._socket = sock
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            self.app,
+            host=LOOPBACK,
+            port=self.port,
+            lifespan="off",
+            log_level="warning",
+            access_log=False,
+            timeout_graceful_shutdown=1,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the quickstart server did not start")
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        """Stop serving and wait for the thread to end."""
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            if self._thread.is_alive() and self._server is not None:
+                self._server.force_exit = True
+                self._thread.join(timeout=5)
+        if self._socket is not None:
+            self._socket.close()
+        self._server = self._thread = self._socket = None
+        self.port = None
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def serve_in_background(port: int = 0, *, app: ASGIApp | None = None) -> BackgroundServer:
+    """Start serving the quickstart app (or ``app``) on ``127.0.0.1:port`` in a
+    background thread (``port=0``: a free port) and return the running server."""
+    server = BackgroundServer(app, port=port)
+    server.start()
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python serve.py [--host H] [--port P]``: serve in the foreground."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--host", default=LOOPBACK, help="address to listen on (default loopback)")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    print(f"serving the quickstart RAG on http://{args.host}:{args.port} (models: {MODELS})")
+    uvicorn.run(create_app(), host=args.host, port=args.port, log_level="info")
+
+
+if __name__ == "__main__":
+    main()
