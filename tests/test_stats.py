@@ -6,11 +6,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as scipy_stats
 
 from ragjudge.stats import (
+    CORRELATION_METHODS,
+    NO_GROUP,
     Interval,
     MetricSummary,
+    _replicate_correlations,
     bootstrap_ci,
+    correlations,
+    group_label,
     summarize_by,
     summarize_scores,
     summary_frame,
@@ -269,3 +275,118 @@ def test_summary_frame_has_one_row_per_metric() -> None:
     assert first["mean"] == pytest.approx(0.5)
     assert 0.0 <= first["ci_low"] <= first["ci_high"] <= 1.0
     assert pd.isna(table.iloc[1]["ci_low"])
+
+
+# --- correlations -----------------------------------------------------------------------
+
+
+def noisy_pairs(n: int = 120, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """A metric on 1..4 human ratings with noise: clearly but not perfectly related."""
+    rng = np.random.default_rng(seed)
+    human = rng.integers(1, 5, size=n).astype(float)
+    metric = human / 4 + rng.normal(0, 0.3, size=n)
+    return metric, human
+
+
+def test_perfectly_monotone_data_has_rank_correlation_one() -> None:
+    x = np.arange(1.0, 11.0)
+    found = correlations(x, x**3)
+    assert found["spearman"].estimate == pytest.approx(1.0)
+    assert found["kendall"].estimate == pytest.approx(1.0)
+    pearson = found["pearson"].estimate
+    assert pearson is not None and 0.8 < pearson < 0.99
+
+
+def test_reversed_order_gives_minus_one() -> None:
+    x = np.arange(8.0)
+    found = correlations(x, -np.exp(x))
+    assert found["spearman"].estimate == pytest.approx(-1.0)
+    assert found["kendall"].estimate == pytest.approx(-1.0)
+
+
+def test_pearson_matches_numpy_and_ranks_match_scipy_with_ties() -> None:
+    metric, human = noisy_pairs()
+    found = correlations(metric.tolist(), human.tolist())
+    assert set(found) == set(CORRELATION_METHODS)
+    assert found["pearson"].estimate == pytest.approx(np.corrcoef(metric, human)[0, 1])
+    assert found["spearman"].estimate == pytest.approx(scipy_stats.spearmanr(metric, human)[0])
+    kendall = scipy_stats.kendalltau(metric, human)
+    assert found["kendall"].estimate == pytest.approx(kendall.statistic)
+    assert found["kendall"].p_value == pytest.approx(kendall.pvalue)
+    assert all(c.n == 120 for c in found.values())
+    assert all(c.p_value is not None and c.p_value < 1e-6 for c in found.values())
+
+
+def test_confidence_interval_contains_the_estimate() -> None:
+    metric, human = noisy_pairs()
+    for corr in correlations(metric, human).values():
+        assert corr.ci is not None and corr.estimate is not None
+        assert -1.0 <= corr.ci.low < corr.estimate < corr.ci.high <= 1.0
+        assert corr.resamples == 2000
+
+
+def test_correlation_intervals_are_reproducible_with_a_seed() -> None:
+    metric, human = noisy_pairs(n=40)
+    first = correlations(metric, human, seed=11)
+    assert first == correlations(metric, human, seed=11)
+    other = correlations(metric, human, seed=12)
+    assert first["pearson"].ci != other["pearson"].ci
+    assert first["pearson"].estimate == other["pearson"].estimate
+
+
+def test_higher_confidence_gives_wider_correlation_intervals() -> None:
+    metric, human = noisy_pairs(n=60)
+    wide = correlations(metric, human, confidence=0.99)["spearman"].ci
+    narrow = correlations(metric, human, confidence=0.8)["spearman"].ci
+    assert wide is not None and narrow is not None
+    assert wide.high - wide.low > narrow.high - narrow.low
+
+
+def test_resample_coefficients_equal_those_of_the_expanded_resamples() -> None:
+    # The bootstrap works on draw counts; each replicate must equal the coefficient of
+    # the resample written out in full, ties and repeated pairs included.
+    metric, human = noisy_pairs(n=30, seed=8)
+    metric = np.round(metric, 1)  # ties on the metric side too
+    indices = np.random.default_rng(0).integers(0, 30, size=(25, 30))
+    replicates = _replicate_correlations(metric, human, indices)
+    for b, rows in enumerate(indices):
+        x, y = metric[rows], human[rows]
+        assert replicates["pearson"][b] == pytest.approx(scipy_stats.pearsonr(x, y)[0])
+        assert replicates["spearman"][b] == pytest.approx(scipy_stats.spearmanr(x, y)[0])
+        assert replicates["kendall"][b] == pytest.approx(scipy_stats.kendalltau(x, y)[0])
+
+
+def test_resamples_with_a_constant_side_are_skipped() -> None:
+    indices = np.array([[0, 0, 0], [0, 1, 2], [2, 2, 2]])
+    replicates = _replicate_correlations(
+        np.array([1.0, 2.0, 3.0]), np.array([1.0, 3.0, 2.0]), indices
+    )
+    for values in replicates.values():
+        assert np.isnan(values[0]) and np.isnan(values[2]) and np.isfinite(values[1])
+    found = correlations([1.0, 2.0, 3.0, 4.0], [1.0, 1.0, 2.0, 2.0], n_resamples=400)
+    assert 0 < found["kendall"].resamples < 400
+
+
+def test_undefined_correlations_are_none_not_nan() -> None:
+    constant = correlations([1.0, 2.0, 3.0], [4.0, 4.0, 4.0])
+    single = correlations([1.0], [2.0])
+    for found in (constant, single):
+        for corr in found.values():
+            assert corr.estimate is None and corr.ci is None and corr.p_value is None
+    assert constant["pearson"].n == 3
+
+
+def test_correlations_reject_bad_input() -> None:
+    with pytest.raises(ValueError, match="finite"):
+        correlations([1.0, float("nan")], [1.0, 2.0])
+    with pytest.raises(ValueError, match="equally long"):
+        correlations([1.0, 2.0], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="confidence"):
+        correlations([1.0, 2.0], [1.0, 2.0], confidence=1.0)
+
+
+def test_group_label_names_missing_values_and_joins_lists() -> None:
+    assert group_label(None) == NO_GROUP
+    assert group_label(float("nan")) == NO_GROUP
+    assert group_label(["Factoid", "Keyword"]) == "Factoid, Keyword"
+    assert group_label(3) == "3"

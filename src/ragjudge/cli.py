@@ -149,6 +149,48 @@ def export(
 
 
 @app.command()
+def meta(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
+    human: Annotated[
+        list[str],
+        typer.Option(help="Metadata key holding a human score (repeat for several)."),
+    ],
+    combine: Annotated[
+        str, typer.Option(help="How to combine several annotators: mean or median.")
+    ] = "mean",
+    by: Annotated[str | None, typer.Option(help="One table per value of a metadata key.")] = None,
+    extra: Annotated[
+        list[str] | None,
+        typer.Option(help="Metadata key holding another system's score, correlated as a row."),
+    ] = None,
+    store: StoreOption = DEFAULT_STORE,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Correlate every metric of a run with human scores (Pearson, Spearman, Kendall,
+    bootstrap CIs) — the meta-evaluation table."""
+    from ragjudge.meta import meta_for_run, render_meta
+
+    if combine not in ("mean", "median"):
+        raise _fail(f"--combine must be mean or median, not {combine!r}")
+    with _open_store(store) as s:
+        try:
+            table = meta_for_run(
+                s,
+                run_id,
+                human,
+                combine=combine,
+                by=by,
+                extra=extra or [],  # type: ignore[arg-type]
+            )
+        except (KeyError, ValueError) as exc:
+            raise _fail(str(exc.args[0]) if exc.args else str(exc)) from None
+    if as_json:
+        print(json.dumps(table.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        (out if out.is_terminal else Console(width=200)).print(render_meta(table))
+
+
+@app.command()
 def metrics() -> None:
     """List the registered metrics."""
     for name in available_metrics():

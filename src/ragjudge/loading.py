@@ -115,6 +115,10 @@ def load_samples(
     loads. Raises :class:`DatasetError` listing every bad row, ``FileNotFoundError``
     for a missing file and ``ValueError`` for an unsupported file type or format name.
     """
+    if format is not None and isinstance(source, str | Path):
+        dataset_loader = _dataset_loader(format)
+        if dataset_loader is not None:
+            return dataset_loader(source)
     chosen = _normalise_format_name(format) if format is not None else None
     read = _read_source(source)
     if not read.rows and not read.problems:
@@ -125,6 +129,13 @@ def load_samples(
     if all_problems:
         raise DatasetError(all_problems)
     return samples
+
+
+def _dataset_loader(name: str) -> Callable[[str | Path], list[Sample]] | None:
+    """A loader for a public dataset's own layout (``mtrag_human``, ``mtrag_un``)."""
+    from ragjudge.datasets import DATASET_LOADERS
+
+    return DATASET_LOADERS.get(name.lower().replace("-", "_"))
 
 
 # --------------------------------------------------------------------------- reading

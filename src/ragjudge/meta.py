@@ -1,0 +1,542 @@
+"""Meta-evaluation: how well each metric of a run agrees with human scores.
+
+For every metric the table gives its mean and its Pearson, Spearman and Kendall
+correlation with a human score, each with a paired bootstrap confidence interval and
+the number of samples ``n`` — the layout of the answer-accuracy study in seed 000
+(its Figure 2), where the expert score itself heads the table.
+
+A human score lives in a sample's metadata. It may be a number, a numeric string, a
+list of numbers, or a dict from annotator id to value (MTRAG's
+``{"ann1": "4", "ann2": "3"}``; an annotation record ``{"value": "4", ...}`` is read
+through its ``value``). Several annotators are combined per sample with the mean or
+the median. Samples without a human score are left out of the correlations and
+counted; a value that is not a number raises an error naming the sample.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from rich.table import Table
+
+from ragjudge.stats import (
+    CORRELATION_METHODS,
+    NO_GROUP,
+    Correlation,
+    correlations,
+    group_label,
+)
+from ragjudge.store import Store
+
+__all__ = [
+    "Combine",
+    "MetaBlock",
+    "MetaRow",
+    "MetaTable",
+    "human_score",
+    "meta_evaluate",
+    "meta_for_run",
+    "render_meta",
+]
+
+Combine = Literal["mean", "median"]
+"""How several annotators' values become one human score per sample."""
+
+_REQUIRED_COLUMNS = ("sample_id", "trial", "metric", "value", "error")
+_TEXT_COLUMNS = ("human", "group", "metric")
+_COUNT_COLUMNS = ("n", "unpaired", "human_n", "missing")
+_METHOD_TITLES = {"pearson": "Pearson", "spearman": "Spearman", "kendall": "Kendall"}
+
+
+@dataclass(frozen=True)
+class MetaRow:
+    """One metric against one human score.
+
+    ``mean`` is the metric's mean over the ``n`` samples that enter the correlations
+    (those with both a human score and a usable metric value; a sample's trials are
+    averaged first). ``unpaired`` counts samples that have a human score but no usable
+    metric value (every trial failed or was an excluded value).
+    """
+
+    metric: str
+    mean: float | None
+    n: int
+    unpaired: int
+    correlations: dict[str, Correlation]
+
+
+@dataclass(frozen=True)
+class MetaBlock:
+    """All metrics against one human score, within one group of samples.
+
+    ``human_mean`` and ``n`` describe the samples that have the human score;
+    ``missing`` counts the samples of the group that lack it.
+    """
+
+    human: str
+    group: str | None
+    human_mean: float | None
+    n: int
+    missing: int
+    rows: list[MetaRow]
+
+
+@dataclass(frozen=True)
+class MetaTable:
+    """The meta-evaluation of a run: one block per human score (and per group)."""
+
+    blocks: list[MetaBlock]
+    combine: Combine
+    by: str | None
+    confidence: float
+    run_id: str | None = None
+    excluded_values: dict[str, list[float]] = field(default_factory=dict)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (human score, group, metric), with each method's estimate,
+        interval bounds and p-value in columns such as ``pearson``, ``pearson_low``,
+        ``pearson_high`` and ``pearson_p``. Missing values are NaN."""
+        records = [
+            {
+                "human": block.human,
+                "group": block.group,
+                "metric": row.metric,
+                "mean": row.mean,
+                "n": row.n,
+                "unpaired": row.unpaired,
+                **_correlation_columns(row.correlations),
+                "human_mean": block.human_mean,
+                "human_n": block.n,
+                "missing": block.missing,
+            }
+            for block in self.blocks
+            for row in block.rows
+        ]
+        frame = pd.DataFrame(records, columns=_frame_columns())
+        # None becomes NaN so the numeric columns stay numeric.
+        floats = [c for c in frame.columns if c not in (*_TEXT_COLUMNS, *_COUNT_COLUMNS)]
+        frame[floats] = frame[floats].astype("float64")
+        return frame.astype({c: "int64" for c in _COUNT_COLUMNS})
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form: missing values are None, never NaN."""
+        return {
+            "run_id": self.run_id,
+            "combine": self.combine,
+            "by": self.by,
+            "confidence": self.confidence,
+            "excluded_values": self.excluded_values,
+            "blocks": [
+                {
+                    "human": block.human,
+                    "group": block.group,
+                    "human_mean": block.human_mean,
+                    "n": block.n,
+                    "missing": block.missing,
+                    "rows": [_row_dict(row) for row in block.rows],
+                }
+                for block in self.blocks
+            ],
+        }
+
+
+def _frame_columns() -> list[str]:
+    columns = ["human", "group", "metric", "mean", "n", "unpaired"]
+    for method in CORRELATION_METHODS:
+        columns += [method, f"{method}_low", f"{method}_high", f"{method}_p"]
+    return [*columns, "human_mean", "human_n", "missing"]
+
+
+def _correlation_columns(found: Mapping[str, Correlation]) -> dict[str, float | None]:
+    columns: dict[str, float | None] = {}
+    for method, corr in found.items():
+        columns[method] = corr.estimate
+        columns[f"{method}_low"] = corr.ci.low if corr.ci else None
+        columns[f"{method}_high"] = corr.ci.high if corr.ci else None
+        columns[f"{method}_p"] = corr.p_value
+    return columns
+
+
+def _row_dict(row: MetaRow) -> dict[str, Any]:
+    return {
+        "metric": row.metric,
+        "mean": row.mean,
+        "n": row.n,
+        "unpaired": row.unpaired,
+        **{
+            method: {
+                "estimate": corr.estimate,
+                "ci_low": corr.ci.low if corr.ci else None,
+                "ci_high": corr.ci.high if corr.ci else None,
+                "p_value": corr.p_value,
+                "resamples": corr.resamples,
+            }
+            for method, corr in row.correlations.items()
+        },
+    }
+
+
+# --------------------------------------------------------------------------- human scores
+
+
+def human_score(value: Any, *, combine: Combine = "mean") -> float | None:
+    """One number from a human-score value, or None when there is none.
+
+    Accepts a number, a numeric string, a list of numbers, a dict annotator → value,
+    an annotation record ``{"value": ...}``, and JSON text of a list or dict (the form
+    a score frame keeps dict metadata in). Several values are combined with
+    ``combine``. None, NaN, ``""`` and empty lists or dicts mean "no score"; anything
+    else that is not a number raises ``ValueError``.
+    """
+    if combine not in ("mean", "median"):
+        raise ValueError(f"combine must be 'mean' or 'median', got {combine!r}")
+    values = _annotation_values(value)
+    if not values:
+        return None
+    return statistics.fmean(values) if combine == "mean" else float(statistics.median(values))
+
+
+def _annotation_values(value: Any) -> list[float]:
+    """Every annotator's value inside ``value``, as floats (NaN dropped)."""
+    if value is None:
+        return []
+    if isinstance(value, bool):
+        raise ValueError(f"not a numeric score: {value!r}")
+    if isinstance(value, int | float | np.integer | np.floating):
+        return _finite_or_none(float(value), value)
+    if isinstance(value, str):
+        return _string_values(value)
+    if isinstance(value, Mapping):
+        if "value" in value and not isinstance(value["value"], Mapping):
+            return _annotation_values(value["value"])
+        return [v for item in value.values() for v in _annotation_values(item)]
+    if isinstance(value, list | tuple | np.ndarray):
+        return [v for item in value for v in _annotation_values(item)]
+    raise ValueError(f"not a numeric score: {value!r}")
+
+
+def _string_values(text: str) -> list[float]:
+    stripped = text.strip()
+    if not stripped:
+        return []
+    if stripped[0] in "[{":
+        try:
+            return _annotation_values(json.loads(stripped))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not a numeric score: {text!r}") from exc
+    try:
+        number = float(stripped)
+    except ValueError as exc:
+        raise ValueError(f"not a numeric score: {text!r}") from exc
+    return _finite_or_none(number, text)
+
+
+def _finite_or_none(number: float, original: Any) -> list[float]:
+    if math.isnan(number):
+        return []
+    if math.isinf(number):
+        raise ValueError(f"not a finite score: {original!r}")
+    return [number]
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def meta_evaluate(
+    frame: pd.DataFrame,
+    human: str | Sequence[str],
+    *,
+    combine: Combine = "mean",
+    by: str | None = None,
+    seed: int = 0,
+    exclude: Mapping[str, Sequence[float]] | None = None,
+    extra: Sequence[str] = (),
+    confidence: float = 0.95,
+    n_resamples: int = 2000,
+) -> MetaTable:
+    """Correlate every metric of a long score frame with one or more human scores.
+
+    ``frame`` has one row per (sample, trial, metric) — columns ``sample_id``,
+    ``trial``, ``metric``, ``value``, ``error`` — and the samples' metadata as
+    ``metadata.KEY`` columns (the form of :meth:`Store.score_frame`). ``human`` names
+    the metadata key(s) holding a human score (see :func:`human_score`); each gives
+    its own block of rows. ``by`` splits the samples by a metadata key, one block per
+    group. ``exclude[metric]`` lists values left out before averaging trials (such as
+    the "not sure" 0 of answer accuracy). ``extra`` names metadata keys holding other
+    systems' scores to correlate as if they were metrics of the run.
+    """
+    keys = [human] if isinstance(human, str) else list(human)
+    if not keys:
+        raise ValueError("name at least one human-score key")
+    if combine not in ("mean", "median"):
+        raise ValueError(f"combine must be 'mean' or 'median', got {combine!r}")
+    _check_columns(frame)
+    firsts = frame.drop_duplicates("sample_id").set_index("sample_id")
+    metric_values = _metric_values(frame, exclude or {})
+    for key in extra:
+        if key in metric_values:
+            raise ValueError(f"extra score {key!r} has the name of a metric of the run")
+        metric_values[key] = _score_series(firsts, key, combine)
+    groups = _groups(firsts, by)
+    blocks = [
+        _block(
+            key,
+            group,
+            ids,
+            _score_series(firsts, key, combine),
+            metric_values,
+            seed=seed,
+            confidence=confidence,
+            n_resamples=n_resamples,
+        )
+        for key in keys
+        for group, ids in groups
+    ]
+    return MetaTable(
+        blocks=blocks,
+        combine=combine,
+        by=by,
+        confidence=confidence,
+        excluded_values={k: [float(v) for v in vs] for k, vs in (exclude or {}).items() if vs},
+    )
+
+
+def _check_columns(frame: pd.DataFrame) -> None:
+    missing = [c for c in _REQUIRED_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"score frame lacks column(s): {', '.join(missing)}")
+    if frame.empty:
+        raise ValueError("score frame holds no scores")
+
+
+def _metadata_column(frame: pd.DataFrame, key: str) -> str:
+    """The frame column holding metadata ``key``."""
+    for column in (f"metadata.{key}", key):
+        if column in frame.columns:
+            return column
+    known = sorted(c.removeprefix("metadata.") for c in frame.columns if c.startswith("metadata."))
+    raise ValueError(
+        f"no sample has metadata key {key!r}; keys present: {', '.join(known) or '(none)'}"
+    )
+
+
+def _score_series(firsts: pd.DataFrame, key: str, combine: Combine) -> pd.Series[float]:
+    """Each sample's combined score under metadata ``key`` (NaN when it has none)."""
+    column = _metadata_column(firsts, key)
+    values: dict[Any, float] = {}
+    for sample_id, raw in firsts[column].items():
+        try:
+            score = human_score(raw, combine=combine)
+        except ValueError as exc:
+            raise ValueError(f"sample {sample_id!r}, metadata {key!r}: {exc}") from None
+        values[sample_id] = math.nan if score is None else score
+    return pd.Series(values, index=firsts.index, dtype="float64")
+
+
+def _metric_values(
+    frame: pd.DataFrame, exclude: Mapping[str, Sequence[float]]
+) -> dict[str, pd.Series[float]]:
+    """Each metric's per-sample mean over its usable trials, in order of first appearance."""
+    values = pd.to_numeric(frame["value"], errors="coerce").astype("float64")
+    failed = frame["error"].map(lambda e: e is not None and not pd.isna(e) and e != "")
+    usable = frame.assign(value=values)[~failed.astype(bool) & np.isfinite(values)]
+    result: dict[str, pd.Series[float]] = {}
+    for metric in frame["metric"].drop_duplicates():
+        rows = usable[usable["metric"] == metric]
+        rows = rows[~rows["value"].isin(list(exclude.get(str(metric), ())))]
+        result[str(metric)] = rows.groupby("sample_id", sort=False)["value"].mean()
+    return result
+
+
+def _groups(firsts: pd.DataFrame, by: str | None) -> list[tuple[str | None, pd.Index[Any]]]:
+    """(group name, sample ids) pairs; one unnamed group of all samples without ``by``."""
+    if by is None:
+        return [(None, firsts.index)]
+    labels = firsts[_metadata_column(firsts, by)].map(group_label)
+    names = sorted(set(labels) - {NO_GROUP})
+    if (labels == NO_GROUP).any():
+        names.append(NO_GROUP)
+    return [(name, firsts.index[(labels == name).to_numpy()]) for name in names]
+
+
+def _block(
+    key: str,
+    group: str | None,
+    ids: pd.Index[Any],
+    human: pd.Series[float],
+    metric_values: Mapping[str, pd.Series[float]],
+    *,
+    seed: int,
+    confidence: float,
+    n_resamples: int,
+) -> MetaBlock:
+    scored = human.reindex(ids).dropna()
+    rows = []
+    for metric, per_sample in metric_values.items():
+        paired = per_sample.reindex(scored.index).dropna()
+        pairs = scored.loc[paired.index]
+        found = correlations(
+            paired.to_numpy(dtype=np.float64),
+            pairs.to_numpy(dtype=np.float64),
+            seed=seed,
+            confidence=confidence,
+            n_resamples=n_resamples,
+        )
+        rows.append(
+            MetaRow(
+                metric=metric,
+                mean=float(paired.mean()) if len(paired) else None,
+                n=len(paired),
+                unpaired=len(scored) - len(paired),
+                correlations=found,
+            )
+        )
+    return MetaBlock(
+        human=key,
+        group=group,
+        human_mean=float(scored.mean()) if len(scored) else None,
+        n=len(scored),
+        missing=len(ids) - len(scored),
+        rows=rows,
+    )
+
+
+def meta_for_run(
+    store: Store,
+    run_id: str,
+    human: list[str],
+    *,
+    combine: Combine = "mean",
+    by: str | None = None,
+    seed: int = 0,
+    extra: Sequence[str] = (),
+) -> MetaTable:
+    """Meta-evaluate a stored run (a unique prefix of its id is enough).
+
+    Human scores, ``by`` and ``extra`` keys are read from the stored samples'
+    metadata as they were loaded (not the flattened text of the score frame). Values
+    the run's metrics leave out of their mean (``exclude_from_mean``, such as answer
+    accuracy's 0) are left out here too. Raises ``KeyError`` for an unknown run and
+    ``ValueError`` when the run has no scores or no sample carries a named key.
+    """
+    run = store.run(run_id)
+    frame = store.score_frame(run.run_id)
+    if frame.empty:
+        raise ValueError(f"run {run.run_id} has no scores")
+    metadata = {s.request_id: s.metadata for s in store.samples(run.run_id)}
+    for key in [*human, *extra, *([by] if by else [])]:
+        frame[f"metadata.{key}"] = _metadata_values(frame["sample_id"], metadata, key)
+    table = meta_evaluate(
+        frame,
+        human,
+        combine=combine,
+        by=by,
+        seed=seed,
+        exclude=_run_exclusions(run.config),
+        extra=extra,
+    )
+    return replace(table, run_id=run.run_id)
+
+
+def _metadata_values(
+    sample_ids: pd.Series[Any], metadata: Mapping[str, Mapping[str, Any]], key: str
+) -> list[Any]:
+    if not any(key in m for m in metadata.values()):
+        known = sorted({k for m in metadata.values() for k in m})
+        raise ValueError(
+            f"no sample has metadata key {key!r}; keys present: {', '.join(known) or '(none)'}"
+        )
+    return [metadata.get(sample_id, {}).get(key) for sample_id in sample_ids]
+
+
+def _run_exclusions(config: Mapping[str, Any]) -> dict[str, list[float]]:
+    """Values each of the run's metrics leaves out of its mean, from the stored config."""
+    # Imported here: the runner pulls in targets and models, which a frame-only
+    # meta-evaluation does not need.
+    from ragjudge.config import EvalConfig
+    from ragjudge.runner import build_metrics
+
+    try:
+        metrics = build_metrics(EvalConfig.model_validate(config).metrics)
+    except ValueError:  # metrics given as objects when the run was made
+        return {}
+    return {
+        name: list(m.exclude_from_mean)
+        for m in metrics
+        for name in m.score_names()
+        if m.exclude_from_mean
+    }
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def render_meta(table: MetaTable, *, title: str | None = None) -> Table:
+    """A terminal table in the layout of Figure 2: per block, the human score's mean
+    first, then each metric's mean and its correlations with their intervals and n."""
+    percent = f"{table.confidence:.0%}"
+    default_title = f"Correlation with human scores ({percent} bootstrap CI, {table.combine})"
+    out = Table(title=title or default_title, title_justify="left")
+    if table.by is not None:
+        out.add_column(table.by)
+    out.add_column("human")
+    out.add_column("metric")
+    out.add_column("mean", justify="right")
+    for method in CORRELATION_METHODS:
+        out.add_column(f"{_METHOD_TITLES[method]} [{percent} CI]", justify="right")
+    out.add_column("n", justify="right")
+    for block in table.blocks:
+        _add_block(out, block, grouped=table.by is not None)
+    notes = [_missing_note(b) for b in table.blocks if b.missing]
+    if notes:
+        out.caption = "\n".join(notes)
+        out.caption_justify = "left"
+    return out
+
+
+def _add_block(out: Table, block: MetaBlock, *, grouped: bool) -> None:
+    lead = [block.group or ""] if grouped else []
+    one = "1.000" if block.n >= 2 else "–"
+    out.add_row(
+        *lead,
+        block.human,
+        "(human score)",
+        _number(block.human_mean),
+        *[one] * len(CORRELATION_METHODS),
+        str(block.n),
+    )
+    for i, row in enumerate(block.rows):
+        cells = [_correlation_cell(row.correlations[m]) for m in CORRELATION_METHODS]
+        out.add_row(
+            *([""] if grouped else []),
+            "",
+            row.metric,
+            _number(row.mean),
+            *cells,
+            str(row.n),
+            end_section=i == len(block.rows) - 1,
+        )
+
+
+def _missing_note(block: MetaBlock) -> str:
+    where = f" in {block.group}" if block.group is not None else ""
+    return f"{block.human}: {block.missing} sample(s){where} without a human score left out"
+
+
+def _number(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _correlation_cell(corr: Correlation) -> str:
+    if corr.estimate is None:
+        return "–"
+    if corr.ci is None:
+        return f"{corr.estimate:.3f}"
+    return f"{corr.estimate:.3f} [{corr.ci.low:.2f}, {corr.ci.high:.2f}]"

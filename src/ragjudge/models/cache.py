@@ -1,0 +1,295 @@
+"""The judge-response cache: one SQLite file, shared safely by threads and processes.
+
+A key is the SHA-256 of the canonical JSON of everything that determines a reply
+(provider, model, messages, sampling config, trial index), so a re-run pays only for
+calls it has not made before, and a new trial asks the judge afresh.
+
+Reads are direct (a WAL-mode read of one row by primary key takes microseconds and
+never waits for writers); writes are queued and committed in batches by a
+background thread, so neither a slow disk nor another process holding the write
+lock ever stalls the event loop. Queued values are visible to :meth:`get` at once,
+and the writer thread is not a daemon: queued writes are committed before the
+interpreter exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from pydantic import BaseModel
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_CACHE_PATH = Path(".ragjudge") / "cache.db"
+"""Where the CLI keeps the cache unless ``RAGJUDGE_CACHE`` says otherwise."""
+
+_WRITER_IDLE_SECONDS = 0.05
+"""How long the writer thread waits for more work before it ends (it restarts on demand)."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    created_at REAL NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS counters (
+    name TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
+"""
+
+
+def default_cache_path() -> Path:
+    """``$RAGJUDGE_CACHE`` if set, else ``.ragjudge/cache.db`` in the working directory."""
+    env = os.environ.get("RAGJUDGE_CACHE")
+    return Path(env).expanduser() if env else DEFAULT_CACHE_PATH
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no whitespace: equal values give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def cache_key(
+    provider: str,
+    model: str,
+    messages: list[dict[str, Any]],
+    config: dict[str, Any],
+    trial: int,
+) -> str:
+    """The cache key of one chat call. ``config`` should hold only the fields that
+    are set, so adding an unset option later keeps old keys valid."""
+    payload = {
+        "provider": provider,
+        "model": model,
+        "messages": messages,
+        "config": config,
+        "trial": trial,
+    }
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def embedding_key(provider: str, model: str, texts: list[str]) -> str:
+    """The cache key of one embedding batch."""
+    payload = {"provider": provider, "model": model, "embed": texts}
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+class CacheStats(BaseModel):
+    """What ``ragjudge cache stats`` shows. Hits and misses are counted over the
+    cache file's lifetime (since the last :meth:`ResponseCache.clear`)."""
+
+    entries: int
+    hits: int
+    misses: int
+    size: int
+    """Bytes on disk (database plus write-ahead log)."""
+    path: str
+
+
+class ResponseCache:
+    """A SQLite key → JSON-object store for judge replies.
+
+    ``path`` may be ``":memory:"`` for a cache that lives as long as the object.
+    The file and its folder are created on first use.
+    """
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = str(path) if path is not None else str(default_cache_path())
+        self._memory = self.path == ":memory:"
+        self._read_lock = threading.Lock()
+        self._reader: sqlite3.Connection | None = None
+        self._writer: sqlite3.Connection | None = None
+        # Guards the queue of writes, the counters and the writer thread's lifecycle.
+        self._state = threading.Condition()
+        self._pending: dict[str, str] = {}
+        self._in_progress: dict[str, str] = {}
+        self._committing = False
+        self._pending_hits = 0
+        self._pending_misses = 0
+        self._clear_requested = False
+        self._writer_thread: threading.Thread | None = None
+
+    # public API -----------------------------------------------------------
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored value for ``key`` (counting a hit) or ``None`` (a miss)."""
+        with self._state:
+            text = self._pending.get(key) or self._in_progress.get(key)
+        if text is None:
+            with self._read_lock:
+                row = (
+                    self._read_connection()
+                    .execute("SELECT value FROM responses WHERE key = ?", (key,))
+                    .fetchone()
+                )
+            text = row[0] if row is not None else None
+        with self._state:
+            if text is None:
+                self._pending_misses += 1
+            else:
+                self._pending_hits += 1
+            self._start_writer()  # to persist the counters
+        if text is None:
+            return None
+        value: dict[str, Any] = json.loads(text)
+        return value
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        """Queue ``value`` under ``key`` (replacing an older value); returns at once."""
+        text = canonical_json(value)
+        with self._state:
+            self._pending[key] = text
+            self._start_writer()
+
+    def flush(self) -> None:
+        """Wait until every queued write and counter is committed."""
+        with self._state:
+            while self._has_work() or self._committing:
+                self._start_writer()
+                self._state.wait(timeout=0.1)
+
+    def stats(self) -> CacheStats:
+        """Entries, lifetime hits and misses, and size on disk."""
+        self.flush()
+        with self._read_lock:
+            conn = self._read_connection()
+            entries = conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+            counters = dict(conn.execute("SELECT name, value FROM counters").fetchall())
+        return CacheStats(
+            entries=entries,
+            hits=counters.get("hits", 0),
+            misses=counters.get("misses", 0),
+            size=self._size_on_disk(),
+            path=self.path,
+        )
+
+    def clear(self) -> int:
+        """Delete every entry and reset the counters; return how many entries went."""
+        self.flush()
+        with self._state:
+            self._pending_hits = self._pending_misses = 0
+        with self._read_lock:
+            conn = self._read_connection()
+            with conn:
+                conn.execute("BEGIN IMMEDIATE")
+                removed: int = conn.execute("DELETE FROM responses").rowcount
+                conn.execute("DELETE FROM counters")
+            conn.execute("VACUUM")
+        return removed
+
+    def close(self) -> None:
+        """Commit queued writes and close the database (it reopens on next use)."""
+        self.flush()
+        with self._read_lock:
+            for conn in {id(c): c for c in (self._reader, self._writer) if c}.values():
+                conn.close()
+            self._reader = self._writer = None
+
+    def __enter__(self) -> ResponseCache:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # connections ----------------------------------------------------------
+
+    def _open(self) -> sqlite3.Connection:
+        if not self._memory:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(
+            self.path, check_same_thread=False, timeout=30.0, isolation_level=None
+        )
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(_SCHEMA)
+        return conn
+
+    def _read_connection(self) -> sqlite3.Connection:
+        """The connection reads use; call with ``_read_lock`` held."""
+        if self._reader is None:
+            self._reader = self._open()
+        return self._reader
+
+    # the writer thread ----------------------------------------------------
+
+    def _start_writer(self) -> None:
+        """Start the writer thread unless it runs; call with ``_state`` held."""
+        if self._writer_thread is None:
+            self._writer_thread = threading.Thread(
+                target=self._write_loop, name="ragjudge-cache-writer", daemon=False
+            )
+            self._writer_thread.start()
+
+    def _write_loop(self) -> None:
+        while True:
+            with self._state:
+                if not self._has_work():
+                    self._state.wait(timeout=_WRITER_IDLE_SECONDS)
+                if not self._has_work():
+                    self._writer_thread = None
+                    self._state.notify_all()
+                    return
+                batch, self._pending = self._pending, {}
+                self._in_progress = batch
+                self._committing = True
+                hits, misses = self._pending_hits, self._pending_misses
+                self._pending_hits = self._pending_misses = 0
+            try:
+                self._commit(batch, hits, misses)
+            except sqlite3.Error as exc:
+                logger.warning("response cache: %d replies not written: %s", len(batch), exc)
+            with self._state:
+                self._in_progress = {}
+                self._committing = False
+                self._state.notify_all()
+
+    def _has_work(self) -> bool:
+        return bool(self._pending or self._pending_hits or self._pending_misses)
+
+    def _commit(self, batch: dict[str, str], hits: int, misses: int) -> None:
+        # An in-memory database exists only on its one connection, so it is shared.
+        lock = self._read_lock if self._memory else contextlib.nullcontext()
+        with lock:
+            conn = self._write_connection()
+            now = time.time()
+            with conn:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.executemany(
+                    "INSERT OR REPLACE INTO responses (key, value, created_at) VALUES (?, ?, ?)",
+                    [(key, text, now) for key, text in batch.items()],
+                )
+                for name, count in (("hits", hits), ("misses", misses)):
+                    if count:
+                        conn.execute(
+                            "INSERT INTO counters (name, value) VALUES (?, ?)"
+                            " ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
+                            (name, count),
+                        )
+
+    def _write_connection(self) -> sqlite3.Connection:
+        if self._memory:
+            return self._read_connection()
+        if self._writer is None:
+            self._writer = self._open()
+        return self._writer
+
+    def _size_on_disk(self) -> int:
+        if self._memory:
+            return 0
+        return sum(os.path.getsize(p) for p in (self.path, self.path + "-wal") if os.path.exists(p))

@@ -1,0 +1,76 @@
+"""Offline token estimates for rate pacing and ``--dry-run`` cost forecasts.
+
+No tokenizer is downloaded: Latin-script text counts about four characters per
+token, and each CJK character (kanji, kana, hangul, full-width forms) about one
+token, which is close to what BPE tokenizers of current chat models produce.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+MESSAGE_OVERHEAD = 4
+"""Tokens a chat format adds around each message (role markers, separators)."""
+
+REPLY_PRIMING = 3
+"""Tokens that start the assistant's reply."""
+
+_CHARS_PER_TOKEN = 4.0
+
+_CJK_RANGES: tuple[tuple[int, int], ...] = (
+    (0x1100, 0x11FF),  # Hangul Jamo
+    (0x2E80, 0x2FDF),  # CJK radicals, Kangxi radicals
+    (0x3000, 0x303F),  # CJK symbols and punctuation
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x3100, 0x31FF),  # Bopomofo, Hangul compatibility, Katakana extensions
+    (0x3200, 0x4DBF),  # enclosed CJK, compatibility, extension A
+    (0x4E00, 0x9FFF),  # CJK unified ideographs
+    (0xAC00, 0xD7AF),  # Hangul syllables
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFF00, 0xFFEF),  # half-width and full-width forms
+    (0x20000, 0x3FFFF),  # CJK extensions B and later
+)
+
+
+def _is_cjk(code: int) -> bool:
+    return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimate how many tokens ``text`` takes: one per CJK character plus one per
+    four other characters (rounded up). The empty string takes none."""
+    if not text:
+        return 0
+    if text.isascii():
+        return math.ceil(len(text) / _CHARS_PER_TOKEN)
+    cjk = sum(1 for ch in text if ord(ch) >= 0x1100 and _is_cjk(ord(ch)))
+    return cjk + math.ceil((len(text) - cjk) / _CHARS_PER_TOKEN)
+
+
+def _content_text(content: Any) -> str:
+    """The text of a message content: a string or a list of OpenAI content parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(_part_text(part) for part in content)
+    return str(content)
+
+
+def _part_text(part: Any) -> str:
+    if isinstance(part, dict):
+        text = part.get("text")
+        return text if isinstance(text, str) else ""
+    return str(part)
+
+
+def estimate_messages_tokens(messages: Iterable[dict[str, Any]]) -> int:
+    """Estimate the prompt tokens of a chat request: each message's content plus a
+    small per-message overhead and the reply priming."""
+    total = REPLY_PRIMING
+    for message in messages:
+        total += MESSAGE_OVERHEAD + estimate_tokens(_content_text(message.get("content")))
+    return total

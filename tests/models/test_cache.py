@@ -1,0 +1,135 @@
+"""The SQLite response cache: keys, round trips, counters, clearing, threads, processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from ragjudge.models.cache import (
+    ResponseCache,
+    cache_key,
+    canonical_json,
+    default_cache_path,
+    embedding_key,
+)
+
+MESSAGES = [{"role": "system", "content": "Judge."}, {"role": "user", "content": "回答を採点して"}]
+
+
+def test_key_ignores_dict_order_but_not_content() -> None:
+    base = cache_key("openai", "gpt-4o-mini", MESSAGES, {"temperature": 0, "seed": 1}, 0)
+    reordered = [{"content": m["content"], "role": m["role"]} for m in MESSAGES]
+    assert base == cache_key("openai", "gpt-4o-mini", reordered, {"seed": 1, "temperature": 0}, 0)
+    variants = [
+        cache_key("openai", "gpt-4o-mini", MESSAGES, {"temperature": 0, "seed": 1}, 1),
+        cache_key("openai", "gpt-4o", MESSAGES, {"temperature": 0, "seed": 1}, 0),
+        cache_key("litellm", "gpt-4o-mini", MESSAGES, {"temperature": 0, "seed": 1}, 0),
+        cache_key("openai", "gpt-4o-mini", MESSAGES, {"temperature": 0.5, "seed": 1}, 0),
+        cache_key("openai", "gpt-4o-mini", MESSAGES[1:], {"temperature": 0, "seed": 1}, 0),
+    ]
+    assert len({base, *variants}) == 6
+    assert len(base) == 64
+    assert embedding_key("p", "m", ["a", "b"]) != embedding_key("p", "m", ["b", "a"])
+
+
+def test_canonical_json_is_stable() -> None:
+    assert canonical_json({"b": 1, "a": [1, "é"]}) == '{"a":[1,"é"],"b":1}'
+
+
+def test_round_trip_and_counters(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "cache.db"
+    with ResponseCache(path) as cache:
+        assert cache.get("k1") is None
+        cache.put("k1", {"text": "評価: 4", "usage": {"input_tokens": 3}})
+        assert cache.get("k1") == {"text": "評価: 4", "usage": {"input_tokens": 3}}
+        cache.put("k1", {"text": "replaced"})
+        assert cache.get("k1") == {"text": "replaced"}
+        stats = cache.stats()
+    assert (stats.entries, stats.hits, stats.misses) == (1, 2, 1)
+    assert stats.size > 0 and stats.path == str(path)
+    reopened = ResponseCache(path)
+    assert reopened.get("k1") == {"text": "replaced"}
+    again = reopened.stats()
+    assert (again.entries, again.hits, again.misses) == (1, 3, 1)
+
+
+def test_clear_removes_everything(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "cache.db")
+    for i in range(5):
+        cache.put(f"k{i}", {"i": i})
+    cache.get("k0")
+    assert cache.clear() == 5
+    stats = cache.stats()
+    assert (stats.entries, stats.hits, stats.misses) == (0, 0, 0)
+    assert cache.get("k0") is None
+
+
+def test_memory_cache() -> None:
+    cache = ResponseCache(":memory:")
+    cache.put("a", {"x": 1})
+    cache.flush()
+    assert cache.get("a") == {"x": 1}
+    stats = cache.stats()
+    assert stats.entries == 1 and stats.size == 0
+
+
+def test_close_then_reuse(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.db")
+    cache.put("a", {"x": 1})
+    cache.close()
+    assert cache.get("a") == {"x": 1}
+    cache.put("b", {"x": 2})
+    cache.close()
+    assert ResponseCache(tmp_path / "c.db").stats().entries == 2
+
+
+def test_threads_write_and_read_concurrently(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "cache.db")
+    errors: list[BaseException] = []
+
+    def worker(n: int) -> None:
+        try:
+            for i in range(200):
+                cache.put(f"{n}-{i}", {"n": n, "i": i})
+                assert cache.get(f"{n}-{i}") == {"n": n, "i": i}
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert cache.stats().entries == 800
+
+
+def test_another_process_writes_the_same_file(tmp_path: Path) -> None:
+    path = tmp_path / "shared.db"
+    script = (
+        "import sys\n"
+        "from ragjudge.models.cache import ResponseCache\n"
+        "cache = ResponseCache(sys.argv[1])\n"
+        "for i in range(300):\n"
+        "    cache.put(f'child-{i}', {'i': i})\n"
+        # no close(): queued writes must still be committed before the process exits
+    )
+    child = subprocess.Popen([sys.executable, "-c", script, str(path)])
+    cache = ResponseCache(path)
+    for i in range(300):
+        cache.put(f"parent-{i}", {"i": i})
+    assert child.wait(timeout=30) == 0
+    assert cache.stats().entries == 600
+    assert cache.get("child-299") == {"i": 299}
+
+
+def test_default_path_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("RAGJUDGE_CACHE", raising=False)
+    assert default_cache_path() == Path(".ragjudge") / "cache.db"
+    monkeypatch.setenv("RAGJUDGE_CACHE", str(tmp_path / "x.db"))
+    assert default_cache_path() == tmp_path / "x.db"
+    assert ResponseCache().path == str(tmp_path / "x.db")

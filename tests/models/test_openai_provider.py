@@ -1,0 +1,330 @@
+"""The OpenAI-compatible provider, alone and inside JudgeModel, over real HTTP against
+the local test server: every fault the server injects ends in a good result after
+retries or an explicit, recorded ModelError after a bounded number of attempts."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from ragjudge.models import (
+    GenerateConfig,
+    JudgeCallError,
+    JudgeCallRecord,
+    JudgeModel,
+    ModelError,
+    ModelSettings,
+    OpenAIProvider,
+    get_model,
+)
+from ragjudge.models.openai_provider import LOCAL_API_KEY, parse_retry_after
+from ragjudge.models.parsing import parse_result_score
+from ragjudge.models.scripted import ReplyScript
+from ragjudge.testing.server import FaultPlan, OpenAITestServer, ServerStats
+
+FAST = ModelSettings(max_retries=3, backoff_base=0.01, backoff_max=0.05, timeout=0.4)
+
+
+class MemoryRecorder:
+    """Keeps records in a list and numbers them from 1."""
+
+    def __init__(self) -> None:
+        self.records: list[JudgeCallRecord] = []
+
+    async def __call__(self, record: JudgeCallRecord) -> int:
+        self.records.append(record)
+        return len(self.records)
+
+
+def default_replies() -> ReplyScript:
+    return ReplyScript(rules=[(r"capital of France", "Paris")], default="[RESULT] 4")
+
+
+@pytest.fixture(scope="module")
+def shared_server() -> Iterator[OpenAITestServer]:
+    srv = OpenAITestServer(replies=default_replies(), faults=FaultPlan(hang_seconds=3.0))
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def server(shared_server: OpenAITestServer) -> OpenAITestServer:
+    """The module's server with fresh counters and replies (starting one per test is slow)."""
+    shared_server.replies = default_replies()
+    shared_server.stats = ServerStats()
+    shared_server.requests_log.clear()
+    return shared_server
+
+
+def closed_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def user(text: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": text}]
+
+
+def judge_for(server: OpenAITestServer, settings: ModelSettings = FAST) -> JudgeModel:
+    return get_model(
+        "openai/test-model",
+        base_url=server.base_url,
+        settings=settings,
+        recorder=MemoryRecorder(),
+    )
+
+
+def records_of(judge: JudgeModel) -> list[JudgeCallRecord]:
+    assert isinstance(judge.recorder, MemoryRecorder)
+    return judge.recorder.records
+
+
+# -- the provider alone ----------------------------------------------------------
+
+
+async def test_completion_returns_text_usage_and_model(server: OpenAITestServer) -> None:
+    provider = OpenAIProvider("test-model", base_url=server.base_url)
+    generation = await provider.complete(user("What is the capital of France?"), GenerateConfig())
+    assert generation.text == "Paris"
+    assert generation.model == "test-model"
+    assert generation.usage.input_tokens > 0
+    assert generation.usage.output_tokens == 2  # "Paris" is 5 characters
+    assert generation.latency > 0
+    await provider.aclose()
+
+
+async def test_only_set_config_fields_are_sent(server: OpenAITestServer) -> None:
+    provider = OpenAIProvider("test-model", base_url=server.base_url)
+    schema = {"type": "json_schema", "json_schema": {"name": "v", "schema": {"type": "object"}}}
+    config = GenerateConfig(temperature=0.0, stop=("END",), response_format=schema, seed=7)
+    await provider.complete(user("hi"), config)
+    await provider.complete(user("hi"), GenerateConfig())
+    detailed, plain = server.requests_log
+    assert detailed["temperature"] == 0.0
+    assert detailed["stop"] == ["END"]
+    assert detailed["seed"] == 7
+    assert detailed["response_format"] == schema
+    assert "max_tokens" not in detailed and "top_p" not in detailed
+    assert set(plain) == {"model", "messages"}
+    await provider.aclose()
+
+
+async def test_embeddings(server: OpenAITestServer) -> None:
+    provider = OpenAIProvider("embed-model", base_url=server.base_url)
+    result = await provider.embed(["東京は日本の首都です。", "Paris is in France."])
+    assert len(result.vectors) == 2
+    assert all(len(v) == 16 for v in result.vectors)
+    assert result.vectors[0] != result.vectors[1]
+    assert result.usage.input_tokens > 0
+    await provider.aclose()
+
+
+@pytest.mark.parametrize(
+    ("fault", "kind"),
+    [
+        ("429", "rate_limit"),
+        ("500", "server"),
+        ("truncated", "bad_response"),
+        ("malformed", "bad_response"),
+    ],
+)
+async def test_faults_map_to_error_kinds(server: OpenAITestServer, fault: str, kind: str) -> None:
+    provider = OpenAIProvider("test-model", base_url=server.base_url)
+    server.fail_next(fault, retry_after=2.5 if fault == "429" else None)
+    with pytest.raises(ModelError) as caught:
+        await provider.complete(user("hi"), GenerateConfig())
+    assert caught.value.kind == kind
+    assert caught.value.retryable
+    if fault == "429":
+        assert caught.value.status == 429
+        assert caught.value.retry_after == pytest.approx(2.5)
+    await provider.aclose()
+
+
+async def test_hung_request_is_a_timeout(server: OpenAITestServer) -> None:
+    provider = OpenAIProvider("test-model", base_url=server.base_url, timeout=0.2)
+    server.fail_next("timeout")
+    with pytest.raises(ModelError) as caught:
+        await provider.complete(user("hi"), GenerateConfig())
+    assert caught.value.kind == "timeout"
+    await provider.aclose()
+
+
+async def test_closed_port_is_a_connection_error() -> None:
+    provider = OpenAIProvider("m", base_url=f"http://127.0.0.1:{closed_port()}/v1")
+    with pytest.raises(ModelError) as caught:
+        await provider.complete(user("hi"), GenerateConfig())
+    assert caught.value.kind == "connection"
+    assert caught.value.retryable
+
+
+async def test_bad_request_is_a_client_error(server: OpenAITestServer) -> None:
+    provider = OpenAIProvider("test-model", base_url=server.base_url)
+    with pytest.raises(ModelError) as caught:
+        await provider.complete(user("hi"), GenerateConfig(n=1000))
+    assert caught.value.kind == "client"
+    assert caught.value.status == 400
+    assert not caught.value.retryable
+    assert "'n' must be" in str(caught.value)
+    await provider.aclose()
+
+
+def test_base_url_and_key_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:11434/v1/")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    provider = OpenAIProvider("llama3")
+    assert provider.base_url == "http://localhost:11434/v1"
+    assert provider._api_key == LOCAL_API_KEY
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert OpenAIProvider("llama3")._api_key == "sk-test"
+    assert OpenAIProvider("llama3", api_key="sk-arg")._api_key == "sk-arg"
+
+
+async def test_openai_without_key_fails_before_any_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    provider = OpenAIProvider("gpt-4o-mini")
+    with pytest.raises(ModelError, match="OPENAI_API_KEY") as caught:
+        await provider.complete(user("hi"), GenerateConfig())
+    assert caught.value.kind == "client"
+
+
+def test_openai_host_gets_max_completion_tokens() -> None:
+    remote = OpenAIProvider("gpt-4o-mini", base_url="https://api.openai.com/v1", api_key="k")
+    local = OpenAIProvider("llama3", base_url="http://127.0.0.1:1/v1")
+    config = GenerateConfig(max_tokens=50)
+    assert remote._chat_payload(user("x"), config)["max_completion_tokens"] == 50
+    assert "max_tokens" not in remote._chat_payload(user("x"), config)
+    assert local._chat_payload(user("x"), config)["max_tokens"] == 50
+
+
+def test_parse_retry_after_forms() -> None:
+    assert parse_retry_after({"retry-after": "3"}) == 3.0
+    assert parse_retry_after({"retry-after": "0.5"}) == 0.5
+    assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    assert parse_retry_after({}) is None
+    assert parse_retry_after({"retry-after": "soon"}) is None
+    now = time.time()
+    date = email.utils.formatdate(now + 30, usegmt=True)
+    assert parse_retry_after({"retry-after": date}, now=now) == pytest.approx(30, abs=1.5)
+    past = email.utils.formatdate(now - 30, usegmt=True)
+    assert parse_retry_after({"retry-after": past}, now=now) == 0.0
+
+
+# -- inside JudgeModel: retries, bounds and records ----------------------------------
+
+
+@pytest.mark.parametrize("fault", ["429", "500", "timeout", "truncated", "malformed"])
+async def test_fault_then_success_after_retries(server: OpenAITestServer, fault: str) -> None:
+    judge = judge_for(server, FAST.model_copy(update={"timeout": 0.25}))
+    server.fail_next(fault, count=2, retry_after=0.05 if fault == "429" else None)
+    generation = await judge.generate(user("Score this."), purpose="accuracy")
+    assert generation.text == "[RESULT] 4"
+    assert generation.attempts == 3
+    [record] = records_of(judge)
+    assert record.error is None and record.attempts == 3
+    assert record.text == "[RESULT] 4" and record.purpose == "accuracy"
+    assert generation.call_id == 1
+    totals = judge.usage.total()
+    assert totals.retries == 2 and totals.attempts == 3
+    assert totals.rate_limited == (2 if fault == "429" else 0)
+    assert len(server.requests_log) == 3
+    await judge.aclose()
+
+
+@pytest.mark.parametrize("fault", ["429", "500", "timeout", "truncated", "malformed"])
+async def test_persistent_fault_gives_up_after_bounded_attempts(
+    server: OpenAITestServer, fault: str
+) -> None:
+    settings = FAST.model_copy(update={"max_retries": 2, "timeout": 0.25})
+    judge = judge_for(server, settings)
+    # Exactly as many faults as attempts allowed: a fourth attempt would succeed.
+    server.fail_next(fault, count=3, retry_after=0.05 if fault == "429" else None)
+    with pytest.raises(JudgeCallError) as caught:
+        await judge.generate(user("Score this."))
+    error = caught.value
+    assert isinstance(error, ModelError)
+    assert error.attempts == 3
+    assert len(server.requests_log) == 3
+    [record] = records_of(judge)
+    assert record.error is not None and record.text is None
+    assert record.attempts == 3
+    assert error.call_id == 1
+    assert judge.usage.total().failed_calls == 1
+    await judge.aclose()
+
+
+async def test_connection_refused_gives_up_after_bounded_attempts() -> None:
+    judge = get_model(
+        "openai/m",
+        base_url=f"http://127.0.0.1:{closed_port()}/v1",
+        settings=FAST.model_copy(update={"max_retries": 2}),
+        recorder=MemoryRecorder(),
+    )
+    with pytest.raises(JudgeCallError) as caught:
+        await judge.generate(user("hi"))
+    assert caught.value.kind == "connection"
+    assert caught.value.attempts == 3
+    [record] = records_of(judge)
+    assert record.error is not None and "cannot reach" in record.error
+
+
+async def test_client_error_is_not_retried(server: OpenAITestServer) -> None:
+    judge = judge_for(server)
+    with pytest.raises(JudgeCallError) as caught:
+        await judge.generate(user("hi"), GenerateConfig(n=1000))
+    assert caught.value.kind == "client"
+    assert caught.value.attempts == 1
+    assert server.stats.status_counts == {400: 1}
+
+
+async def test_retry_after_is_honoured(server: OpenAITestServer) -> None:
+    judge = judge_for(server)
+    server.fail_next("429", retry_after=0.4)
+    started = time.perf_counter()
+    generation = await judge.generate(user("hi"))
+    assert time.perf_counter() - started >= 0.4
+    assert generation.attempts == 2
+    assert judge.limiter_stats().pauses == 1
+
+
+async def test_unparsable_output_over_http_is_reasked_then_an_error(
+    server: OpenAITestServer,
+) -> None:
+    server.replies = ReplyScript(default="I think it is quite good.")
+    judge = judge_for(server, FAST.model_copy(update={"reask_limit": 1}))
+    parsed = await judge.generate_parsed(user("Grade it."), parse_result_score)
+    assert parsed.value is None
+    assert parsed.error is not None and parsed.error.startswith("parse error:")
+    second_prompt = server.requests_log[1]["messages"]
+    assert second_prompt[-2] == {"role": "assistant", "content": "I think it is quite good."}
+    assert "could not be read" in second_prompt[-1]["content"]
+    assert len(server.requests_log) == 2
+
+
+def test_same_provider_in_several_event_loops(server: OpenAITestServer) -> None:
+    judge = judge_for(server)
+    results: list[str] = []
+
+    def in_thread() -> None:
+        results.append(asyncio.run(judge.generate(user("capital of France, thread"))).text)
+
+    first = asyncio.run(judge.generate(user("capital of France, first")))
+    thread = threading.Thread(target=in_thread)
+    thread.start()
+    thread.join(timeout=10)
+    second = asyncio.run(judge.generate(user("capital of France, second")))
+    assert [first.text, *results, second.text] == ["Paris", "Paris", "Paris"]
