@@ -6,7 +6,7 @@ import asyncio
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 from rich.console import Console
@@ -14,8 +14,8 @@ from rich.console import Console
 from ragjudge.config import ConfigError, load_config
 from ragjudge.loading import DatasetError
 from ragjudge.metrics import available_metrics
-from ragjudge.report import print_result, runs_table
-from ragjudge.runner import RequirementError, run_evaluation, summarize_run
+from ragjudge.report import print_plan, print_result, runs_table
+from ragjudge.runner import RequirementError, dry_run, run_evaluation, summarize_run
 from ragjudge.store import Store
 from ragjudge.targets import TargetError
 
@@ -66,6 +66,16 @@ def run(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    cache: Annotated[
+        bool, typer.Option("--cache/--no-cache", help="Reuse cached judge replies.")
+    ] = True,
+    plan: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Build every judge prompt, count calls, estimate tokens and cost; call nothing.",
+        ),
+    ] = False,
 ) -> None:
     """Run the evaluation described by CONFIG and print its summary."""
     try:
@@ -77,7 +87,14 @@ def run(
             by=by,
             store=None if store is None else str(store.resolve()),
         )
-        result = asyncio.run(run_evaluation(cfg, resume=resume, progress=progress))
+        if plan:
+            estimate = asyncio.run(dry_run(cfg))
+            if as_json:
+                print(json.dumps(estimate.to_dict(), ensure_ascii=False, indent=2))
+            else:
+                print_plan(estimate, out)
+            return
+        result = asyncio.run(run_evaluation(cfg, resume=resume, progress=progress, use_cache=cache))
     except (ConfigError, DatasetError, RequirementError, TargetError, OSError) as exc:
         raise _fail(str(exc)) from None
     except KeyError as exc:
@@ -168,19 +185,14 @@ def meta(
 ) -> None:
     """Correlate every metric of a run with human scores (Pearson, Spearman, Kendall,
     bootstrap CIs) — the meta-evaluation table."""
-    from ragjudge.meta import meta_for_run, render_meta
+    from ragjudge.meta import Combine, meta_for_run, render_meta
 
     if combine not in ("mean", "median"):
         raise _fail(f"--combine must be mean or median, not {combine!r}")
     with _open_store(store) as s:
         try:
             table = meta_for_run(
-                s,
-                run_id,
-                human,
-                combine=combine,
-                by=by,
-                extra=extra or [],  # type: ignore[arg-type]
+                s, run_id, human, combine=cast(Combine, combine), by=by, extra=extra or []
             )
         except (KeyError, ValueError) as exc:
             raise _fail(str(exc.args[0]) if exc.args else str(exc)) from None
@@ -195,6 +207,45 @@ def metrics() -> None:
     """List the registered metrics."""
     for name in available_metrics():
         out.print(name)
+
+
+cache_app = typer.Typer(help="The judge response cache.", no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
+CacheOption = Annotated[
+    Path, typer.Option("--path", help="Cache file (default .ragjudge/cache.db in this folder).")
+]
+DEFAULT_CACHE = Path(".ragjudge/cache.db")
+
+
+@cache_app.command("stats")
+def cache_stats(path: CacheOption = DEFAULT_CACHE) -> None:
+    """Entries, lifetime hits and misses, and size of the judge cache."""
+    from ragjudge.models import ResponseCache
+
+    if not path.exists():
+        raise _fail(f"no cache at {path}")
+    cache = ResponseCache(path)
+    try:
+        stats = cache.stats()
+    finally:
+        cache.close()
+    for key, value in stats.model_dump().items():
+        out.print(f"{key}: {value}")
+
+
+@cache_app.command("clear")
+def cache_clear(path: CacheOption = DEFAULT_CACHE) -> None:
+    """Delete every cached judge reply."""
+    from ragjudge.models import ResponseCache
+
+    if not path.exists():
+        raise _fail(f"no cache at {path}")
+    cache = ResponseCache(path)
+    try:
+        removed = cache.clear()
+    finally:
+        cache.close()
+    out.print(f"removed {removed} cached replies from {path}")
 
 
 def main() -> None:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,33 @@ class TargetConfig(BaseModel):
     timeout: float | None = Field(default=None, gt=0)
 
 
+class JudgeConfig(BaseModel):
+    """The judge model and its limits.
+
+    ``model`` is a spec string: ``openai/<model>`` (any OpenAI-compatible server; the
+    base URL and key come from here or from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``),
+    ``litellm/<provider>/<model>`` or ``scripted``. ``prices`` maps model names to
+    dollars per million tokens (``{input: 0.15, output: 0.6}``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float | None = 0.0
+    max_tokens: int | None = Field(default=None, gt=0)
+    seed: int | None = None
+    max_concurrency: int = Field(default=8, ge=1)
+    rpm: int | None = Field(default=None, gt=0)
+    tpm: int | None = Field(default=None, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+    backoff_base: float = Field(default=0.5, ge=0)
+    backoff_max: float = Field(default=30.0, ge=0)
+    timeout: float = Field(default=60.0, gt=0)
+    reask_limit: int = Field(default=2, ge=0)
+    prices: dict[str, dict[str, float] | list[float]] = Field(default_factory=dict)
+
+
 class EvalConfig(BaseModel):
     """One evaluation. Relative paths are resolved against ``base_dir`` (the folder
     of the YAML file)."""
@@ -53,6 +82,10 @@ class EvalConfig(BaseModel):
     target: TargetConfig | None = None
     metrics: list[str | dict[str, Any]] = Field(min_length=1)
     knowledge_base: KnowledgeBaseConfig | None = None
+    judge: JudgeConfig | None = None
+    cache: bool | str = True
+    """Judge response cache: True (``.ragjudge/cache.db`` beside the config), False,
+    or a file path."""
     trials: int = Field(default=1, ge=1)
     concurrency: int = Field(default=8, ge=1)
     limit: int | None = Field(default=None, ge=1)
@@ -68,6 +101,11 @@ class EvalConfig(BaseModel):
             return {"kind": "data"} if value == "data" else {"kind": "callable", "path": value}
         return value
 
+    @field_validator("judge", mode="before")
+    @classmethod
+    def _judge_from_string(cls, value: Any) -> Any:
+        return {"model": value} if isinstance(value, str) else value
+
     @field_validator("knowledge_base", mode="before")
     @classmethod
     def _kb_from_string(cls, value: Any) -> Any:
@@ -77,6 +115,13 @@ class EvalConfig(BaseModel):
         """A path from the config, relative to the config's folder."""
         p = Path(path).expanduser()
         return p if p.is_absolute() else (self.base_dir / p)
+
+    @property
+    def cache_path(self) -> Path | None:
+        """The judge response cache file, or None when caching is off."""
+        if self.cache is False:
+            return None
+        return self.resolve(".ragjudge/cache.db" if self.cache is True else self.cache)
 
     @property
     def store_path(self) -> Path:
@@ -102,12 +147,38 @@ def load_config(path: str | Path, **overrides: Any) -> EvalConfig:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping of settings at the top level")
+    raw = expand_environment(raw, source=path)
     raw.update({k: v for k, v in overrides.items() if v is not None})
     raw["base_dir"] = path.resolve().parent
     try:
         return EvalConfig.model_validate(raw)
     except ValidationError as exc:
         raise ConfigError(_describe(path, exc)) from exc
+
+
+_ENV_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def expand_environment(value: Any, *, source: Path | str = "config") -> Any:
+    """Replace ``${VAR}`` and ``${VAR:-default}`` in every string of a config with the
+    environment's value; an unset variable without a default is an error naming it."""
+    if isinstance(value, dict):
+        return {k: expand_environment(v, source=source) for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand_environment(v, source=source) for v in value]
+    if not isinstance(value, str):
+        return value
+
+    def substitute(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        found = os.environ.get(name)
+        if found:
+            return found
+        if default is not None:
+            return default
+        raise ConfigError(f"{source}: environment variable {name} is not set (used as ${{{name}}})")
+
+    return _ENV_PATTERN.sub(substitute, value)
 
 
 def _describe(path: Path, exc: ValidationError) -> str:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from ragjudge.dryrun import DryRunPlan
 from ragjudge.runner import EvaluationResult
 from ragjudge.stats import MetricSummary
 from ragjudge.store import RunInfo
@@ -51,6 +53,8 @@ def print_result(result: EvaluationResult, console: Console) -> None:
     console.print(summary_table(result.summaries, title=title))
     for group, summaries in result.subsets.items():
         console.print(summary_table(summaries, title=f"{result.by} = {group}"))
+    if result.judge_usage:
+        console.print(usage_table(result.judge_usage))
     console.print(f"status: {result.status}; stored in {result.store_path}")
     console.print(
         f"details: ragjudge show {result.run_id} --store {result.store_path}; "
@@ -81,3 +85,65 @@ def runs_table(runs: Sequence[RunInfo]) -> Table:
             metrics,
         )
     return table
+
+
+def _money(value: float | None) -> str:
+    return "–" if value is None else f"${value:.4f}"
+
+
+def usage_table(usage: Sequence[dict[str, Any]]) -> Table:
+    """Judge calls, cache hits, tokens, cost and errors per metric, with a total row."""
+    table = Table(title="judge usage", title_justify="left")
+    for column in ("metric", "calls", "cached", "input tokens", "output tokens", "cost", "errors"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for row in usage:
+        table.add_row(
+            row["purpose"],
+            str(row["calls"]),
+            str(row["cached"]),
+            str(row["input_tokens"]),
+            str(row["output_tokens"]),
+            _money(row["cost"]),
+            str(row["errors"]),
+        )
+    if len(usage) > 1:
+        costs = [r["cost"] for r in usage if r["cost"] is not None]
+        table.add_row(
+            "total",
+            str(sum(r["calls"] for r in usage)),
+            str(sum(r["cached"] for r in usage)),
+            str(sum(r["input_tokens"] for r in usage)),
+            str(sum(r["output_tokens"] for r in usage)),
+            _money(sum(costs) if costs else None),
+            str(sum(r["errors"] for r in usage)),
+        )
+    return table
+
+
+def print_plan(plan: DryRunPlan, console: Console) -> None:
+    """The dry-run estimate: calls and tokens per metric, the target calls, the cost."""
+    table = Table(
+        title=f"dry run — {plan.samples} samples × {plan.trials} trial(s); nothing was called",
+        title_justify="left",
+    )
+    for column in ("metric", "judge calls", "input tokens (est.)", "output tokens (est.)", "cost"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for p in plan.purposes:
+        table.add_row(
+            p.purpose, str(p.calls), str(p.input_tokens), str(p.output_tokens), _money(p.cost)
+        )
+    table.add_row(
+        "total",
+        str(plan.total_calls),
+        str(sum(p.input_tokens for p in plan.purposes)),
+        str(sum(p.output_tokens for p in plan.purposes)),
+        _money(plan.total_cost),
+    )
+    console.print(table)
+    console.print(
+        f"target calls: {plan.target_calls}; judge: {plan.judge_model or '(none)'}; "
+        f"output tokens assumed per call: {plan.output_tokens_per_call}",
+        highlight=False,
+    )
+    for error in plan.errors[:10]:
+        console.print(f"[yellow]could not plan:[/] {error}", highlight=False)

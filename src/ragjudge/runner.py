@@ -17,8 +17,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import ragjudge
 from ragjudge.config import ConfigError, EvalConfig, KnowledgeBaseConfig
+from ragjudge.dryrun import DryRunPlan, plan_evaluation
+from ragjudge.judging import build_judge, check_judge, generate_config
 from ragjudge.loading import load_samples
 from ragjudge.metrics import Metric, MetricContext, create_metric
+from ragjudge.models import Provider
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.stats import MetricSummary, summarize_by, summarize_scores, summary_frame
 from ragjudge.store import RunStatus, Store
@@ -49,6 +52,9 @@ class EvaluationResult:
     trials: int
     by: str | None = None
     subsets: dict[str, list[MetricSummary]] = field(default_factory=dict)
+    judge_usage: list[dict[str, Any]] = field(default_factory=list)
+    """Judge calls, cached calls, tokens, cost and errors per metric."""
+    target_usage: dict[str, Any] = field(default_factory=dict)
 
     def summary(self) -> pd.DataFrame:
         """One row per metric: mean, 95% CI, n, errors, excluded values, trial spread."""
@@ -73,6 +79,8 @@ class EvaluationResult:
                 group: [_summary_dict(s) for s in summaries]
                 for group, summaries in self.subsets.items()
             },
+            "judge_usage": self.judge_usage,
+            "target_usage": self.target_usage,
         }
 
 
@@ -199,7 +207,11 @@ class _Execution:
         target: Target,
         trials: int,
         retriever: Any,
+        judge: Any = None,
+        generate_config: Any = None,
     ) -> None:
+        self.judge = judge
+        self.generate_config = generate_config
         self.store = store
         self.run_id = run_id
         self.metrics = metrics
@@ -245,7 +257,12 @@ class _Execution:
         pending = self._pending(sample)
         for trial in sorted({t for t, _ in pending}):
             metrics = [m for t, m in pending if t == trial]
-            ctx = MetricContext(trial=trial, retriever=self.retriever)
+            ctx = MetricContext(
+                trial=trial,
+                retriever=self.retriever,
+                judge=self.judge,
+                generate_config=self.generate_config,
+            )
             results = await asyncio.gather(*(_score_one(m, sample, output, ctx) for m in metrics))
             scores = [s for group in results for s in group]
             self.store.save_scores(self.run_id, sample.request_id, trial, scores)
@@ -298,11 +315,15 @@ async def run_evaluation(
     metrics: Sequence[Metric] | None = None,
     resume: str | None = None,
     progress: bool = True,
+    use_cache: bool = True,
+    judge_provider: Provider | None = None,
 ) -> EvaluationResult:
     """Run (or resume) an evaluation described by ``config``.
 
-    ``data`` (a DataFrame or list of dicts), ``target`` (a callable) and ``metrics``
-    (Metric instances) may be given as objects instead of through the config. With
+    ``data`` (a DataFrame or list of dicts), ``target`` (a callable), ``metrics``
+    (Metric instances) and ``judge_provider`` (a model provider, wrapped in the judge
+    layer with the config's limits) may be given as objects instead of through the
+    config. With
     ``resume``, the run's stored samples, metrics and trials are used and only missing
     results are computed.
     """
@@ -319,6 +340,7 @@ async def run_evaluation(
         metrics = list(metrics) if metrics is not None else build_metrics(config.metrics)
         target_obj = build_target(config, target)
         check_requirements(samples, metrics, target_obj)
+        check_judge(config, metrics, provider=judge_provider)
         retriever = build_retriever(config.knowledge_base, config)
         if resume is None:
             run_id = store.create_run(
@@ -330,7 +352,17 @@ async def run_evaluation(
             )
         else:
             store.set_status(run_id, "running")
-        execution = _Execution(store, run_id, metrics, target_obj, config.trials, retriever)
+        judge = build_judge(config, store, run_id, use_cache=use_cache, provider=judge_provider)
+        execution = _Execution(
+            store,
+            run_id,
+            metrics,
+            target_obj,
+            config.trials,
+            retriever,
+            judge=judge,
+            generate_config=generate_config(config.judge),
+        )
         try:
             await execution.run(samples, config.concurrency, progress)
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -340,11 +372,37 @@ async def run_evaluation(
             store.set_status(run_id, "failed")
             raise
         finally:
-            await _close(target_obj, retriever)
+            await _close(target_obj, retriever, judge)
         store.set_status(run_id, "completed")
         return summarize_run(store, run_id, by=config.by, metrics=metrics, seed=config.seed)
     finally:
         store.close()
+
+
+async def dry_run(
+    config: EvalConfig,
+    *,
+    data: Any = None,
+    target: Any = None,
+    metrics: Sequence[Metric] | None = None,
+) -> DryRunPlan:
+    """Build every judge prompt of the evaluation, count calls and estimate tokens and
+    cost without calling the target or any model (see :mod:`ragjudge.dryrun`)."""
+    samples = _load_samples(config, data)
+    metric_objects = list(metrics) if metrics is not None else build_metrics(config.metrics)
+    target_obj = build_target(config, target)
+    check_requirements(samples, metric_objects, target_obj)
+    retriever = build_retriever(config.knowledge_base, config)
+    try:
+        return await plan_evaluation(
+            config,
+            samples,
+            metric_objects,
+            supplies_response=target_obj.supplies_response,
+            retriever=retriever,
+        )
+    finally:
+        await _close(target_obj, retriever)
 
 
 async def _close(*resources: Any) -> None:
@@ -397,6 +455,8 @@ def summarize_run(
         trials=run.trials,
         by=by,
         subsets=subsets,
+        judge_usage=store.judge_usage(run.run_id),
+        target_usage=store.target_usage(run.run_id),
     )
 
 
@@ -417,6 +477,7 @@ def evaluate(
     target: Any = None,
     metrics: Sequence[str | dict[str, Any] | Metric],
     knowledge_base: str | Path | dict[str, Any] | None = None,
+    judge: str | dict[str, Any] | Provider | None = None,
     trials: int = 1,
     concurrency: int = 8,
     limit: int | None = None,
@@ -431,7 +492,8 @@ def evaluate(
     """Evaluate ``data`` (a file path, DataFrame or list of dicts) with ``metrics``.
 
     ``target`` is None (responses are in the data), a ``package.module:function`` path
-    or a callable. Results go to the SQLite store (default ``.ragjudge/runs.db`` in
+    or a callable. ``judge`` is a model spec (``openai/gpt-4o-mini``), a dict of judge
+    settings (model, base_url, rpm, prices …) or a provider object. Results go to the SQLite store (default ``.ragjudge/runs.db`` in
     the current folder); ``resume`` finishes an interrupted run. Works in scripts and
     inside a running event loop (notebooks).
     """
@@ -444,6 +506,7 @@ def evaluate(
         target=None if target_is_object else target,
         metrics=[m if isinstance(m, str | dict) else {"metric": m.name} for m in metrics],
         knowledge_base=knowledge_base,
+        judge=None if judge is None or not isinstance(judge, str | dict) else judge,
         trials=trials,
         concurrency=concurrency,
         limit=limit,
@@ -461,6 +524,7 @@ def evaluate(
             target=target if target_is_object else None,
             metrics=metric_objects,
             resume=resume,
+            judge_provider=None if judge is None or isinstance(judge, str | dict) else judge,
             progress=progress,
         )
     )

@@ -84,6 +84,7 @@ CREATE TABLE IF NOT EXISTS judge_calls (
     attempts INTEGER NOT NULL,
     cached INTEGER NOT NULL,
     error TEXT,
+    cost REAL,
     created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS judge_calls_run ON judge_calls(run_id);
@@ -294,13 +295,16 @@ class Store:
 
     # judge calls ------------------------------------------------------------
 
-    def save_judge_call(self, run_id: str | None, record: JudgeCallRecord) -> int:
-        """Store one judge call and return its id."""
+    def save_judge_call(
+        self, run_id: str | None, record: JudgeCallRecord, *, cost: float | None = None
+    ) -> int:
+        """Store one judge call (with its cost in dollars, when priced) and return its id."""
         with self._tx() as conn:
             cursor = conn.execute(
                 "INSERT INTO judge_calls (run_id, provider, model, purpose, trial, messages_json,"
                 " config_json, text, parsed_json, input_tokens, output_tokens, latency, attempts,"
-                " cached, error, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " cached, error, cost, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     run_id,
                     record.provider,
@@ -317,6 +321,7 @@ class Store:
                     record.attempts,
                     int(record.cached),
                     record.error,
+                    cost,
                     _now(),
                 ),
             )
@@ -330,6 +335,43 @@ class Store:
             self._conn,
             params=(run_id,),
         )
+
+    def judge_usage(self, run_id: str) -> list[dict[str, Any]]:
+        """Judge calls, tokens and cost per purpose (the metric that made them)."""
+        rows = self._conn.execute(
+            "SELECT COALESCE(purpose, '(none)'), COUNT(*), SUM(cached), SUM(input_tokens),"
+            " SUM(output_tokens), SUM(cost), COUNT(cost), SUM(error IS NOT NULL),"
+            " SUM(attempts) FROM judge_calls WHERE run_id = ? GROUP BY 1 ORDER BY MIN(call_id)",
+            (run_id,),
+        ).fetchall()
+        return [
+            {
+                "purpose": r[0],
+                "calls": r[1],
+                "cached": r[2],
+                "input_tokens": r[3],
+                "output_tokens": r[4],
+                "cost": r[5] if r[6] else None,
+                "errors": r[7],
+                "attempts": r[8],
+            }
+            for r in rows
+        ]
+
+    def target_usage(self, run_id: str) -> dict[str, Any]:
+        """The system under test's token counts and latency over the run's outputs."""
+        row = self._conn.execute(
+            "SELECT COUNT(*), SUM(input_tokens), SUM(output_tokens), AVG(latency),"
+            " SUM(error IS NOT NULL) FROM outputs WHERE run_id = ?",
+            (run_id,),
+        ).fetchone()
+        return {
+            "outputs": row[0],
+            "input_tokens": row[1] or 0,
+            "output_tokens": row[2] or 0,
+            "mean_latency": row[3],
+            "errors": row[4] or 0,
+        }
 
     # frames -----------------------------------------------------------------
 

@@ -20,7 +20,11 @@ class MetricContext:
 
     trial: int = 0
     retriever: Any = None
+    """The evaluation retriever (``search(query, k)``), when a knowledge base is set."""
     judge: Any = None
+    """The judge :class:`~ragjudge.models.JudgeModel`, when one is configured."""
+    generate_config: Any = None
+    """The judge's sampling settings (:class:`~ragjudge.models.GenerateConfig`)."""
     extras: dict[str, Any] = field(default_factory=dict)
 
 
@@ -36,6 +40,10 @@ class Metric(ABC):
     name: str
     requires: tuple[str, ...] = ("response",)
     exclude_from_mean: tuple[float, ...] = ()
+    needs_judge: bool = False
+    """Whether the metric calls a judge model (``ctx.judge``)."""
+    dry_run_reply: str = "(dry run)"
+    """What the stand-in judge answers during ``--dry-run`` (must parse)."""
 
     @abstractmethod
     async def score(

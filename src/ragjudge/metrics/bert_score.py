@@ -1,0 +1,110 @@
+"""BERTScore: the response and a reference compared through contextual token embeddings.
+
+Every word piece of the response is matched to its most similar word piece of the
+reference (cosine of the encoder's last-layer embeddings): precision is the mean of
+those best similarities over the response's tokens, recall the same from the
+reference's side, F1 their harmonic mean. This is the BERTScore baseline of the
+answer-accuracy paper, computed without IDF weighting or baseline rescaling.
+
+As in the reference implementation (the ``bert-score`` package), the ``[CLS]`` and
+``[SEP]`` tokens are left out of the means but remain candidates for the best match,
+so with the same model and layer the values agree with it.
+
+The model is a local sentence-transformers model (``local`` extra), by default the
+bundled all-MiniLM-L6-v2, loaded once per process. Its tokenizer splits Japanese into
+characters and sub-words, so Japanese text gets meaningful, if coarse, scores.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ragjudge.embeddings import DEFAULT_LOCAL_MODEL, LocalEmbedder, TokenEmbeddings
+from ragjudge.metrics._base import Metric, MetricContext, register_metric
+from ragjudge.schema import Output, Sample, Score
+
+__all__ = ["BertScore", "BertScoreResult", "bert_score_components"]
+
+
+class BertScoreResult(NamedTuple):
+    """Greedy-matching precision, recall and F1 of one candidate against one reference."""
+
+    precision: float
+    recall: float
+    f1: float
+
+
+def bert_score_components(
+    candidate: TokenEmbeddings, reference: TokenEmbeddings
+) -> BertScoreResult | None:
+    """BERTScore of ``candidate`` against ``reference``.
+
+    A candidate without content tokens (an empty response) scores 0; a reference
+    without content tokens cannot be compared and gives None.
+    """
+    candidate_content = ~candidate.special
+    reference_content = ~reference.special
+    if not reference_content.any():
+        return None
+    if not candidate_content.any():
+        return BertScoreResult(0.0, 0.0, 0.0)
+    similarity = candidate.vectors @ reference.vectors.T
+    precision = float(similarity[candidate_content].max(axis=1).mean())
+    recall = float(similarity[:, reference_content].max(axis=0).mean())
+    total = precision + recall
+    f1 = 2 * precision * recall / total if total > 0 else 0.0
+    return BertScoreResult(precision, recall, f1)
+
+
+class BertScore(Metric):
+    """BERTScore F1 of the response against the best-matching reference answer.
+
+    ``details`` hold that reference's ``precision``, ``recall`` and
+    ``reference_index`` and the ``model``. An empty response scores 0; a missing
+    response or only blank references give an error score.
+    """
+
+    name = "bert_score"
+    requires: tuple[str, ...] = ("response", "expected_response")
+
+    def __init__(self, *, model: str = DEFAULT_LOCAL_MODEL) -> None:
+        self.model = model
+        self.embedder = LocalEmbedder(model)
+
+    async def score(self, sample: Sample, output: Output, ctx: MetricContext) -> Score:
+        """Embed the response and every reference in one batch and keep the best F1."""
+        if output.response is None:
+            reason = f"target failed: {output.error}" if output.error else "no response"
+            return Score.failed(self.name, reason)
+        references = [(i, ref) for i, ref in enumerate(sample.references) if ref.strip()]
+        if not references:
+            return Score.failed(self.name, "every reference answer is empty")
+        texts = [output.response, *(reference for _, reference in references)]
+        response, *embedded = await self.embedder.token_embeddings(texts)
+        scored = [
+            (index, result)
+            for (index, _), reference in zip(references, embedded, strict=True)
+            if (result := bert_score_components(response, reference)) is not None
+        ]
+        if not scored:
+            return Score.failed(self.name, "no reference answer has any token to compare")
+        # max() keeps the first of equal scores, i.e. the earliest reference.
+        index, best = max(scored, key=lambda pair: pair[1].f1)
+        details: dict[str, Any] = {
+            "precision": best.precision,
+            "recall": best.recall,
+            "reference_index": index,
+            "model": self.model,
+        }
+        return Score(metric=self.name, value=best.f1, details=details)
+
+
+@register_metric("bert_score")
+def bert_score(*, model: str = DEFAULT_LOCAL_MODEL, **unknown: Any) -> Metric:
+    """BERTScore F1 with a local model (``model``: a name or a path to a model folder)."""
+    if unknown:
+        names = ", ".join(sorted(unknown))
+        raise ValueError(f"metric 'bert_score' got unknown option(s) {names}; known options: model")
+    if not isinstance(model, str) or not model.strip():
+        raise ValueError("metric 'bert_score': option 'model' must be a model name or path")
+    return BertScore(model=model)

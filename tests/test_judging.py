@@ -1,0 +1,152 @@
+"""The judge layer inside a run, over real HTTP against the local OpenAI-compatible
+test server: faults end in a score or a stored error and the run completes; cache,
+trials, cost, --no-cache, --dry-run and the cache command."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import ragjudge as rj
+from ragjudge.cli import app
+from ragjudge.models.scripted import ReplyScript
+from ragjudge.testing.server import FaultPlan, OpenAITestServer
+
+runner = CliRunner()
+ROWS = [
+    {
+        "request_id": f"q{i}",
+        "request": f"What is fact number {i}?",
+        "response": f"Fact {i}.",
+        "expected_response": f"Fact {i} is true.",
+    }
+    for i in range(6)
+]
+
+
+@pytest.fixture
+def server() -> Iterator[OpenAITestServer]:
+    srv = OpenAITestServer(
+        replies=ReplyScript(default="Feedback: correct and complete. [RESULT] 5"),
+        faults=FaultPlan(hang_seconds=2.0),
+    )
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def _config(tmp_path: Path, server: OpenAITestServer, extra: str = "") -> Path:
+    (tmp_path / "set.jsonl").write_text("\n".join(json.dumps(r) for r in ROWS) + "\n")
+    cfg = tmp_path / "eval.yaml"
+    cfg.write_text(
+        "data: set.jsonl\n"
+        "metrics: [{metric: answer_accuracy, contexts: none}]\n"
+        "judge:\n"
+        "  model: openai/test-model\n"
+        f"  base_url: {server.base_url}\n"
+        "  max_retries: 3\n  backoff_base: 0.01\n  backoff_max: 0.05\n  timeout: 0.5\n"
+        "  prices: {test-model: {input: 1.0, output: 2.0}}\n"
+        f"concurrency: 2\n{extra}"
+    )
+    return cfg
+
+
+def _run(cfg: Path, *flags: str) -> dict[str, object]:
+    result = runner.invoke(app, ["run", str(cfg), "--json", "--no-progress", *flags])
+    assert result.exit_code == 0, result.output
+    data: dict[str, object] = json.loads(result.stdout)
+    return data
+
+
+@pytest.mark.parametrize("fault", ["429", "500", "timeout", "truncated", "malformed"])
+def test_each_injected_fault_is_retried_to_a_score(
+    tmp_path: Path, server: OpenAITestServer, fault: str
+) -> None:
+    server.fail_next(fault, count=2, retry_after=0.05)
+    summary = _run(_config(tmp_path, server))
+    metric = summary["metrics"][0]  # type: ignore[index]
+    assert metric["mean"] == 5.0 and metric["n"] == 6 and metric["errors"] == 0
+    usage = summary["judge_usage"][0]  # type: ignore[index]
+    assert usage["calls"] == 6 and usage["errors"] == 0
+    assert usage["attempts"] == 6 + 2  # the two faulted attempts were retried
+
+
+def test_a_call_that_keeps_failing_is_a_stored_error_and_the_run_completes(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    server.fail_next("500", count=4)  # the first call's four attempts all fail
+    summary = _run(_config(tmp_path, server), "--concurrency", "1")
+    metric = summary["metrics"][0]  # type: ignore[index]
+    assert metric["errors"] == 1 and metric["n"] == 5 and metric["mean"] == 5.0
+    assert summary["status"] == "completed"
+    store = tmp_path / ".ragjudge" / "runs.db"
+    with sqlite3.connect(store) as conn:
+        error, ids = conn.execute(
+            "SELECT error, judge_call_ids_json FROM scores WHERE error IS NOT NULL"
+        ).fetchone()
+        call_error, attempts = conn.execute(
+            "SELECT error, attempts FROM judge_calls WHERE call_id = ?", (json.loads(ids)[0],)
+        ).fetchone()
+    assert "judge call failed" in error and "500" in error
+    assert attempts == 4 and "500" in call_error
+
+
+def test_rerun_is_served_from_cache_trials_are_not_and_cost_is_counted(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    cfg = _config(tmp_path, server)
+    first = _run(cfg)
+    requests_after_first = server.stats.requests
+    usage = first["judge_usage"][0]  # type: ignore[index]
+    assert usage["cached"] == 0 and usage["cost"] > 0
+    second = _run(cfg)
+    assert server.stats.requests == requests_after_first  # nothing sent again
+    cached = second["judge_usage"][0]  # type: ignore[index]
+    assert cached["cached"] == 6 and cached["cost"] == 0.0
+    _run(cfg, "--trials", "2")  # trial 0 cached, trial 1 is a real repeat
+    assert server.stats.requests == requests_after_first + 6
+    _run(cfg, "--no-cache")
+    assert server.stats.requests == requests_after_first + 12
+    stats = runner.invoke(app, ["cache", "stats", "--path", str(tmp_path / ".ragjudge/cache.db")])
+    assert "entries: 12" in stats.stdout
+    cleared = runner.invoke(app, ["cache", "clear", "--path", str(tmp_path / ".ragjudge/cache.db")])
+    assert "removed 12" in cleared.stdout
+
+
+def test_dry_run_counts_calls_and_tokens_and_calls_nothing(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    plan = _run(_config(tmp_path, server, "trials: 3\n"), "--dry-run")
+    assert plan["dry_run"] is True
+    assert plan["judge_calls"] == 18 and plan["target_calls"] == 0
+    assert plan["input_tokens"] > 18 * 100
+    assert plan["output_tokens"] == 18 * plan["output_tokens_per_call"]  # type: ignore[operator]
+    assert plan["cost"] > 0
+    assert server.stats.requests == 0
+    assert not (tmp_path / ".ragjudge" / "runs.db").exists()
+    prompt = plan["by_metric"][0]["example_prompt"][0]["content"]  # type: ignore[index]
+    assert "<<<BEGIN RESPONSE>>>" in prompt
+
+
+def test_judged_evaluate_inside_a_running_event_loop(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    async def notebook_cell() -> float | None:
+        result = rj.evaluate(
+            ROWS,
+            metrics=[{"metric": "answer_accuracy", "contexts": "none"}],
+            judge={"model": "openai/test-model", "base_url": server.base_url},
+            store=tmp_path / "r.db",
+            progress=False,
+        )
+        return result.summaries[0].mean
+
+    assert asyncio.run(notebook_cell()) == 5.0
