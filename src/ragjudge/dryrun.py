@@ -96,12 +96,18 @@ async def plan_evaluation(
     errors: list[str] = []
     semaphore = asyncio.Semaphore(max(config.concurrency, 8))
 
+    async def stand_in_target(sample: Sample) -> Output:
+        return _stand_in_output(sample, supplies_response)
+
     async def walk(sample: Sample, trial: int, metric: Metric) -> None:
+        judge = judges.get(metric.name)
         ctx = MetricContext(
             trial=trial,
             retriever=retriever,
-            judge=judges.get(metric.name),
+            judge=judge,
             generate_config=sampling,
+            target=stand_in_target,
+            models={role: judge for role in metric.agent_models},
         )
         async with semaphore:
             try:

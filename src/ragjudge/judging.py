@@ -128,6 +128,32 @@ def build_judge(
     )
 
 
+def build_agent_models(
+    config: EvalConfig,
+    metrics: Sequence[Metric],
+    store: Store,
+    run_id: str,
+    *,
+    use_cache: bool = True,
+) -> dict[str, dict[str, JudgeModel]]:
+    """Per metric, the models its agents use (``agent_models``), built like the judge:
+    same limits, cache and call store, only the model spec differs."""
+    built: dict[str, JudgeModel] = {}
+    per_metric: dict[str, dict[str, JudgeModel]] = {}
+    for metric in metrics:
+        for role, spec in metric.agent_models.items():
+            if spec not in built:
+                base = config.judge or JudgeConfig(model=spec)
+                agent_config = config.model_copy(
+                    update={"judge": base.model_copy(update={"model": spec})}
+                )
+                model = build_judge(agent_config, store, run_id, use_cache=use_cache)
+                assert model is not None
+                built[spec] = model
+            per_metric.setdefault(metric.name, {})[role] = built[spec]
+    return per_metric
+
+
 def dry_run_judge(metric: Metric, records: list[JudgeCallRecord]) -> JudgeModel:
     """A stand-in judge for a dry run: answers with the metric's ``dry_run_reply``
     and keeps every prompt in ``records`` instead of calling a model."""

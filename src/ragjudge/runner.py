@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 import ragjudge
 from ragjudge.config import ConfigError, EvalConfig, KnowledgeBaseConfig
 from ragjudge.dryrun import DryRunPlan, plan_evaluation
-from ragjudge.judging import build_judge, check_judge, generate_config
+from ragjudge.judging import build_agent_models, build_judge, check_judge, generate_config
 from ragjudge.loading import load_samples
 from ragjudge.metrics import Metric, MetricContext, create_metric
 from ragjudge.models import Provider
@@ -209,8 +209,10 @@ class _Execution:
         retriever: Any,
         judge: Any = None,
         generate_config: Any = None,
+        agent_models: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.judge = judge
+        self.agent_models = agent_models or {}
         self.generate_config = generate_config
         self.store = store
         self.run_id = run_id
@@ -257,16 +259,22 @@ class _Execution:
         pending = self._pending(sample)
         for trial in sorted({t for t, _ in pending}):
             metrics = [m for t, m in pending if t == trial]
-            ctx = MetricContext(
-                trial=trial,
-                retriever=self.retriever,
-                judge=self.judge,
-                generate_config=self.generate_config,
+            results = await asyncio.gather(
+                *(_score_one(m, sample, output, self._context(m, trial)) for m in metrics)
             )
-            results = await asyncio.gather(*(_score_one(m, sample, output, ctx) for m in metrics))
             scores = [s for group in results for s in group]
             self.store.save_scores(self.run_id, sample.request_id, trial, scores)
             self.finished.update((sample.request_id, trial, s.metric) for s in scores)
+
+    def _context(self, metric: Metric, trial: int) -> MetricContext:
+        return MetricContext(
+            trial=trial,
+            retriever=self.retriever,
+            judge=self.judge,
+            generate_config=self.generate_config,
+            target=self.target,
+            models=self.agent_models.get(metric.name, {}),
+        )
 
 
 async def _gather_all(coroutines: list[Coroutine[Any, Any, None]]) -> None:
@@ -353,6 +361,7 @@ async def run_evaluation(
         else:
             store.set_status(run_id, "running")
         judge = build_judge(config, store, run_id, use_cache=use_cache, provider=judge_provider)
+        agents = build_agent_models(config, metrics, store, run_id, use_cache=use_cache)
         execution = _Execution(
             store,
             run_id,
@@ -362,6 +371,7 @@ async def run_evaluation(
             retriever,
             judge=judge,
             generate_config=generate_config(config.judge),
+            agent_models=agents,
         )
         try:
             await execution.run(samples, config.concurrency, progress)
@@ -372,7 +382,9 @@ async def run_evaluation(
             store.set_status(run_id, "failed")
             raise
         finally:
-            await _close(target_obj, retriever, judge)
+            await _close(
+                target_obj, retriever, judge, *(m for a in agents.values() for m in a.values())
+            )
         store.set_status(run_id, "completed")
         return summarize_run(store, run_id, by=config.by, metrics=metrics, seed=config.seed)
     finally:

@@ -25,7 +25,17 @@ class MetricContext:
     """The judge :class:`~ragjudge.models.JudgeModel`, when one is configured."""
     generate_config: Any = None
     """The judge's sampling settings (:class:`~ragjudge.models.GenerateConfig`)."""
+    target: Any = None
+    """The system under test (``await ctx.target(sample)``), for metrics that hold a
+    dialogue with it; the runner supplies it, the metric never builds clients."""
+    models: dict[str, Any] = field(default_factory=dict)
+    """Further models by role, as named in the metric's ``agent_models``; a role that
+    is not set there uses the judge."""
     extras: dict[str, Any] = field(default_factory=dict)
+
+    def model_for(self, role: str) -> Any:
+        """The model that plays ``role`` (e.g. ``composer``), defaulting to the judge."""
+        return self.models.get(role) or self.judge
 
 
 class Metric(ABC):
@@ -42,8 +52,12 @@ class Metric(ABC):
     exclude_from_mean: tuple[float, ...] = ()
     needs_judge: bool = False
     """Whether the metric calls a judge model (``ctx.judge``)."""
-    dry_run_reply: str = "(dry run)"
-    """What the stand-in judge answers during ``--dry-run`` (must parse)."""
+    dry_run_reply: str | Callable[[list[dict[str, Any]]], str] = "(dry run)"
+    """What the stand-in judge answers during ``--dry-run`` (must parse): a text, or a
+    function of the prompt messages for metrics whose agents expect different forms."""
+    agent_models: dict[str, str] = {}  # noqa: RUF012 - read-only class default
+    """Model specs per agent role (``{"composer": "openai/gpt-4o"}``); the runner builds
+    them through the judge layer and passes them as ``ctx.models``."""
 
     @abstractmethod
     async def score(
