@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -17,6 +18,8 @@ from ragjudge.stats import (
     bootstrap_ci,
     correlations,
     group_label,
+    paired_difference,
+    sign_flip_p_value,
     summarize_by,
     summarize_scores,
     summary_frame,
@@ -390,3 +393,96 @@ def test_group_label_names_missing_values_and_joins_lists() -> None:
     assert group_label(float("nan")) == NO_GROUP
     assert group_label(["Factoid", "Keyword"]) == "Factoid, Keyword"
     assert group_label(3) == "3"
+
+
+# --- paired_difference ------------------------------------------------------------------
+
+
+def brute_force_sign_flip_p(differences: list[float]) -> float:
+    """Share of all sign patterns whose |sum| reaches the observed |sum|."""
+    observed = abs(sum(differences))
+    sums = [
+        abs(sum(s * d for s, d in zip(signs, differences, strict=True)))
+        for signs in itertools.product((1, -1), repeat=len(differences))
+    ]
+    return sum(s >= observed - 1e-12 for s in sums) / len(sums)
+
+
+def test_paired_difference_matches_a_hand_computation() -> None:
+    found = paired_difference([1, 2, 3, 4], [2, 2, 5, 3], seed=5)
+    assert found.n == 4
+    assert (found.mean_a, found.mean_b, found.difference) == pytest.approx((2.5, 3.0, 0.5))
+    assert (found.better, found.equal, found.worse) == (0.5, 0.25, 0.25)
+    # sums of ±1 ±2 ±1 (the 0 doubles every count): |sum| >= 2 in 6 of 8
+    assert found.p_value == pytest.approx(0.75)
+    assert found.ci == bootstrap_ci([1.0, 0.0, 2.0, -1.0], seed=5)
+    assert found.wilcoxon_p == pytest.approx(
+        scipy_stats.wilcoxon([1.0, 0.0, 2.0, -1.0], zero_method="wilcox").pvalue
+    )
+    assert not found.ci_excludes_zero
+
+
+def test_constant_shift_gives_a_zero_width_interval_that_excludes_zero() -> None:
+    found = paired_difference([0.2, 0.5, 0.9], [1.2, 1.5, 1.9])
+    assert found.difference == pytest.approx(1.0)
+    assert found.ci is not None
+    assert (found.ci.low, found.ci.high) == pytest.approx((1.0, 1.0))
+    assert found.ci_excludes_zero
+    assert found.p_value == pytest.approx(2 / 8)
+
+
+def test_all_zero_differences_have_p_one() -> None:
+    found = paired_difference([1, 2, 3], [1, 2, 3])
+    assert found.difference == 0.0 and found.ci == Interval(0.0, 0.0)
+    assert found.p_value == 1.0 and found.wilcoxon_p == 1.0
+    assert (found.better, found.equal, found.worse) == (0.0, 1.0, 0.0)
+    assert not found.ci_excludes_zero
+
+
+def test_lower_is_better_turns_decreases_into_wins() -> None:
+    higher = paired_difference([3, 4, 5], [2, 4, 3])
+    lower = paired_difference([3, 4, 5], [2, 4, 3], lower_is_better=True)
+    assert higher.difference == lower.difference == pytest.approx(-1.0)
+    assert (higher.better, higher.worse) == pytest.approx((0.0, 2 / 3))
+    assert (lower.better, lower.worse) == pytest.approx((2 / 3, 0.0))
+    assert higher.p_value == lower.p_value
+
+
+def test_no_pairs_and_one_pair() -> None:
+    empty = paired_difference([], [])
+    assert empty.n == 0
+    assert empty.difference is None and empty.ci is None and empty.p_value is None
+    assert empty.better is None and not empty.ci_excludes_zero
+    one = paired_difference([1.0], [3.0])
+    assert one.difference == 2.0 and one.ci is None and one.p_value == 1.0
+
+
+def test_paired_difference_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="equally long"):
+        paired_difference([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="finite"):
+        paired_difference([1.0, float("nan")], [1.0, 2.0])
+    with pytest.raises(ValueError, match="confidence"):
+        paired_difference([1.0], [1.0], confidence=0.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_exact_sign_flip_p_value_matches_brute_force(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    differences = rng.integers(-2, 4, size=11).astype(float).tolist()
+    assert sign_flip_p_value(differences) == pytest.approx(brute_force_sign_flip_p(differences))
+    negated = [-d for d in differences]
+    assert sign_flip_p_value(negated) == sign_flip_p_value(differences)
+
+
+def test_monte_carlo_sign_flip_p_value_is_seeded_and_close_to_theory() -> None:
+    rng = np.random.default_rng(3)
+    differences = rng.normal(loc=0.3, scale=1.0, size=60)
+    first = sign_flip_p_value(differences, n_resamples=4000, seed=1)
+    assert first == sign_flip_p_value(differences, n_resamples=4000, seed=1)
+    assert first is not None
+    # with 60 pairs the permutation test agrees with the one-sample t-test
+    t_p = scipy_stats.ttest_1samp(differences, 0.0).pvalue
+    assert first == pytest.approx(t_p, abs=0.02)
+    strong = sign_flip_p_value(np.full(40, 1.0), n_resamples=999)
+    assert strong == pytest.approx(1 / 1000)

@@ -203,6 +203,40 @@ def meta(
 
 
 @app.command()
+def compare(
+    run_a: Annotated[
+        str, typer.Argument(metavar="RUN_A", help="Baseline run (a unique id prefix).")
+    ],
+    run_b: Annotated[str, typer.Argument(metavar="RUN_B", help="Run compared with it.")],
+    store: StoreOption = DEFAULT_STORE,
+    store_b: Annotated[
+        Path | None, typer.Option("--store-b", help="Store holding RUN_B (default: --store).")
+    ] = None,
+    by: Annotated[str | None, typer.Option(help="One section per value of a metadata key.")] = None,
+    metric: Annotated[
+        list[str] | None, typer.Option(help="Compare only this metric (repeat for several).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Paired comparison of two runs: B − A per metric with bootstrap CIs and p-values."""
+    from ragjudge.compare import compare_command
+
+    try:
+        compare_command(
+            run_a,
+            run_b,
+            store=store,
+            store_b=store_b,
+            by=by,
+            metric=metric,
+            as_json=as_json,
+            console=out if out.is_terminal else Console(width=200),
+        )
+    except (KeyError, ValueError, OSError) as exc:
+        raise _fail(str(exc.args[0]) if exc.args else str(exc)) from None
+
+
+@app.command()
 def metrics() -> None:
     """List the registered metrics."""
     for name in available_metrics():

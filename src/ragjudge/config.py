@@ -25,6 +25,11 @@ class KnowledgeBaseConfig(BaseModel):
     chunk_size: int = Field(default=800, gt=0)
     chunk_overlap: int = Field(default=100, ge=0)
     retriever: str = "bm25"
+    """``bm25``, ``dense`` or ``hybrid`` (reciprocal rank fusion of the two)."""
+    embedding: str | None = None
+    """For dense/hybrid: ``local`` (the bundled all-MiniLM-L6-v2), ``local/<path>`` or
+    ``openai/<model>`` (any OpenAI-compatible /v1/embeddings endpoint)."""
+    k_rrf: int = Field(default=60, gt=0)
 
 
 class TargetConfig(BaseModel):
@@ -82,6 +87,9 @@ class EvalConfig(BaseModel):
     target: TargetConfig | None = None
     metrics: list[str | dict[str, Any]] = Field(min_length=1)
     knowledge_base: KnowledgeBaseConfig | None = None
+    retriever: dict[str, Any] | None = None
+    """The evaluation contexts from the target's own search endpoint instead of a
+    knowledge base: ``{kind: http, url: ..., results_path: results, ...}``."""
     judge: JudgeConfig | None = None
     cache: bool | str = True
     """Judge response cache: True (``.ragjudge/cache.db`` beside the config), False,

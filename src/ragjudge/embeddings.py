@@ -15,6 +15,7 @@ An :class:`Embedder` turns texts into L2-normalised ``float32`` vectors. Two kin
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import importlib.util
 import os
@@ -270,12 +271,16 @@ def _instantiate(source: str, device: str) -> Any:
     # the offline flag (read when the hub library is first imported, unless the user
     # set it) anything else the libraries might fetch.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    # progress bars of the weight loading would interleave with ours
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
         sentence_transformers = importlib.import_module("sentence_transformers")
     except ImportError as exc:
         raise ImportError(
             f"local embedding models need sentence-transformers and torch: {_LOCAL_EXTRA_HINT}"
         ) from exc
+    with contextlib.suppress(ImportError, AttributeError):
+        importlib.import_module("transformers").utils.logging.disable_progress_bar()
     try:
         return sentence_transformers.SentenceTransformer(
             source, device=device, local_files_only=True

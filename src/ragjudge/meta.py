@@ -460,19 +460,9 @@ def _run_exclusions(config: Mapping[str, Any]) -> dict[str, list[float]]:
     """Values each of the run's metrics leaves out of its mean, from the stored config."""
     # Imported here: the runner pulls in targets and models, which a frame-only
     # meta-evaluation does not need.
-    from ragjudge.config import EvalConfig
-    from ragjudge.runner import build_metrics
+    from ragjudge.runner import run_exclusions
 
-    try:
-        metrics = build_metrics(EvalConfig.model_validate(config).metrics)
-    except ValueError:  # metrics given as objects when the run was made
-        return {}
-    return {
-        name: list(m.exclude_from_mean)
-        for m in metrics
-        for name in m.score_names()
-        if m.exclude_from_mean
-    }
+    return run_exclusions(config)
 
 
 # --------------------------------------------------------------------------- rendering

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import platform
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -168,17 +168,36 @@ def check_requirements(
 
 
 def build_retriever(kb: KnowledgeBaseConfig | None, config: EvalConfig) -> Any:
+    """The evaluation retriever: the target's own search endpoint when ``retriever`` is
+    configured, else a BM25, dense or hybrid index over the knowledge base (dense
+    indexes are cached under ``.ragjudge/index`` beside the config)."""
+    if config.retriever is not None:
+        from ragjudge.http_targets import http_retriever_from_config
+
+        if config.retriever.get("kind", "http") != "http":
+            raise ConfigError("retriever: only 'kind: http' is known (or use knowledge_base)")
+        try:
+            return http_retriever_from_config(config.retriever)
+        except TargetError as exc:
+            raise ConfigError(f"retriever: {exc}") from exc
     if kb is None:
         return None
+    from ragjudge import retrieval
     from ragjudge.knowledge import KnowledgeBase
-    from ragjudge.retrieval import BM25Retriever
 
-    if kb.retriever != "bm25":
-        raise ConfigError(f"unknown retriever {kb.retriever!r}; known: bm25")
+    if kb.retriever not in retrieval.RETRIEVER_KINDS:
+        known = ", ".join(retrieval.RETRIEVER_KINDS)
+        raise ConfigError(f"unknown retriever {kb.retriever!r}; known: {known}")
     base = KnowledgeBase.load(
         config.resolve(kb.path), chunk_size=kb.chunk_size, chunk_overlap=kb.chunk_overlap
     )
-    return BM25Retriever.from_knowledge_base(base)
+    return retrieval.build_retriever(
+        base,
+        kb.retriever,  # type: ignore[arg-type]
+        embedder=kb.embedding,
+        cache_dir=config.resolve(".ragjudge/index"),
+        k_rrf=kb.k_rrf,
+    )
 
 
 def _versions() -> dict[str, str]:
@@ -434,6 +453,26 @@ def _load_samples(config: EvalConfig, data: Any) -> list[Sample]:
     return samples[: config.limit] if config.limit else samples
 
 
+def metric_exclusions(metrics: Sequence[Metric]) -> dict[str, list[float]]:
+    """Per score name, the values its metric leaves out of the mean."""
+    return {n: list(m.exclude_from_mean) for m in metrics for n in m.score_names()}
+
+
+def run_exclusions(*configs: Mapping[str, Any]) -> dict[str, list[float]]:
+    """The excluded values of stored runs' metrics, rebuilt from their configs and
+    merged; a config whose metrics cannot be rebuilt (given as objects when the run
+    was made, or no longer registered) contributes none."""
+    merged: dict[str, set[float]] = {}
+    for config in configs:
+        try:
+            metrics = build_metrics(EvalConfig.model_validate(config).metrics)
+        except (ValueError, TypeError, KeyError, ImportError):
+            continue
+        for name, values in metric_exclusions(metrics).items():
+            merged.setdefault(name, set()).update(map(float, values))
+    return {name: sorted(values) for name, values in merged.items() if values}
+
+
 def summarize_run(
     store: Store,
     run_id: str,
@@ -444,12 +483,7 @@ def summarize_run(
 ) -> EvaluationResult:
     """Aggregate a stored run: per-metric mean, CI, n, errors, and per-subset tables."""
     run = store.run(run_id)
-    if metrics is None:
-        try:
-            metrics = build_metrics(EvalConfig.model_validate(run.config).metrics)
-        except ValueError:  # metrics passed as objects when the run was made
-            metrics = []
-    exclude = {n: list(m.exclude_from_mean) for m in metrics for n in m.score_names()}
+    exclude = metric_exclusions(metrics) if metrics is not None else run_exclusions(run.config)
     frame = store.score_frame(run.run_id)
     summaries = summarize_scores(frame, exclude=exclude, seed=seed) if len(frame) else []
     subsets: dict[str, list[MetricSummary]] = {}
