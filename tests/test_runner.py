@@ -179,3 +179,22 @@ def test_json_summary_shape(tmp_path: Path) -> None:
     assert data["run_id"] == result.run_id
     assert set(metric) >= {"metric", "mean", "ci95", "n", "errors"}
     assert metric["ci95"][0] <= metric["mean"] <= metric["ci95"][1]
+
+
+def test_dialogue_metric_rejects_a_target_without_history_before_any_call(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    def single_turn(query: str) -> str:
+        calls.append(query)
+        return "answer"
+
+    with pytest.raises(RequirementError, match="takes the conversation history"):
+        rj.evaluate(
+            ROWS,
+            target=single_turn,
+            metrics=["multiturn"],
+            judge="scripted",
+            store=tmp_path / "r.db",
+            progress=False,
+        )
+    assert calls == []

@@ -41,11 +41,11 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from ragjudge.models.tokens import estimate_messages_tokens, estimate_tokens
-from ragjudge.text import contains_cjk
 
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-import rag_app  # the app beside this file, found through the lines above
+import rag_app  # the apps beside this file, found through the lines above
+import rag_app_mqa
 
 QA_MODEL = "quickstart-rag"
 MQA_MODEL = "quickstart-rag-mqa"
@@ -58,37 +58,11 @@ LOOPBACK = "127.0.0.1"
 # the MQA variant --------------------------------------------------------------------
 
 
-def conversation_query(query: str, history: list[dict[str, str]]) -> str:
-    """The user turns of the conversation, oldest first, joined into one search query."""
-    turns = [m["content"] for m in history if m.get("role") == "user" and m.get("content")]
-    return "\n".join([*turns, query])
-
-
-async def answer_with_history(query: str, history: list[dict[str, str]]) -> dict[str, Any]:
-    """The MQA variant: retrieve with the whole conversation's user turns, then answer
-    with the sentences that best match the latest question (or, when none share a word
-    with it, the conversation), in the latest question's language."""
-    search_text = conversation_query(query, history)
-    chunks = await rag_app.retriever().search(search_text, k=rag_app.TOP_CHUNKS)
-    passages = [chunk.content or "" for chunk in rag_app.reading_order(chunks)]
-    japanese = contains_cjk(query)
-    sentences = rag_app.best_sentences(
-        query, passages, japanese=japanese
-    ) or rag_app.best_sentences(search_text, passages, japanese=japanese)
-    if sentences:
-        response = ("" if japanese else " ").join(sentences)
-    else:
-        response = rag_app.DONT_KNOW_JA if japanese else rag_app.DONT_KNOW_EN
-    return {
-        "response": response,
-        "retrieved_context": [{"doc_uri": c.doc_uri, "content": c.content} for c in chunks],
-    }
-
-
 async def answer_as(model: str, query: str, history: list[dict[str, str]]) -> dict[str, Any]:
     """The answer of the variant named ``model``."""
     if model == MQA_MODEL:
-        return await answer_with_history(query, history)
+        result_mqa: dict[str, Any] = await rag_app_mqa.answer(query, history)
+        return result_mqa
     result: dict[str, Any] = await rag_app.answer(query, history)
     return result
 

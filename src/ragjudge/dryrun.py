@@ -96,7 +96,11 @@ async def plan_evaluation(
     errors: list[str] = []
     semaphore = asyncio.Semaphore(max(config.concurrency, 8))
 
+    dialogue_calls = 0
+
     async def stand_in_target(sample: Sample) -> Output:
+        nonlocal dialogue_calls
+        dialogue_calls += 1
         return _stand_in_output(sample, supplies_response)
 
     async def walk(sample: Sample, trial: int, metric: Metric) -> None:
@@ -126,7 +130,9 @@ async def plan_evaluation(
     )
     for judge in judges.values():
         await judge.aclose()
-    return _tally(config, samples, records, supplies_response, errors)
+    plan = _tally(config, samples, records, supplies_response, errors)
+    plan.target_calls += dialogue_calls
+    return plan
 
 
 def _tally(
@@ -142,10 +148,12 @@ def _tally(
     )
     prices = PriceTable.from_dict(judge.prices) if judge and judge.prices else None
     model_name = judge.model.split("/", 1)[-1] if judge else None
+    by_purpose: dict[str, list[JudgeCallRecord]] = {}
+    for metric_calls in records.values():
+        for call in metric_calls:
+            by_purpose.setdefault(call.purpose or "(none)", []).append(call)
     purposes = []
-    for purpose, calls in records.items():
-        if not calls:
-            continue
+    for purpose, calls in by_purpose.items():
         estimate = PurposeEstimate(purpose=purpose, calls=len(calls))
         estimate.input_tokens = sum(estimate_messages_tokens(c.messages) for c in calls)
         estimate.output_tokens = per_call * len(calls)

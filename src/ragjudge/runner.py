@@ -146,6 +146,9 @@ def check_requirements(
     lack what the metric needs."""
     problems: list[str] = []
     for metric in metrics:
+        check_target = getattr(metric, "check_target", None)
+        if check_target is not None and (problem := check_target(target)) is not None:
+            problems.append(problem)
         for requirement in metric.requires:
             alternatives = requirement.split("|")
             if target.supplies_response and any(a in _TARGET_FIELDS for a in alternatives):

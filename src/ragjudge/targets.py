@@ -31,6 +31,10 @@ class Target(Protocol):
     supplies_response: bool
     """Whether the target produces responses (False: they must be in the data)."""
 
+    @property
+    def supports_history(self) -> bool:
+        """Whether the target receives the conversation history (multi-turn dialogues)."""
+
     async def __call__(self, sample: Sample) -> Output: ...
 
 
@@ -39,6 +43,7 @@ class DataTarget:
 
     name = "data"
     supplies_response = False
+    supports_history = False
 
     async def __call__(self, sample: Sample) -> Output:
         return Output(
@@ -57,6 +62,9 @@ _ARGUMENTS: dict[str, Callable[[Sample], Any]] = {
     "request": lambda s: s.request.original,
     "sample": lambda s: s,
 }
+
+
+_HISTORY_ARGUMENTS = {"history", "messages", "request", "sample"}
 
 
 class CallableTarget:
@@ -80,6 +88,8 @@ class CallableTarget:
         self.name: str = name or str(getattr(fn, "__qualname__", repr(fn)))
         self.timeout = timeout
         self._arg_names = _argument_names(fn)
+        self.supports_history = bool(set(self._arg_names) & _HISTORY_ARGUMENTS)
+        """Whether the function receives the conversation (a dialogue can be held)."""
 
     async def __call__(self, sample: Sample) -> Output:
         kwargs = {arg: _ARGUMENTS[arg](sample) for arg in self._arg_names if arg in _ARGUMENTS}
