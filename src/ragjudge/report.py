@@ -21,7 +21,7 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 def summary_table(summaries: Sequence[MetricSummary], *, title: str | None = None) -> Table:
     """A table of per-metric mean, 95% CI, n and errors (and trial spread when repeated)."""
     trials = max((s.trials for s in summaries), default=1)
-    excluded = any(s.excluded for s in summaries)
+    excluded = any(s.excluded or s.excludes for s in summaries)
     table = Table(title=title, title_justify="left")
     table.add_column("metric")
     table.add_column("mean", justify="right")
@@ -38,7 +38,11 @@ def summary_table(summaries: Sequence[MetricSummary], *, title: str | None = Non
         ci = "–" if s.ci is None else f"[{s.ci.low:.3f}, {s.ci.high:.3f}]"
         row = [s.metric, _fmt(s.mean), ci, str(s.n), str(s.errors)]
         if excluded:
-            row += [str(s.excluded), _fmt(s.mean_all)]
+            if s.excludes or s.excluded:
+                share = "" if s.excluded_share is None else f" ({s.excluded_share:.0%})"
+                row += [f"{s.excluded}{share}", _fmt(s.mean_all)]
+            else:
+                row += ["–", "–"]
         if trials > 1:
             row += [_fmt(s.trial_sd), _fmt(s.trial_agreement, 2)]
         table.add_row(*row)

@@ -92,6 +92,7 @@ def _summary_dict(s: MetricSummary) -> dict[str, Any]:
         "n": s.n,
         "errors": s.errors,
         "excluded": s.excluded,
+        "excluded_share": s.excluded_share,
         "mean_all": s.mean_all,
         "trials": s.trials,
         "trial_sd": s.trial_sd,

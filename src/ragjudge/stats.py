@@ -59,6 +59,15 @@ class MetricSummary:
     trials: int
     trial_sd: float | None
     trial_agreement: float | None
+    scored: int = 0
+    """Results (sample × trial) that have a value, excluded ones included."""
+    excludes: tuple[float, ...] = ()
+    """The values this metric leaves out of its mean (e.g. ``(0.0,)``)."""
+
+    @property
+    def excluded_share(self) -> float | None:
+        """Share of the scored results left out of the mean (e.g. answer accuracy's 0)."""
+        return self.excluded / self.scored if self.scored else None
 
 
 def bootstrap_ci(
@@ -251,6 +260,8 @@ def _summarize_metric(
         trials=int(rows["trial"].nunique()),
         trial_sd=trial_sd,
         trial_agreement=agreement,
+        scored=len(valid),
+        excludes=tuple(float(v) for v in exclude),
     )
 
 

@@ -199,6 +199,7 @@ def test_parse_errors_are_stored_as_errors_and_mean_excludes_zero(tmp_path: Path
     s = result.summaries[0]
     assert s.mean == pytest.approx(3.0)  # 4 and 2; the 0 is left out
     assert s.excluded == 1 and s.errors == 1
+    assert s.excluded_share == pytest.approx(1 / 3)
     assert s.mean_all == pytest.approx(2.0)  # 4, 0, 2
     usage = result.judge_usage[0]
     assert usage["purpose"] == "answer_accuracy"
