@@ -5,17 +5,23 @@ trials, cost, --no-cache, --dry-run and the cache command."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import sqlite3
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from typer.testing import CliRunner
 
 import ragjudge as rj
 from ragjudge.cli import app
-from ragjudge.models.scripted import ReplyScript
+from ragjudge.config import EvalConfig
+from ragjudge.models.scripted import ReplyScript, ScriptedProvider
+from ragjudge.runner import run_evaluation
 from ragjudge.testing.server import FaultPlan, OpenAITestServer
 
 runner = CliRunner()
@@ -150,3 +156,44 @@ def test_judged_evaluate_inside_a_running_event_loop(
         return result.summaries[0].mean
 
     assert asyncio.run(notebook_cell()) == 5.0
+
+
+def _load_example_server() -> Any:
+    path = Path(__file__).resolve().parents[1] / "examples" / "quickstart" / "serve.py"
+    spec = importlib.util.spec_from_file_location("quickstart_serve_for_judging", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_e3_contexts_from_the_targets_own_search_endpoint(tmp_path: Path) -> None:
+    serve = _load_example_server()
+    question = "What is the difference between UNION and UNION ALL?"
+    reference = "UNION removes duplicate rows; UNION ALL keeps them."
+    provider = ScriptedProvider(ReplyScript(default="Feedback: fine [RESULT] 4"))
+    with serve.BackgroundServer() as rag:
+        config = EvalConfig(
+            metrics=[{"metric": "answer_accuracy", "contexts": "reference", "k": 2}],
+            target={
+                "kind": "openai_chat",
+                "base_url": rag.base_url,
+                "model": "quickstart-rag",
+                "context_field": "retrieved_context",
+            },
+            retriever={"kind": "http", "url": f"{rag.url}/search"},
+            store=str(tmp_path / "r.db"),
+        )
+        rows = [{"request_id": "u", "request": question, "expected_response": reference}]
+        result = asyncio.run(
+            run_evaluation(config, data=rows, judge_provider=provider, progress=False)
+        )
+        expected = httpx.post(
+            f"{rag.url}/search", json={"query": f"{question}\n{reference}", "k": 2}
+        ).json()["results"]
+    assert result.summaries[0].mean == 4.0
+    prompt = provider.calls[0][0]["content"]
+    for i, hit in enumerate(expected, start=1):
+        assert f"CONTEXT {i} ({hit['doc_uri']})" in prompt
+    assert "union" in expected[0]["doc_uri"]

@@ -397,7 +397,8 @@ class Store:
 
     def sample_frame(self, run_id: str) -> pd.DataFrame:
         """One row per (sample, trial): request, response, reference, each metric's
-        value, error and rationale. The form that ``export`` writes."""
+        value, error, rationale, details (JSON: per-reference components, multi-turn
+        transcripts …) and judge call ids. The form that ``export`` writes."""
         samples = self.samples(run_id)
         outputs = self.outputs(run_id)
         by_key: dict[tuple[str, int], dict[str, Any]] = {}
@@ -408,6 +409,10 @@ class Store:
                 row[f"{score.metric}.error"] = score.error
             if score.rationale:
                 row[f"{score.metric}.rationale"] = score.rationale
+            if score.details:
+                row[f"{score.metric}.details"] = _dumps(score.details)
+            if score.judge_call_ids:
+                row[f"{score.metric}.judge_calls"] = _dumps(score.judge_call_ids)
         rows = []
         for sample in samples:
             output = outputs.get(sample.request_id)
