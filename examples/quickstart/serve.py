@@ -24,14 +24,11 @@ context_field: retrieved_context}``. Tests start it in a background thread with
 from __future__ import annotations
 
 import argparse
-import socket
 import sys
-import threading
 import time
 import uuid
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -41,6 +38,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from ragjudge.models.tokens import estimate_messages_tokens, estimate_tokens
+from ragjudge.testing.background import LOOPBACK, BackgroundASGIServer, StartStopContext
 
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -52,7 +50,6 @@ MQA_MODEL = "quickstart-rag-mqa"
 MODELS = (QA_MODEL, MQA_MODEL)
 DEFAULT_K = 5
 MAX_K = 50
-LOOPBACK = "127.0.0.1"
 
 
 # the MQA variant --------------------------------------------------------------------
@@ -232,27 +229,30 @@ def create_app() -> Starlette:
 # serving ----------------------------------------------------------------------------
 
 
-class BackgroundServer:
-    """An ASGI app served by uvicorn in a daemon thread on a loopback port.
+class BackgroundServer(StartStopContext):
+    """An ASGI app (the quickstart app by default) served by uvicorn in a daemon thread
+    on a loopback port.
 
     ``port=0`` picks a free port. Use as a context manager, or call :meth:`start` and
-    :meth:`stop`.
+    :meth:`stop`; :attr:`port` is ``None`` while the server is not running.
     """
 
     def __init__(self, app: ASGIApp | None = None, *, port: int = 0) -> None:
         self.app: ASGIApp = app if app is not None else create_app()
         self.requested_port = port
-        self.port: int | None = None
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._socket: socket.socket | None = None
+        self._background = BackgroundASGIServer(
+            self.app, port=port, thread_name="quickstart-rag-server", shutdown_grace=1
+        )
+
+    @property
+    def port(self) -> int | None:
+        """The port served on, or ``None`` when not running."""
+        return self._background.port if self._background.running else None
 
     @property
     def url(self) -> str:
         """``http://127.0.0.1:PORT``."""
-        if self.port is None:
-            raise RuntimeError("the server is not running")
-        return f"http://{LOOPBACK}:{self.port}"
+        return self._background.url
 
     @property
     def base_url(self) -> str:
@@ -261,61 +261,11 @@ class BackgroundServer:
 
     def start(self, timeout: float = 10.0) -> None:
         """Bind the port, start serving, and return once requests are accepted."""
-        if self._thread is not None:
-            raise RuntimeError("the server is already running")
-        # With an explicit IPPROTO_TCP, asyncio sets TCP_NODELAY on accepted sockets;
-        # otherwise small responses can wait for the peer's delayed ACK (~40 ms).
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((LOOPBACK, self.requested_port))
-        self._socket = sock
-        self.port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            self.app,
-            host=LOOPBACK,
-            port=self.port,
-            lifespan="off",
-            log_level="warning",
-            access_log=False,
-            timeout_graceful_shutdown=1,
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + timeout
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError("the quickstart server did not start")
-            time.sleep(0.01)
+        self._background.start(timeout)
 
     def stop(self) -> None:
         """Stop serving and wait for the thread to end."""
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            if self._thread.is_alive() and self._server is not None:
-                self._server.force_exit = True
-                self._thread.join(timeout=5)
-        if self._socket is not None:
-            self._socket.close()
-        self._server = self._thread = self._socket = None
-        self.port = None
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
+        self._background.stop()
 
 
 def serve_in_background(port: int = 0, *, app: ASGIApp | None = None) -> BackgroundServer:

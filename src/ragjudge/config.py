@@ -92,8 +92,8 @@ class EvalConfig(BaseModel):
     knowledge base: ``{kind: http, url: ..., results_path: results, ...}``."""
     judge: JudgeConfig | None = None
     cache: bool | str = True
-    """Judge response cache: True (``.ragjudge/cache.db`` beside the config), False,
-    or a file path."""
+    """Judge response cache: True (``cache.db`` beside the store file, so
+    ``.ragjudge/cache.db`` by default), False, or a file path."""
     trials: int = Field(default=1, ge=1)
     concurrency: int = Field(default=8, ge=1)
     limit: int | None = Field(default=None, ge=1)
@@ -129,7 +129,9 @@ class EvalConfig(BaseModel):
         """The judge response cache file, or None when caching is off."""
         if self.cache is False:
             return None
-        return self.resolve(".ragjudge/cache.db" if self.cache is True else self.cache)
+        if self.cache is True:
+            return self.store_path.parent / "cache.db"
+        return self.resolve(self.cache)
 
     @property
     def store_path(self) -> Path:

@@ -337,16 +337,13 @@ def correlations(
     same values, settings and seed always give the same intervals. Returns a dict
     keyed by method name (see :data:`CORRELATION_METHODS`).
     """
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be positive, got {n_resamples}")
-    x = np.asarray(metric_values, dtype=np.float64)
-    y = np.asarray(human_values, dtype=np.float64)
-    if x.ndim != 1 or x.shape != y.shape:
-        raise ValueError(f"need two equally long 1-d sequences, got shapes {x.shape}, {y.shape}")
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-        raise ValueError("correlations needs finite values; drop missing pairs before calling it")
+    x, y = _paired_arrays(
+        metric_values,
+        human_values,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        not_finite="correlations needs finite values; drop missing pairs before calling it",
+    )
     n = int(x.size)
     if n < 2 or np.all(x == x[0]) or np.all(y == y[0]):
         return {m: Correlation(m, None, None, None, n, 0) for m in CORRELATION_METHODS}
@@ -364,6 +361,29 @@ def correlations(
         estimate, p_value = point[method]
         result[method] = Correlation(method, estimate, ci, p_value, n, int(usable.size))
     return result
+
+
+def _paired_arrays(
+    a: Sequence[float] | npt.NDArray[np.floating[Any]],
+    b: Sequence[float] | npt.NDArray[np.floating[Any]],
+    *,
+    confidence: float,
+    n_resamples: int,
+    not_finite: str,
+) -> tuple[FloatArray, FloatArray]:
+    """``a`` and ``b`` as float arrays, once the bootstrap settings and the pairs are
+    checked: equally long 1-d sequences of finite values (else ``not_finite`` is raised)."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be positive, got {n_resamples}")
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    if x.ndim != 1 or x.shape != y.shape:
+        raise ValueError(f"need two equally long 1-d sequences, got shapes {x.shape}, {y.shape}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError(not_finite)
+    return x, y
 
 
 def _point_correlations(x: FloatArray, y: FloatArray) -> dict[str, tuple[float, float | None]]:
@@ -547,16 +567,13 @@ def paired_difference(
     See :class:`PairedDifference` for what is computed. The same values, settings and
     seed always give the same interval and p-values.
     """
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be positive, got {n_resamples}")
-    x = np.asarray(a, dtype=np.float64)
-    y = np.asarray(b, dtype=np.float64)
-    if x.ndim != 1 or x.shape != y.shape:
-        raise ValueError(f"need two equally long 1-d sequences, got shapes {x.shape}, {y.shape}")
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-        raise ValueError("paired_difference needs finite values; drop unpaired samples first")
+    x, y = _paired_arrays(
+        a,
+        b,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        not_finite="paired_difference needs finite values; drop unpaired samples first",
+    )
     n = int(x.size)
     if n == 0:
         return PairedDifference(0, None, None, None, None, None, None, None, None, None)

@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 
 import pytest
+from model_helpers import MemoryRecorder, user
 
 from ragjudge.models import (
     REASK_MESSAGE,
     GenerateConfig,
     JudgeCallError,
-    JudgeCallRecord,
     JudgeModel,
     LiteLLMProvider,
     ModelError,
@@ -31,21 +31,6 @@ from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.schema import Message
 
 FAST = ModelSettings(max_retries=3, backoff_base=0.01, backoff_max=0.02, timeout=2.0)
-
-
-class MemoryRecorder:
-    """Keeps records in a list and numbers them from 1."""
-
-    def __init__(self) -> None:
-        self.records: list[JudgeCallRecord] = []
-
-    async def __call__(self, record: JudgeCallRecord) -> int:
-        self.records.append(record)
-        return len(self.records)
-
-
-def user(text: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": text}]
 
 
 def scripted(

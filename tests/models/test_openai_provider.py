@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from model_helpers import MemoryRecorder, user
 
 from ragjudge.models import (
     GenerateConfig,
@@ -29,17 +30,6 @@ from ragjudge.models.scripted import ReplyScript
 from ragjudge.testing.server import FaultPlan, OpenAITestServer, ServerStats
 
 FAST = ModelSettings(max_retries=3, backoff_base=0.01, backoff_max=0.05, timeout=0.4)
-
-
-class MemoryRecorder:
-    """Keeps records in a list and numbers them from 1."""
-
-    def __init__(self) -> None:
-        self.records: list[JudgeCallRecord] = []
-
-    async def __call__(self, record: JudgeCallRecord) -> int:
-        self.records.append(record)
-        return len(self.records)
 
 
 def default_replies() -> ReplyScript:
@@ -70,10 +60,6 @@ def closed_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
     return port
-
-
-def user(text: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": text}]
 
 
 def judge_for(server: OpenAITestServer, settings: ModelSettings = FAST) -> JudgeModel:

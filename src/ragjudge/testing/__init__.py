@@ -1,30 +1,39 @@
-"""Test helpers: a local OpenAI-compatible server with scripted replies and faults.
+"""Test helpers: a local OpenAI-compatible server with scripted replies and faults, and
+a runner that serves any ASGI app on a loopback port in a background thread.
 
-The server needs the ``dev`` extra (``starlette``, ``uvicorn``); it is imported on
-first use so that ``python -m ragjudge.testing.server`` runs cleanly.
+Both need the ``dev`` extra (``starlette``, ``uvicorn``); they are imported on first
+use so that ``python -m ragjudge.testing.server`` runs cleanly.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from ragjudge.models.scripted import ReplyScript
 
 if TYPE_CHECKING:
+    from ragjudge.testing.background import BackgroundASGIServer
     from ragjudge.testing.server import FaultPlan, OpenAITestServer, ServerStats
 
-__all__ = ["FaultPlan", "OpenAITestServer", "ReplyScript", "ServerStats"]
+__all__ = ["BackgroundASGIServer", "FaultPlan", "OpenAITestServer", "ReplyScript", "ServerStats"]
 
-_SERVER_NAMES = frozenset({"FaultPlan", "OpenAITestServer", "ServerStats"})
+_MODULE_OF_NAME = {
+    "BackgroundASGIServer": "ragjudge.testing.background",
+    "FaultPlan": "ragjudge.testing.server",
+    "OpenAITestServer": "ragjudge.testing.server",
+    "ServerStats": "ragjudge.testing.server",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _SERVER_NAMES:
-        try:
-            from ragjudge.testing import server
-        except ImportError as exc:
-            raise ImportError(
-                "ragjudge.testing needs starlette and uvicorn: pip install 'ragjudge[dev]'"
-            ) from exc
-        return getattr(server, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module_name = _MODULE_OF_NAME.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ImportError(
+            "ragjudge.testing needs starlette and uvicorn: pip install 'ragjudge[dev]'"
+        ) from exc
+    return getattr(module, name)

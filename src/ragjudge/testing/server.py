@@ -31,16 +31,13 @@ import itertools
 import json
 import math
 import random
-import socket
 import threading
 import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any, Literal, Self, cast, get_args
 
-import uvicorn
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -52,8 +49,8 @@ from ragjudge.models.scripted import (
     hash_embedding,
     prompt_text,
 )
+from ragjudge.testing.background import BackgroundASGIServer, StartStopContext
 
-HOST = "127.0.0.1"
 WINDOW_SECONDS = 60.0
 FaultKind = Literal["429", "500", "timeout", "truncated", "malformed"]
 _Endpoint = Literal["chat", "embeddings"]
@@ -145,7 +142,7 @@ class _Drop:
 _DROP = _Drop()
 
 
-class OpenAITestServer:
+class OpenAITestServer(StartStopContext):
     """An OpenAI-compatible server on ``127.0.0.1`` for tests (see the module docstring).
 
     Use ``start()``/``stop()`` or ``with`` / ``async with``; ``base_url`` is then
@@ -168,13 +165,11 @@ class OpenAITestServer:
         self.model_id = model_id
         self.stats = ServerStats()
         self.requests_log: list[dict[str, Any]] = []
-        self._requested_port = port
-        self._port: int | None = None
+        self._background = BackgroundASGIServer(
+            self._asgi, port=port, thread_name="ragjudge-test-server"
+        )
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._socket: socket.socket | None = None
         self._queued: deque[_QueuedFault] = deque()
         self._accepted_times: deque[float] = deque()
         self._token_window: deque[tuple[float, int]] = deque()
@@ -186,100 +181,22 @@ class OpenAITestServer:
     @property
     def port(self) -> int:
         """The port the server listens on (after :meth:`start`)."""
-        if self._port is None:
-            raise RuntimeError("the test server is not started")
-        return self._port
+        return self._background.port
 
     @property
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT/v1``, the base URL an OpenAI client expects."""
-        return f"http://{HOST}:{self.port}/v1"
+        return f"{self._background.url}/v1"
 
     def start(self) -> None:
         """Bind the port and serve in a background thread; returns once it accepts requests."""
-        if self._thread is not None:
-            raise RuntimeError("the test server is already running")
-        # An explicit IPPROTO_TCP makes asyncio set TCP_NODELAY on accepted connections;
-        # without it every response waits ~40 ms for a delayed ACK.
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((HOST, self._requested_port))
-        self._socket = sock
-        self._port = sock.getsockname()[1]
         self._stopping.clear()
-        config = uvicorn.Config(
-            self._asgi,
-            host=HOST,
-            port=self._port,
-            loop="asyncio",
-            http="h11",
-            interface="asgi3",
-            lifespan="off",
-            proxy_headers=False,
-            log_config=None,
-            log_level="warning",
-            access_log=False,
-            timeout_graceful_shutdown=2,
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run,
-            kwargs={"sockets": [sock]},
-            name=f"ragjudge-test-server-{self._port}",
-            daemon=True,
-        )
-        self._thread.start()
-        self._wait_until_started()
-
-    def _wait_until_started(self, timeout: float = 10.0) -> None:
-        assert self._server is not None and self._thread is not None
-        deadline = time.monotonic() + timeout
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError("the test server failed to start")
-            time.sleep(0.005)
+        self._background.start()
 
     def stop(self) -> None:
         """Stop serving: hung requests are released and the thread is joined."""
         self._stopping.set()
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            if self._thread.is_alive() and self._server is not None:
-                self._server.force_exit = True
-                self._thread.join(timeout=5)
-        if self._socket is not None:
-            self._socket.close()
-        self._server = None
-        self._thread = None
-        self._socket = None
-        self._port = None
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    async def __aenter__(self) -> Self:
-        await asyncio.to_thread(self.start)
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await asyncio.to_thread(self.stop)
+        self._background.stop()
 
     # -- fault control -------------------------------------------------------
 
