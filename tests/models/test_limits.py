@@ -144,7 +144,9 @@ def test_one_limiter_across_event_loops_in_threads() -> None:
 
 
 async def test_rate_limit_pauses_everyone_then_recovers() -> None:
-    limits = RateLimits(max_concurrency=8, rpm=100, window=0.5, recovery=0.3)
+    limits = RateLimits(
+        max_concurrency=8, rpm=100, window=0.5, recovery=0.3, tolerated_429_share=0.0
+    )
     limiter = Limiter(limits)
     async with limiter.slot() as slot:
         pass
@@ -256,3 +258,21 @@ async def test_a_429_holds_back_the_other_callers() -> None:
     assert all(t >= rejected_at + retry_after - 0.01 for t in provider.call_times[2:])
     assert judge.limiter_stats().pauses == provider.rejected
     assert judge.usage.total().rate_limited == provider.rejected
+
+
+async def test_a_rare_429_under_a_configured_rpm_delays_only_its_own_request() -> None:
+    limiter = Limiter(RateLimits(max_concurrency=8, rpm=100, window=0.5))  # tolerates 2
+    async with limiter.slot() as slot:
+        pass
+    limiter.on_rate_limit(slot, pause=5.0)
+    limiter.on_rate_limit(slot, pause=5.0)
+    stats = limiter.stats()
+    assert stats.tolerated == 2 and stats.pauses == 0 and stats.slowdowns == 0
+    assert stats.speed == pytest.approx(1.0)
+    started = time.monotonic()
+    async with limiter.slot():
+        pass
+    assert time.monotonic() - started < 1.0  # nobody waits for the 5 s Retry-After
+    limiter.on_rate_limit(slot, pause=0.01)  # the third in the window: a real signal
+    stats = limiter.stats()
+    assert stats.pauses == 1 and stats.slowdowns == 1 and stats.speed < 1.0

@@ -47,6 +47,11 @@ class RateLimits:
     min_speed: float = 0.1
     recovery: float | None = None
     """Seconds to climb back to full pace after a slowdown; ``None`` means ``window``."""
+    tolerated_429_share: float = 0.02
+    """With an ``rpm`` set, up to this share of ``rpm`` 429s per window is taken as the
+    provider's noise (a burst, a clock edge): the refused request waits its own
+    ``Retry-After``, everyone else keeps the pace. More than that means the configured
+    limit is too high, and the whole model pauses and slows down."""
 
     def __post_init__(self) -> None:
         if self.max_concurrency < 1:
@@ -59,6 +64,8 @@ class RateLimits:
             raise ValueError("window must be positive")
         if not 0 < self.headroom <= 1 or not 0 < self.slowdown <= 1:
             raise ValueError("headroom and slowdown must be in (0, 1]")
+        if not 0 <= self.tolerated_429_share < 1:
+            raise ValueError("tolerated_429_share must be in [0, 1)")
 
 
 class LimiterStats(BaseModel):
@@ -72,6 +79,8 @@ class LimiterStats(BaseModel):
     """Rate-limit answers that paused the model."""
     slowdowns: int
     """Rate-limit answers that lowered the pace."""
+    tolerated: int = 0
+    """Rate-limit answers taken as noise (only the refused request waited)."""
     speed: float
     """Current pace as a fraction of the configured one."""
     in_flight: int
@@ -192,6 +201,8 @@ class Limiter:
         self._waited = 0.0
         self._pauses = 0
         self._slowdowns = 0
+        self._tolerated = 0
+        self._recent_429s: deque[float] = deque()
 
     @asynccontextmanager
     async def slot(self, tokens: int = 0) -> AsyncIterator[Slot]:
@@ -218,6 +229,8 @@ class Limiter:
         of 429s lowers the pace once."""
         with self._lock:
             now = self._clock()
+            if self._tolerate(now):
+                return
             self._pauses += 1
             if pause and pause > 0:
                 self._paused_until = max(self._paused_until, now + pause)
@@ -237,12 +250,26 @@ class Limiter:
                 waited=self._waited,
                 pauses=self._pauses,
                 slowdowns=self._slowdowns,
+                tolerated=self._tolerated,
                 speed=self._speed(self._clock()),
                 in_flight=self._semaphore.active,
                 max_in_flight=self._semaphore.max_active,
             )
 
     # internals ------------------------------------------------------------
+
+    def _tolerate(self, now: float) -> bool:
+        """Whether this 429 falls within the tolerated share of the rpm budget."""
+        if self.limits.rpm is None:
+            return False
+        while self._recent_429s and self._recent_429s[0] <= now - self.limits.window:
+            self._recent_429s.popleft()
+        self._recent_429s.append(now)
+        budget = math.floor(self.limits.tolerated_429_share * self.limits.rpm)
+        if len(self._recent_429s) <= budget:
+            self._tolerated += 1
+            return True
+        return False
 
     def _slow_down(self, now: float) -> None:
         self._speed_after_penalty = max(

