@@ -99,7 +99,9 @@ def usage_table(usage: Sequence[dict[str, Any]]) -> Table:
     """Judge calls, cache hits, tokens, cost and errors per metric, with a total row."""
     table = Table(title="judge usage", title_justify="left")
     for column in ("metric", "calls", "cached", "input tokens", "output tokens", "cost", "errors"):
-        table.add_column(column, justify="left" if column == "metric" else "right")
+        table.add_column(
+            column, justify="left" if column == "metric" else "right", no_wrap=column == "metric"
+        )
     for row in usage:
         table.add_row(
             row["purpose"],
@@ -131,7 +133,9 @@ def print_plan(plan: DryRunPlan, console: Console) -> None:
         title_justify="left",
     )
     for column in ("metric", "judge calls", "input tokens (est.)", "output tokens (est.)", "cost"):
-        table.add_column(column, justify="left" if column == "metric" else "right")
+        table.add_column(
+            column, justify="left" if column == "metric" else "right", no_wrap=column == "metric"
+        )
     for p in plan.purposes:
         table.add_row(
             p.purpose, str(p.calls), str(p.input_tokens), str(p.output_tokens), _money(p.cost)
