@@ -11,6 +11,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ragjudge.models.model import ModelSettings
+
 
 class ConfigError(ValueError):
     """The configuration file is unreadable or invalid."""
@@ -48,15 +50,15 @@ class TargetConfig(BaseModel):
     timeout: float | None = Field(default=None, gt=0)
 
 
-class JudgeConfig(BaseModel):
+class JudgeConfig(ModelSettings):
     """The judge model and its limits.
 
     ``model`` is a spec string: ``openai/<model>`` (any OpenAI-compatible server; the
     base URL and key come from here or from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``),
     ``litellm/<provider>/<model>`` or ``scripted``. ``prices`` maps model names to
-    dollars per million tokens (``{input: 0.15, output: 0.6}``)."""
-
-    model_config = ConfigDict(extra="forbid")
+    dollars per million tokens (``{input: 0.15, output: 0.6}``). The limits, retries
+    and timeouts are those of :class:`~ragjudge.models.ModelSettings` (``rpm``, ``tpm``,
+    ``max_concurrency``, ``max_retries``, ``timeout`` …)."""
 
     model: str
     base_url: str | None = None
@@ -64,14 +66,6 @@ class JudgeConfig(BaseModel):
     temperature: float | None = 0.0
     max_tokens: int | None = Field(default=None, gt=0)
     seed: int | None = None
-    max_concurrency: int = Field(default=8, ge=1)
-    rpm: int | None = Field(default=None, gt=0)
-    tpm: int | None = Field(default=None, gt=0)
-    max_retries: int = Field(default=4, ge=0)
-    backoff_base: float = Field(default=0.5, ge=0)
-    backoff_max: float = Field(default=30.0, ge=0)
-    timeout: float = Field(default=60.0, gt=0)
-    reask_limit: int = Field(default=2, ge=0)
     prices: dict[str, dict[str, float] | list[float]] = Field(default_factory=dict)
 
 

@@ -72,17 +72,9 @@ def generate_config(judge: JudgeConfig | None) -> GenerateConfig:
 
 
 def model_settings(judge: JudgeConfig, *, cache: bool) -> ModelSettings:
-    return ModelSettings(
-        max_concurrency=judge.max_concurrency,
-        rpm=judge.rpm,
-        tpm=judge.tpm,
-        max_retries=judge.max_retries,
-        backoff_base=judge.backoff_base,
-        backoff_max=judge.backoff_max,
-        timeout=judge.timeout,
-        reask_limit=judge.reask_limit,
-        cache=cache,
-    )
+    """The judge layer's settings from the judge config (its ModelSettings part)."""
+    fields = judge.model_dump(include=set(ModelSettings.model_fields))
+    return ModelSettings.model_validate({**fields, "cache": cache})
 
 
 def build_judge(

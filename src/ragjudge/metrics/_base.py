@@ -70,6 +70,20 @@ class Metric(ABC):
         return [self.name]
 
 
+def response_and_references(
+    metric: str, sample: Sample, output: Output
+) -> tuple[str, list[tuple[int, str]]] | Score:
+    """The response and the non-blank references (with their positions) a
+    reference-based metric compares, or the error Score when either is missing."""
+    if output.response is None:
+        reason = f"target failed: {output.error}" if output.error else "no response"
+        return Score.failed(metric, reason)
+    references = [(i, ref) for i, ref in enumerate(sample.references) if ref.strip()]
+    if not references:
+        return Score.failed(metric, "every reference answer is empty")
+    return output.response, references
+
+
 MetricFactory = Callable[..., Metric]
 _REGISTRY: dict[str, MetricFactory] = {}
 

@@ -20,7 +20,12 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ragjudge.embeddings import DEFAULT_LOCAL_MODEL, LocalEmbedder, TokenEmbeddings
-from ragjudge.metrics._base import Metric, MetricContext, register_metric
+from ragjudge.metrics._base import (
+    Metric,
+    MetricContext,
+    register_metric,
+    response_and_references,
+)
 from ragjudge.schema import Output, Sample, Score
 
 __all__ = ["BertScore", "BertScoreResult", "bert_score_components"]
@@ -73,13 +78,11 @@ class BertScore(Metric):
 
     async def score(self, sample: Sample, output: Output, ctx: MetricContext) -> Score:
         """Embed the response and every reference in one batch and keep the best F1."""
-        if output.response is None:
-            reason = f"target failed: {output.error}" if output.error else "no response"
-            return Score.failed(self.name, reason)
-        references = [(i, ref) for i, ref in enumerate(sample.references) if ref.strip()]
-        if not references:
-            return Score.failed(self.name, "every reference answer is empty")
-        texts = [output.response, *(reference for _, reference in references)]
+        found = response_and_references(self.name, sample, output)
+        if isinstance(found, Score):
+            return found
+        text, references = found
+        texts = [text, *(reference for _, reference in references)]
         response, *embedded = await self.embedder.token_embeddings(texts)
         scored = [
             (index, result)

@@ -19,7 +19,12 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any, NamedTuple
 
-from ragjudge.metrics._base import Metric, MetricContext, register_metric
+from ragjudge.metrics._base import (
+    Metric,
+    MetricContext,
+    register_metric,
+    response_and_references,
+)
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.text import normalize, normalize_answer, tokenize
 
@@ -48,16 +53,14 @@ class ReferenceMetric(Metric):
 
     async def score(self, sample: Sample, output: Output, ctx: MetricContext) -> Score:
         """Score the response against every reference and keep the best comparison."""
-        if output.response is None:
-            reason = f"target failed: {output.error}" if output.error else "no response"
-            return Score.failed(self.name, reason)
-        references = [(i, ref) for i, ref in enumerate(sample.references) if ref.strip()]
-        if not references:
-            return Score.failed(self.name, "every reference answer is empty")
+        found = response_and_references(self.name, sample, output)
+        if isinstance(found, Score):
+            return found
+        response, references = found
         scored = [
             (index, comparison)
             for index, reference in references
-            if (comparison := self.compare(output.response, reference)) is not None
+            if (comparison := self.compare(response, reference)) is not None
         ]
         if not scored:
             return Score.failed(
