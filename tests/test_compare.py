@@ -17,8 +17,8 @@ from ragjudge.compare import (
     compare_command,
     compare_runs,
     render_comparison,
-    run_exclusions,
 )
+from ragjudge.runner import run_exclusions
 from ragjudge.schema import Sample, Score
 from ragjudge.stats import bootstrap_ci
 from ragjudge.store import Store
@@ -153,9 +153,10 @@ def test_errors_and_missing_samples_are_dropped_and_counted(store: Store) -> Non
 def test_excluded_values_leave_samples_out(store: Store) -> None:
     a = stored_run(store, {"answer_accuracy": {"s1": [3], "s2": [0], "s3": [4, 0]}})
     b = stored_run(store, {"answer_accuracy": {"s1": [5], "s2": [4], "s3": [2]}})
-    plain = row(compare_runs(store, a, store, b), "answer_accuracy")
+    plain = row(compare_runs(store, a, store, b, exclude={}), "answer_accuracy")
     assert plain.paired.n == 3 and plain.excluded == 0
-    comparison = compare_runs(store, a, store, b, exclude={"answer_accuracy": [0.0]})
+    # by default the runs' configs say what answer_accuracy leaves out
+    comparison = compare_runs(store, a, store, b)
     result = row(comparison, "answer_accuracy")
     # s2's only value is the excluded 0; s3's 0 trial is dropped, leaving 4
     assert result.excluded == 1 and result.paired.n == 2
@@ -214,6 +215,21 @@ def test_per_subset_tables_use_run_a_metadata(store: Store) -> None:
     assert row(comparison, "acc").paired.n == 4
     with pytest.raises(ValueError, match="no sample has metadata key 'topic'"):
         compare_runs(store, a, store, b, by="topic")
+
+
+def test_list_valued_metadata_gives_one_subset_per_combination(store: Store) -> None:
+    meta = {
+        "s0": {"type": ["Factoid"]},
+        "s1": {"type": ["Factoid", "Keyword"]},
+        "s2": {"type": ["Factoid"]},
+        "s3": {"type": []},
+    }
+    a = stored_run(store, {"acc": single([1, 2, 3, 4])}, metadata=meta)
+    b = stored_run(store, {"acc": single([2, 2, 4, 4])})
+    comparison = compare_runs(store, a, store, b, by="type")
+    assert list(comparison.subsets) == ["Factoid", "Factoid, Keyword", "(none)"]
+    (factoid,) = comparison.subsets["Factoid"]
+    assert factoid.paired.n == 2 and factoid.paired.difference == pytest.approx(1.0)
 
 
 def test_runs_in_two_store_files(tmp_path: Path) -> None:

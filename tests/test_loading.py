@@ -352,8 +352,26 @@ def test_format_argument_overrides_detection() -> None:
 
 
 def test_unknown_format_name() -> None:
-    with pytest.raises(ValueError, match="unknown evaluation-set format"):
+    with pytest.raises(ValueError, match=r"unknown evaluation-set format.*mtrag_un"):
         load_samples([{"request": "q"}], format="mlflow3")
+
+
+def test_benchmark_format_names_use_the_benchmark_loader(tmp_path: Path) -> None:
+    line = {
+        "conversation_id": "c1",
+        "task_id": "c1<::>1",
+        "input": [{"speaker": "user", "text": "申請はどこで?"}],
+        "targets": [{"speaker": "agent", "text": "市役所です。"}],
+    }
+    path = tmp_path / "reference.jsonl"
+    path.write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    (sample,) = load_samples(path, format="MTRAG-UN")
+
+    assert sample.request_id == "c1<::>1"
+    assert sample.metadata["conversation_id"] == "c1"
+    with pytest.raises(ValueError, match="pass its path"):
+        load_samples([line], format="mtrag_un")
 
 
 @pytest.mark.parametrize(

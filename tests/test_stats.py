@@ -18,7 +18,10 @@ from ragjudge.stats import (
     bootstrap_ci,
     correlations,
     group_label,
+    group_names,
+    metadata_column,
     paired_difference,
+    sample_means,
     sign_flip_p_value,
     summarize_by,
     summarize_scores,
@@ -392,7 +395,61 @@ def test_group_label_names_missing_values_and_joins_lists() -> None:
     assert group_label(None) == NO_GROUP
     assert group_label(float("nan")) == NO_GROUP
     assert group_label(["Factoid", "Keyword"]) == "Factoid, Keyword"
+    assert group_label([]) == NO_GROUP
     assert group_label(3) == "3"
+    assert group_label(0.5) == "0.5"
+
+
+def test_group_label_reads_a_score_frames_flattened_values() -> None:
+    # A store's score frame keeps lists as JSON text and int columns with gaps as floats.
+    assert group_label('["Factoid", "Keyword"]') == "Factoid, Keyword"
+    assert group_label("[]") == NO_GROUP
+    assert group_label(2.0) == "2"
+    # text that only looks like a list stays as it is
+    assert group_label("[red]x[/red]") == "[red]x[/red]"
+    assert group_label('{"a": 1}') == '{"a": 1}'
+
+
+def test_summarize_by_a_list_valued_key_joins_its_items() -> None:
+    frame = score_frame(
+        [("s1", 0, "m", 1.0, None), ("s2", 0, "m", 0.0, None), ("s3", 0, "m", 0.5, None)],
+        **{"metadata.kind": ['["Factoid"]', '["Factoid", "Keyword"]', None]},
+    )
+    groups = summarize_by(frame, "metadata.kind")
+    assert list(groups) == ["Factoid", "Factoid, Keyword", NO_GROUP]
+    assert only(groups["Factoid"], "m").mean == pytest.approx(1.0)
+
+
+def test_group_names_sort_with_the_missing_group_last() -> None:
+    assert group_names(["os", NO_GROUP, "db", "os"]) == ["db", "os", NO_GROUP]
+    assert group_names(["b", "a"]) == ["a", "b"]
+    assert group_names([]) == []
+
+
+def test_metadata_column_prefers_metadata_and_names_the_keys_present() -> None:
+    frame = score_frame([("s1", 0, "m", 1.0, None)], **{"metadata.product": ["db"]})
+    assert metadata_column(frame, "product") == "metadata.product"
+    assert metadata_column(frame, "metadata.product") == "metadata.product"
+    with pytest.raises(ValueError, match=r"no sample has metadata key 'topic'.*product"):
+        metadata_column(frame, "topic")
+
+
+def test_sample_means_leave_out_errors_and_excluded_values() -> None:
+    frame = score_frame(
+        [
+            ("b", 0, "m", 4.0, None),
+            ("a", 0, "m", 0.0, None),
+            ("a", 1, "m", 2.0, None),
+            ("c", 0, "m", float("nan"), "timeout"),
+            ("d", 0, "m", 0.0, None),
+            ("a", 0, "other", 1.0, None),
+        ]
+    )
+    means = sample_means(frame, {"m": [0.0]})
+    assert list(means) == ["m", "other"]
+    assert means["m"].to_dict() == {"b": 4.0, "a": 2.0}  # c failed, d only excluded
+    assert sample_means(frame)["m"].to_dict() == {"b": 4.0, "a": 1.0, "d": 0.0}
+    assert means["other"].to_dict() == {"a": 1.0}
 
 
 # --- paired_difference ------------------------------------------------------------------

@@ -26,18 +26,21 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
 import pandas as pd
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ragjudge.runner import run_exclusions
 from ragjudge.stats import (
     NO_GROUP,
     PERMUTATION_TEST,
     PairedDifference,
     group_label,
+    group_names,
+    metadata_column,
     paired_difference,
+    sample_means,
 )
 from ragjudge.store import RunInfo, Store
 
@@ -49,7 +52,6 @@ __all__ = [
     "compare_command",
     "compare_runs",
     "render_comparison",
-    "run_exclusions",
 ]
 
 LOWER_IS_BETTER: frozenset[str] = frozenset({"lscore"})
@@ -252,19 +254,13 @@ def _metric_results(
     frame: pd.DataFrame, exclude: Mapping[str, Sequence[float]]
 ) -> dict[str, _MetricResults]:
     """Each metric's per-sample results in a long score frame, in order of first appearance."""
-    values = pd.to_numeric(frame["value"], errors="coerce").astype("float64")
-    has_error = frame["error"].map(lambda e: e is not None and not pd.isna(e) and e != "")
-    usable = ~has_error.astype(bool) & np.isfinite(values)
-    sample_ids = frame["sample_id"].astype(str)
+    kept = sample_means(frame, exclude)
+    valid = sample_means(frame)
     results: dict[str, _MetricResults] = {}
-    for metric in frame["metric"].drop_duplicates():
-        rows = frame["metric"] == metric
-        valid = rows & usable
-        kept = valid & ~values.isin(list(exclude.get(str(metric), ())))
-        means = values[kept].groupby(sample_ids[kept], sort=False).mean()
-        with_valid = set(sample_ids[valid])
-        order = list(dict.fromkeys(sample_ids[rows]))
-        results[str(metric)] = _MetricResults(
+    for metric, means in kept.items():
+        order = list(frame.loc[frame["metric"] == metric, "sample_id"].drop_duplicates())
+        with_valid = set(valid[metric].index)
+        results[metric] = _MetricResults(
             order=order,
             values={str(k): float(v) for k, v in means.items()},
             failed=frozenset(set(order) - with_valid),
@@ -273,11 +269,17 @@ def _metric_results(
     return results
 
 
+def _has_result(sample_id: str, results: _MetricResults) -> bool:
+    return (
+        sample_id in results.values or sample_id in results.failed or sample_id in results.excluded
+    )
+
+
 def _drop_reason(sample_id: str, a: _MetricResults, b: _MetricResults) -> str | None:
     """Why a sample cannot be paired for this metric (None when it can)."""
-    if sample_id not in a.values and sample_id not in a.failed | a.excluded:
+    if not _has_result(sample_id, a):
         return "missing_a"
-    if sample_id not in b.values and sample_id not in b.failed | b.excluded:
+    if not _has_result(sample_id, b):
         return "missing_b"
     if sample_id in a.failed or sample_id in b.failed:
         return "errors"
@@ -340,26 +342,28 @@ def compare_runs(
 
     ``metrics`` restricts the comparison to these metrics (each must be in both
     runs); by default every metric both runs have is compared, in run A's order.
-    ``exclude[metric]`` lists values left out before trials are averaged (build it
-    from the runs' configs with :func:`run_exclusions`). ``by`` names a metadata key;
-    each sample's subset comes from its metadata in run A (in run B for samples run A
-    lacks). Raises ``KeyError`` for an unknown or ambiguous run and ``ValueError``
-    when a run has no scores, the runs share no sample or metric, a named metric is
-    missing or no sample carries ``by``.
+    ``exclude[metric]`` lists values left out before trials are averaged; by default
+    they are the values the runs' metrics leave out of their means, read from the two
+    runs' configs as the run summary does (answer accuracy's 0); ``{}`` keeps every
+    value. ``by`` names a metadata key; each sample's subset comes from its metadata
+    in run A (in run B for samples run A has no score for). Raises ``KeyError`` for an
+    unknown or ambiguous run and ``ValueError`` when a run has no scores, the runs
+    share no sample or metric, a named metric is missing or no sample carries ``by``.
     """
     info_a, info_b = store_a.run(run_a), store_b.run(run_b)
     frame_a = _scores_of(store_a, info_a.run_id)
     frame_b = _scores_of(store_b, info_b.run_id)
-    if not set(frame_a["sample_id"].astype(str)) & set(frame_b["sample_id"].astype(str)):
+    if not set(frame_a["sample_id"]) & set(frame_b["sample_id"]):
         raise ValueError(
             f"runs {info_a.run_id} and {info_b.run_id} share no request_id; "
             "a paired comparison needs the same evaluation set"
         )
-    exclude = exclude or {}
+    if exclude is None:
+        exclude = run_exclusions(info_a.config, info_b.config)
     results_a = _metric_results(frame_a, exclude)
     results_b = _metric_results(frame_b, exclude)
     names = _metrics_to_compare(results_a, results_b, metrics)
-    labels = _subset_labels(store_a, info_a.run_id, store_b, info_b.run_id, by)
+    labels = _subset_labels(frame_a, frame_b, by)
     lower = frozenset(lower_is_better)
 
     def compare(metric: str, keep: str | None) -> MetricComparison:
@@ -381,7 +385,9 @@ def compare_runs(
         run_b=_run_ref(store_b, info_b),
         rows=[compare(m, None) for m in names],
         by=by,
-        subsets={group: [compare(m, group) for m in names] for group in _group_names(labels)},
+        subsets={
+            group: [compare(m, group) for m in names] for group in group_names(labels.values())
+        },
         only_a=[m for m in results_a if m not in results_b],
         only_b=[m for m in results_b if m not in results_a],
         excluded_values={m: [float(v) for v in vs] for m, vs in exclude.items() if vs},
@@ -427,38 +433,15 @@ def _metrics_to_compare(
     return list(dict.fromkeys(wanted))
 
 
-def _subset_labels(
-    store_a: Store, run_a: str, store_b: Store, run_b: str, by: str | None
-) -> dict[str, str]:
-    """Each sample's subset under metadata key ``by`` (empty without ``by``)."""
+def _subset_labels(frame_a: pd.DataFrame, frame_b: pd.DataFrame, by: str | None) -> dict[str, str]:
+    """Each sample's subset under metadata key ``by`` (empty without ``by``), from its
+    first row in run A's score frame, else in run B's."""
     if by is None:
         return {}
-    metadata = {s.request_id: s.metadata for s in store_b.samples(run_b)}
-    metadata.update({s.request_id: s.metadata for s in store_a.samples(run_a)})
-    if not any(by in m for m in metadata.values()):
-        known = sorted({k for m in metadata.values() for k in m})
-        raise ValueError(
-            f"no sample has metadata key {by!r}; keys present: {', '.join(known) or '(none)'}"
-        )
-    return {sample_id: group_label(m.get(by)) for sample_id, m in metadata.items()}
-
-
-def _group_names(labels: Mapping[str, str]) -> list[str]:
-    """Subset names sorted, with the group of samples lacking the key last."""
-    names = sorted(set(labels.values()) - {NO_GROUP})
-    if NO_GROUP in labels.values():
-        names.append(NO_GROUP)
-    return names
-
-
-def run_exclusions(*configs: Mapping[str, Any]) -> dict[str, list[float]]:
-    """Values each metric leaves out of its mean, from stored run configs (see
-    :func:`ragjudge.runner.run_exclusions`)."""
-    # Imported here: the runner pulls in targets and models, which reading scores does
-    # not need.
-    from ragjudge.runner import run_exclusions as from_configs
-
-    return from_configs(*configs)
+    firsts = pd.concat([f.drop_duplicates("sample_id") for f in (frame_a, frame_b)])
+    firsts = firsts.drop_duplicates("sample_id")
+    labels = firsts[metadata_column(firsts, by)].map(group_label)
+    return dict(zip(firsts["sample_id"], labels, strict=True))
 
 
 # --------------------------------------------------------------------------- rendering
@@ -590,19 +573,17 @@ def compare_command(
     """``ragjudge compare RUN_A RUN_B``: compare two stored runs and print the table
     (or JSON). RUN_B is looked up in ``store_b`` when given, else in ``store``.
 
-    Values the runs' metrics exclude from their means are read from their configs.
-    Raises ``FileNotFoundError`` for a missing store file, ``KeyError`` for an
-    unknown run and ``ValueError`` for anything :func:`compare_runs` rejects.
+    Values the runs' metrics exclude from their means are left out (see
+    :func:`compare_runs`). Raises ``FileNotFoundError`` for a missing store file,
+    ``KeyError`` for an unknown run and ``ValueError`` for anything :func:`compare_runs`
+    rejects.
     """
     with ExitStack() as stack:
         first = stack.enter_context(_open_existing(store))
         second = first
         if store_b is not None and store_b.resolve() != store.resolve():
             second = stack.enter_context(_open_existing(store_b))
-        exclude = run_exclusions(first.run(run_a).config, second.run(run_b).config)
-        comparison = compare_runs(
-            first, run_a, second, run_b, by=by, metrics=metric or None, exclude=exclude
-        )
+        comparison = compare_runs(first, run_a, second, run_b, by=by, metrics=metric or None)
     if as_json:
         console.out(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2), highlight=False)
     else:

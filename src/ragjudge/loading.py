@@ -109,17 +109,22 @@ def load_samples(
     ``source`` is a file path (``.jsonl``, ``.ndjson``, ``.json``, ``.csv``,
     ``.parquet``), a pandas DataFrame or a list of dicts. ``format`` is one of
     :data:`FORMATS` (``-`` may stand for ``_``); by default it is detected with
-    :func:`detect_format`.
+    :func:`detect_format`. A public benchmark's own layout (``mtrag_human``,
+    ``mtrag_un``: see :data:`ragjudge.datasets.DATASET_LOADERS`) is read from its file
+    by that benchmark's loader.
 
     Rows without a ``request_id`` get one derived from their content, stable across
     loads. Raises :class:`DatasetError` listing every bad row, ``FileNotFoundError``
     for a missing file and ``ValueError`` for an unsupported file type or format name.
     """
-    if format is not None and isinstance(source, str | Path):
-        dataset_loader = _dataset_loader(format)
+    chosen = None
+    if format is not None:
+        chosen = _normalise_format_name(format)
+        dataset_loader = _dataset_loaders().get(chosen)
         if dataset_loader is not None:
+            if not isinstance(source, str | Path):
+                raise ValueError(f"format {format!r} reads a benchmark file: pass its path")
             return dataset_loader(source)
-    chosen = _normalise_format_name(format) if format is not None else None
     read = _read_source(source)
     if not read.rows and not read.problems:
         raise DatasetError([_file_problem(read.label, "the evaluation set holds no rows")])
@@ -131,11 +136,12 @@ def load_samples(
     return samples
 
 
-def _dataset_loader(name: str) -> Callable[[str | Path], list[Sample]] | None:
-    """A loader for a public dataset's own layout (``mtrag_human``, ``mtrag_un``)."""
+def _dataset_loaders() -> Mapping[str, Callable[[str | Path], list[Sample]]]:
+    """Loaders of public benchmarks' own layouts by format name."""
+    # Imported here: the benchmark loaders import this module.
     from ragjudge.datasets import DATASET_LOADERS
 
-    return DATASET_LOADERS.get(name.lower().replace("-", "_"))
+    return DATASET_LOADERS
 
 
 # --------------------------------------------------------------------------- reading
@@ -494,8 +500,9 @@ def _chunks(column: str) -> Callable[[Any], Any]:
 
 def _normalise_format_name(name: str) -> str:
     normalised = name.strip().lower().replace("-", "_")
-    if normalised not in FORMATS:
-        raise ValueError(f"unknown evaluation-set format {name!r}; use one of {', '.join(FORMATS)}")
+    known = [*FORMATS, *_dataset_loaders()]
+    if normalised not in known:
+        raise ValueError(f"unknown evaluation-set format {name!r}; use one of {', '.join(known)}")
     return normalised
 
 

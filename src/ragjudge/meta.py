@@ -26,12 +26,15 @@ import numpy as np
 import pandas as pd
 from rich.table import Table
 
+from ragjudge.runner import run_exclusions
 from ragjudge.stats import (
     CORRELATION_METHODS,
-    NO_GROUP,
     Correlation,
     correlations,
     group_label,
+    group_names,
+    metadata_column,
+    sample_means,
 )
 from ragjudge.store import Store
 
@@ -49,7 +52,6 @@ __all__ = [
 Combine = Literal["mean", "median"]
 """How several annotators' values become one human score per sample."""
 
-_REQUIRED_COLUMNS = ("sample_id", "trial", "metric", "value", "error")
 _TEXT_COLUMNS = ("human", "group", "metric")
 _COUNT_COLUMNS = ("n", "unpaired", "human_n", "missing")
 _METHOD_TITLES = {"pearson": "Pearson", "spearman": "Spearman", "kendall": "Kendall"}
@@ -277,20 +279,22 @@ def meta_evaluate(
         raise ValueError("name at least one human-score key")
     if combine not in ("mean", "median"):
         raise ValueError(f"combine must be 'mean' or 'median', got {combine!r}")
-    _check_columns(frame)
+    metric_values = sample_means(frame, exclude)
+    if frame.empty:
+        raise ValueError("score frame holds no scores")
     firsts = frame.drop_duplicates("sample_id").set_index("sample_id")
-    metric_values = _metric_values(frame, exclude or {})
     for key in extra:
         if key in metric_values:
             raise ValueError(f"extra score {key!r} has the name of a metric of the run")
         metric_values[key] = _score_series(firsts, key, combine)
+    human_scores = {key: _score_series(firsts, key, combine) for key in keys}
     groups = _groups(firsts, by)
     blocks = [
         _block(
             key,
             group,
             ids,
-            _score_series(firsts, key, combine),
+            human_scores[key],
             metric_values,
             seed=seed,
             confidence=confidence,
@@ -308,28 +312,9 @@ def meta_evaluate(
     )
 
 
-def _check_columns(frame: pd.DataFrame) -> None:
-    missing = [c for c in _REQUIRED_COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValueError(f"score frame lacks column(s): {', '.join(missing)}")
-    if frame.empty:
-        raise ValueError("score frame holds no scores")
-
-
-def _metadata_column(frame: pd.DataFrame, key: str) -> str:
-    """The frame column holding metadata ``key``."""
-    for column in (f"metadata.{key}", key):
-        if column in frame.columns:
-            return column
-    known = sorted(c.removeprefix("metadata.") for c in frame.columns if c.startswith("metadata."))
-    raise ValueError(
-        f"no sample has metadata key {key!r}; keys present: {', '.join(known) or '(none)'}"
-    )
-
-
 def _score_series(firsts: pd.DataFrame, key: str, combine: Combine) -> pd.Series[float]:
     """Each sample's combined score under metadata ``key`` (NaN when it has none)."""
-    column = _metadata_column(firsts, key)
+    column = metadata_column(firsts, key)
     values: dict[Any, float] = {}
     for sample_id, raw in firsts[column].items():
         try:
@@ -340,30 +325,12 @@ def _score_series(firsts: pd.DataFrame, key: str, combine: Combine) -> pd.Series
     return pd.Series(values, index=firsts.index, dtype="float64")
 
 
-def _metric_values(
-    frame: pd.DataFrame, exclude: Mapping[str, Sequence[float]]
-) -> dict[str, pd.Series[float]]:
-    """Each metric's per-sample mean over its usable trials, in order of first appearance."""
-    values = pd.to_numeric(frame["value"], errors="coerce").astype("float64")
-    failed = frame["error"].map(lambda e: e is not None and not pd.isna(e) and e != "")
-    usable = frame.assign(value=values)[~failed.astype(bool) & np.isfinite(values)]
-    result: dict[str, pd.Series[float]] = {}
-    for metric in frame["metric"].drop_duplicates():
-        rows = usable[usable["metric"] == metric]
-        rows = rows[~rows["value"].isin(list(exclude.get(str(metric), ())))]
-        result[str(metric)] = rows.groupby("sample_id", sort=False)["value"].mean()
-    return result
-
-
 def _groups(firsts: pd.DataFrame, by: str | None) -> list[tuple[str | None, pd.Index[Any]]]:
     """(group name, sample ids) pairs; one unnamed group of all samples without ``by``."""
     if by is None:
         return [(None, firsts.index)]
-    labels = firsts[_metadata_column(firsts, by)].map(group_label)
-    names = sorted(set(labels) - {NO_GROUP})
-    if (labels == NO_GROUP).any():
-        names.append(NO_GROUP)
-    return [(name, firsts.index[(labels == name).to_numpy()]) for name in names]
+    labels = firsts[metadata_column(firsts, by)].map(group_label)
+    return [(name, firsts.index[(labels == name).to_numpy()]) for name in group_names(labels)]
 
 
 def _block(
@@ -418,51 +385,27 @@ def meta_for_run(
     seed: int = 0,
     extra: Sequence[str] = (),
 ) -> MetaTable:
-    """Meta-evaluate a stored run (a unique prefix of its id is enough).
+    """Meta-evaluate a stored run (a unique prefix of its id is enough) from its score
+    frame, where the samples' metadata (human scores, ``by`` and ``extra`` keys) sits.
 
-    Human scores, ``by`` and ``extra`` keys are read from the stored samples'
-    metadata as they were loaded (not the flattened text of the score frame). Values
-    the run's metrics leave out of their mean (``exclude_from_mean``, such as answer
-    accuracy's 0) are left out here too. Raises ``KeyError`` for an unknown run and
-    ``ValueError`` when the run has no scores or no sample carries a named key.
+    Values the run's metrics leave out of their mean (``exclude_from_mean``, such as
+    answer accuracy's 0) are left out here too. Raises ``KeyError`` for an unknown run
+    and ``ValueError`` when the run has no scores or no sample carries a named key.
     """
     run = store.run(run_id)
     frame = store.score_frame(run.run_id)
     if frame.empty:
         raise ValueError(f"run {run.run_id} has no scores")
-    metadata = {s.request_id: s.metadata for s in store.samples(run.run_id)}
-    for key in [*human, *extra, *([by] if by else [])]:
-        frame[f"metadata.{key}"] = _metadata_values(frame["sample_id"], metadata, key)
     table = meta_evaluate(
         frame,
         human,
         combine=combine,
         by=by,
         seed=seed,
-        exclude=_run_exclusions(run.config),
+        exclude=run_exclusions(run.config),
         extra=extra,
     )
     return replace(table, run_id=run.run_id)
-
-
-def _metadata_values(
-    sample_ids: pd.Series[Any], metadata: Mapping[str, Mapping[str, Any]], key: str
-) -> list[Any]:
-    if not any(key in m for m in metadata.values()):
-        known = sorted({k for m in metadata.values() for k in m})
-        raise ValueError(
-            f"no sample has metadata key {key!r}; keys present: {', '.join(known) or '(none)'}"
-        )
-    return [metadata.get(sample_id, {}).get(key) for sample_id in sample_ids]
-
-
-def _run_exclusions(config: Mapping[str, Any]) -> dict[str, list[float]]:
-    """Values each of the run's metrics leaves out of its mean, from the stored config."""
-    # Imported here: the runner pulls in targets and models, which a frame-only
-    # meta-evaluation does not need.
-    from ragjudge.runner import run_exclusions
-
-    return run_exclusions(config)
 
 
 # --------------------------------------------------------------------------- rendering

@@ -9,9 +9,10 @@ seeded: the same data always gives the same interval.
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,10 +83,7 @@ def bootstrap_ci(
     Returns None with fewer than two values and a zero-width interval when all values
     are equal. The same values, settings and seed always give the same interval.
     """
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be positive, got {n_resamples}")
+    _check_bootstrap_settings(confidence, n_resamples)
     data = np.asarray(values, dtype=np.float64)
     if not np.all(np.isfinite(data)):
         raise ValueError("bootstrap_ci needs finite values; drop errors before calling it")
@@ -99,17 +97,30 @@ def bootstrap_ci(
     return Interval(float(low), float(high))
 
 
+def _check_bootstrap_settings(confidence: float, n_resamples: int) -> None:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be positive, got {n_resamples}")
+
+
+def _batch_sizes(n_resamples: int, width: int) -> Iterator[int]:
+    """Sizes of the batches that draw ``n_resamples`` rows of ``width`` cells each while
+    keeping every batch within :data:`_BOOTSTRAP_BATCH_CELLS`."""
+    batch = max(1, _BOOTSTRAP_BATCH_CELLS // width)
+    for start in range(0, n_resamples, batch):
+        yield min(batch, n_resamples - start)
+
+
 def _resampled_means(data: FloatArray, *, n_resamples: int, seed: int) -> FloatArray:
     """Means of ``n_resamples`` resamples with replacement, drawn in memory-bounded batches."""
     rng = np.random.default_rng(seed)
     n = data.size
-    batch = max(1, _BOOTSTRAP_BATCH_CELLS // n)
-    means = np.empty(n_resamples, dtype=np.float64)
-    for start in range(0, n_resamples, batch):
-        stop = min(start + batch, n_resamples)
-        indices = rng.integers(0, n, size=(stop - start, n))
-        means[start:stop] = data[indices].mean(axis=1)
-    return means
+    parts = [
+        data[rng.integers(0, n, size=(size, n))].mean(axis=1)
+        for size in _batch_sizes(n_resamples, n)
+    ]
+    return np.concatenate(parts)
 
 
 def summarize_scores(
@@ -159,15 +170,12 @@ def summarize_by(
         raise ValueError(
             f"no column {key!r} to group by; columns are: {', '.join(map(str, scores.columns))}"
         )
-    labels = scores[key].map(_group_label)
-    names = sorted(set(labels) - {NO_GROUP})
-    if (labels == NO_GROUP).any():
-        names.append(NO_GROUP)
+    labels = scores[key].map(group_label)
     return {
         name: summarize_scores(
             scores[labels == name], exclude=exclude, seed=seed, confidence=confidence
         )
-        for name in names
+        for name in group_names(labels)
     }
 
 
@@ -218,20 +226,81 @@ def _check_columns(scores: pd.DataFrame) -> None:
         raise ValueError(f"score frame lacks column(s): {', '.join(missing)}")
 
 
-def _group_label(value: Any) -> str:
+def group_label(value: Any) -> str:
+    """The group name a subset-key value gives: missing values and empty lists are
+    ``"(none)"``, a list's items are joined with commas, and a whole float is written
+    as an integer.
+
+    A store's score frame keeps a list as JSON text and an integer column with gaps as
+    floats; both get the label of the original value.
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return NO_GROUP
+    if isinstance(value, str) and value.startswith("["):
+        value = _json_list_or_text(value)
     if isinstance(value, list | tuple):
         return ", ".join(map(str, value)) if value else NO_GROUP
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
     return str(value)
 
 
-def _error_mask(rows: pd.DataFrame) -> pd.Series[bool]:
-    """Rows that failed: an error message, or no finite value."""
-    has_error = rows["error"].map(lambda e: e is not None and not pd.isna(e) and e != "")
-    values = pd.to_numeric(rows["value"], errors="coerce")
+def _json_list_or_text(text: str) -> Any:
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        return text
+    return parsed if isinstance(parsed, list) else text
+
+
+def group_names(labels: Iterable[str]) -> list[str]:
+    """The distinct group labels sorted by name, with ``"(none)"`` last."""
+    distinct = set(labels)
+    return sorted(distinct - {NO_GROUP}) + ([NO_GROUP] if NO_GROUP in distinct else [])
+
+
+def metadata_column(scores: pd.DataFrame, key: str) -> str:
+    """The column of a score frame that holds metadata ``key``: ``metadata.KEY``, or
+    ``key`` itself when it names a column. Raises ``ValueError`` naming the metadata
+    keys the frame has when neither exists."""
+    for column in (f"metadata.{key}", key):
+        if column in scores.columns:
+            return column
+    known = sorted(
+        str(c).removeprefix("metadata.") for c in scores.columns if str(c).startswith("metadata.")
+    )
+    raise ValueError(
+        f"no sample has metadata key {key!r}; keys present: {', '.join(known) or '(none)'}"
+    )
+
+
+def error_mask(scores: pd.DataFrame) -> pd.Series[bool]:
+    """Rows of a score frame that failed: an error message, or no finite value."""
+    has_error = scores["error"].map(lambda e: e is not None and not pd.isna(e) and e != "")
+    values = pd.to_numeric(scores["value"], errors="coerce")
     no_value = ~np.isfinite(values.to_numpy(dtype=np.float64, na_value=np.nan))
-    return has_error.astype(bool) | pd.Series(no_value, index=rows.index)
+    return has_error.astype(bool) | pd.Series(no_value, index=scores.index)
+
+
+def sample_means(
+    scores: pd.DataFrame, exclude: Mapping[str, Sequence[float]] | None = None
+) -> dict[str, pd.Series[float]]:
+    """Each metric's mean per sample over its trials, keyed by metric.
+
+    Failed results and the values ``exclude[metric]`` lists are left out first; a
+    sample with no value left is absent from its metric's series (indexed by
+    ``sample_id``). Metrics and samples keep their order of first appearance.
+    """
+    _check_columns(scores)
+    exclude = exclude or {}
+    usable = scores.loc[~error_mask(scores), ["sample_id", "metric", "value"]]
+    usable = usable.assign(value=pd.to_numeric(usable["value"]).astype(np.float64))
+    result: dict[str, pd.Series[float]] = {}
+    for metric in scores["metric"].drop_duplicates():
+        rows = usable[usable["metric"] == metric]
+        rows = rows[~rows["value"].isin(list(exclude.get(str(metric), ())))]
+        result[str(metric)] = rows.groupby("sample_id", sort=False)["value"].mean()
+    return result
 
 
 def _summarize_metric(
@@ -242,7 +311,7 @@ def _summarize_metric(
     seed: int,
     confidence: float,
 ) -> MetricSummary:
-    failed = _error_mask(rows)
+    failed = error_mask(rows)
     valid = rows.loc[~failed, ["sample_id", "trial"]].copy()
     valid["value"] = pd.to_numeric(rows.loc[~failed, "value"]).astype(np.float64)
     is_excluded = valid["value"].isin(list(exclude))
@@ -315,12 +384,6 @@ class Correlation:
     resamples: int
 
 
-def group_label(value: Any) -> str:
-    """The group name :func:`summarize_by` gives a subset-key value: missing values are
-    ``"(none)"`` and a list's items are joined with commas."""
-    return _group_label(value)
-
-
 def correlations(
     metric_values: Sequence[float] | npt.NDArray[np.floating[Any]],
     human_values: Sequence[float] | npt.NDArray[np.floating[Any]],
@@ -373,10 +436,7 @@ def _paired_arrays(
 ) -> tuple[FloatArray, FloatArray]:
     """``a`` and ``b`` as float arrays, once the bootstrap settings and the pairs are
     checked: equally long 1-d sequences of finite values (else ``not_finite`` is raised)."""
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be positive, got {n_resamples}")
+    _check_bootstrap_settings(confidence, n_resamples)
     x = np.asarray(a, dtype=np.float64)
     y = np.asarray(b, dtype=np.float64)
     if x.ndim != 1 or x.shape != y.shape:
@@ -409,10 +469,8 @@ def _bootstrap_correlations(
     resample leaves one side constant), drawn in memory-bounded batches."""
     rng = np.random.default_rng(seed)
     n = x.size
-    batch = max(1, _BOOTSTRAP_BATCH_CELLS // n)
     parts: dict[str, list[FloatArray]] = {m: [] for m in CORRELATION_METHODS}
-    for start in range(0, n_resamples, batch):
-        size = min(batch, n_resamples - start)
+    for size in _batch_sizes(n_resamples, n):
         indices = rng.integers(0, n, size=(size, n))
         for method, values in _replicate_correlations(x, y, indices).items():
             parts[method].append(values)
@@ -625,10 +683,8 @@ def sign_flip_p_value(
 def _random_sign_flip_count(d: FloatArray, threshold: float, *, n_resamples: int, seed: int) -> int:
     """How many of ``n_resamples`` random sign patterns give ``|sum| >= threshold``."""
     rng = np.random.default_rng(seed)
-    batch = max(1, _BOOTSTRAP_BATCH_CELLS // d.size)
     extreme = 0
-    for start in range(0, n_resamples, batch):
-        size = min(batch, n_resamples - start)
+    for size in _batch_sizes(n_resamples, d.size):
         signs = rng.integers(0, 2, size=(size, d.size)) * 2 - 1
         extreme += int(np.count_nonzero(np.abs(signs @ d) >= threshold))
     return extreme

@@ -99,9 +99,7 @@ def load_mtrag_human(path: str | Path) -> list[Sample]:
     Raises :class:`~ragjudge.loading.DatasetError` listing every record that cannot
     be read.
     """
-    file = _resolve(path, MTRAG_HUMAN_FILE)
-    data = _read_human_file(file)
-    label = str(file)
+    label, data = _read_human_file(path)
     problems: list[RowProblem] = []
     documents = _documents_by_id(data, label, problems)
     tasks = _tasks_by_id(data, label, problems)
@@ -109,22 +107,16 @@ def load_mtrag_human(path: str | Path) -> list[Sample]:
     for number, evaluation in enumerate(data.get("evaluations") or [], start=1):
         with _collect(problems, label, number, "evaluations"):
             rows.append((number, _human_sample(evaluation, tasks, documents)))
-    if not rows and not problems:
-        problems.append(RowProblem(source=label, row=0, field="", reason="no evaluations"))
-    problems += _duplicate_ids(label, rows)
-    if problems:
-        raise DatasetError(sorted(problems, key=lambda p: p.row))
-    return [sample for _, sample in rows]
+    return _samples_or_error(label, rows, problems, empty="no evaluations")
 
 
 def mtrag_human_documents(path: str | Path) -> list[Document]:
     """The 350 passages of the MTRAG human-evaluation subset as knowledge-base
     documents: ``doc_uri`` is the document id, ``content`` the passage text and
     ``metadata["title"]`` its title."""
-    file = _resolve(path, MTRAG_HUMAN_FILE)
-    data = _read_human_file(file)
+    label, data = _read_human_file(path)
     problems: list[RowProblem] = []
-    documents = _documents_by_id(data, str(file), problems)
+    documents = _documents_by_id(data, label, problems)
     if problems:
         raise DatasetError(problems)
     return [
@@ -133,16 +125,19 @@ def mtrag_human_documents(path: str | Path) -> list[Document]:
     ]
 
 
-def _read_human_file(file: Path) -> dict[str, Any]:
+def _read_human_file(path: str | Path) -> tuple[str, dict[str, Any]]:
+    """The human-evaluation file's name (for problems) and its JSON object."""
+    file = _resolve(path, MTRAG_HUMAN_FILE)
+    label = str(file)
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        problem = RowProblem(source=str(file), row=0, field="", reason=f"not valid JSON: {exc}")
+        problem = RowProblem(source=label, row=0, field="", reason=f"not valid JSON: {exc}")
         raise DatasetError([problem]) from exc
     if not isinstance(data, dict):
         reason = "expected a JSON object with 'tasks', 'documents' and 'evaluations'"
-        raise DatasetError([RowProblem(source=str(file), row=0, field="", reason=reason)])
-    return data
+        raise DatasetError([RowProblem(source=label, row=0, field="", reason=reason)])
+    return label, data
 
 
 def _documents_by_id(
@@ -326,12 +321,7 @@ def load_mtrag_un(path: str | Path) -> list[Sample]:
                 continue
             with _collect(problems, label, number, ""):
                 rows.append((number, _un_sample(_json_line(line))))
-    if not rows and not problems:
-        problems.append(RowProblem(source=label, row=0, field="", reason="no tasks"))
-    problems += _duplicate_ids(label, rows)
-    if problems:
-        raise DatasetError(sorted(problems, key=lambda p: p.row))
-    return [sample for _, sample in rows]
+    return _samples_or_error(label, rows, problems, empty="no tasks")
 
 
 def _json_line(line: str) -> dict[str, Any]:
@@ -416,6 +406,19 @@ def _chunk(doc_id: str, text: str, title: Any) -> ContextChunk:
     if title:
         return ContextChunk(doc_uri=doc_id, content=text, title=str(title))
     return ContextChunk(doc_uri=doc_id, content=text)
+
+
+def _samples_or_error(
+    label: str, rows: list[tuple[int, Sample]], problems: list[RowProblem], *, empty: str
+) -> list[Sample]:
+    """The samples read, or a :class:`DatasetError` listing every problem (including
+    repeated request ids, and ``empty`` when the file held no record)."""
+    if not rows and not problems:
+        problems.append(RowProblem(source=label, row=0, field="", reason=empty))
+    problems += _duplicate_ids(label, rows)
+    if problems:
+        raise DatasetError(sorted(problems, key=lambda p: p.row))
+    return [sample for _, sample in rows]
 
 
 def _duplicate_ids(label: str, rows: list[tuple[int, Sample]]) -> list[RowProblem]:
