@@ -269,3 +269,29 @@ def test_interrupted_500_row_run_resumes_to_exactly_500(
         outputs = conn.execute("SELECT COUNT(*) FROM outputs").fetchone()[0]
     assert per_metric == {"exact_match": 500, "token_f1": 500}
     assert distinct == 1000 and outputs == 500
+
+
+def test_config_mistakes_are_clean_errors_not_tracebacks(tmp_path: Path) -> None:
+    _write_jsonl(tmp_path / "set.jsonl", MIXED_ROWS)
+    unknown = runner.invoke(app, ["run", str(_config(tmp_path, "set.jsonl", "[no_such_metric]"))])
+    assert unknown.exit_code == 2 and "unknown metric 'no_such_metric'" in unknown.stderr
+    typo = _config(tmp_path, "set.jsonl", extra="target: {kind: callable, path: a:b, timout: 3}\n")
+    stray = runner.invoke(app, ["run", str(typo)])
+    assert stray.exit_code == 2 and "takes no timout" in stray.stderr
+
+
+def test_resume_takes_no_flags_that_would_change_the_run(tmp_path: Path) -> None:
+    cfg = _config(tmp_path, "set.jsonl")
+    for flag in (["--trials", "3"], ["--limit", "1"], ["--dry-run"]):
+        result = runner.invoke(app, ["run", str(cfg), "--resume", "some-run", *flag])
+        assert result.exit_code == 2 and "--resume finishes a stored run" in result.stderr
+
+
+def test_commands_on_a_missing_store_or_cache_say_so(tmp_path: Path) -> None:
+    absent = tmp_path / "absent.db"
+    for command in (["runs"], ["show", "r"], ["export", "r", "-o", str(tmp_path / "x.jsonl")]):
+        result = runner.invoke(app, [*command, "--store", str(absent)])
+        assert result.exit_code == 2 and "no store at" in result.stderr
+    assert not absent.exists()
+    cache = runner.invoke(app, ["cache", "stats", "--path", str(absent)])
+    assert cache.exit_code == 2 and "no cache at" in cache.stderr

@@ -345,6 +345,22 @@ async def test_a_missing_context_path_is_an_error(faulty: tuple[Any, FaultyApp])
     assert output.error is not None and "'data.passages'" in output.error
 
 
+async def test_a_context_that_is_neither_text_nor_an_object_is_an_error(
+    faulty: tuple[Any, FaultyApp],
+) -> None:
+    server, _ = faulty
+    target = JsonApiTarget(
+        f"{server.url}/json/echo",
+        body_template={"q": "{{query}}", "passages": ["fine", 7]},
+        response_path="data.answer",
+        context_path="data.received.passages",
+    )
+    output = await target(sample("q"))
+    assert output.response is None and output.error is not None
+    assert "'data.received.passages.1' is int" in output.error
+    assert "response body:" in output.error  # the reply is quoted for the reader
+
+
 def test_body_template_checks_placeholders_and_json_text() -> None:
     with pytest.raises(TargetError, match="unknown placeholders"):
         BodyTemplate({"q": "{{question}}"})
@@ -397,6 +413,10 @@ async def test_a_slow_sample_times_out_and_the_others_are_answered(
     faulty: tuple[Any, FaultyApp],
 ) -> None:
     server, _ = faulty
+    # The app loads and indexes its knowledge base on its first question; that must
+    # not count against the timeout of the samples that are meant to be answered.
+    warm = await chat_target(server.base_url)(sample("What is a deadlock?"))
+    assert warm.error is None
     target = chat_target(server.base_url, timeout=0.4, max_retries=0)
     samples = [
         sample("What is a deadlock?", "a"),

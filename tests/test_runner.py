@@ -8,7 +8,7 @@ import pytest
 import ragjudge as rj
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.metrics import Metric, MetricContext
-from ragjudge.runner import RequirementError, run_evaluation
+from ragjudge.runner import RequirementError, run_evaluation, run_exclusions, summarize_run
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store import Store
 
@@ -98,7 +98,8 @@ def test_requirements_checked_before_any_work(tmp_path: Path) -> None:
     text = str(info.value)
     assert "metric 'rouge_l' needs 'expected_response'" in text
     assert "row 2 (x)" in text
-    assert not (tmp_path / "r.db").exists() or not Store(tmp_path / "r.db").runs()
+    with Store(tmp_path / "r.db") as store:
+        assert store.runs() == []
 
 
 def test_missing_response_without_target_is_reported(tmp_path: Path) -> None:
@@ -136,13 +137,16 @@ def test_trials_are_kept_apart_and_resume_skips_finished_work(tmp_path: Path) ->
         # drop one sample's last trial, as if the run had been killed there
         store._conn.execute("DELETE FROM scores WHERE request_id = 'q2' AND trial = 2")
         store._conn.commit()
+    # a resumed run keeps its trials; a breakdown may be asked for anew
+    changed = config.model_copy(update={"trials": 1, "by": "lang"})
     again = asyncio.run(
         run_evaluation(
-            config, target=answer, metrics=[metric], resume=result.run_id, progress=False
+            changed, target=answer, metrics=[metric], resume=result.run_id, progress=False
         )
     )
     assert metric.calls == 10
     assert again.run_id == result.run_id and again.status == "completed"
+    assert again.trials == 3 and set(again.subsets) == {"en", "ja"}
 
 
 def test_duplicate_metric_names_are_rejected(tmp_path: Path) -> None:
@@ -198,3 +202,61 @@ def test_dialogue_metric_rejects_a_target_without_history_before_any_call(tmp_pa
             progress=False,
         )
     assert calls == []
+
+
+def test_instances_with_one_name_are_rejected_like_specs(tmp_path: Path) -> None:
+    config = EvalConfig(metrics=["counting"], store=str(tmp_path / "r.db"))
+    with pytest.raises(ConfigError, match="repeated: counting"):
+        asyncio.run(
+            run_evaluation(
+                config,
+                data=ROWS,
+                target=answer,
+                metrics=[CountingMetric(), CountingMetric()],
+                progress=False,
+            )
+        )
+
+
+def test_an_unknown_metric_or_option_is_a_config_error(tmp_path: Path) -> None:
+    for spec in ("no_such_metric", {"metric": "rouge_l", "no_such_option": 1}):
+        with pytest.raises(ConfigError, match="no_such"):
+            rj.evaluate(ROWS, target=answer, metrics=[spec], store=tmp_path / "r.db")
+
+
+def test_an_unknown_judge_spec_is_a_config_error_and_stores_no_run(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="unknown judge model 'gpt-4o'"):
+        rj.evaluate(
+            ROWS,
+            target=answer,
+            metrics=[{"metric": "answer_accuracy", "contexts": "none"}],
+            judge="gpt-4o",
+            store=tmp_path / "r.db",
+            progress=False,
+        )
+    with Store(tmp_path / "r.db") as store:
+        assert store.runs() == []
+
+
+def test_stored_exclusions_survive_a_metric_that_cannot_be_rebuilt() -> None:
+    config = {"metrics": [{"metric": "counting"}, "answer_accuracy", 42]}
+    assert run_exclusions(config) == {"answer_accuracy": [0.0]}
+
+
+def test_a_stored_run_is_summarised_with_its_own_seed(tmp_path: Path) -> None:
+    values = [0.05 * i for i in range(20)]
+    with Store(tmp_path / "r.db") as store:
+        samples = [Sample(request_id=f"s{i}", request=f"q{i}") for i in range(len(values))]
+        run_id = store.create_run(
+            name=None, config={"seed": 7}, versions={}, samples=samples, trials=1
+        )
+        for sample, value in zip(samples, values, strict=True):
+            store.save_scores(run_id, sample.request_id, 0, [Score(metric="m", value=value)])
+        stored = summarize_run(store, run_id, metrics=[]).summaries[0].ci
+        assert stored == summarize_run(store, run_id, metrics=[], seed=7).summaries[0].ci
+        assert stored != summarize_run(store, run_id, metrics=[], seed=0).summaries[0].ci
+
+
+def test_a_knowledge_base_may_be_given_as_a_path(tmp_path: Path) -> None:
+    config = EvalConfig(metrics=["rouge_l"], knowledge_base=tmp_path)
+    assert config.knowledge_base is not None and config.knowledge_base.path == tmp_path

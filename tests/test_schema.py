@@ -3,7 +3,7 @@ import math
 import pytest
 from pydantic import ValidationError
 
-from ragjudge.schema import ContextChunk, Output, Request, Sample, Score
+from ragjudge.schema import ContextChunk, Output, Request, Sample, Score, Usage
 
 
 def test_string_request_becomes_one_user_message() -> None:
@@ -90,6 +90,7 @@ def test_references_and_has_field() -> None:
     assert not s.has_field("expected_facts")
     assert s.has_field("metadata.k")
     assert not s.has_field("metadata.other")
+    assert not Sample(request_id="2", request="q", guidelines={}).has_field("guidelines")
 
 
 def test_score_requires_value_or_error_and_rejects_nan() -> None:
@@ -103,6 +104,6 @@ def test_score_requires_value_or_error_and_rejects_nan() -> None:
     assert failed.value is None and failed.error
 
 
-def test_output_usage_adds() -> None:
-    o = Output(response="x")
-    assert o.usage.total_tokens == 0
+def test_output_usage_defaults_to_none_and_totals() -> None:
+    assert Output(response="x").usage.total_tokens == 0
+    assert Usage(input_tokens=12, output_tokens=3).total_tokens == 15

@@ -90,3 +90,18 @@ def test_unknown_or_ambiguous_run(tmp_path: Path) -> None:
             store.run("zzz")
         with pytest.raises(KeyError, match="ambiguous"):
             store.run("r-")
+
+
+def test_sample_metadata_and_one_export_row_per_trial(tmp_path: Path) -> None:
+    with Store(tmp_path / "runs.db") as store:
+        run_id = store.create_run(name=None, config={}, versions={}, samples=_samples(), trials=2)
+        assert store.sample_metadata(run_id) == {"a": {"product": "db"}, "b": {"product": "os"}}
+        store.save_scores(run_id, "a", 1, [Score(metric="m", value=0.5)])
+        store.save_scores(run_id, "a", 0, [Score(metric="m", value=1.0)])
+        rows = store.sample_frame(run_id)
+        assert list(zip(rows["request_id"], rows["trial"], strict=True)) == [
+            ("a", 0),
+            ("a", 1),
+            ("b", 0),  # a sample without scores still gets its row
+        ]
+        assert rows["m"].tolist()[:2] == [1.0, 0.5]

@@ -111,3 +111,34 @@ def test_import_callable(tmp_path: Path) -> None:
         import_callable("surely_missing_module_xyz:f")
     with pytest.raises(TargetError, match="no attribute"):
         import_callable("my_rag_mod:missing", search_dir=tmp_path)
+
+
+async def test_returned_contexts_and_usage_are_read_leniently() -> None:
+    def answer(query: str) -> dict[str, Any]:
+        return {
+            "response": "r",
+            "retrieved_context": [{"text": "no uri here", "score": 3, "page": 2}],
+            "usage": {"input_tokens": 5, "completion_tokens": 1, "note": "n/a"},
+        }
+
+    out = await CallableTarget(answer)(SAMPLE)
+    assert out.error is None and out.retrieved_context is not None
+    chunk = out.retrieved_context[0]
+    assert (chunk.doc_uri, chunk.content, chunk.score) == (
+        "retrieved_context[0]",
+        "no uri here",
+        3.0,
+    )
+    assert chunk.model_extra == {"page": 2}
+    assert (out.usage.input_tokens, out.usage.output_tokens) == (5, 1)
+
+
+async def test_malformed_contexts_are_an_error_naming_the_item() -> None:
+    out = await CallableTarget(lambda query: {"response": "r", "retrieved_context": ["a", 7]})(
+        SAMPLE
+    )
+    assert out.error is not None and "'retrieved_context[1]' is int" in out.error
+    not_a_list = await CallableTarget(lambda query: {"response": "r", "retrieved_context": "a"})(
+        SAMPLE
+    )
+    assert not_a_list.error is not None and "not a list" in not_a_list.error

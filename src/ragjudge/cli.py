@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, cast
@@ -14,6 +16,7 @@ from rich.console import Console
 from ragjudge.config import ConfigError, load_config
 from ragjudge.loading import DatasetError
 from ragjudge.metrics import available_metrics
+from ragjudge.models import ResponseCache
 from ragjudge.report import print_plan, print_result, runs_table
 from ragjudge.runner import RequirementError, dry_run, run_evaluation, summarize_run
 from ragjudge.store import Store
@@ -45,10 +48,28 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _open_store(path: Path) -> Store:
+def _message(exc: Exception) -> str:
+    # str() of a KeyError is its message in quotes
+    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+
+
+@contextmanager
+def _opened_store(path: Path) -> Iterator[Store]:
+    """The store at ``path``, which must exist (opening would create an empty one); an
+    unknown run or a rejected argument in the block ends the command with its message."""
     if not path.exists():
         raise _fail(f"no store at {path}; pass --store PATH (runs are kept beside their eval.yaml)")
-    return Store(path)
+    with Store(path) as store:
+        try:
+            yield store
+        except (KeyError, ValueError) as exc:
+            raise _fail(_message(exc)) from None
+
+
+def _table_console() -> Console:
+    """Standard output for tables; piped output has no terminal width, so it gets a
+    wide one that keeps run ids and statuses whole."""
+    return out if out.is_terminal else Console(width=200)
 
 
 @app.command()
@@ -78,6 +99,11 @@ def run(
     ] = False,
 ) -> None:
     """Run the evaluation described by CONFIG and print its summary."""
+    if resume is not None and (plan or limit is not None or trials is not None):
+        raise _fail(
+            "--resume finishes a stored run with its own samples and trials; "
+            "it takes no --dry-run, --limit or --trials"
+        )
     try:
         cfg = load_config(
             config,
@@ -95,10 +121,8 @@ def run(
                 print_plan(estimate, out)
             return
         result = asyncio.run(run_evaluation(cfg, resume=resume, progress=progress, use_cache=cache))
-    except (ConfigError, DatasetError, RequirementError, TargetError, OSError) as exc:
-        raise _fail(str(exc)) from None
-    except KeyError as exc:
-        raise _fail(str(exc.args[0]) if exc.args else str(exc)) from None
+    except (ConfigError, DatasetError, RequirementError, TargetError, OSError, KeyError) as exc:
+        raise _fail(_message(exc)) from None
     except KeyboardInterrupt:
         err.print(
             "interrupted; finished results are stored. Resume with: "
@@ -114,10 +138,9 @@ def run(
 @app.command("runs")
 def list_runs(store: StoreOption = DEFAULT_STORE) -> None:
     """List the runs in a store."""
-    with _open_store(store) as s:
+    with _opened_store(store) as s:
         table = runs_table(s.runs())
-    # piped output has no terminal width; keep ids and statuses whole there
-    (out if out.is_terminal else Console(width=200)).print(table)
+    _table_console().print(table)
 
 
 @app.command()
@@ -128,12 +151,9 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """Show a stored run's summary."""
-    with _open_store(store) as s:
-        try:
-            run = s.run(run_id)
-            result = summarize_run(s, run.run_id, by=by or run.config.get("by"))
-        except (KeyError, ConfigError) as exc:
-            raise _fail(str(exc.args[0]) if exc.args else str(exc)) from None
+    with _opened_store(store) as s:
+        run = s.run(run_id)
+        result = summarize_run(s, run.run_id, by=by or run.config.get("by"))
     if as_json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
@@ -150,11 +170,8 @@ def export(
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
     """Export one row per sample and trial with every metric's value, error and rationale."""
-    with _open_store(store) as s:
-        try:
-            frame = s.sample_frame(s.run(run_id).run_id)
-        except KeyError as exc:
-            raise _fail(str(exc.args[0])) from None
+    with _opened_store(store) as s:
+        frame = s.sample_frame(s.run(run_id).run_id)
     output.parent.mkdir(parents=True, exist_ok=True)
     if fmt is ExportFormat.jsonl:
         frame.to_json(output, orient="records", lines=True, force_ascii=False)
@@ -189,17 +206,14 @@ def meta(
 
     if combine not in ("mean", "median"):
         raise _fail(f"--combine must be mean or median, not {combine!r}")
-    with _open_store(store) as s:
-        try:
-            table = meta_for_run(
-                s, run_id, human, combine=cast(Combine, combine), by=by, extra=extra or []
-            )
-        except (KeyError, ValueError) as exc:
-            raise _fail(str(exc.args[0]) if exc.args else str(exc)) from None
+    with _opened_store(store) as s:
+        table = meta_for_run(
+            s, run_id, human, combine=cast(Combine, combine), by=by, extra=extra or []
+        )
     if as_json:
         print(json.dumps(table.to_dict(), ensure_ascii=False, indent=2))
     else:
-        (out if out.is_terminal else Console(width=200)).print(render_meta(table))
+        _table_console().print(render_meta(table))
 
 
 @app.command()
@@ -230,10 +244,10 @@ def compare(
             by=by,
             metric=metric,
             as_json=as_json,
-            console=out if out.is_terminal else Console(width=200),
+            console=_table_console(),
         )
     except (KeyError, ValueError, OSError) as exc:
-        raise _fail(str(exc.args[0]) if exc.args else str(exc)) from None
+        raise _fail(_message(exc)) from None
 
 
 @app.command()
@@ -251,18 +265,17 @@ CacheOption = Annotated[
 DEFAULT_CACHE = Path(".ragjudge/cache.db")
 
 
+def _existing_cache(path: Path) -> ResponseCache:
+    if not path.exists():
+        raise _fail(f"no cache at {path}")
+    return ResponseCache(path)
+
+
 @cache_app.command("stats")
 def cache_stats(path: CacheOption = DEFAULT_CACHE) -> None:
     """Entries, lifetime hits and misses, and size of the judge cache."""
-    from ragjudge.models import ResponseCache
-
-    if not path.exists():
-        raise _fail(f"no cache at {path}")
-    cache = ResponseCache(path)
-    try:
+    with _existing_cache(path) as cache:
         stats = cache.stats()
-    finally:
-        cache.close()
     for key, value in stats.model_dump().items():
         out.print(f"{key}: {value}")
 
@@ -270,15 +283,8 @@ def cache_stats(path: CacheOption = DEFAULT_CACHE) -> None:
 @cache_app.command("clear")
 def cache_clear(path: CacheOption = DEFAULT_CACHE) -> None:
     """Delete every cached judge reply."""
-    from ragjudge.models import ResponseCache
-
-    if not path.exists():
-        raise _fail(f"no cache at {path}")
-    cache = ResponseCache(path)
-    try:
+    with _existing_cache(path) as cache:
         removed = cache.clear()
-    finally:
-        cache.close()
     out.print(f"removed {removed} cached replies from {path}")
 
 

@@ -9,7 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ragjudge.models.model import ModelSettings
 
@@ -48,6 +55,15 @@ class TargetConfig(BaseModel):
     kind: str = "callable"
     path: str | None = None
     timeout: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _no_stray_keys(self) -> TargetConfig:
+        # Further keys are kept for the HTTP kinds, which check them; the other kinds
+        # would silently ignore a misspelt key.
+        stray = sorted(self.model_extra or {})
+        if stray and self.kind in ("data", "callable"):
+            raise ValueError(f"target kind {self.kind!r} takes no {', '.join(stray)}")
+        return self
 
 
 class JudgeConfig(ModelSettings):
@@ -110,8 +126,8 @@ class EvalConfig(BaseModel):
 
     @field_validator("knowledge_base", mode="before")
     @classmethod
-    def _kb_from_string(cls, value: Any) -> Any:
-        return {"path": value} if isinstance(value, str) else value
+    def _kb_from_path(cls, value: Any) -> Any:
+        return {"path": value} if isinstance(value, str | Path) else value
 
     def resolve(self, path: str | Path) -> Path:
         """A path from the config, relative to the config's folder."""
@@ -189,5 +205,5 @@ def _describe(path: Path, exc: ValidationError) -> str:
     lines = [f"{path}: invalid configuration"]
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        lines.append(f"  {where}: {err['msg']}")
+        lines.append(f"  {where}: {err['msg'].removeprefix('Value error, ')}")
     return "\n".join(lines)

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragjudge.models.openai_provider import parse_retry_after
 from ragjudge.schema import ContextChunk, Output, Sample, Usage
-from ragjudge.targets import Target, TargetError
+from ragjudge.targets import Target, TargetError, context_chunk, usage_from
 
 __all__ = [
     "BodyTemplate",
@@ -156,47 +156,10 @@ def _contexts_at(document: Any, path: str) -> list[ContextChunk] | None:
         raise ResponseFormatError(
             f"{path!r} in the response is {_json_type(value)}, not a list of contexts"
         )
-    return [_context_item(item, f"{path}.{i}") for i, item in enumerate(value)]
-
-
-def _context_item(item: Any, where: str) -> ContextChunk:
-    if isinstance(item, str):
-        return ContextChunk(doc_uri=where, content=item)
-    if not isinstance(item, dict):
-        raise ResponseFormatError(
-            f"{where!r} in the response is {_json_type(item)}, not a context object or text"
-        )
-    content = item.get("content", item.get("text"))
-    if content is not None and not isinstance(content, str):
-        raise ResponseFormatError(f"{where + '.content'!r} in the response is not text")
-    uri = item.get("doc_uri")
-    score = item.get("score")
-    extra = {k: v for k, v in item.items() if k not in ("doc_uri", "content", "text", "score")}
-    return ContextChunk.model_validate(
-        {
-            **extra,
-            "doc_uri": str(uri) if uri else where,
-            "content": content,
-            "score": float(score) if isinstance(score, int | float) else None,
-        }
-    )
-
-
-def _usage_from(value: Any) -> Usage:
-    """Token usage from an OpenAI ``usage`` object (or ``input/output_tokens``)."""
-    if not isinstance(value, dict):
-        return Usage()
-
-    def count(*keys: str) -> int:
-        for key in keys:
-            if isinstance(value.get(key), int):
-                return int(value[key])
-        return 0
-
-    return Usage(
-        input_tokens=count("prompt_tokens", "input_tokens"),
-        output_tokens=count("completion_tokens", "output_tokens"),
-    )
+    try:
+        return [context_chunk(item, f"{path}.{i}") for i, item in enumerate(value)]
+    except ValueError as exc:
+        raise ResponseFormatError(f"in the response, {exc}") from None
 
 
 # HTTP with bounded retries -------------------------------------------------------------
@@ -495,7 +458,7 @@ class OpenAIChatTarget:
             raise ResponseFormatError(f"the endpoint answered with an error: {body['error']}")
         response = _text_at(body, "choices.0.message.content")
         contexts = None if self.context_field is None else _contexts_at(body, self.context_field)
-        usage = _usage_from(body.get("usage")) if isinstance(body, dict) else Usage()
+        usage = usage_from(body.get("usage")) if isinstance(body, dict) else Usage()
         return Output(response=response, retrieved_context=contexts, usage=usage)
 
     async def aclose(self) -> None:
@@ -652,7 +615,7 @@ class JsonApiTarget:
         response = _text_at(body, self.response_path)
         contexts = None if self.context_path is None else _contexts_at(body, self.context_path)
         usage = (
-            Usage() if self.usage_path is None else _usage_from(resolve_path(body, self.usage_path))
+            Usage() if self.usage_path is None else usage_from(resolve_path(body, self.usage_path))
         )
         return Output(response=response, retrieved_context=contexts, usage=usage)
 

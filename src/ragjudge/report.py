@@ -95,13 +95,20 @@ def _money(value: float | None) -> str:
     return "–" if value is None else f"${value:.4f}"
 
 
+def _per_metric_table(title: str, counts: Sequence[str]) -> Table:
+    """A table with an unwrapped ``metric`` column followed by right-aligned ``counts``."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("metric", no_wrap=True)
+    for column in counts:
+        table.add_column(column, justify="right")
+    return table
+
+
 def usage_table(usage: Sequence[dict[str, Any]]) -> Table:
     """Judge calls, cache hits, tokens, cost and errors per metric, with a total row."""
-    table = Table(title="judge usage", title_justify="left")
-    for column in ("metric", "calls", "cached", "input tokens", "output tokens", "cost", "errors"):
-        table.add_column(
-            column, justify="left" if column == "metric" else "right", no_wrap=column == "metric"
-        )
+    table = _per_metric_table(
+        "judge usage", ("calls", "cached", "input tokens", "output tokens", "cost", "errors")
+    )
     for row in usage:
         table.add_row(
             row["purpose"],
@@ -128,14 +135,10 @@ def usage_table(usage: Sequence[dict[str, Any]]) -> Table:
 
 def print_plan(plan: DryRunPlan, console: Console) -> None:
     """The dry-run estimate: calls and tokens per metric, the target calls, the cost."""
-    table = Table(
-        title=f"dry run — {plan.samples} samples × {plan.trials} trial(s); nothing was called",
-        title_justify="left",
+    table = _per_metric_table(
+        f"dry run — {plan.samples} samples × {plan.trials} trial(s); nothing was called",
+        ("judge calls", "input tokens (est.)", "output tokens (est.)", "cost"),
     )
-    for column in ("metric", "judge calls", "input tokens (est.)", "output tokens (est.)", "cost"):
-        table.add_column(
-            column, justify="left" if column == "metric" else "right", no_wrap=column == "metric"
-        )
     for p in plan.purposes:
         table.add_row(
             p.purpose, str(p.calls), str(p.input_tokens), str(p.output_tokens), _money(p.cost)

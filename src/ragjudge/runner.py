@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import platform
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -18,16 +19,22 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 import ragjudge
 from ragjudge.config import ConfigError, EvalConfig, KnowledgeBaseConfig
 from ragjudge.dryrun import DryRunPlan, plan_evaluation
+from ragjudge.http_targets import (
+    HTTP_TARGET_KINDS,
+    http_retriever_from_config,
+    http_target_from_config,
+)
 from ragjudge.judging import build_agent_models, build_judge, check_judge, generate_config
 from ragjudge.loading import load_samples
 from ragjudge.metrics import Metric, MetricContext, create_metric
-from ragjudge.models import Provider
+from ragjudge.models import JudgeModel, Provider
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.stats import MetricSummary, summarize_by, summarize_scores, summary_frame
-from ragjudge.store import RunStatus, Store
+from ragjudge.store import RunInfo, RunStatus, Store, new_run_id
 from ragjudge.targets import CallableTarget, DataTarget, Target, TargetError, import_callable
 
 T = TypeVar("T")
+MetricSpec = str | dict[str, Any] | Metric
 
 _TARGET_FIELDS = ("response", "retrieved_context", "trace")
 
@@ -119,17 +126,19 @@ def build_target(config: EvalConfig, target: Any = None) -> Target:
             raise TargetError("target kind 'callable' needs 'path: package.module:function'")
         fn = import_callable(spec.path, search_dir=config.base_dir)
         return CallableTarget(fn, name=spec.path, timeout=spec.timeout)
-    if spec.kind in ("openai_chat", "json_api"):
-        from ragjudge.http_targets import http_target_from_config
-
+    if spec.kind in HTTP_TARGET_KINDS:
         return http_target_from_config(spec.model_dump(exclude_none=True))
-    raise TargetError(
-        f"unknown target kind {spec.kind!r}; known kinds: data, callable, openai_chat, json_api"
-    )
+    known = ", ".join(("data", "callable", *HTTP_TARGET_KINDS))
+    raise TargetError(f"unknown target kind {spec.kind!r}; known kinds: {known}")
 
 
-def build_metrics(specs: Sequence[str | dict[str, Any] | Metric]) -> list[Metric]:
-    metrics = [create_metric(s) for s in specs]
+def build_metrics(specs: Sequence[MetricSpec]) -> list[Metric]:
+    """The run's metrics from names, option dicts or instances; an unknown metric, a
+    bad option or a repeated name is a :class:`ConfigError`."""
+    try:
+        metrics = [create_metric(s) for s in specs]
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"metrics: {exc}") from exc
     names = [n for m in metrics for n in m.score_names()]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -147,8 +156,7 @@ def check_requirements(
     lack what the metric needs."""
     problems: list[str] = []
     for metric in metrics:
-        check_target = getattr(metric, "check_target", None)
-        if check_target is not None and (problem := check_target(target)) is not None:
+        if (problem := metric.check_target(target)) is not None:
             problems.append(problem)
         for requirement in metric.requires:
             alternatives = requirement.split("|")
@@ -176,10 +184,6 @@ def build_retriever(kb: KnowledgeBaseConfig | None, config: EvalConfig) -> Any:
     configured, else a BM25, dense or hybrid index over the knowledge base (dense
     indexes are cached under ``.ragjudge/index`` beside the config)."""
     if config.retriever is not None:
-        from ragjudge.http_targets import http_retriever_from_config
-
-        if config.retriever.get("kind", "http") != "http":
-            raise ConfigError("retriever: only 'kind: http' is known (or use knowledge_base)")
         try:
             return http_retriever_from_config(config.retriever)
         except TargetError as exc:
@@ -227,22 +231,17 @@ class _Execution:
         store: Store,
         run_id: str,
         metrics: Sequence[Metric],
-        target: Target,
         trials: int,
-        retriever: Any,
-        judge: Any = None,
-        generate_config: Any = None,
-        agent_models: dict[str, dict[str, Any]] | None = None,
+        context: MetricContext,
+        agent_models: dict[str, dict[str, JudgeModel]],
     ) -> None:
-        self.judge = judge
-        self.agent_models = agent_models or {}
-        self.generate_config = generate_config
         self.store = store
         self.run_id = run_id
         self.metrics = metrics
-        self.target = target
         self.trials = trials
-        self.retriever = retriever
+        self.context = context
+        """What every metric receives; trial and agent models are set per call."""
+        self.agent_models = agent_models
         self.finished = store.finished_scores(run_id)
         self.outputs = store.outputs(run_id)
 
@@ -276,7 +275,7 @@ class _Execution:
     async def evaluate_sample(self, sample: Sample) -> None:
         output = self.outputs.get(sample.request_id)
         if output is None:
-            output = await self.target(sample)
+            output = await self.context.target(sample)
             self.store.save_output(self.run_id, sample.request_id, output)
             self.outputs[sample.request_id] = output
         pending = self._pending(sample)
@@ -290,14 +289,7 @@ class _Execution:
             self.finished.update((sample.request_id, trial, s.metric) for s in scores)
 
     def _context(self, metric: Metric, trial: int) -> MetricContext:
-        return MetricContext(
-            trial=trial,
-            retriever=self.retriever,
-            judge=self.judge,
-            generate_config=self.generate_config,
-            target=self.target,
-            models=self.agent_models.get(metric.name, {}),
-        )
+        return replace(self.context, trial=trial, models=self.agent_models.get(metric.name, {}))
 
 
 async def _gather_all(coroutines: list[Coroutine[Any, Any, None]]) -> None:
@@ -335,6 +327,21 @@ def _progress_bar(enabled: bool) -> Progress:
     )
 
 
+@contextmanager
+def _outcome_recorded(store: Store, run_id: str) -> Iterator[None]:
+    """Mark the run completed, interrupted (Ctrl-C, cancellation) or failed by how the
+    block ends."""
+    try:
+        yield
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        store.set_status(run_id, "interrupted")
+        raise
+    except BaseException:
+        store.set_status(run_id, "failed")
+        raise
+    store.set_status(run_id, "completed")
+
+
 # entry points ---------------------------------------------------------------------
 
 
@@ -343,7 +350,7 @@ async def run_evaluation(
     *,
     data: Any = None,
     target: Any = None,
-    metrics: Sequence[Metric] | None = None,
+    metrics: Sequence[MetricSpec] | None = None,
     resume: str | None = None,
     progress: bool = True,
     use_cache: bool = True,
@@ -352,66 +359,92 @@ async def run_evaluation(
     """Run (or resume) an evaluation described by ``config``.
 
     ``data`` (a DataFrame or list of dicts), ``target`` (a callable), ``metrics``
-    (Metric instances) and ``judge_provider`` (a model provider, wrapped in the judge
-    layer with the config's limits) may be given as objects instead of through the
-    config. With
-    ``resume``, the run's stored samples, metrics and trials are used and only missing
-    results are computed.
+    (names, option dicts or Metric instances) and ``judge_provider`` (a model provider,
+    wrapped in the judge layer with the config's limits) may be given as objects
+    instead of through the config. With ``resume``, the run's stored samples, metrics
+    and trials are used (only the concurrency and the ``by`` breakdown come from
+    ``config``) and only missing results are computed.
     """
-    store = Store(config.store_path)
-    try:
-        if resume is not None:
-            run = store.run(resume)
-            run_id = run.run_id
-            stored = EvalConfig.model_validate(run.config)
-            config = stored.model_copy(update={"concurrency": config.concurrency})
-            samples = store.samples(run_id)
-        else:
+    with Store(config.store_path) as store:
+        resumed = store.run(resume) if resume is not None else None
+        if resumed is None:
             samples = _load_samples(config, data)
-        metrics = list(metrics) if metrics is not None else build_metrics(config.metrics)
-        target_obj = build_target(config, target)
-        check_requirements(samples, metrics, target_obj)
-        check_judge(config, metrics, provider=judge_provider)
-        retriever = build_retriever(config.knowledge_base, config)
-        if resume is None:
-            run_id = store.create_run(
-                name=config.name,
-                config=config.to_record(),
-                versions=_versions(),
-                samples=samples,
-                trials=config.trials,
-            )
         else:
-            store.set_status(run_id, "running")
-        judge = build_judge(config, store, run_id, use_cache=use_cache, provider=judge_provider)
-        agents = build_agent_models(config, metrics, store, run_id, use_cache=use_cache)
-        execution = _Execution(
-            store,
-            run_id,
-            metrics,
-            target_obj,
-            config.trials,
-            retriever,
+            config = _resumed_config(resumed, config)
+            samples = store.samples(resumed.run_id)
+        metric_objects = build_metrics(config.metrics if metrics is None else metrics)
+        target_obj = build_target(config, target)
+        check_requirements(samples, metric_objects, target_obj)
+        check_judge(config, metric_objects, provider=judge_provider)
+        retriever = build_retriever(config.knowledge_base, config)
+        # The models record their calls under the run id, so it is drawn before the run
+        # is stored: a judge that cannot be built leaves no empty run behind.
+        run_id = new_run_id() if resumed is None else resumed.run_id
+        judge, agents = _build_models(
+            config, metric_objects, store, run_id, use_cache=use_cache, provider=judge_provider
+        )
+        _record_start(store, run_id, config, samples, resumed)
+        context = MetricContext(
+            retriever=retriever,
             judge=judge,
             generate_config=generate_config(config.judge),
-            agent_models=agents,
+            target=target_obj,
         )
+        execution = _Execution(store, run_id, metric_objects, config.trials, context, agents)
         try:
-            await execution.run(samples, config.concurrency, progress)
-        except (asyncio.CancelledError, KeyboardInterrupt):
-            store.set_status(run_id, "interrupted")
-            raise
-        except BaseException:
-            store.set_status(run_id, "failed")
-            raise
+            with _outcome_recorded(store, run_id):
+                await execution.run(samples, config.concurrency, progress)
         finally:
             await _close(
                 target_obj, retriever, judge, *(m for a in agents.values() for m in a.values())
             )
-        store.set_status(run_id, "completed")
-        return summarize_run(store, run_id, by=config.by, metrics=metrics, seed=config.seed)
-    finally:
-        store.close()
+        return summarize_run(store, run_id, by=config.by, metrics=metric_objects)
+
+
+def _resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
+    """The stored run's config, with the pace and the breakdown of ``given``: a resumed
+    run keeps its samples, metrics, trials and models."""
+    stored = EvalConfig.model_validate(run.config)
+    return stored.model_copy(update={"concurrency": given.concurrency, "by": given.by or stored.by})
+
+
+def _build_models(
+    config: EvalConfig,
+    metrics: Sequence[Metric],
+    store: Store,
+    run_id: str,
+    *,
+    use_cache: bool,
+    provider: Provider | None,
+) -> tuple[JudgeModel | None, dict[str, dict[str, JudgeModel]]]:
+    """The judge and the agents' models; a model spec no provider serves is a
+    :class:`ConfigError`."""
+    try:
+        judge = build_judge(config, store, run_id, use_cache=use_cache, provider=provider)
+        agents = build_agent_models(config, metrics, store, run_id, use_cache=use_cache)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
+    return judge, agents
+
+
+def _record_start(
+    store: Store,
+    run_id: str,
+    config: EvalConfig,
+    samples: Sequence[Sample],
+    resumed: RunInfo | None,
+) -> None:
+    if resumed is not None:
+        store.set_status(run_id, "running")
+        return
+    store.create_run(
+        run_id=run_id,
+        name=config.name,
+        config=config.to_record(),
+        versions=_versions(),
+        samples=samples,
+        trials=config.trials,
+    )
 
 
 async def dry_run(
@@ -419,12 +452,12 @@ async def dry_run(
     *,
     data: Any = None,
     target: Any = None,
-    metrics: Sequence[Metric] | None = None,
+    metrics: Sequence[MetricSpec] | None = None,
 ) -> DryRunPlan:
     """Build every judge prompt of the evaluation, count calls and estimate tokens and
     cost without calling the target or any model (see :mod:`ragjudge.dryrun`)."""
     samples = _load_samples(config, data)
-    metric_objects = list(metrics) if metrics is not None else build_metrics(config.metrics)
+    metric_objects = build_metrics(config.metrics if metrics is None else metrics)
     target_obj = build_target(config, target)
     check_requirements(samples, metric_objects, target_obj)
     retriever = build_retriever(config.knowledge_base, config)
@@ -441,7 +474,7 @@ async def dry_run(
 
 
 async def _close(*resources: Any) -> None:
-    """Close HTTP clients that targets and retrievers keep open across calls."""
+    """Close the HTTP clients that targets, retrievers and models keep open across calls."""
     for resource in resources:
         close = getattr(resource, "aclose", None)
         if close is not None:
@@ -464,17 +497,23 @@ def metric_exclusions(metrics: Sequence[Metric]) -> dict[str, list[float]]:
 
 def run_exclusions(*configs: Mapping[str, Any]) -> dict[str, list[float]]:
     """The excluded values of stored runs' metrics, rebuilt from their configs and
-    merged; a config whose metrics cannot be rebuilt (given as objects when the run
-    was made, or no longer registered) contributes none."""
+    merged. A metric that cannot be rebuilt (given as an object when the run was made,
+    or no longer registered) contributes none; the others still do."""
     merged: dict[str, set[float]] = {}
     for config in configs:
-        try:
-            metrics = build_metrics(EvalConfig.model_validate(config).metrics)
-        except (ValueError, TypeError, KeyError, ImportError):
-            continue
-        for name, values in metric_exclusions(metrics).items():
+        for name, values in metric_exclusions(_rebuildable(config.get("metrics"))).items():
             merged.setdefault(name, set()).update(map(float, values))
     return {name: sorted(values) for name, values in merged.items() if values}
+
+
+def _rebuildable(specs: Any) -> list[Metric]:
+    metrics: list[Metric] = []
+    for spec in specs if isinstance(specs, list) else []:
+        try:
+            metrics.append(create_metric(spec))
+        except (ValueError, TypeError, KeyError, ImportError):
+            continue
+    return metrics
 
 
 def summarize_run(
@@ -483,11 +522,17 @@ def summarize_run(
     *,
     by: str | None = None,
     metrics: Sequence[Metric] | None = None,
-    seed: int = 0,
+    seed: int | None = None,
 ) -> EvaluationResult:
-    """Aggregate a stored run: per-metric mean, CI, n, errors, and per-subset tables."""
+    """Aggregate a stored run: per-metric mean, CI, n, errors, and per-subset tables.
+
+    Excluded values come from ``metrics`` (else from the run's config); the bootstrap
+    ``seed`` defaults to the run's own, so a stored run shows the intervals it ran with.
+    """
     run = store.run(run_id)
     exclude = metric_exclusions(metrics) if metrics is not None else run_exclusions(run.config)
+    if seed is None:
+        seed = int(run.config.get("seed", 0))
     frame = store.score_frame(run.run_id)
     summaries = summarize_scores(frame, exclude=exclude, seed=seed) if len(frame) else []
     subsets: dict[str, list[MetricSummary]] = {}
@@ -525,7 +570,7 @@ def evaluate(
     data: Any = None,
     *,
     target: Any = None,
-    metrics: Sequence[str | dict[str, Any] | Metric],
+    metrics: Sequence[MetricSpec],
     knowledge_base: str | Path | dict[str, Any] | None = None,
     judge: str | dict[str, Any] | Provider | None = None,
     trials: int = 1,
@@ -539,24 +584,29 @@ def evaluate(
     seed: int = 0,
     progress: bool = True,
 ) -> EvaluationResult:
-    """Evaluate ``data`` (a file path, DataFrame or list of dicts) with ``metrics``.
+    """Evaluate ``data`` (a file path, DataFrame or list of dicts) with ``metrics``
+    (names, option dicts or Metric instances).
 
     ``target`` is None (responses are in the data), a ``package.module:function`` path
     or a callable. ``judge`` is a model spec (``openai/gpt-4o-mini``), a dict of judge
-    settings (model, base_url, rpm, prices …) or a provider object. Results go to the SQLite store (default ``.ragjudge/runs.db`` in
-    the current folder); ``resume`` finishes an interrupted run. Works in scripts and
-    inside a running event loop (notebooks).
+    settings (model, base_url, rpm, prices …) or a provider object. Results go to the
+    SQLite store (default ``.ragjudge/runs.db`` in the current folder); ``resume``
+    finishes an interrupted run. Works in scripts and inside a running event loop
+    (notebooks).
     """
-    is_object = data is not None and not isinstance(data, str | Path)
-    target_is_object = target is not None and not isinstance(target, str)
+    data_spec, data_object = _spec_or_object(data, str | Path)
+    target_spec, target_object = _spec_or_object(target, str)
+    judge_spec, judge_provider = _spec_or_object(judge, str | dict)
     config = EvalConfig(
         name=name,
-        data=None if data is None or is_object else str(data),
+        data=None if data_spec is None else str(data_spec),
         format=format,
-        target=None if target_is_object else target,
+        target=target_spec,
+        # a Metric instance is recorded by its name; such a run resumes only when the
+        # instances are passed again
         metrics=[m if isinstance(m, str | dict) else {"metric": m.name} for m in metrics],
         knowledge_base=knowledge_base,
-        judge=None if judge is None or not isinstance(judge, str | dict) else judge,
+        judge=judge_spec,
         trials=trials,
         concurrency=concurrency,
         limit=limit,
@@ -564,17 +614,23 @@ def evaluate(
         store=None if store is None else str(store),
         seed=seed,
     )
-    metric_objects = None
-    if any(isinstance(m, Metric) for m in metrics):
-        metric_objects = [create_metric(m) for m in metrics]
+    instances_given = any(isinstance(m, Metric) for m in metrics)
     return run_sync(
         lambda: run_evaluation(
             config,
-            data=data if is_object else None,
-            target=target if target_is_object else None,
-            metrics=metric_objects,
+            data=data_object,
+            target=target_object,
+            metrics=metrics if instances_given else None,
             resume=resume,
-            judge_provider=None if judge is None or isinstance(judge, str | dict) else judge,
+            judge_provider=judge_provider,
             progress=progress,
         )
     )
+
+
+def _spec_or_object(value: Any, spec_types: Any) -> tuple[Any, Any]:
+    """``(value, None)`` when ``value`` is None or a spec the config holds (a path, a
+    model name …), else ``(None, value)``: an object handed to the run directly."""
+    if value is None or isinstance(value, spec_types):
+        return value, None
+    return None, value

@@ -193,7 +193,7 @@ class Sample(BaseModel):
         if name.startswith("metadata."):
             return name.split(".", 1)[1] in self.metadata
         value = getattr(self, name, None)
-        return value is not None and value != [] and value != ""
+        return value is not None and value not in ("", [], {})
 
 
 class Usage(BaseModel):
@@ -204,13 +204,8 @@ class Usage(BaseModel):
 
     @property
     def total_tokens(self) -> int:
+        """Input and output tokens together."""
         return self.input_tokens + self.output_tokens
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-        )
 
 
 class Output(BaseModel):

@@ -130,6 +130,7 @@ class Store:
         self._conn.executescript(_SCHEMA)
 
     def close(self) -> None:
+        """Close the connection."""
         self._conn.close()
 
     def __enter__(self) -> Store:
@@ -169,6 +170,7 @@ class Store:
         return run_id
 
     def set_status(self, run_id: str, status: RunStatus) -> None:
+        """Set the run's status; any status but ``running`` stamps its finish time."""
         finished = _now() if status != "running" else None
         with self._tx() as conn:
             conn.execute(
@@ -189,6 +191,7 @@ class Store:
         return self._run_info(rows[0])
 
     def runs(self) -> list[RunInfo]:
+        """Every run, oldest first."""
         rows = self._conn.execute("SELECT * FROM runs ORDER BY created_at, run_id").fetchall()
         return [self._run_info(r) for r in rows]
 
@@ -207,14 +210,25 @@ class Store:
         )
 
     def samples(self, run_id: str) -> list[Sample]:
+        """The run's samples, in the order of the evaluation set."""
         rows = self._conn.execute(
             "SELECT sample_json FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
         ).fetchall()
         return [Sample.model_validate_json(r[0]) for r in rows]
 
+    def sample_metadata(self, run_id: str) -> dict[str, dict[str, Any]]:
+        """Each sample's metadata by request id, read without rebuilding the samples."""
+        rows = self._conn.execute(
+            "SELECT request_id, json_extract(sample_json, '$.metadata') FROM samples"
+            " WHERE run_id = ? ORDER BY position",
+            (run_id,),
+        ).fetchall()
+        return {r[0]: json.loads(r[1]) if r[1] else {} for r in rows}
+
     # outputs and scores -----------------------------------------------------
 
     def save_output(self, run_id: str, request_id: str, output: Output) -> None:
+        """Store (or replace) the target's output for one sample."""
         with self._tx() as conn:
             conn.execute(
                 "INSERT OR REPLACE INTO outputs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -231,6 +245,7 @@ class Store:
             )
 
     def outputs(self, run_id: str) -> dict[str, Output]:
+        """The run's stored target outputs by request id."""
         rows = self._conn.execute(
             "SELECT request_id, output_json FROM outputs WHERE run_id = ?", (run_id,)
         ).fetchall()
@@ -330,6 +345,7 @@ class Store:
         return call_id
 
     def judge_calls(self, run_id: str) -> pd.DataFrame:
+        """Every judge call of the run (prompt, reply, usage, cost …), in call order."""
         return pd.read_sql_query(
             "SELECT * FROM judge_calls WHERE run_id = ? ORDER BY call_id",
             self._conn,
@@ -378,20 +394,21 @@ class Store:
     def score_frame(self, run_id: str) -> pd.DataFrame:
         """One row per (sample, trial, metric) with the sample's metadata as
         ``metadata.KEY`` columns; the input of :mod:`ragjudge.stats`."""
-        samples = {s.request_id: s for s in self.samples(run_id)}
-        rows: list[dict[str, Any]] = []
-        for request_id, trial, score in self.scores(run_id):
-            row: dict[str, Any] = {
+        metadata = {
+            request_id: _metadata_columns(values)
+            for request_id, values in self.sample_metadata(run_id).items()
+        }
+        rows = [
+            {
                 "sample_id": request_id,
                 "trial": trial,
                 "metric": score.metric,
                 "value": float("nan") if score.value is None else score.value,
                 "error": score.error,
+                **metadata[request_id],
             }
-            sample = samples.get(request_id)
-            if sample is not None:
-                row.update({f"metadata.{k}": _scalar(v) for k, v in sample.metadata.items()})
-            rows.append(row)
+            for request_id, trial, score in self.scores(run_id)
+        ]
         columns = ["sample_id", "trial", "metric", "value", "error"]
         return pd.DataFrame(rows, columns=None if rows else columns)
 
@@ -399,11 +416,10 @@ class Store:
         """One row per (sample, trial): request, response, reference, each metric's
         value, error, rationale, details (JSON: per-reference components, multi-turn
         transcripts …) and judge call ids. The form that ``export`` writes."""
-        samples = self.samples(run_id)
         outputs = self.outputs(run_id)
-        by_key: dict[tuple[str, int], dict[str, Any]] = {}
+        by_sample: dict[str, dict[int, dict[str, Any]]] = {}
         for request_id, trial, score in self.scores(run_id):
-            row = by_key.setdefault((request_id, trial), {})
+            row = by_sample.setdefault(request_id, {}).setdefault(trial, {})
             row[score.metric] = score.value
             if score.error:
                 row[f"{score.metric}.error"] = score.error
@@ -414,10 +430,10 @@ class Store:
             if score.judge_call_ids:
                 row[f"{score.metric}.judge_calls"] = _dumps(score.judge_call_ids)
         rows = []
-        for sample in samples:
+        for sample in self.samples(run_id):
             output = outputs.get(sample.request_id)
-            trials = sorted(t for (rid, t) in by_key if rid == sample.request_id) or [0]
-            for trial in trials:
+            metrics_by_trial = by_sample.get(sample.request_id) or {0: {}}
+            for trial in sorted(metrics_by_trial):
                 rows.append(
                     {
                         "request_id": sample.request_id,
@@ -426,11 +442,15 @@ class Store:
                         "response": output.response if output else sample.response,
                         "target_error": output.error if output else None,
                         "expected_response": _scalar(sample.expected_response),
-                        **{f"metadata.{k}": _scalar(v) for k, v in sample.metadata.items()},
-                        **by_key.get((sample.request_id, trial), {}),
+                        **_metadata_columns(sample.metadata),
+                        **metrics_by_trial[trial],
                     }
                 )
         return pd.DataFrame(rows)
+
+
+def _metadata_columns(metadata: dict[str, Any]) -> dict[str, Any]:
+    return {f"metadata.{k}": _scalar(v) for k, v in metadata.items()}
 
 
 def _scalar(value: Any) -> Any:

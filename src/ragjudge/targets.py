@@ -1,7 +1,8 @@
 """Targets: the system under test, as ``async (sample) -> Output``.
 
-Kinds so far: the responses already in the evaluation set, and a Python callable
-given as ``package.module:function``.
+Here: the responses already in the evaluation set, a Python callable given as
+``package.module:function``, and the readers of a target's reply (contexts, token
+usage) that every kind shares. HTTP targets are in :mod:`ragjudge.http_targets`.
 """
 
 from __future__ import annotations
@@ -11,11 +12,9 @@ import importlib
 import inspect
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
-
-from pydantic import ValidationError
+from typing import Any, Protocol, TypeGuard
 
 from ragjudge.schema import ContextChunk, Output, Sample, Usage, response_text
 
@@ -74,9 +73,9 @@ class CallableTarget:
     (earlier messages as dicts), ``messages`` (the whole conversation), ``request``
     (the request as the evaluation set held it) and ``sample``. A function with one
     parameter of another name receives the query. It returns a string, or a dict with
-    ``response`` and optionally ``retrieved_context`` (list of ``{doc_uri, content}``
-    or strings), ``trace`` and ``usage`` (``input_tokens``/``output_tokens`` or
-    ``prompt_tokens``/``completion_tokens``).
+    ``response`` and optionally ``retrieved_context`` (a list of ``{doc_uri, content}``
+    objects or strings, read by :func:`context_chunk`), ``trace`` and ``usage`` (read
+    by :func:`usage_from`).
     """
 
     supplies_response = True
@@ -150,30 +149,66 @@ def _to_output(result: Any) -> Output:
             response=response_text(result["response"]),
             retrieved_context=_contexts(result.get("retrieved_context")),
             trace=result.get("trace"),
-            usage=_usage(result.get("usage")),
+            usage=usage_from(result.get("usage")),
         )
-    except ValidationError as exc:
+    except ValueError as exc:  # pydantic's ValidationError included
         raise TypeError(f"target returned a malformed dict: {exc}") from exc
 
 
 def _contexts(value: Any) -> list[ContextChunk] | None:
     if value is None:
         return None
-    return [
-        ContextChunk(doc_uri=f"retrieved_context[{i}]", content=c)
-        if isinstance(c, str)
-        else ContextChunk.model_validate(c)
-        for i, c in enumerate(value)
-    ]
+    if not isinstance(value, list):
+        raise ValueError(f"retrieved_context is {type(value).__name__}, not a list")
+    return [context_chunk(item, f"retrieved_context[{i}]") for i, item in enumerate(value)]
 
 
-def _usage(value: Any) -> Usage:
-    if not value:
-        return Usage()
-    return Usage(
-        input_tokens=int(value.get("input_tokens", value.get("prompt_tokens", 0))),
-        output_tokens=int(value.get("output_tokens", value.get("completion_tokens", 0))),
+def context_chunk(item: Any, where: str) -> ContextChunk:
+    """One retrieved context from a target's reply: a plain string, or an object with
+    ``content`` (or ``text``), ``doc_uri`` and an optional numeric ``score``; further
+    keys are kept. ``where`` (the item's position in the reply) stands in for a
+    missing ``doc_uri``. Anything else raises ``ValueError`` naming ``where``."""
+    if isinstance(item, str):
+        return ContextChunk(doc_uri=where, content=item)
+    if not isinstance(item, Mapping):
+        raise ValueError(f"{where!r} is {type(item).__name__}, not a context object or text")
+    content = item.get("content", item.get("text"))
+    if content is not None and not isinstance(content, str):
+        raise ValueError(f"{where + '.content'!r} is {type(content).__name__}, not text")
+    uri = item.get("doc_uri")
+    score = item.get("score")
+    extra = {k: v for k, v in item.items() if k not in ("doc_uri", "content", "text", "score")}
+    return ContextChunk.model_validate(
+        {
+            **extra,
+            "doc_uri": str(uri) if uri else where,
+            "content": content,
+            "score": float(score) if _is_number(score) else None,
+        }
     )
+
+
+def usage_from(value: Any) -> Usage:
+    """Token usage from a target's ``usage`` object: ``input_tokens``/``output_tokens``
+    or OpenAI's ``prompt_tokens``/``completion_tokens``. No object (or no counts in
+    it) counts no tokens."""
+    if not isinstance(value, Mapping):
+        return Usage()
+
+    def count(*keys: str) -> int:
+        for key in keys:
+            if _is_number(value.get(key)):
+                return int(value[key])
+        return 0
+
+    return Usage(
+        input_tokens=count("input_tokens", "prompt_tokens"),
+        output_tokens=count("output_tokens", "completion_tokens"),
+    )
+
+
+def _is_number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def import_callable(path: str, *, search_dir: Path | None = None) -> Callable[..., Any]:

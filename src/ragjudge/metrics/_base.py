@@ -31,7 +31,6 @@ class MetricContext:
     models: dict[str, Any] = field(default_factory=dict)
     """Further models by role, as named in the metric's ``agent_models``; a role that
     is not set there uses the judge."""
-    extras: dict[str, Any] = field(default_factory=dict)
 
     def model_for(self, role: str) -> Any:
         """The model that plays ``role`` (e.g. ``composer``), defaulting to the judge."""
@@ -42,8 +41,8 @@ class Metric(ABC):
     """A metric scores one sample's output.
 
     ``requires`` lists the fields every row must carry; an entry ``"a|b"`` means
-    either field will do. ``response`` and ``retrieved_context`` are satisfied by a
-    target when one is configured. ``exclude_from_mean`` lists values that the
+    either field will do. ``response``, ``retrieved_context`` and ``trace`` are
+    satisfied by a target that produces responses. ``exclude_from_mean`` lists values that the
     aggregate leaves out of the mean (reported beside it as a share).
     """
 
@@ -68,6 +67,11 @@ class Metric(ABC):
     def score_names(self) -> list[str]:
         """The names of the scores this metric produces (one by default)."""
         return [self.name]
+
+    def check_target(self, target: Any) -> str | None:
+        """Why this metric cannot work with ``target`` (the system under test), or None
+        when it can. The runner asks before any work; the default accepts any target."""
+        return None
 
 
 def response_and_references(
