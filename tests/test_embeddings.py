@@ -171,6 +171,10 @@ async def test_token_embeddings_mark_special_tokens(local: LocalEmbedder) -> Non
     assert japanese.tokens[0] == "[CLS]"
     assert "東" in japanese.tokens
     assert int((~japanese.special).sum()) >= 3
+    # An unknown character stands for text: it is not one of the added tokens.
+    (snowman,) = await local.token_embeddings(["a snowman ☃"])
+    assert snowman.tokens[-2:] == ["[UNK]", "[SEP]"]
+    assert snowman.special.tolist()[-2:] == [False, True]
 
 
 async def test_concurrent_calls_do_not_mix_up_tokenizer_settings(local: LocalEmbedder) -> None:

@@ -216,38 +216,6 @@ def test_knowledge_base_chunks_carry_ids_and_indexes() -> None:
     assert context.score == 2.5
 
 
-# --- fingerprint ------------------------------------------------------------------------
-
-
-def test_fingerprint_is_stable_for_the_same_documents() -> None:
-    docs = [Document(doc_uri="a", content="One."), Document(doc_uri="b", content="Two.")]
-    first = KnowledgeBase.from_documents(docs).fingerprint
-    assert first == KnowledgeBase.from_documents([d.model_copy() for d in docs]).fingerprint
-    assert len(first) == 64
-
-
-def test_fingerprint_changes_with_content_uri_and_settings() -> None:
-    base = KnowledgeBase.from_documents([Document(doc_uri="a", content="One.")]).fingerprint
-    changed = [
-        KnowledgeBase.from_documents([Document(doc_uri="a", content="One!")]),
-        KnowledgeBase.from_documents([Document(doc_uri="b", content="One.")]),
-        KnowledgeBase.from_documents([Document(doc_uri="a", content="One.")], chunk_size=500),
-        KnowledgeBase.from_documents([Document(doc_uri="a", content="One.")], chunk_overlap=0),
-    ]
-    prints = {kb.fingerprint for kb in changed}
-    assert base not in prints
-    assert len(prints) == len(changed)
-
-
-def test_fingerprint_follows_a_file_edit(tmp_path: Path) -> None:
-    write(tmp_path / "a.txt", "First.")
-    write(tmp_path / "b.txt", "Second.")
-    before = KnowledgeBase.load(tmp_path).fingerprint
-    assert KnowledgeBase.load(tmp_path).fingerprint == before
-    write(tmp_path / "b.txt", "Second, edited.")
-    assert KnowledgeBase.load(tmp_path).fingerprint != before
-
-
 # --- html and pdf -----------------------------------------------------------------------
 
 PAGE = """<!DOCTYPE html>

@@ -60,10 +60,19 @@ async def answer(query: str, history: list[dict[str, str]]) -> dict[str, Any]:
 
     Returns ``{"response": str, "retrieved_context": [{"doc_uri", "content"}, ...]}``.
     """
-    chunks = await retriever().search(query, k=TOP_CHUNKS)
+    return await answer_from_search(query, query)
+
+
+async def answer_from_search(query: str, search_text: str) -> dict[str, Any]:
+    """Answer ``query`` from the chunks found for ``search_text``, in the query's
+    language: the sentences that best match ``query`` or, when none shares a word with
+    it, ``search_text``; the don't-know answer when neither does."""
+    chunks = await retriever().search(search_text, k=TOP_CHUNKS)
     passages = [chunk.content or "" for chunk in reading_order(chunks)]
     japanese = contains_cjk(query)
     sentences = best_sentences(query, passages, japanese=japanese)
+    if not sentences and search_text != query:
+        sentences = best_sentences(search_text, passages, japanese=japanese)
     if not sentences:
         response = DONT_KNOW_JA if japanese else DONT_KNOW_EN
     else:

@@ -16,8 +16,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ragjudge.text import contains_cjk
-
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 import rag_app  # the single-turn app beside this file, found through the lines above
@@ -33,18 +31,4 @@ async def answer(query: str, history: list[dict[str, str]]) -> dict[str, Any]:
     """Answer ``query`` in the context of ``history`` (earlier ``{role, content}``
     messages). Returns ``{"response": str, "retrieved_context": [{"doc_uri", "content"}]}``.
     """
-    search_text = conversation_query(query, history)
-    chunks = await rag_app.retriever().search(search_text, k=rag_app.TOP_CHUNKS)
-    passages = [chunk.content or "" for chunk in rag_app.reading_order(chunks)]
-    japanese = contains_cjk(query)
-    sentences = rag_app.best_sentences(
-        query, passages, japanese=japanese
-    ) or rag_app.best_sentences(search_text, passages, japanese=japanese)
-    if sentences:
-        response = ("" if japanese else " ").join(sentences)
-    else:
-        response = rag_app.DONT_KNOW_JA if japanese else rag_app.DONT_KNOW_EN
-    return {
-        "response": response,
-        "retrieved_context": [{"doc_uri": c.doc_uri, "content": c.content} for c in chunks],
-    }
+    return await rag_app.answer_from_search(query, conversation_query(query, history))

@@ -17,8 +17,8 @@ Run it::
 
 and evaluate it with a target such as
 ``{kind: openai_chat, base_url: http://127.0.0.1:8000/v1, model: quickstart-rag,
-context_field: retrieved_context}``. Tests start it in a background thread with
-:func:`serve_in_background`.
+context_field: retrieved_context}``. Tests serve it from a background thread with
+:class:`BackgroundServer`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from ragjudge.models.tokens import estimate_messages_tokens, estimate_tokens
-from ragjudge.testing.background import LOOPBACK, BackgroundASGIServer, StartStopContext
+from ragjudge.testing.background import LOOPBACK, BackgroundASGIServer
 
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -52,15 +52,13 @@ DEFAULT_K = 5
 MAX_K = 50
 
 
-# the MQA variant --------------------------------------------------------------------
+# the two variants -------------------------------------------------------------------
 
 
 async def answer_as(model: str, query: str, history: list[dict[str, str]]) -> dict[str, Any]:
     """The answer of the variant named ``model``."""
-    if model == MQA_MODEL:
-        result_mqa: dict[str, Any] = await rag_app_mqa.answer(query, history)
-        return result_mqa
-    result: dict[str, Any] = await rag_app.answer(query, history)
+    app = rag_app_mqa if model == MQA_MODEL else rag_app
+    result: dict[str, Any] = await app.answer(query, history)
     return result
 
 
@@ -229,51 +227,23 @@ def create_app() -> Starlette:
 # serving ----------------------------------------------------------------------------
 
 
-class BackgroundServer(StartStopContext):
-    """An ASGI app (the quickstart app by default) served by uvicorn in a daemon thread
-    on a loopback port.
-
-    ``port=0`` picks a free port. Use as a context manager, or call :meth:`start` and
-    :meth:`stop`; :attr:`port` is ``None`` while the server is not running.
-    """
+class BackgroundServer(BackgroundASGIServer):
+    """The quickstart app (or ``app``) served by uvicorn from a daemon thread on a
+    loopback port (``port=0``: a free one). Use it as a context manager, or call
+    :meth:`start` and :meth:`stop`."""
 
     def __init__(self, app: ASGIApp | None = None, *, port: int = 0) -> None:
-        self.app: ASGIApp = app if app is not None else create_app()
-        self.requested_port = port
-        self._background = BackgroundASGIServer(
-            self.app, port=port, thread_name="quickstart-rag-server", shutdown_grace=1
+        super().__init__(
+            app if app is not None else create_app(),
+            port=port,
+            thread_name="quickstart-rag-server",
+            shutdown_grace=1,
         )
-
-    @property
-    def port(self) -> int | None:
-        """The port served on, or ``None`` when not running."""
-        return self._background.port if self._background.running else None
-
-    @property
-    def url(self) -> str:
-        """``http://127.0.0.1:PORT``."""
-        return self._background.url
 
     @property
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT/v1``, the base URL of the OpenAI-compatible API."""
         return f"{self.url}/v1"
-
-    def start(self, timeout: float = 10.0) -> None:
-        """Bind the port, start serving, and return once requests are accepted."""
-        self._background.start(timeout)
-
-    def stop(self) -> None:
-        """Stop serving and wait for the thread to end."""
-        self._background.stop()
-
-
-def serve_in_background(port: int = 0, *, app: ASGIApp | None = None) -> BackgroundServer:
-    """Start serving the quickstart app (or ``app``) on ``127.0.0.1:port`` in a
-    background thread (``port=0``: a free port) and return the running server."""
-    server = BackgroundServer(app, port=port)
-    server.start()
-    return server
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -169,48 +169,35 @@ class LocalEmbedder:
         loaded = _load_model(self._source, self.device)
         with loaded.lock:
             vectors = loaded.model.encode(
-                texts,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
+                texts, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
             )
         return normalize_rows(vectors)
 
     def _encode_tokens(self, texts: list[str]) -> list[TokenEmbeddings]:
         loaded = _load_model(self._source, self.device)
-        model = loaded.model
-        # The tokenizer is shared with encode() and keeps padding and truncation
-        # settings between calls, so both run under the model's lock.
+        # output_value=None gives every feature of each text from one tokenization:
+        # the token ids and attention mask beside the (padded) token embeddings. The
+        # tokenizer keeps state between calls, so it runs under the model's lock too.
         with loaded.lock:
-            outputs = model.encode(
-                texts,
-                batch_size=self.batch_size,
-                output_value="token_embeddings",
-                show_progress_bar=False,
+            outputs = loaded.model.encode(
+                texts, batch_size=self.batch_size, output_value=None, show_progress_bar=False
             )
-            # The same tokenizer and truncation as encode(), run again to learn which
-            # positions are special tokens; encode() trims padding, so lengths line up.
-            encoded = model.tokenizer(
-                texts,
-                padding=False,
-                truncation=True,
-                max_length=model.max_seq_length,
-                return_special_tokens_mask=True,
-            )
-        results: list[TokenEmbeddings] = []
-        for text, output, ids, special in zip(
-            texts, outputs, encoded["input_ids"], encoded["special_tokens_mask"], strict=True
-        ):
-            vectors = normalize_rows(_as_numpy(output))
-            if vectors.shape[0] != len(ids):
-                raise RuntimeError(
-                    f"{self.name}: {vectors.shape[0]} token vectors for {len(ids)} tokens "
-                    f"in {text[:40]!r}"
-                )
-            tokens = list(model.tokenizer.convert_ids_to_tokens(ids))
-            results.append(TokenEmbeddings(tokens, vectors, np.asarray(special, dtype=bool)))
-        return results
+        tokenizer = loaded.model.tokenizer
+        # The tokens the tokenizer adds ([CLS], [SEP] …); an [UNK] stands for text.
+        added_ids = sorted(set(tokenizer.all_special_ids) - {tokenizer.unk_token_id})
+        return [_token_embeddings(features, tokenizer, added_ids) for features in outputs]
+
+
+def _token_embeddings(
+    features: dict[str, Any], tokenizer: Any, added_ids: list[int]
+) -> TokenEmbeddings:
+    """One text's word pieces, their vectors and which of them the tokenizer added,
+    without the padding."""
+    keep = np.asarray(features["attention_mask"].tolist(), dtype=bool)
+    ids = np.asarray(features["input_ids"].tolist())[keep]
+    vectors = normalize_rows(_as_numpy(features["token_embeddings"])[keep])
+    tokens = list(tokenizer.convert_ids_to_tokens(ids.tolist()))
+    return TokenEmbeddings(tokens, vectors, np.isin(ids, added_ids))
 
 
 def _as_numpy(values: Any) -> Vectors:

@@ -12,7 +12,6 @@ is a verbatim slice of its document, so line and paragraph breaks survive.
 from __future__ import annotations
 
 import codecs
-import hashlib
 import importlib
 import json
 import re
@@ -38,10 +37,6 @@ __all__ = [
 
 DocumentReader = Callable[[Path], str]
 """Reads one file and returns its text."""
-
-# Bump when the chunking algorithm changes, so index caches keyed on the fingerprint
-# are not reused across versions.
-_CHUNKER_VERSION = 1
 
 
 # --- readers ----------------------------------------------------------------------------
@@ -259,37 +254,11 @@ class KnowledgeBase:
             raise ValueError(f"{root}: cannot load a knowledge base from this file type ({known})")
         return cls(docs, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
 
-    @property
-    def fingerprint(self) -> str:
-        """SHA-256 over every document's ``doc_uri`` and content and the chunking settings.
-
-        Metadata is left out: it does not change the chunks, so an index built from
-        them stays valid.
-        """
-        digest = hashlib.sha256()
-        header = {
-            "chunker": _CHUNKER_VERSION,
-            "chunk_size": self.chunk_size,
-            "chunk_overlap": self.chunk_overlap,
-        }
-        _hash_field(digest, json.dumps(header, sort_keys=True))
-        for doc in self.documents:
-            _hash_field(digest, doc.doc_uri)
-            _hash_field(digest, doc.content)
-        return digest.hexdigest()
-
     def __repr__(self) -> str:
         return (
             f"KnowledgeBase(documents={len(self.documents)}, chunks={len(self.chunks)}, "
             f"chunk_size={self.chunk_size}, chunk_overlap={self.chunk_overlap})"
         )
-
-
-def _hash_field(digest: Any, text: str) -> None:
-    # Length-prefixed so that ("ab", "c") and ("a", "bc") hash differently.
-    data = text.encode("utf-8")
-    digest.update(len(data).to_bytes(8, "big"))
-    digest.update(data)
 
 
 def _check_chunking(chunk_size: int, chunk_overlap: int) -> None:
@@ -409,10 +378,6 @@ class _Span:
 
     start: int
     end: int
-
-    @property
-    def length(self) -> int:
-        return self.end - self.start
 
 
 def _chunk_document(doc: Document, kb: KnowledgeBase) -> Iterator[Chunk]:

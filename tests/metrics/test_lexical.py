@@ -97,10 +97,13 @@ async def test_fuzzy_match_japanese() -> None:
     assert (await run("fuzzy_match", "東京", "東京都です。")).value == 1.0
 
 
-async def test_fuzzy_match_empty_matches_only_empty() -> None:
+async def test_fuzzy_match_empty_response_matches_nothing() -> None:
     assert (await run("fuzzy_match", "", "Paris")).value == 0.0
-    # "The." normalises to nothing, as does the empty response.
-    assert (await run("fuzzy_match", "", "The.")).value == 1.0
+    assert (await run("fuzzy_match", "The.", "Paris")).value == 0.0  # "the." normalises to ""
+    # A reference that normalises to nothing is skipped, like every lexical metric's.
+    skipped = await run("fuzzy_match", "", "The.")
+    assert skipped.value is None and skipped.error is not None
+    assert (await run("fuzzy_match", "Paris!", "The.", "paris")).details["reference_index"] == 1
 
 
 # --- word_recall -----------------------------------------------------------------

@@ -291,8 +291,9 @@ async def test_a_5_at_turn_1_ends_the_dialogue() -> None:
     assert tasks(scores) == ["T1", "T2", "T3"]
     assert run.agents.calls == {"compose": 1, "judge": 1}
     assert run.target.queries == []  # turn 1's answer is the runner's output
-    transcript = scores["wscore"].details["transcript"]
-    assert transcript["end"] == "perfect" and transcript["sigma"] == [5]
+    details = scores["wscore"].details
+    assert details["end"] == "perfect" and details["sigma"] == [5]
+    transcript = details["transcript"]
     assert transcript["events"][0]["answer"] == FIRST_ANSWER
     assert transcript["events"][2]["feedback"] == "correct and complete."
     # E3 contexts: retrieved once, with the original question and the reference
@@ -366,7 +367,7 @@ async def test_no_more_queries_leads_to_the_final_rewrite_and_judgement() -> Non
     assert values(scores) == (pytest.approx((5 * 3 + 4 * 4 + 6 * 4) / 15), 2.0, 4.0)
     assert tasks(scores) == ["T1", "T2", "T3", "T4/T5", "T6", "T7"]
     transcript = scores["wscore"].details["transcript"]
-    assert transcript["end"] == "no_more_queries"
+    assert scores["wscore"].details["end"] == "no_more_queries"
     assert transcript["events"][3]["decision"] == "stop"
     assert transcript["events"][5]["answer"] == "Both combine SELECT results."
     assert transcript["events"][5]["sigma_index"] == 1
@@ -430,7 +431,7 @@ async def test_an_unparseable_agent_gives_three_error_scores() -> None:
         assert score.value is None
         assert score.error is not None and "composer: parse error" in score.error
         assert score.judge_call_ids == [1, 2, 3]
-    assert scores["wscore"].details["transcript"]["end"] == "error"
+    assert scores["wscore"].details["end"] == "error"
 
 
 async def test_an_unparseable_judge_gives_three_error_scores() -> None:
@@ -508,8 +509,9 @@ def test_named_instances_prefix_their_score_names() -> None:
     named = create_metric({"metric": "multiturn", "name": "mqa", "max_turns": 3})
     assert named.score_names() == ["mqa.wscore", "mqa.lscore", "mqa.mscore"]
     assert named.requires == ("expected_response",) and named.needs_judge
-    with pytest.raises(ValueError, match="max_turns"):
-        create_metric({"metric": "multiturn", "max_turns": 0})
+    for bad in (0, 2.5, "3"):
+        with pytest.raises(ValueError, match="max_turns must be a whole number"):
+            create_metric({"metric": "multiturn", "max_turns": bad})
 
 
 # targets without history ------------------------------------------------------------
@@ -745,7 +747,7 @@ def test_evaluate_over_http_with_a_scripted_judge(
         "multiturn.rewrite": 2,
         "multiturn.final_judge": 2,
     }
-    assert all(d["transcript"]["end"] == "no_more_queries" for d in details)
+    assert all(d["end"] == "no_more_queries" for d in details)
 
 
 @pytest.mark.parametrize("variant", ["rag_app:answer", "rag_app_mqa:answer"])

@@ -1,8 +1,9 @@
 """Answer accuracy judged with contexts retrieved with the question AND the reference
 answer (seed 000, method I; its Figure 5 prompt).
 
-The judge sees the question, the response, the reference answer (score 5) and
-evaluation contexts, and gives a score on a 0–5 scale with feedback. Which contexts:
+The judge sees the question, the response, the reference answer (score 5; the first
+non-blank one when the row has several) and evaluation contexts, and gives a score on
+a 0–5 scale with feedback. Which contexts:
 
 - ``reference`` (E3, the default): retrieved with the question and the reference answer
   together, so an answer that merely agrees with the passages it was generated from is
@@ -19,15 +20,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from ragjudge.metrics._base import Metric, MetricContext, register_metric
-from ragjudge.models._types import GenerateConfig, ModelError
+from ragjudge.metrics._base import (
+    Metric,
+    MetricContext,
+    register_metric,
+    response_and_references,
+)
+from ragjudge.models._types import ModelError
 from ragjudge.models.parsing import parse_result_score
 from ragjudge.prompts import user_message
 from ragjudge.schema import ContextChunk, Output, Sample, Score
 
-ContextSource = Literal["reference", "question", "retrieved", "none"]
 CONTEXT_SOURCES: tuple[str, ...] = ("reference", "question", "retrieved", "none")
 SCORE_RANGE = range(0, 6)
 TEMPLATES = "ragjudge.metrics.templates"
@@ -41,7 +46,13 @@ class Judgement:
     feedback: str | None
     error: str | None
     call_ids: list[int] = field(default_factory=list)
-    contexts: list[ContextChunk] = field(default_factory=list)
+
+
+def positive_int(metric: str, option: str, value: Any) -> int:
+    """``value`` when it is a whole number of at least 1; a ``ValueError`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{metric}: {option} must be a whole number of at least 1, not {value!r}")
+    return value
 
 
 def evaluation_query(question: str, reference: str | None) -> str:
@@ -50,23 +61,23 @@ def evaluation_query(question: str, reference: str | None) -> str:
 
 
 async def evaluation_contexts(
-    source: str,
-    *,
-    question: str,
-    reference: str,
-    output: Output,
-    ctx: MetricContext,
-    k: int,
+    source: str, sample: Sample, output: Output, reference: str, ctx: MetricContext, k: int
 ) -> list[ContextChunk]:
-    """The contexts the judge is shown, per the ``contexts`` option."""
+    """The at most ``k`` contexts the judge is shown: retrieved with the question and
+    ``reference`` (``reference``, E3) or the question alone (``question``, E2), the
+    target's own (``retrieved``), the row's ``expected_retrieved_context``
+    (``expected``), or none (``none``)."""
     if source == "none":
         return []
     if source == "retrieved":
         return list(output.retrieved_context or [])[:k]
+    if source == "expected":
+        return list(sample.expected_retrieved_context or [])[:k]
     if ctx.retriever is None:
         raise ValueError(
             f"contexts '{source}' need a retriever: configure 'knowledge_base' (or a retriever)"
         )
+    question = sample.request.query
     query = evaluation_query(question, reference) if source == "reference" else question
     found: list[ContextChunk] = await ctx.retriever.search(query, k)
     return found
@@ -80,7 +91,6 @@ async def judge_answer(
     reference: str,
     contexts: Sequence[ContextChunk],
     purpose: str,
-    config: GenerateConfig | None = None,
 ) -> Judgement:
     """Ask the judge for a 0–5 score with feedback (Figure 5 prompt, ``[RESULT] n``).
 
@@ -100,7 +110,7 @@ async def judge_answer(
         parsed = await ctx.judge.generate_parsed(
             messages,
             lambda text: parse_result_score(text, allowed=SCORE_RANGE),
-            config,
+            ctx.generate_config,
             trial=ctx.trial,
             purpose=purpose,
         )
@@ -120,8 +130,10 @@ def _strip_label(feedback: str) -> str:
 
 
 class AnswerAccuracy(Metric):
-    """0–5 answer accuracy against a reference, judged with evaluation contexts."""
+    """0–5 answer accuracy against the first non-blank reference answer, judged with
+    ``k`` evaluation contexts chosen by ``contexts`` (see the module docstring)."""
 
+    name = "answer_accuracy"
     requires: tuple[str, ...] = ("response", "expected_response")
     exclude_from_mean = (0.0,)
     needs_judge = True
@@ -133,54 +145,36 @@ class AnswerAccuracy(Metric):
                 f"answer_accuracy: contexts must be one of {', '.join(CONTEXT_SOURCES)}, "
                 f"not {contexts!r}"
             )
-        if k < 1:
-            raise ValueError("answer_accuracy: k must be at least 1")
-        self.name = "answer_accuracy"
         self.contexts = contexts
-        self.k = k
+        self.k = positive_int("answer_accuracy", "k", k)
         if contexts == "retrieved":
             self.requires = ("response", "expected_response", "retrieved_context")
 
     async def score(self, sample: Sample, output: Output, ctx: MetricContext) -> Score:
-        if output.response is None:
-            return Score.failed(self.name, "no response to judge")
-        reference = sample.references[0]
-        question = sample.request.query
-        contexts = await evaluation_contexts(
-            self.contexts, question=question, reference=reference, output=output, ctx=ctx, k=self.k
-        )
+        """Judge the response against the reference with the evaluation contexts."""
+        found = response_and_references(self.name, sample, output)
+        if isinstance(found, Score):
+            return found
+        response, references = found
+        reference = references[0][1]
+        contexts = await evaluation_contexts(self.contexts, sample, output, reference, ctx, self.k)
         verdict = await judge_answer(
             ctx,
-            question=question,
-            response=output.response,
+            question=sample.request.query,
+            response=response,
             reference=reference,
             contexts=contexts,
             purpose=self.name,
-            config=ctx.generate_config,
         )
-        details: dict[str, Any] = {
-            "contexts": self.contexts,
-            "context_doc_uris": [c.doc_uri for c in contexts],
-        }
-        if verdict.score is None:
-            return Score(
-                metric=self.name,
-                value=None,
-                error=verdict.error,
-                details=details,
-                judge_call_ids=verdict.call_ids,
-            )
         return Score(
             metric=self.name,
-            value=float(verdict.score),
+            value=None if verdict.score is None else float(verdict.score),
+            error=verdict.error,
             rationale=verdict.feedback,
-            details=details,
+            details={"contexts": self.contexts, "context_doc_uris": [c.doc_uri for c in contexts]},
             judge_call_ids=verdict.call_ids,
         )
 
 
-@register_metric("answer_accuracy")
-def answer_accuracy(*, contexts: str = "reference", k: int = 5) -> AnswerAccuracy:
-    """Answer accuracy 0–5 (seed 000 method I). ``contexts``: reference (E3, default),
-    question (E2), retrieved or none; ``k`` contexts are shown to the judge."""
-    return AnswerAccuracy(contexts=contexts, k=k)
+# The class is its own factory: its keyword arguments are the metric's options.
+register_metric("answer_accuracy")(AnswerAccuracy)

@@ -17,6 +17,7 @@ characters and sub-words, so Japanese text gets meaningful, if coarse, scores.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, NamedTuple
 
 from ragjudge.embeddings import DEFAULT_LOCAL_MODEL, LocalEmbedder, TokenEmbeddings
@@ -29,6 +30,11 @@ from ragjudge.metrics._base import (
 from ragjudge.schema import Output, Sample, Score
 
 __all__ = ["BertScore", "BertScoreResult", "bert_score_components"]
+
+# Reference embeddings kept per metric instance. The systems and trials compared in
+# one run share their references, so each is usually encoded once. An entry is the
+# text's word-piece vectors (about 150 KB for 100 word pieces with 384 dimensions).
+REFERENCE_CACHE_SIZE = 256
 
 
 class BertScoreResult(NamedTuple):
@@ -75,19 +81,20 @@ class BertScore(Metric):
     def __init__(self, *, model: str = DEFAULT_LOCAL_MODEL) -> None:
         self.model = model
         self.embedder = LocalEmbedder(model)
+        self._references: OrderedDict[str, TokenEmbeddings] = OrderedDict()
 
     async def score(self, sample: Sample, output: Output, ctx: MetricContext) -> Score:
-        """Embed the response and every reference in one batch and keep the best F1."""
+        """Compare the response with every reference and keep the best F1."""
         found = response_and_references(self.name, sample, output)
         if isinstance(found, Score):
             return found
         text, references = found
-        texts = [text, *(reference for _, reference in references)]
-        response, *embedded = await self.embedder.token_embeddings(texts)
+        embedded = await self._embed(text, [reference for _, reference in references])
+        response = embedded[text]
         scored = [
             (index, result)
-            for (index, _), reference in zip(references, embedded, strict=True)
-            if (result := bert_score_components(response, reference)) is not None
+            for index, reference in references
+            if (result := bert_score_components(response, embedded[reference])) is not None
         ]
         if not scored:
             return Score.failed(self.name, "no reference answer has any token to compare")
@@ -100,6 +107,22 @@ class BertScore(Metric):
             "model": self.model,
         }
         return Score(metric=self.name, value=best.f1, details=details)
+
+    async def _embed(self, response: str, references: list[str]) -> dict[str, TokenEmbeddings]:
+        """Token embeddings of the response and the references, in one batch of the
+        distinct texts not yet cached; the references join the cache (least recently
+        used ones leave it)."""
+        texts = dict.fromkeys([response, *references])
+        embedded = {t: self._references[t] for t in texts if t in self._references}
+        missing = [t for t in texts if t not in embedded]
+        fresh = await self.embedder.token_embeddings(missing)
+        embedded.update(zip(missing, fresh, strict=True))
+        for reference in references:
+            self._references[reference] = embedded[reference]
+            self._references.move_to_end(reference)
+        while len(self._references) > REFERENCE_CACHE_SIZE:
+            self._references.popitem(last=False)
+        return embedded
 
 
 @register_metric("bert_score")

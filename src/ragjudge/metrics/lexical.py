@@ -147,17 +147,18 @@ class FuzzyMatch(ReferenceMetric):
     """1.0 when, after :func:`~ragjudge.text.normalize_answer`, either string contains
     the other (the openai-evals ``FuzzyMatch`` template).
 
-    When either side normalises to an empty string they match only if both do.
+    A response that normalises to nothing matches no reference.
     """
 
     name = "fuzzy_match"
 
-    def compare(self, response: str, reference: str) -> Comparison:
+    def compare(self, response: str, reference: str) -> Comparison | None:
         """Check containment in either direction."""
         answer, wanted = normalize_answer(response), normalize_answer(reference)
-        if not answer or not wanted:
-            return Comparison(_as_score(answer == wanted), {})
-        return Comparison(_as_score(wanted in answer or answer in wanted), {})
+        if not wanted:
+            return None
+        # "" is inside every string, so an empty answer needs its own test.
+        return Comparison(_as_score(bool(answer) and (wanted in answer or answer in wanted)), {})
 
 
 class WordRecall(ReferenceMetric):

@@ -63,22 +63,28 @@ Python function) take no ``history``/``messages``/``request``/``sample`` argumen
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ragjudge.metrics._base import Metric, MetricContext, register_metric
+from ragjudge.metrics._base import (
+    Metric,
+    MetricContext,
+    register_metric,
+    response_and_references,
+)
 from ragjudge.metrics.answer_accuracy import (
     TEMPLATES,
     Judgement,
     evaluation_contexts,
     judge_answer,
+    positive_int,
 )
 from ragjudge.models._types import ChatMessage, ModelError
 from ragjudge.models.parsing import ParseError
 from ragjudge.prompts import render
 from ragjudge.schema import ContextChunk, Message, Output, Request, Sample, Score
+from ragjudge.text import normalize
 
 __all__ = [
     "ANSWER_FORMAT",
@@ -102,7 +108,7 @@ REWRITE_FORMAT = "Answer: <revised answer>, Explanation: <explanation>"
 QUERY_FORMAT = "Query: <query>, Explanation: <explanation>"
 CONTEXT_SOURCES: tuple[str, ...] = ("reference", "expected", "none")
 PERFECT = 5
-_HISTORY_ARGUMENTS = frozenset({"history", "messages", "request", "sample"})
+SCORE_BASES = ("wscore", "lscore", "mscore")
 
 # σ and its scores -------------------------------------------------------------------
 
@@ -241,12 +247,12 @@ def parse_agent_answer(text: str) -> AgentAnswer:
 
 
 def _question_key(text: str) -> str:
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(folded.split()).rstrip("?.!。？！ ")
+    # normalize() applies NFKC, so full-width ？！ arrive as ?!.
+    return normalize(text).rstrip("?.!。 ")
 
 
 def _is_no_query(query: str) -> bool:
-    bare = unicodedata.normalize("NFKC", query).strip(" ()[]<>\"'“”「」.,、。-–—*_").casefold()
+    bare = normalize(query).strip(" ()[]<>\"'“”「」.,、。-–—*_")
     return not bare or bare in _NO_QUERY or _NO_QUERY_SENTENCE.match(bare) is not None
 
 
@@ -319,7 +325,6 @@ class _Dialogue:
     sigma: list[int] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     call_ids: list[int] = field(default_factory=list)
-    end: str | None = None
 
     def history_messages(self) -> list[Message]:
         """The conversation before the next query: the sample's own, then the turns."""
@@ -341,8 +346,6 @@ class _Dialogue:
     def transcript(self) -> dict[str, Any]:
         return {
             "target_question": self.question,
-            "sigma": list(self.sigma),
-            "end": self.end,
             "context_doc_uris": [c.doc_uri for c in self.contexts],
             "events": self.events,
         }
@@ -363,7 +366,8 @@ class _DialogueRun:
     def purpose(self, task: str) -> str:
         return f"{self.metric.name}.{task}"
 
-    async def run(self) -> None:
+    async def run(self) -> str:
+        """Hold the dialogue; how it ended (a key of ``_END_REASONS``)."""
         n = self.metric.max_turns
         query = self.d.question
         while True:
@@ -371,17 +375,14 @@ class _DialogueRun:
             composed = await self.compose()  # T2
             verdict = await self.judge(composed, "T3", "judge")  # T3
             if verdict.score == PERFECT:
-                self.d.end = "perfect"
-                return
+                return "perfect"
             if len(self.d.sigma) >= n:
-                self.d.end = "turn_limit"
-                return
+                return "turn_limit"
             next_query = await self.next_query(composed, verdict)  # T4, T5
             if next_query is None:
                 final = await self.rewrite(composed)  # T6
                 await self.judge(final, "T7", "final_judge")  # T7
-                self.d.end = "no_more_queries"
-                return
+                return "no_more_queries"
             query = next_query
 
     async def ask_target(self, query: str) -> None:
@@ -414,7 +415,9 @@ class _DialogueRun:
 
     async def compose(self) -> str:
         """T2: a tentative answer from the Q/A history only."""
-        user = render(TEMPLATES, "multiturn_compose.jinja", **self.prompt_values())
+        user = render(
+            TEMPLATES, "multiturn_compose.jinja", turns=self.d.turns, answer_format=ANSWER_FORMAT
+        )
         reply, ids = await self.agent("composer", user, parse_agent_answer, "compose")
         self.d.record("T2", ids, answer=reply.answer, explanation=reply.explanation)
         return reply.answer
@@ -428,7 +431,6 @@ class _DialogueRun:
             reference=self.d.reference,
             contexts=self.d.contexts,
             purpose=self.purpose(purpose),
-            config=self.ctx.generate_config,
         )
         if verdict.score is None:
             self.d.record(task, verdict.call_ids, answer=answer, score=None, error=verdict.error)
@@ -451,10 +453,11 @@ class _DialogueRun:
         user = render(
             TEMPLATES,
             "multiturn_query.jinja",
-            **self.prompt_values(),
+            turns=self.d.turns,
             tentative=tentative,
             evaluation=evaluation,
             reference=self.d.reference,
+            query_format=QUERY_FORMAT,
         )
         asked = [turn["query"] for turn in self.d.turns]
         reply, ids = await self.agent(
@@ -471,30 +474,20 @@ class _DialogueRun:
         user = render(
             TEMPLATES,
             "multiturn_rewrite.jinja",
-            **{**self.prompt_values(), "answer_format": REWRITE_FORMAT},
+            turns=self.d.turns,
             tentative=tentative,
             reference=self.d.reference,
+            answer_format=REWRITE_FORMAT,
         )
         reply, ids = await self.agent("composer", user, parse_agent_answer, "rewrite")
         self.d.record("T6", ids, answer=reply.answer, explanation=reply.explanation)
         return reply.answer
 
-    def prompt_values(self) -> dict[str, Any]:
-        return {
-            "question": self.d.question,
-            "earlier": self.d.earlier_text(),
-            "turns": self.d.turns,
-            "answer_format": ANSWER_FORMAT,
-            "query_format": QUERY_FORMAT,
-        }
-
     async def agent(
         self, role: str, user: str, parse: Callable[[str], T], purpose: str
     ) -> tuple[T, list[int]]:
         """Ask the composer or the generator (its system prompt plus ``user``)."""
-        model = self.ctx.model_for(role)
-        if model is None:
-            raise _DialogueError(f"no model for the {role}: configure a judge (or {role}_model)")
+        model = self.ctx.model_for(role)  # the judge unless the role has its own model
         system = render(
             TEMPLATES,
             f"multiturn_{role}_system.jinja",
@@ -537,6 +530,7 @@ class MultiTurn(Metric):
     are model specs for those agents (default: the judge).
     """
 
+    name = "multiturn"
     requires: tuple[str, ...] = ("expected_response",)
     needs_judge = True
 
@@ -549,17 +543,12 @@ class MultiTurn(Metric):
         composer_model: str | None = None,
         generator_model: str | None = None,
     ) -> None:
-        if max_turns < 1:
-            raise ValueError("multiturn: max_turns must be at least 1")
-        if k < 1:
-            raise ValueError("multiturn: k must be at least 1")
         if contexts not in CONTEXT_SOURCES:
             raise ValueError(
                 f"multiturn: contexts must be one of {', '.join(CONTEXT_SOURCES)}, not {contexts!r}"
             )
-        self.name = "multiturn"
-        self.max_turns = max_turns
-        self.k = k
+        self.max_turns = positive_int("multiturn", "max_turns", max_turns)
+        self.k = positive_int("multiturn", "k", k)
         self.contexts = contexts
         self.dry_run_reply = dry_run_reply
         roles = {"composer": composer_model, "generator": generator_model}
@@ -567,7 +556,7 @@ class MultiTurn(Metric):
 
     def score_names(self) -> list[str]:
         """``wscore``, ``lscore``, ``mscore`` — prefixed ``NAME.`` for a named instance."""
-        return [self._score_name(base) for base in ("wscore", "lscore", "mscore")]
+        return [self._score_name(base) for base in SCORE_BASES]
 
     def _score_name(self, base: str) -> str:
         return base if self.name == "multiturn" else f"{self.name}.{base}"
@@ -594,14 +583,21 @@ class MultiTurn(Metric):
         return None
 
     async def score(self, sample: Sample, output: Output, ctx: MetricContext) -> list[Score]:
+        """Hold the dialogue for ``sample`` (``output`` is the first answer) and score σ."""
         problem = self.check_target(ctx.target)
         if problem is not None:
             return self._failed(problem)
         if ctx.judge is None:
             return self._failed("no judge model configured")
-        reference = sample.references[0]
+        found = response_and_references(self.name, sample, output)
+        if isinstance(found, Score):
+            return self._failed(found.error or "no response")
+        _, references = found
+        reference = references[0][1]
         try:
-            contexts = await self._contexts(sample, reference, ctx)
+            contexts = await evaluation_contexts(
+                self.contexts, sample, output, reference, ctx, self.k
+            )
         except ValueError as exc:
             return self._failed(str(exc))
         dialogue = _Dialogue(
@@ -611,92 +607,48 @@ class MultiTurn(Metric):
             contexts=contexts,
         )
         try:
-            await _DialogueRun(self, sample, output, ctx, dialogue).run()
+            end = await _DialogueRun(self, sample, output, ctx, dialogue).run()
         except _DialogueError as exc:
-            dialogue.end = "error"
             dialogue.call_ids.extend(i for i in exc.call_ids if i not in dialogue.call_ids)
             return self._failed(str(exc), dialogue)
-        return self._scores(dialogue)
+        return self._scores(dialogue, end)
 
-    async def _contexts(
-        self, sample: Sample, reference: str, ctx: MetricContext
-    ) -> list[ContextChunk]:
-        if self.contexts == "expected":
-            return list(sample.expected_retrieved_context or [])[: self.k]
-        return await evaluation_contexts(
-            self.contexts,
-            question=sample.request.query,
-            reference=reference,
-            output=Output(),
-            ctx=ctx,
-            k=self.k,
-        )
-
-    def _scores(self, d: _Dialogue) -> list[Score]:
-        sigma = d.sigma
-        n = self.max_turns
-        shared = {"sigma": list(sigma), "max_turns": n, "end": d.end}
-        rationale = f"σ = {sigma} with n = {n} turns; ended: {_END_REASONS[d.end or 'error']}"
+    def _scores(self, d: _Dialogue, end: str) -> list[Score]:
+        sigma, n = d.sigma, self.max_turns
+        rationale = f"σ = {sigma} with n = {n} turns; ended: {_END_REASONS[end]}"
         values = {"wscore": wscore(sigma, n), "lscore": lscore(sigma), "mscore": mscore(sigma)}
         return [
-            Score(
-                metric=self._score_name(base),
-                value=float(value),
-                rationale=rationale,
-                details=self._details(base, shared, d),
-                judge_call_ids=list(d.call_ids),
-            )
+            self._score(base, d, end, value=float(value), rationale=rationale)
             for base, value in values.items()
         ]
 
-    def _details(self, base: str, shared: dict[str, Any], d: _Dialogue) -> dict[str, Any]:
-        if base == "wscore":
-            return {**shared, "transcript": d.transcript()}
-        return {**shared, "transcript_on": self._score_name("wscore")}
-
     def _failed(self, error: str, d: _Dialogue | None = None) -> list[Score]:
-        scores = []
-        for base in ("wscore", "lscore", "mscore"):
-            details: dict[str, Any] = {}
-            if d is not None:
-                details = self._details(base, {"sigma": list(d.sigma), "end": "error"}, d)
-            scores.append(
-                Score(
-                    metric=self._score_name(base),
-                    value=None,
-                    error=error,
-                    details=details,
-                    judge_call_ids=list(d.call_ids) if d is not None else [],
-                )
-            )
-        return scores
+        return [self._score(base, d, "error", value=None, error=error) for base in SCORE_BASES]
+
+    def _score(self, base: str, d: _Dialogue | None, end: str, **result: Any) -> Score:
+        """One of the three scores; σ, the end and the call ids go on all three, the
+        transcript on ``wscore`` only."""
+        if d is None:
+            return Score(metric=self._score_name(base), **result)
+        details: dict[str, Any] = {"sigma": list(d.sigma), "max_turns": self.max_turns, "end": end}
+        if base == "wscore":
+            details["transcript"] = d.transcript()
+        else:
+            details["transcript_on"] = self._score_name("wscore")
+        return Score(
+            metric=self._score_name(base),
+            details=details,
+            judge_call_ids=list(d.call_ids),
+            **result,
+        )
 
 
 _END_REASONS = {
     "perfect": "the judge gave 5",
     "turn_limit": "turn limit reached",
     "no_more_queries": "no more queries needed; final answer judged",
-    "error": "error",
 }
 
 
-@register_metric("multiturn")
-def multiturn(
-    *,
-    max_turns: int = 5,
-    k: int = 5,
-    contexts: str = "reference",
-    composer_model: str | None = None,
-    generator_model: str | None = None,
-) -> MultiTurn:
-    """Multi-turn continuous-response evaluation (seed 000 method II): ``wscore``,
-    ``lscore`` (lower is better), ``mscore``. ``max_turns`` (default 5) bounds the
-    dialogue; ``contexts`` (reference = E3, expected, none) and ``k`` set what the judge
-    sees; ``composer_model``/``generator_model`` default to the judge."""
-    return MultiTurn(
-        max_turns=max_turns,
-        k=k,
-        contexts=contexts,
-        composer_model=composer_model,
-        generator_model=generator_model,
-    )
+# The class is its own factory: its keyword arguments are the metric's options.
+register_metric("multiturn")(MultiTurn)
