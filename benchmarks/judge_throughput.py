@@ -26,18 +26,18 @@ import asyncio
 import random
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragjudge.judging import store_recorder
 from ragjudge.models import (
     CallRecorder,
     ChatMessage,
     GenerateConfig,
     Generation,
     JudgeCallError,
-    JudgeCallRecord,
     JudgeModel,
     ModelSettings,
     ResponseCache,
@@ -180,15 +180,6 @@ async def run_calls(
     return tally, seconds
 
 
-def store_recorder(store: Store, run_id: str) -> CallRecorder:
-    """An async recorder that writes each judge call to ``store`` under ``run_id``."""
-
-    async def record(call: JudgeCallRecord) -> int:
-        return store.save_judge_call(run_id, call)
-
-    return record
-
-
 async def run_phase(
     make_judge: Callable[[CallRecorder], JudgeModel],
     prompts: Sequence[list[ChatMessage]],
@@ -301,13 +292,9 @@ async def bare_provider_seconds(prompts: Sequence[list[ChatMessage]], repeats: i
     for _ in range(repeats):
         provider = ScriptedProvider(ReplyScript(default=JUDGE_REPLY), model=MODEL)
         started = time.perf_counter()
-        await _gather_all([provider.complete(prompt, GenerateConfig()) for prompt in prompts])
+        await asyncio.gather(*(provider.complete(prompt, GenerateConfig()) for prompt in prompts))
         best = min(best, time.perf_counter() - started)
     return best
-
-
-async def _gather_all(calls: Sequence[Awaitable[Any]]) -> None:
-    await asyncio.gather(*calls)
 
 
 def is_japanese(prompt: list[ChatMessage]) -> bool:

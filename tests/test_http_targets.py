@@ -5,10 +5,8 @@ flaky, busy, malformed) in front of it."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import socket
-import sys
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
@@ -23,6 +21,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 import ragjudge
+from conftest import import_quickstart
 from ragjudge.http_targets import (
     BodyTemplate,
     HttpCallError,
@@ -69,12 +68,7 @@ async def close_http_clients(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[N
 
 @pytest.fixture(scope="module")
 def serve() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("quickstart_serve", QUICKSTART / "serve.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_quickstart("serve")
 
 
 @pytest.fixture(scope="module")

@@ -5,23 +5,24 @@ trials, cost, --no-cache, --dry-run and the cache command."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import sqlite3
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 from typer.testing import CliRunner
 
 import ragjudge as rj
+from conftest import import_quickstart
 from ragjudge.cli import app
-from ragjudge.config import EvalConfig
+from ragjudge.config import ConfigError, EvalConfig
+from ragjudge.judging import build_agent_models, build_judge
+from ragjudge.metrics import create_metric
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.runner import run_evaluation
+from ragjudge.store import Store
 from ragjudge.testing.server import FaultPlan, OpenAITestServer
 
 runner = CliRunner()
@@ -158,18 +159,8 @@ def test_judged_evaluate_inside_a_running_event_loop(
     assert asyncio.run(notebook_cell()) == 5.0
 
 
-def _load_example_server() -> Any:
-    path = Path(__file__).resolve().parents[1] / "examples" / "quickstart" / "serve.py"
-    spec = importlib.util.spec_from_file_location("quickstart_serve_for_judging", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_e3_contexts_from_the_targets_own_search_endpoint(tmp_path: Path) -> None:
-    serve = _load_example_server()
+    serve = import_quickstart("serve")
     question = "What is the difference between UNION and UNION ALL?"
     reference = "UNION removes duplicate rows; UNION ALL keeps them."
     provider = ScriptedProvider(ReplyScript(default="Feedback: fine [RESULT] 4"))
@@ -197,3 +188,51 @@ def test_e3_contexts_from_the_targets_own_search_endpoint(tmp_path: Path) -> Non
     for i, hit in enumerate(expected, start=1):
         assert f"CONTEXT {i} ({hit['doc_uri']})" in prompt
     assert "union" in expected[0]["doc_uri"]
+
+
+def test_bad_agent_model_spec_is_a_config_error_before_any_run(tmp_path: Path) -> None:
+    def answer(query: str, history: list[dict[str, str]]) -> str:
+        raise AssertionError("the target must not be called")
+
+    with pytest.raises(ConfigError, match="gpt-4o"):
+        rj.evaluate(
+            ROWS[:1],
+            target=answer,
+            metrics=[{"metric": "multiturn", "contexts": "none", "composer_model": "gpt-4o"}],
+            judge="scripted",
+            store=tmp_path / "r.db",
+            progress=False,
+        )
+    assert not Store(tmp_path / "r.db").runs()
+
+
+def test_agents_share_the_judges_cache_and_one_model_per_spec(tmp_path: Path) -> None:
+    config = EvalConfig(
+        metrics=["exact_match"], judge={"model": "scripted"}, store=str(tmp_path / "r.db")
+    )
+    metrics = [
+        create_metric(
+            {
+                "metric": "multiturn",
+                "name": "a",
+                "contexts": "none",
+                "composer_model": "scripted/agent",
+                "generator_model": "scripted/agent",
+            }
+        ),
+        create_metric(
+            {
+                "metric": "multiturn",
+                "name": "b",
+                "contexts": "none",
+                "composer_model": "scripted/agent",
+            }
+        ),
+    ]
+    with Store(tmp_path / "r.db") as store:
+        judge = build_judge(config, store, "run")
+        assert judge is not None and judge.cache is not None
+        agents = build_agent_models(config, metrics, store, "run", cache=judge.cache)
+    models = {id(m) for roles in agents.values() for m in roles.values()}
+    assert len(models) == 1
+    assert all(m.cache is judge.cache for roles in agents.values() for m in roles.values())

@@ -260,3 +260,22 @@ def test_a_stored_run_is_summarised_with_its_own_seed(tmp_path: Path) -> None:
 def test_a_knowledge_base_may_be_given_as_a_path(tmp_path: Path) -> None:
     config = EvalConfig(metrics=["rouge_l"], knowledge_base=tmp_path)
     assert config.knowledge_base is not None and config.knowledge_base.path == tmp_path
+
+
+def test_metric_searching_for_contexts_needs_a_knowledge_base_up_front(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    def target(query: str) -> str:
+        calls.append(query)
+        return "answer"
+
+    with pytest.raises(ConfigError, match="retrieves evaluation contexts"):
+        rj.evaluate(
+            ROWS,
+            target=target,
+            metrics=["answer_accuracy"],
+            judge="scripted",
+            store=tmp_path / "r.db",
+            progress=False,
+        )
+    assert calls == []

@@ -16,17 +16,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragjudge.config import EvalConfig
+from ragjudge.config import EvalConfig, JudgeConfig
 from ragjudge.judging import dry_run_judge, generate_config
 from ragjudge.metrics import Metric, MetricContext
-from ragjudge.models import JudgeCallRecord, PriceTable, estimate_messages_tokens
-from ragjudge.models.model import ModelSettings
+from ragjudge.models import JudgeCallRecord, ModelSettings, PriceTable, estimate_messages_tokens
 from ragjudge.schema import Output, Sample, Usage
 
 
 @dataclass
 class PurposeEstimate:
-    """Estimated judge calls and tokens of one metric."""
+    """Estimated judge calls, tokens and cost of one purpose (one kind of judge call
+    of a metric, e.g. ``multiturn.judge``)."""
 
     purpose: str
     calls: int = 0
@@ -50,14 +50,17 @@ class DryRunPlan:
 
     @property
     def total_calls(self) -> int:
+        """Judge calls over every purpose."""
         return sum(p.calls for p in self.purposes)
 
     @property
     def total_cost(self) -> float | None:
+        """Dollars over the priced purposes; ``None`` when none has a price."""
         costs = [p.cost for p in self.purposes if p.cost is not None]
         return sum(costs) if costs else None
 
     def to_dict(self) -> dict[str, Any]:
+        """The plan as JSON-able data (``ragjudge run --dry-run --json``)."""
         return {
             "dry_run": True,
             "samples": self.samples,
@@ -75,10 +78,11 @@ class DryRunPlan:
 
 
 def _stand_in_output(sample: Sample, supplies_response: bool) -> Output:
-    if not supplies_response and sample.response is not None:
-        return Output(response=sample.response, retrieved_context=sample.retrieved_context)
-    stand_in = sample.references[0] if sample.references else sample.request.query
-    return Output(response=stand_in, retrieved_context=sample.retrieved_context)
+    """The data's response, else (the target is not called) the reference or the query."""
+    response = None if supplies_response else sample.response
+    if response is None:
+        response = sample.references[0] if sample.references else sample.request.query
+    return Output(response=response, retrieved_context=sample.retrieved_context)
 
 
 async def plan_evaluation(
@@ -90,21 +94,20 @@ async def plan_evaluation(
     retriever: Any = None,
 ) -> DryRunPlan:
     """Walk every sample, trial and metric with stand-in judges and count the prompts."""
-    records: dict[str, list[JudgeCallRecord]] = {m.name: [] for m in metrics}
-    judges = {m.name: dry_run_judge(m, records[m.name]) for m in metrics if m.needs_judge}
+    records: list[JudgeCallRecord] = []
+    judges = {m.name: dry_run_judge(m, records) for m in metrics if m.needs_judge}
     sampling = generate_config(config.judge)
     errors: list[str] = []
-    semaphore = asyncio.Semaphore(max(config.concurrency, 8))
-
-    dialogue_calls = 0
+    semaphore = asyncio.Semaphore(config.concurrency)  # the retriever may be a live service
+    target_calls = len(samples) if supplies_response else 0
 
     async def stand_in_target(sample: Sample) -> Output:
-        nonlocal dialogue_calls
-        dialogue_calls += 1
+        nonlocal target_calls
+        target_calls += 1
         return _stand_in_output(sample, supplies_response)
 
     async def walk(sample: Sample, trial: int, metric: Metric) -> None:
-        judge = judges.get(metric.name)
+        judge = judges[metric.name]
         ctx = MetricContext(
             trial=trial,
             retriever=retriever,
@@ -130,44 +133,45 @@ async def plan_evaluation(
     )
     for judge in judges.values():
         await judge.aclose()
-    plan = _tally(config, samples, records, supplies_response, errors)
-    plan.target_calls += dialogue_calls
-    return plan
-
-
-def _tally(
-    config: EvalConfig,
-    samples: Sequence[Sample],
-    records: dict[str, list[JudgeCallRecord]],
-    supplies_response: bool,
-    errors: list[str],
-) -> DryRunPlan:
-    judge = config.judge
-    per_call = (judge.max_tokens if judge and judge.max_tokens else None) or (
-        ModelSettings().expected_output_tokens
-    )
-    prices = PriceTable.from_dict(judge.prices) if judge and judge.prices else None
-    model_name = judge.model.split("/", 1)[-1] if judge else None
-    by_purpose: dict[str, list[JudgeCallRecord]] = {}
-    for metric_calls in records.values():
-        for call in metric_calls:
-            by_purpose.setdefault(call.purpose or "(none)", []).append(call)
-    purposes = []
-    for purpose, calls in by_purpose.items():
-        estimate = PurposeEstimate(purpose=purpose, calls=len(calls))
-        estimate.input_tokens = sum(estimate_messages_tokens(c.messages) for c in calls)
-        estimate.output_tokens = per_call * len(calls)
-        estimate.example_prompt = calls[0].messages
-        if prices is not None and model_name is not None:
-            usage = Usage(input_tokens=estimate.input_tokens, output_tokens=estimate.output_tokens)
-            estimate.cost = prices.cost(model_name, usage)
-        purposes.append(estimate)
     return DryRunPlan(
         samples=len(samples),
         trials=config.trials,
-        target_calls=len(samples) if supplies_response else 0,
-        judge_model=judge.model if judge else None,
-        purposes=purposes,
-        output_tokens_per_call=per_call,
+        target_calls=target_calls,
+        judge_model=config.judge.model if config.judge else None,
+        purposes=_estimates(config.judge, records),
+        output_tokens_per_call=_output_tokens_per_call(config.judge),
         errors=errors,
     )
+
+
+def _output_tokens_per_call(judge: JudgeConfig | None) -> int:
+    """What the judge layer assumes for pacing: ``max_tokens``, else its expected output."""
+    if judge is None:
+        return ModelSettings().expected_output_tokens
+    return judge.max_tokens or judge.expected_output_tokens
+
+
+def _estimates(judge: JudgeConfig | None, records: list[JudgeCallRecord]) -> list[PurposeEstimate]:
+    """Calls, tokens and cost per purpose of the recorded stand-in calls."""
+    per_call = _output_tokens_per_call(judge)
+    prices = PriceTable.from_dict(judge.prices) if judge and judge.prices else None
+    by_purpose: dict[str, list[JudgeCallRecord]] = {}
+    for call in records:
+        by_purpose.setdefault(call.purpose or "(none)", []).append(call)
+    estimates = []
+    for purpose, calls in by_purpose.items():
+        usage = Usage(
+            input_tokens=sum(estimate_messages_tokens(c.messages) for c in calls),
+            output_tokens=per_call * len(calls),
+        )
+        estimates.append(
+            PurposeEstimate(
+                purpose=purpose,
+                calls=len(calls),
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cost=prices.cost(judge.model, usage) if prices is not None and judge else None,
+                example_prompt=calls[0].messages,
+            )
+        )
+    return estimates

@@ -5,52 +5,59 @@ stand-in judge of a dry run."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from ragjudge.config import ConfigError, EvalConfig, JudgeConfig
 from ragjudge.metrics import Metric
 from ragjudge.models import (
+    CallRecorder,
     GenerateConfig,
     JudgeCallRecord,
     JudgeModel,
     ModelSettings,
+    OpenAIProvider,
     PriceTable,
     Provider,
     ResponseCache,
     get_model,
+    make_provider,
 )
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.store import Store
 
 
-def metrics_needing_judge(metrics: Sequence[Metric]) -> list[str]:
-    return [m.name for m in metrics if m.needs_judge]
-
-
 def check_judge(
     config: EvalConfig, metrics: Sequence[Metric], *, provider: Provider | None = None
 ) -> None:
-    """Before any work: a judge metric without a usable judge is a clear error."""
-    needing = metrics_needing_judge(metrics)
-    if not needing or provider is not None:
-        return
+    """Before any work: a judge metric without a usable judge, an unknown model spec
+    (judge or agent) or an OpenAI model without a key is a clear error."""
+    needing = [m.name for m in metrics if m.needs_judge]
     names = ", ".join(repr(n) for n in needing)
-    if config.judge is None:
-        raise ConfigError(
-            f"metric {names} needs a judge model; add e.g. 'judge: openai/<model>' to the config "
-            "(any OpenAI-compatible server via OPENAI_BASE_URL, or OpenAI with OPENAI_API_KEY)"
-        )
-    spec = config.judge.model
-    if spec.startswith("openai/"):
-        base_url = config.judge.base_url or os.environ.get("OPENAI_BASE_URL")
-        key = _api_key(config.judge) or os.environ.get("OPENAI_API_KEY")
-        if not base_url and not key:
+    if needing and provider is None:
+        if config.judge is None:
             raise ConfigError(
-                f"metric {names} needs the judge {spec!r}, but no endpoint is configured: set "
-                "OPENAI_BASE_URL to an OpenAI-compatible server (vLLM, Ollama, LM Studio …) "
-                "or OPENAI_API_KEY for OpenAI, or 'base_url' under 'judge' in the config"
+                f"metric {names} needs a judge model; add e.g. 'judge: openai/<model>' to the "
+                "config (any OpenAI-compatible server via OPENAI_BASE_URL, or OpenAI with "
+                "OPENAI_API_KEY)"
             )
+        _check_usable(config.judge, f"metric {names} needs the judge")
+    for metric in metrics:
+        for role, spec in metric.agent_models.items():
+            who = f"metric {metric.name!r} needs the {role} model"
+            _check_usable(agent_config(config, spec), who)
+
+
+def _check_usable(judge: JudgeConfig, who: str) -> None:
+    try:
+        provider = make_provider(judge.model, base_url=judge.base_url, api_key=_api_key(judge))
+    except ValueError as exc:
+        raise ConfigError(f"{who}: {exc}") from exc
+    if isinstance(provider, OpenAIProvider) and not provider.has_credentials:
+        raise ConfigError(
+            f"{who} {judge.model!r}, but no endpoint is configured: set OPENAI_BASE_URL to "
+            "an OpenAI-compatible server (vLLM, Ollama, LM Studio …) or OPENAI_API_KEY for "
+            "OpenAI, or 'base_url' under 'judge' in the config"
+        )
 
 
 def _api_key(judge: JudgeConfig) -> str | None:
@@ -77,6 +84,29 @@ def model_settings(judge: JudgeConfig, *, cache: bool) -> ModelSettings:
     return ModelSettings.model_validate({**fields, "cache": cache})
 
 
+def agent_config(config: EvalConfig, spec: str) -> JudgeConfig:
+    """An agent model's config: the judge's (endpoint, limits, prices) with its own spec."""
+    return (config.judge or JudgeConfig(model=spec)).model_copy(update={"model": spec})
+
+
+def store_recorder(store: Store, run_id: str, prices: PriceTable | None = None) -> CallRecorder:
+    """A recorder that stores each judge call with run ``run_id``, priced from
+    ``prices`` (cache hits cost nothing; no table, no cost)."""
+
+    async def record(call: JudgeCallRecord) -> int:
+        cost = None
+        if prices is not None:
+            cost = 0.0 if call.cached else prices.cost(call.model, call.usage)
+        return store.save_judge_call(run_id, call, cost=cost)
+
+    return record
+
+
+def _open_cache(config: EvalConfig, use_cache: bool) -> ResponseCache | None:
+    path = config.cache_path if use_cache else None
+    return ResponseCache(path) if path is not None else None
+
+
 def build_judge(
     config: EvalConfig,
     store: Store,
@@ -88,36 +118,12 @@ def build_judge(
     """The run's judge: calls are cached (unless disabled), limited, retried, and every
     call is stored with the run, its cost priced from the config. ``provider`` replaces
     the one the config's model spec names (a scripted model in tests)."""
-    if config.judge is None:
+    judge = config.judge
+    if judge is None:
         if provider is None:
             return None
-        config = config.model_copy(
-            update={"judge": JudgeConfig(model=f"scripted/{provider.model}")}
-        )
-    assert config.judge is not None
-    judge = config.judge
-    prices = PriceTable.from_dict(judge.prices) if judge.prices else None
-    cache_path = config.cache_path if use_cache else None
-
-    async def record(call: JudgeCallRecord) -> int:
-        cost = None
-        if prices is not None:
-            cost = 0.0 if call.cached else prices.cost(call.model, call.usage)
-        return store.save_judge_call(run_id, call, cost=cost)
-
-    settings = model_settings(judge, cache=cache_path is not None)
-    cache = ResponseCache(cache_path) if cache_path is not None else None
-    if provider is not None:
-        return JudgeModel(provider, settings=settings, cache=cache, recorder=record, prices=prices)
-    return get_model(
-        judge.model,
-        base_url=judge.base_url,
-        api_key=_api_key(judge),
-        settings=settings,
-        cache=cache,
-        recorder=record,
-        prices=prices,
-    )
+        judge = JudgeConfig(model=f"scripted/{provider.model}")
+    return _judge_model(judge, store, run_id, _open_cache(config, use_cache), provider)
 
 
 def build_agent_models(
@@ -127,30 +133,54 @@ def build_agent_models(
     run_id: str,
     *,
     use_cache: bool = True,
+    cache: ResponseCache | None = None,
 ) -> dict[str, dict[str, JudgeModel]]:
     """Per metric, the models its agents use (``agent_models``), built like the judge:
-    same limits, cache and call store, only the model spec differs."""
+    same limits, cache and call store, only the model spec differs. ``cache`` is the
+    judge's, to share; without it one cache is opened for all the agents. A spec two
+    metrics name is one model."""
+    if cache is None and any(m.agent_models for m in metrics):
+        cache = _open_cache(config, use_cache)
     built: dict[str, JudgeModel] = {}
     per_metric: dict[str, dict[str, JudgeModel]] = {}
     for metric in metrics:
         for role, spec in metric.agent_models.items():
             if spec not in built:
-                base = config.judge or JudgeConfig(model=spec)
-                agent_config = config.model_copy(
-                    update={"judge": base.model_copy(update={"model": spec})}
-                )
-                model = build_judge(agent_config, store, run_id, use_cache=use_cache)
-                assert model is not None
-                built[spec] = model
+                built[spec] = _judge_model(agent_config(config, spec), store, run_id, cache)
             per_metric.setdefault(metric.name, {})[role] = built[spec]
     return per_metric
+
+
+def _judge_model(
+    judge: JudgeConfig,
+    store: Store,
+    run_id: str,
+    cache: ResponseCache | None,
+    provider: Provider | None = None,
+) -> JudgeModel:
+    prices = PriceTable.from_dict(judge.prices) if judge.prices else None
+    settings = model_settings(judge, cache=cache is not None)
+    recorder = store_recorder(store, run_id, prices)
+    if provider is not None:
+        return JudgeModel(
+            provider, settings=settings, cache=cache, recorder=recorder, prices=prices
+        )
+    return get_model(
+        judge.model,
+        base_url=judge.base_url,
+        api_key=_api_key(judge),
+        settings=settings,
+        cache=cache,
+        recorder=recorder,
+        prices=prices,
+    )
 
 
 def dry_run_judge(metric: Metric, records: list[JudgeCallRecord]) -> JudgeModel:
     """A stand-in judge for a dry run: answers with the metric's ``dry_run_reply``
     and keeps every prompt in ``records`` instead of calling a model."""
     reply = metric.dry_run_reply
-    script = ReplyScript(function=reply if callable(reply) else None, default=str(reply))
+    script = ReplyScript(function=reply) if callable(reply) else ReplyScript(default=reply)
 
     async def record(call: JudgeCallRecord) -> int:
         records.append(call)
@@ -158,6 +188,3 @@ def dry_run_judge(metric: Metric, records: list[JudgeCallRecord]) -> JudgeModel:
 
     provider = ScriptedProvider(script, model="dry-run")
     return JudgeModel(provider, settings=ModelSettings(cache=False, reask_limit=0), recorder=record)
-
-
-ReplyFunction = Callable[[list[dict[str, Any]]], str]

@@ -29,7 +29,7 @@ def delimit(label: str, text: str) -> str:
 
 @cache
 def _environment(package: str) -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: _read(package, name)),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
@@ -37,6 +37,8 @@ def _environment(package: str) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.globals.update(delimit=delimit, data_notice=DATA_NOTICE)
+    return env
 
 
 def _read(package: str, name: str) -> str:
@@ -46,9 +48,7 @@ def _read(package: str, name: str) -> str:
 def render(package: str, name: str, **values: Any) -> str:
     """Render template ``name`` from ``package`` (e.g. ``ragjudge.metrics.templates``).
     A value the template needs but was not given is an error, never an empty string."""
-    env = _environment(package)
-    env.globals.update(delimit=delimit, data_notice=DATA_NOTICE)
-    return env.get_template(name).render(**values).strip() + "\n"
+    return _environment(package).get_template(name).render(**values).strip() + "\n"
 
 
 def user_message(package: str, name: str, **values: Any) -> list[ChatMessage]:

@@ -179,6 +179,18 @@ def check_requirements(
         raise RequirementError(problems)
 
 
+def check_retriever(config: EvalConfig, metrics: Sequence[Metric]) -> None:
+    """Before any work: metrics that search for evaluation contexts need a knowledge
+    base or a retriever endpoint."""
+    needing = [m.name for m in metrics if m.needs_retriever]
+    if needing and config.knowledge_base is None and config.retriever is None:
+        names = ", ".join(repr(n) for n in needing)
+        raise ConfigError(
+            f"metric {names} retrieves evaluation contexts: configure 'knowledge_base' "
+            "(or 'retriever: {kind: http, url: ...}'), or use contexts: retrieved or none"
+        )
+
+
 def build_retriever(kb: KnowledgeBaseConfig | None, config: EvalConfig) -> Any:
     """The evaluation retriever: the target's own search endpoint when ``retriever`` is
     configured, else a BM25, dense or hybrid index over the knowledge base (dense
@@ -376,6 +388,7 @@ async def run_evaluation(
         target_obj = build_target(config, target)
         check_requirements(samples, metric_objects, target_obj)
         check_judge(config, metric_objects, provider=judge_provider)
+        check_retriever(config, metric_objects)
         retriever = build_retriever(config.knowledge_base, config)
         # The models record their calls under the run id, so it is drawn before the run
         # is stored: a judge that cannot be built leaves no empty run behind.
@@ -421,7 +434,14 @@ def _build_models(
     :class:`ConfigError`."""
     try:
         judge = build_judge(config, store, run_id, use_cache=use_cache, provider=provider)
-        agents = build_agent_models(config, metrics, store, run_id, use_cache=use_cache)
+        agents = build_agent_models(
+            config,
+            metrics,
+            store,
+            run_id,
+            use_cache=use_cache,
+            cache=judge.cache if judge is not None else None,
+        )
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
     return judge, agents
@@ -460,6 +480,7 @@ async def dry_run(
     metric_objects = build_metrics(config.metrics if metrics is None else metrics)
     target_obj = build_target(config, target)
     check_requirements(samples, metric_objects, target_obj)
+    check_retriever(config, metric_objects)
     retriever = build_retriever(config.knowledge_base, config)
     try:
         return await plan_evaluation(

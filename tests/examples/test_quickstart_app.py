@@ -3,26 +3,21 @@ evaluation set is well formed."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from conftest import import_quickstart
+
 QUICKSTART = Path(__file__).resolve().parents[2] / "examples" / "quickstart"
 
 
 @pytest.fixture(scope="module")
 def app() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("quickstart_rag_app", QUICKSTART / "rag_app.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_quickstart("rag_app")
 
 
 def evalset_rows() -> list[dict[str, Any]]:

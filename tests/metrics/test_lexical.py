@@ -1,7 +1,7 @@
 import pytest
 
 from ragjudge.metrics import MetricContext, available_metrics, create_metric
-from ragjudge.metrics.lexical import RougeL, exact_match, rouge_l
+from ragjudge.metrics.lexical import RougeL
 from ragjudge.schema import Output, Sample, Score
 
 LEXICAL = ["exact_match", "match", "includes", "fuzzy_match", "word_recall", "token_f1", "rouge_l"]
@@ -231,13 +231,17 @@ async def test_missing_response_reports_target_error() -> None:
     assert "timeout after 30 s" in score.error
 
 
-def test_unknown_option_raises_value_error() -> None:
-    with pytest.raises(ValueError, match="foo"):
-        rouge_l(foo=1)
-    with pytest.raises(ValueError, match="bar"):
-        create_metric({"metric": "token_f1", "bar": True})
-    with pytest.raises(ValueError, match="normalize"):
-        exact_match(normalize="yes")
+def test_unknown_options_and_wrong_types_raise_value_error() -> None:
+    with pytest.raises(ValueError, match=r"unknown option.*foo.*known options: none"):
+        create_metric({"metric": "rouge_l", "foo": 1})
+    with pytest.raises(ValueError, match="bar; known options: normalize"):
+        create_metric({"metric": "exact_match", "bar": True})
+    with pytest.raises(ValueError, match="'normalize' must be true or false"):
+        create_metric({"metric": "exact_match", "normalize": "yes"})
+    with pytest.raises(ValueError, match="'k' must be a whole number"):
+        create_metric({"metric": "answer_accuracy", "k": 2.5})
+    with pytest.raises(ValueError, match=r"known options: .*contexts"):
+        create_metric({"metric": "answer_accuracy", "kk": 3})
 
 
 # --- registry --------------------------------------------------------------------

@@ -4,11 +4,9 @@ over HTTP in both variants, and a dry run over the MTRAG-UN tasks."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sqlite3
-import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -18,6 +16,7 @@ from typing import Any
 import pytest
 
 import ragjudge as rj
+from conftest import import_quickstart
 from ragjudge.config import EvalConfig, load_config
 from ragjudge.http_targets import JsonApiTarget, OpenAIChatTarget
 from ragjudge.judging import dry_run_judge
@@ -510,7 +509,7 @@ def test_named_instances_prefix_their_score_names() -> None:
     assert named.score_names() == ["mqa.wscore", "mqa.lscore", "mqa.mscore"]
     assert named.requires == ("expected_response",) and named.needs_judge
     for bad in (0, 2.5, "3"):
-        with pytest.raises(ValueError, match="max_turns must be a whole number"):
+        with pytest.raises(ValueError, match=r"max_turns.? must be a whole number"):
             create_metric({"metric": "multiturn", "max_turns": bad})
 
 
@@ -604,23 +603,14 @@ async def test_dry_run_over_the_mtrag_un_tasks() -> None:
 # the quickstart RAG in both variants ------------------------------------------------
 
 
-def load_module(name: str, file: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, QUICKSTART / file)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def serve() -> ModuleType:
-    return load_module("quickstart_serve", "serve.py")
+    return import_quickstart("serve")
 
 
 @pytest.fixture(scope="module")
 def mqa() -> ModuleType:
-    return load_module("quickstart_rag_app_mqa", "rag_app_mqa.py")
+    return import_quickstart("rag_app_mqa")
 
 
 class RecordingApp:

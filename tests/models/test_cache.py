@@ -71,7 +71,7 @@ def test_clear_removes_everything(tmp_path: Path) -> None:
 def test_memory_cache() -> None:
     cache = ResponseCache(":memory:")
     cache.put("a", {"x": 1})
-    cache.flush()
+    cache.close()  # commits, but keeps the one connection that holds the data
     assert cache.get("a") == {"x": 1}
     stats = cache.stats()
     assert stats.entries == 1 and stats.size == 0

@@ -164,7 +164,7 @@ async def test_rate_limit_pauses_everyone_then_recovers() -> None:
 
 
 async def test_waiting_requests_move_behind_a_pause() -> None:
-    limiter = Limiter(RateLimits(max_concurrency=10, rpm=10, window=1.0))
+    limiter = Limiter(RateLimits(max_concurrency=10, rpm=10, window=1.0, tolerated_429_share=0.0))
     async with limiter.slot() as first:
         pass
     waiting = asyncio.create_task(grant_times(limiter, 3))

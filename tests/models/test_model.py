@@ -294,9 +294,11 @@ async def test_failures_are_not_cached() -> None:
 async def test_reasked_parse_rerun_is_served_from_cache(tmp_path: Path) -> None:
     path = tmp_path / "cache.db"
     first_provider = scripted("no score", "[RESULT] 1")
-    judge, _ = judge_with(first_provider, cache=ResponseCache(path))
+    cache = ResponseCache(path)
+    judge, _ = judge_with(first_provider, cache=cache)
     first = await judge.generate_parsed(user("Grade."), parse_result_score)
-    await judge.aclose()  # commits the queued cache writes
+    await judge.aclose()  # commits the queued cache writes and closes the file
+    assert cache._reader is None and cache._writer is None
     rerun_provider = scripted(default="must not be asked")
     rerun, _ = judge_with(rerun_provider, cache=ResponseCache(path))
     second = await rerun.generate_parsed(user("Grade."), parse_result_score)

@@ -171,7 +171,7 @@ def test_base_url_and_key_from_environment(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     provider = OpenAIProvider("llama3")
     assert provider.base_url == "http://localhost:11434/v1"
-    assert provider._api_key == LOCAL_API_KEY
+    assert provider._api_key == LOCAL_API_KEY and provider.has_credentials
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert OpenAIProvider("llama3")._api_key == "sk-test"
     assert OpenAIProvider("llama3", api_key="sk-arg")._api_key == "sk-arg"
@@ -183,6 +183,7 @@ async def test_openai_without_key_fails_before_any_request(
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     provider = OpenAIProvider("gpt-4o-mini")
+    assert not provider.has_credentials
     with pytest.raises(ModelError, match="OPENAI_API_KEY") as caught:
         await provider.complete(user("hi"), GenerateConfig())
     assert caught.value.kind == "client"

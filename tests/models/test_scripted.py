@@ -12,10 +12,10 @@ from ragjudge.models._types import ChatMessage, GenerateConfig, ModelError, Prov
 from ragjudge.models.scripted import (
     ReplyScript,
     ScriptedProvider,
-    estimate_tokens,
     hash_embedding,
     prompt_text,
 )
+from ragjudge.models.tokens import estimate_tokens
 
 CONFIG = GenerateConfig()
 
@@ -80,9 +80,13 @@ def test_prompt_text_reads_content_parts() -> None:
     assert ReplyScript(rules=[("sys\npart", "seen")]).reply(messages) == "seen"
 
 
-def test_estimate_tokens_is_chars_over_four_at_least_one() -> None:
-    assert [estimate_tokens(text) for text in ("", "abc", "abcd", "abcde")] == [1, 1, 1, 2]
-    assert estimate_tokens("日本語のテキスト") == 2
+async def test_usage_of_japanese_text_counts_a_token_per_character() -> None:
+    provider = ScriptedProvider(ReplyScript(default="はい、正しいです。"))
+
+    generation = await provider.complete(user("日本語のテキスト"), CONFIG)
+
+    # the same estimate the limiter paces by, so the two agree on CJK text
+    assert (generation.usage.input_tokens, generation.usage.output_tokens) == (8, 9)
 
 
 def test_scripted_provider_satisfies_the_protocol() -> None:

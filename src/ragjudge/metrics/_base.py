@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -51,6 +52,8 @@ class Metric(ABC):
     exclude_from_mean: tuple[float, ...] = ()
     needs_judge: bool = False
     """Whether the metric calls a judge model (``ctx.judge``)."""
+    needs_retriever: bool = False
+    """Whether the metric searches for evaluation contexts (``ctx.retriever``)."""
     dry_run_reply: str | Callable[[list[dict[str, Any]]], str] = "(dry run)"
     """What the stand-in judge answers during ``--dry-run`` (must parse): a text, or a
     function of the prompt messages for metrics whose agents expect different forms."""
@@ -129,6 +132,37 @@ def create_metric(spec: str | dict[str, Any] | Metric) -> Metric:
         known = ", ".join(available_metrics())
         raise ValueError(f"unknown metric {kind!r}; known metrics: {known}")
     alias = options.pop("name", kind)
+    check_options(kind, factory, options)
     metric = factory(**options)
     metric.name = alias
     return metric
+
+
+def check_options(kind: str, factory: MetricFactory, options: dict[str, Any]) -> None:
+    """Reject options the metric's factory does not take, and values whose type differs
+    from the option's default (a flag must be true/false, a count a whole number), with
+    a message that names the known options."""
+    parameters = {
+        name: p
+        for name, p in inspect.signature(factory).parameters.items()
+        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+    }
+    unknown = sorted(set(options) - set(parameters))
+    if unknown:
+        known = ", ".join(sorted(parameters)) or "none"
+        raise ValueError(
+            f"metric {kind!r} got unknown option(s) {', '.join(unknown)}; known options: {known}"
+        )
+    for name, value in options.items():
+        default = parameters[name].default
+        if isinstance(default, bool) and not isinstance(value, bool):
+            raise ValueError(f"metric {kind!r}: option {name!r} must be true or false")
+        if type(default) is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ValueError(f"metric {kind!r}: option {name!r} must be a whole number")
+
+
+def positive_int(metric: str, option: str, value: Any) -> int:
+    """``value`` when it is a whole number of at least 1; a ``ValueError`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{metric}: {option} must be a whole number of at least 1, not {value!r}")
+    return value

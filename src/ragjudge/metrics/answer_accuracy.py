@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ragjudge.metrics._base import (
     Metric,
     MetricContext,
+    positive_int,
     register_metric,
     response_and_references,
 )
@@ -46,13 +46,6 @@ class Judgement:
     feedback: str | None
     error: str | None
     call_ids: list[int] = field(default_factory=list)
-
-
-def positive_int(metric: str, option: str, value: Any) -> int:
-    """``value`` when it is a whole number of at least 1; a ``ValueError`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{metric}: {option} must be a whole number of at least 1, not {value!r}")
-    return value
 
 
 def evaluation_query(question: str, reference: str | None) -> str:
@@ -146,6 +139,7 @@ class AnswerAccuracy(Metric):
                 f"not {contexts!r}"
             )
         self.contexts = contexts
+        self.needs_retriever = contexts in ("reference", "question")
         self.k = positive_int("answer_accuracy", "k", k)
         if contexts == "retrieved":
             self.requires = ("response", "expected_response", "retrieved_context")

@@ -79,6 +79,8 @@ class BertScore(Metric):
     requires: tuple[str, ...] = ("response", "expected_response")
 
     def __init__(self, *, model: str = DEFAULT_LOCAL_MODEL) -> None:
+        if not isinstance(model, str) or not model.strip():
+            raise ValueError("metric 'bert_score': option 'model' must be a model name or path")
         self.model = model
         self.embedder = LocalEmbedder(model)
         self._references: OrderedDict[str, TokenEmbeddings] = OrderedDict()
@@ -125,12 +127,4 @@ class BertScore(Metric):
         return embedded
 
 
-@register_metric("bert_score")
-def bert_score(*, model: str = DEFAULT_LOCAL_MODEL, **unknown: Any) -> Metric:
-    """BERTScore F1 with a local model (``model``: a name or a path to a model folder)."""
-    if unknown:
-        names = ", ".join(sorted(unknown))
-        raise ValueError(f"metric 'bert_score' got unknown option(s) {names}; known options: model")
-    if not isinstance(model, str) or not model.strip():
-        raise ValueError("metric 'bert_score': option 'model' must be a model name or path")
-    return BertScore(model=model)
+register_metric("bert_score")(BertScore)

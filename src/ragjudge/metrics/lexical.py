@@ -249,61 +249,13 @@ def _as_score(matched: bool) -> float:
     return 1.0 if matched else 0.0
 
 
-def _check_options(metric: str, unknown: dict[str, Any], flags: dict[str, Any]) -> None:
-    """Reject options the metric does not know and flags that are not booleans."""
-    if unknown:
-        names = ", ".join(sorted(unknown))
-        known = ", ".join(sorted(flags)) or "none"
-        raise ValueError(f"metric {metric!r} got unknown option(s) {names}; known options: {known}")
-    for option, value in flags.items():
-        if not isinstance(value, bool):
-            raise ValueError(f"metric {metric!r}: option {option!r} must be true or false")
-
-
-@register_metric("exact_match")
-def exact_match(*, normalize: bool = True, **unknown: Any) -> Metric:
-    """Exact match after SQuAD-style normalisation (``normalize=False``: stripped text)."""
-    _check_options("exact_match", unknown, {"normalize": normalize})
-    return ExactMatch(normalize=normalize)
-
-
-@register_metric("match")
-def match(*, normalize: bool = False, **unknown: Any) -> Metric:
-    """openai-evals Match: the response starts with a reference."""
-    _check_options("match", unknown, {"normalize": normalize})
-    return Match(normalize=normalize)
-
-
-@register_metric("includes")
-def includes(*, normalize: bool = True, **unknown: Any) -> Metric:
-    """openai-evals Includes: a reference occurs inside the response."""
-    _check_options("includes", unknown, {"normalize": normalize})
-    return Includes(normalize=normalize)
-
-
-@register_metric("fuzzy_match")
-def fuzzy_match(**unknown: Any) -> Metric:
-    """openai-evals FuzzyMatch: either normalised string contains the other."""
-    _check_options("fuzzy_match", unknown, {})
-    return FuzzyMatch()
-
-
-@register_metric("word_recall")
-def word_recall(**unknown: Any) -> Metric:
-    """Share of the reference's word tokens found in the response."""
-    _check_options("word_recall", unknown, {})
-    return WordRecall()
-
-
-@register_metric("token_f1")
-def token_f1(**unknown: Any) -> Metric:
-    """SQuAD-style token F1 against the best-matching reference."""
-    _check_options("token_f1", unknown, {})
-    return TokenF1()
-
-
-@register_metric("rouge_l")
-def rouge_l(**unknown: Any) -> Metric:
-    """ROUGE-L F-measure with language-aware tokens."""
-    _check_options("rouge_l", unknown, {})
-    return RougeL()
+for _name, _metric_class in (
+    ("exact_match", ExactMatch),
+    ("match", Match),
+    ("includes", Includes),
+    ("fuzzy_match", FuzzyMatch),
+    ("word_recall", WordRecall),
+    ("token_f1", TokenF1),
+    ("rouge_l", RougeL),
+):
+    register_metric(_name)(_metric_class)

@@ -70,6 +70,7 @@ from typing import Any, TypeVar
 from ragjudge.metrics._base import (
     Metric,
     MetricContext,
+    positive_int,
     register_metric,
     response_and_references,
 )
@@ -78,7 +79,6 @@ from ragjudge.metrics.answer_accuracy import (
     Judgement,
     evaluation_contexts,
     judge_answer,
-    positive_int,
 )
 from ragjudge.models._types import ChatMessage, ModelError
 from ragjudge.models.parsing import ParseError
@@ -550,6 +550,7 @@ class MultiTurn(Metric):
         self.max_turns = positive_int("multiturn", "max_turns", max_turns)
         self.k = positive_int("multiturn", "k", k)
         self.contexts = contexts
+        self.needs_retriever = contexts in ("reference", "question")
         self.dry_run_reply = dry_run_reply
         roles = {"composer": composer_model, "generator": generator_model}
         self.agent_models = {role: spec for role, spec in roles.items() if spec}

@@ -189,12 +189,20 @@ class ResponseCache:
         return removed
 
     def close(self) -> None:
-        """Commit queued writes and close the database (it reopens on next use)."""
+        """Commit queued writes and close the database file (it reopens on next use).
+        An in-memory cache stays open: its one connection holds its data."""
         self.flush()
+        if self._memory:
+            return
+        with self._state:
+            while self._committing:  # a write that started after the flush
+                self._state.wait()
+            writer, self._writer = self._writer, None
         with self._read_lock:
-            for conn in {id(c): c for c in (self._reader, self._writer) if c}.values():
+            reader, self._reader = self._reader, None
+        for conn in (reader, writer):
+            if conn is not None:
                 conn.close()
-            self._reader = self._writer = None
 
     def __enter__(self) -> ResponseCache:
         return self

@@ -48,7 +48,8 @@ class RateLimits:
     recovery: float | None = None
     """Seconds to climb back to full pace after a slowdown; ``None`` means ``window``."""
     tolerated_429_share: float = 0.02
-    """With an ``rpm`` set, up to this share of ``rpm`` 429s per window is taken as the
+    """With an ``rpm`` set, up to this share of ``rpm`` 429s per window (rounded up, so
+    at least one when the share is above 0) is taken as the
     provider's noise (a burst, a clock edge): the refused request waits its own
     ``Retry-After``, everyone else keeps the pace. More than that means the configured
     limit is too high, and the whole model pauses and slows down."""
@@ -265,7 +266,7 @@ class Limiter:
         while self._recent_429s and self._recent_429s[0] <= now - self.limits.window:
             self._recent_429s.popleft()
         self._recent_429s.append(now)
-        budget = math.floor(self.limits.tolerated_429_share * self.limits.rpm)
+        budget = math.ceil(self.limits.tolerated_429_share * self.limits.rpm)
         if len(self._recent_429s) <= budget:
             self._tolerated += 1
             return True

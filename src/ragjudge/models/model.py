@@ -34,7 +34,10 @@ from ragjudge.models._types import (
 )
 from ragjudge.models.cache import ResponseCache, cache_key, embedding_key
 from ragjudge.models.limits import Limiter, LimiterStats, RateLimits
+from ragjudge.models.litellm_provider import LiteLLMProvider
+from ragjudge.models.openai_provider import OpenAIProvider
 from ragjudge.models.pricing import CallOutcome, PriceTable, UsageTracker
+from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.models.tokens import estimate_messages_tokens, estimate_tokens
 from ragjudge.schema import Usage
 
@@ -261,10 +264,10 @@ class JudgeModel:
         }
 
     async def aclose(self) -> None:
-        """Commit queued cache writes and close the provider's connections for the
-        running event loop."""
+        """Commit queued cache writes, close the cache file and the provider's
+        connections for the running event loop (both reopen on next use)."""
         if self.cache is not None:
-            await asyncio.to_thread(self.cache.flush)
+            await asyncio.to_thread(self.cache.close)
         close = getattr(self.provider, "aclose", None)
         if close is not None:
             await close()
@@ -469,16 +472,10 @@ def make_provider(
     """The raw provider a spec string names (see :func:`get_model`)."""
     kind, _, name = spec.strip().partition("/")
     if kind == "openai" and name:
-        from ragjudge.models.openai_provider import OpenAIProvider
-
         return OpenAIProvider(name, base_url=base_url, api_key=api_key, timeout=timeout)
     if kind == "litellm" and "/" in name:
-        from ragjudge.models.litellm_provider import LiteLLMProvider
-
         return LiteLLMProvider(name, base_url=base_url, api_key=api_key, timeout=timeout)
     if kind == "scripted":
-        from ragjudge.models.scripted import ReplyScript, ScriptedProvider
-
         return ScriptedProvider(ReplyScript(), model=name or "scripted")
     hint = f" (did you mean 'openai/{spec}'?)" if "/" not in spec and spec else ""
     raise ValueError(f"unknown judge model {spec!r}{hint}; use {SPEC_FORMS}")

@@ -197,6 +197,12 @@ class OpenAIProvider:
     def __repr__(self) -> str:
         return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
 
+    @property
+    def has_credentials(self) -> bool:
+        """Whether requests can be sent: a key is set, or the server is not OpenAI's
+        (local servers get a dummy key)."""
+        return self._api_key is not None
+
     async def complete(self, messages: list[ChatMessage], config: GenerateConfig) -> Generation:
         """Send one chat-completions request and return its first choice."""
         started = time.perf_counter()
@@ -272,7 +278,7 @@ class OpenAIProvider:
         )
 
     async def _post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
-        if self._api_key is None:
+        if not self.has_credentials:
             raise ModelError(
                 "no API key for OpenAI: set OPENAI_API_KEY or pass api_key", kind="client"
             )

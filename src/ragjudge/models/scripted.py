@@ -4,9 +4,10 @@
 :class:`ScriptedProvider` (in-process) and the local OpenAI-compatible test server
 (:mod:`ragjudge.testing.server`), so the same script can drive either.
 
-Token usage is estimated deterministically (:func:`estimate_tokens`) and embeddings are
-deterministic feature-hashing vectors (:func:`hash_embedding`): identical texts give
-identical vectors, texts sharing many character bigrams point in similar directions.
+Token usage is the offline estimate of :mod:`ragjudge.models.tokens` (the one the
+limiter paces by) and embeddings are deterministic feature-hashing vectors
+(:func:`hash_embedding`): identical texts give identical vectors, texts sharing many
+character bigrams point in similar directions.
 """
 
 from __future__ import annotations
@@ -29,36 +30,16 @@ from ragjudge.models._types import (
     Generation,
     ModelError,
 )
+from ragjudge.models.tokens import estimate_tokens, message_text
 from ragjudge.schema import Usage
 
 ReplyFunction = Callable[[list[ChatMessage]], str | None]
 """Computes a reply from the prompt; returning ``None`` falls through to the rules."""
 
 
-def message_text(message: ChatMessage) -> str:
-    """The text of one chat message: a plain string content, or the ``text`` parts of
-    a content-part list (other parts such as images are skipped)."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [
-            part["text"]
-            for part in content
-            if isinstance(part, dict) and isinstance(part.get("text"), str)
-        ]
-        return "\n".join(texts)
-    return ""
-
-
 def prompt_text(messages: Sequence[ChatMessage]) -> str:
     """All message contents joined with newlines, in order (roles are not included)."""
     return "\n".join(message_text(message) for message in messages)
-
-
-def estimate_tokens(text: str) -> int:
-    """A deterministic token estimate: one token per four characters, rounded up, at least 1."""
-    return max(1, math.ceil(len(text) / 4))
 
 
 class ReplyScript:

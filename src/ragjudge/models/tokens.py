@@ -50,22 +50,20 @@ def estimate_tokens(text: str) -> int:
     return cjk + math.ceil((len(text) - cjk) / _CHARS_PER_TOKEN)
 
 
-def _content_text(content: Any) -> str:
-    """The text of a message content: a string or a list of OpenAI content parts."""
-    if content is None:
-        return ""
+def message_text(message: dict[str, Any]) -> str:
+    """The text of one chat message: a plain string content, or the ``text`` parts of
+    a content-part list joined with newlines (other parts such as images are skipped)."""
+    content = message.get("content")
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(_part_text(part) for part in content)
-    return str(content)
-
-
-def _part_text(part: Any) -> str:
-    if isinstance(part, dict):
-        text = part.get("text")
-        return text if isinstance(text, str) else ""
-    return str(part)
+        texts = [
+            part["text"]
+            for part in content
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        ]
+        return "\n".join(texts)
+    return ""
 
 
 def estimate_messages_tokens(messages: Iterable[dict[str, Any]]) -> int:
@@ -73,5 +71,5 @@ def estimate_messages_tokens(messages: Iterable[dict[str, Any]]) -> int:
     small per-message overhead and the reply priming."""
     total = REPLY_PRIMING
     for message in messages:
-        total += MESSAGE_OVERHEAD + estimate_tokens(_content_text(message.get("content")))
+        total += MESSAGE_OVERHEAD + estimate_tokens(message_text(message))
     return total

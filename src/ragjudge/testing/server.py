@@ -43,12 +43,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
-from ragjudge.models.scripted import (
-    ReplyScript,
-    estimate_tokens,
-    hash_embedding,
-    prompt_text,
-)
+from ragjudge.models.scripted import ReplyScript, hash_embedding, prompt_text
+from ragjudge.models.tokens import estimate_tokens
 from ragjudge.testing.background import BackgroundASGIServer, StartStopContext
 
 WINDOW_SECONDS = 60.0
