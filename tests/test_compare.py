@@ -10,16 +10,12 @@ from typing import Any
 import numpy as np
 import pytest
 from rich.console import Console
+from typer.testing import CliRunner
 
-from ragjudge.compare import (
-    Comparison,
-    MetricComparison,
-    compare_command,
-    compare_runs,
-    render_comparison,
-)
-from ragjudge.runner import run_exclusions
-from ragjudge.schema import Sample, Score
+from ragjudge.cli import app
+from ragjudge.compare import Comparison, MetricComparison, compare_runs
+from ragjudge.report import render_comparison
+from ragjudge.schema import Sample, Score, ScoreMeaning
 from ragjudge.stats import bootstrap_ci
 from ragjudge.store import Store
 
@@ -34,8 +30,11 @@ def stored_run(
     metadata: Mapping[str, dict[str, Any]] | None = None,
     config: dict[str, Any] | None = None,
     name: str | None = None,
+    meanings: Mapping[str, ScoreMeaning] | None = None,
 ) -> str:
-    """A run holding ``results[metric][sample_id]`` (trial values in order)."""
+    """A run holding ``results[metric][sample_id]`` (trial values in order). Without
+    ``meanings`` the run is stored as an older version stored it, and its meanings are
+    rebuilt from ``config``."""
     sample_ids = list(dict.fromkeys(sid for per_sample in results.values() for sid in per_sample))
     for sid in metadata or {}:
         if sid not in sample_ids:
@@ -50,6 +49,7 @@ def stored_run(
         versions={},
         samples=samples,
         trials=1,
+        meanings=meanings,
     )
     for metric, per_sample in results.items():
         for sid, trials in per_sample.items():
@@ -165,36 +165,40 @@ def test_excluded_values_leave_samples_out(store: Store) -> None:
     assert comparison.excluded_values == {"answer_accuracy": [0.0]}
 
 
-def test_run_exclusions_come_from_the_metric_definitions() -> None:
-    found = run_exclusions({"metrics": ["answer_accuracy", "exact_match"]})
-    assert found == {"answer_accuracy": [0.0]}
-    renamed = {"metrics": [{"metric": "answer_accuracy", "name": "acc_e2"}]}
-    assert run_exclusions(renamed, {"metrics": ["answer_accuracy"]}) == {
-        "acc_e2": [0.0],
-        "answer_accuracy": [0.0],
-    }
-    # configs whose metrics cannot be rebuilt contribute nothing
-    assert run_exclusions({"metrics": ["no_such_metric"]}, {}, {"metrics": [42]}) == {}
-
-
 def test_lower_is_better_flips_the_verdict(store: Store) -> None:
+    meanings = {
+        "mqa.lscore": ScoreMeaning(direction="lower", high=None),
+        "mqa.wscore": ScoreMeaning(high=5),
+    }
     a = stored_run(
-        store, {"multiturn.lscore": single([3, 4, 5, 2]), "multiturn.wscore": single([2, 3, 3, 4])}
+        store,
+        {"mqa.lscore": single([3, 4, 5, 2]), "mqa.wscore": single([2, 3, 3, 4])},
+        meanings=meanings,
     )
     b = stored_run(
-        store, {"multiturn.lscore": single([2, 3, 4, 1]), "multiturn.wscore": single([3, 4, 4, 5])}
+        store,
+        {"mqa.lscore": single([2, 3, 4, 1]), "mqa.wscore": single([3, 4, 4, 5])},
+        meanings=meanings,
     )
     comparison = compare_runs(store, a, store, b)
-    fewer_turns = row(comparison, "multiturn.lscore")
+    fewer_turns = row(comparison, "mqa.lscore")
     assert fewer_turns.direction == "lower"
     assert fewer_turns.paired.difference == pytest.approx(-1.0)
     assert fewer_turns.winner == "B" and fewer_turns.significant
     assert fewer_turns.paired.better == 1.0  # B needs fewer turns everywhere
-    assert row(comparison, "multiturn.wscore").direction == "higher"
-    custom = compare_runs(store, a, store, b, lower_is_better={"wscore"})
-    assert row(custom, "multiturn.wscore").winner == "A"
-    assert row(custom, "multiturn.lscore").winner == "A"
-    assert custom.lower_is_better == ["wscore"]
+    assert row(comparison, "mqa.wscore").direction == "higher"
+    assert comparison.lower_is_better == ["mqa.lscore"]
+    custom = compare_runs(store, a, store, b, lower_is_better={"mqa.wscore"})
+    assert row(custom, "mqa.wscore").winner == "A"
+    assert row(custom, "mqa.lscore").winner == "A"
+    assert custom.lower_is_better == ["mqa.wscore"]
+
+
+def test_old_runs_get_their_directions_from_the_config(store: Store) -> None:
+    config = {"metrics": [{"metric": "multiturn", "name": "mqa"}]}
+    a = stored_run(store, {"mqa.lscore": single([3, 4, 5, 2])}, config=config)
+    b = stored_run(store, {"mqa.lscore": single([2, 3, 4, 1])}, config=config)
+    assert row(compare_runs(store, a, store, b), "mqa.lscore").direction == "lower"
 
 
 def test_per_subset_tables_use_run_a_metadata(store: Store) -> None:
@@ -275,16 +279,19 @@ def test_unknown_run_and_unusable_runs_raise_clear_errors(store: Store) -> None:
 
 def comparison_with_subsets(store: Store) -> Comparison:
     meta = {f"s{i}": {"product": "db" if i < 3 else "os"} for i in range(6)}
+    meanings = {"lscore": ScoreMeaning(direction="lower", low=1, high=None)}
     a = stored_run(
         store,
         {"acc": single([1, 2, 3, 4, 2, 0]), "lscore": single([3, 3, 2, 1, 3, 2])},
         metadata=meta,
         name="QA",
+        meanings=meanings,
     )
     b = stored_run(
         store,
         {"acc": single([2, 3, 4, 5, 3, 5]), "lscore": single([3, 2, 2, 1, 3, 2])},
         name="MQA",
+        meanings=meanings,
     )
     return compare_runs(store, a, store, b, by="product", exclude={"acc": [0.0]})
 
@@ -359,53 +366,25 @@ def test_compare_command_prints_json_and_a_table(tmp_path: Path) -> None:
         config = {"metrics": ["answer_accuracy"]}
         a = stored_run(sa, {"answer_accuracy": single([3, 0, 4])}, config=config)
         b = stored_run(sb, {"answer_accuracy": single([4, 5, 5])}, config=config)
-    buffer = StringIO()
-    console = Console(width=220, file=buffer, color_system=None)
-    compare_command(
-        a[:10],
-        b[:10],
-        store=tmp_path / "a.db",
-        store_b=tmp_path / "b.db",
-        by=None,
-        metric=None,
-        as_json=True,
-        console=console,
-    )
-    data = json.loads(buffer.getvalue())
-    (accuracy,) = data["metrics"]
+    stores = ["--store", str(tmp_path / "a.db"), "--store-b", str(tmp_path / "b.db")]
+    result = CliRunner().invoke(app, ["compare", a[:10], b[:10], *stores, "--json"])
+    assert result.exit_code == 0, result.output
+    (accuracy,) = json.loads(result.stdout)["metrics"]
     # the config's answer_accuracy excludes 0, so s1 is left out
     assert accuracy["n"] == 2 and accuracy["excluded"] == 1
     assert accuracy["difference"] == pytest.approx(1.0)
-    table_buffer = StringIO()
-    table_console = Console(width=220, file=table_buffer, color_system=None)
-    compare_command(
-        a,
-        b,
-        store=tmp_path / "a.db",
-        store_b=tmp_path / "b.db",
-        by=None,
-        metric=["answer_accuracy"],
-        as_json=False,
-        console=table_console,
-    )
-    assert "answer_accuracy " in table_buffer.getvalue()
+    table = CliRunner().invoke(app, ["compare", a, b, *stores, "--metric", "answer_accuracy"])
+    assert table.exit_code == 0 and "answer_accuracy " in table.stdout
 
 
 def test_compare_command_errors(tmp_path: Path) -> None:
-    console = Console(file=StringIO())
-    with pytest.raises(FileNotFoundError, match="no store"):
-        compare_command(
-            "a", "b", store=tmp_path / "missing.db", store_b=None, by=None, metric=None,
-            as_json=False, console=console,
-        )  # fmt: skip
-    assert not (tmp_path / "missing.db").exists()
+    missing = CliRunner().invoke(app, ["compare", "a", "b", "--store", str(tmp_path / "no.db")])
+    assert missing.exit_code == 2 and "no store" in missing.output
+    assert not (tmp_path / "no.db").exists()
     with Store(tmp_path / "runs.db") as s:
         a = stored_run(s, {"acc": single([1.0])})
-    with pytest.raises(KeyError, match="no run 'zzz'"):
-        compare_command(
-            a, "zzz", store=tmp_path / "runs.db", store_b=None, by=None, metric=None,
-            as_json=False, console=console,
-        )  # fmt: skip
+    unknown = CliRunner().invoke(app, ["compare", a, "zzz", "--store", str(tmp_path / "runs.db")])
+    assert unknown.exit_code == 2 and "no run 'zzz'" in unknown.output
 
 
 def test_shares_and_p_values_are_finite_for_many_samples(store: Store) -> None:

@@ -12,11 +12,10 @@ from rich.console import Console
 from scipy import stats as scipy_stats
 
 from ragjudge.datasets import load_mtrag_human
-from ragjudge.meta import MetaTable, human_score, meta_evaluate, meta_for_run, render_meta
-from ragjudge.metrics import _base as metric_base
-from ragjudge.metrics import create_metric
+from ragjudge.meta import MetaTable, human_score, meta_evaluate, meta_for_run
+from ragjudge.report import render_meta
 from ragjudge.runner import evaluate
-from ragjudge.schema import Sample, Score
+from ragjudge.schema import Sample, Score, ScoreMeaning
 from ragjudge.store import Store
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
@@ -246,7 +245,9 @@ def test_render_meta_shows_the_human_row_first() -> None:
 # --- meta_for_run -------------------------------------------------------------------------
 
 
-def stored_run(tmp_path: Path, config: dict[str, Any]) -> tuple[Store, str]:
+def stored_run(
+    tmp_path: Path, config: dict[str, Any], meanings: dict[str, ScoreMeaning] | None = None
+) -> tuple[Store, str]:
     store = Store(tmp_path / "runs.db")
     samples = [
         Sample(
@@ -257,7 +258,9 @@ def stored_run(tmp_path: Path, config: dict[str, Any]) -> tuple[Store, str]:
         )
         for i, sample_id in enumerate(HUMAN)
     ]
-    run_id = store.create_run(name="t", config=config, versions={}, samples=samples, trials=1)
+    run_id = store.create_run(
+        name="t", config=config, versions={}, samples=samples, trials=1, meanings=meanings
+    )
     for sample_id, trials in ACCURACY.items():
         for trial, value in enumerate(trials):
             store.save_scores(run_id, sample_id, trial, [Score(metric="accuracy", value=value)])
@@ -277,17 +280,9 @@ def test_meta_for_run_reads_dict_metadata_from_the_samples(tmp_path: Path) -> No
     assert block.rows[0].correlations == all_samples.rows[0].correlations
 
 
-def test_meta_for_run_leaves_out_what_the_runs_metrics_exclude(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def not_sure_metric(**options: Any) -> metric_base.Metric:
-        metric = create_metric("exact_match")
-        metric.exclude_from_mean = (5.0,)
-        return metric
-
-    monkeypatch.setitem(metric_base._REGISTRY, "not_sure_test", not_sure_metric)
+def test_meta_for_run_leaves_out_what_the_runs_metrics_exclude(tmp_path: Path) -> None:
     store, run_id = stored_run(
-        tmp_path, {"metrics": [{"metric": "not_sure_test", "name": "accuracy"}]}
+        tmp_path, {"metrics": ["accuracy"]}, {"accuracy": ScoreMeaning(high=5, excluded=(5.0,))}
     )
     with store:
         table = meta_for_run(store, run_id, ["quality"])

@@ -8,7 +8,8 @@ import pytest
 import ragjudge as rj
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.metrics import Metric, MetricContext
-from ragjudge.runner import RequirementError, run_evaluation, run_exclusions, summarize_run
+from ragjudge.results import summarize_run
+from ragjudge.runner import RequirementError, run_evaluation
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store import Store
 
@@ -238,11 +239,6 @@ def test_an_unknown_judge_spec_is_a_config_error_and_stores_no_run(tmp_path: Pat
         assert store.runs() == []
 
 
-def test_stored_exclusions_survive_a_metric_that_cannot_be_rebuilt() -> None:
-    config = {"metrics": [{"metric": "counting"}, "answer_accuracy", 42]}
-    assert run_exclusions(config) == {"answer_accuracy": [0.0]}
-
-
 def test_a_stored_run_is_summarised_with_its_own_seed(tmp_path: Path) -> None:
     values = [0.05 * i for i in range(20)]
     with Store(tmp_path / "r.db") as store:
@@ -252,9 +248,9 @@ def test_a_stored_run_is_summarised_with_its_own_seed(tmp_path: Path) -> None:
         )
         for sample, value in zip(samples, values, strict=True):
             store.save_scores(run_id, sample.request_id, 0, [Score(metric="m", value=value)])
-        stored = summarize_run(store, run_id, metrics=[]).summaries[0].ci
-        assert stored == summarize_run(store, run_id, metrics=[], seed=7).summaries[0].ci
-        assert stored != summarize_run(store, run_id, metrics=[], seed=0).summaries[0].ci
+        stored = summarize_run(store, run_id).summaries[0].ci
+        assert stored == summarize_run(store, run_id, seed=7).summaries[0].ci
+        assert stored != summarize_run(store, run_id, seed=0).summaries[0].ci
 
 
 def test_a_knowledge_base_may_be_given_as_a_path(tmp_path: Path) -> None:

@@ -20,10 +20,13 @@ _EXPORTS = {
     "Output": "ragjudge.schema",
     "Sample": "ragjudge.schema",
     "Score": "ragjudge.schema",
+    "ScoreMeaning": "ragjudge.schema",
     "DatasetError": "ragjudge.loading",
     "load_samples": "ragjudge.loading",
     "Metric": "ragjudge.metrics",
     "MetricContext": "ragjudge.metrics",
+    "JudgedMetric": "ragjudge.metrics",
+    "Result": "ragjudge.metrics",
     "available_metrics": "ragjudge.metrics",
     "create_metric": "ragjudge.metrics",
     "register_metric": "ragjudge.metrics",
@@ -37,12 +40,15 @@ __all__ = [
     "ContextChunk",
     "DatasetError",
     "EvaluationResult",
+    "JudgedMetric",
     "Metric",
     "MetricContext",
     "Output",
     "RequirementError",
+    "Result",
     "Sample",
     "Score",
+    "ScoreMeaning",
     "__version__",
     "available_metrics",
     "create_metric",
@@ -55,14 +61,16 @@ __all__ = [
 if TYPE_CHECKING:
     from ragjudge.loading import DatasetError, load_samples
     from ragjudge.metrics import (
+        JudgedMetric,
         Metric,
         MetricContext,
+        Result,
         available_metrics,
         create_metric,
         register_metric,
     )
     from ragjudge.runner import EvaluationResult, RequirementError, evaluate, run_evaluation
-    from ragjudge.schema import ContextChunk, Output, Sample, Score
+    from ragjudge.schema import ContextChunk, Output, Sample, Score, ScoreMeaning
 
 
 def __getattr__(name: str) -> Any:

@@ -17,8 +17,9 @@ from ragjudge.config import ConfigError, load_config
 from ragjudge.loading import DatasetError
 from ragjudge.metrics import available_metrics
 from ragjudge.models import ResponseCache
-from ragjudge.report import print_plan, print_result, runs_table
-from ragjudge.runner import RequirementError, dry_run, run_evaluation, summarize_run
+from ragjudge.report import print_plan, print_result, render_comparison, render_meta, runs_table
+from ragjudge.results import summarize_run
+from ragjudge.runner import RequirementError, dry_run, run_evaluation
 from ragjudge.store import Store
 from ragjudge.targets import TargetError
 
@@ -202,7 +203,7 @@ def meta(
 ) -> None:
     """Correlate every metric of a run with human scores (Pearson, Spearman, Kendall,
     bootstrap CIs) — the meta-evaluation table."""
-    from ragjudge.meta import Combine, meta_for_run, render_meta
+    from ragjudge.meta import Combine, meta_for_run
 
     if combine not in ("mean", "median"):
         raise _fail(f"--combine must be mean or median, not {combine!r}")
@@ -233,21 +234,20 @@ def compare(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """Paired comparison of two runs: B − A per metric with bootstrap CIs and p-values."""
-    from ragjudge.compare import compare_command
+    from ragjudge.compare import compare_runs
 
-    try:
-        compare_command(
-            run_a,
-            run_b,
-            store=store,
-            store_b=store_b,
-            by=by,
-            metric=metric,
-            as_json=as_json,
-            console=_table_console(),
-        )
-    except (KeyError, ValueError, OSError) as exc:
-        raise _fail(_message(exc)) from None
+    with _opened_store(store) as first:
+        if store_b is None or store_b.resolve() == store.resolve():
+            comparison = compare_runs(first, run_a, first, run_b, by=by, metrics=metric or None)
+        else:
+            with _opened_store(store_b) as second:
+                comparison = compare_runs(
+                    first, run_a, second, run_b, by=by, metrics=metric or None
+                )
+    if as_json:
+        print(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        _table_console().print(render_comparison(comparison))
 
 
 @app.command()

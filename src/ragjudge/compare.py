@@ -10,28 +10,23 @@ reason — missing in A, missing in B, only errors, only excluded values.
 For every metric present in both runs the table gives the means of A and B over the
 paired samples, the mean difference B − A with a bootstrap interval over resampled
 pairs, a paired sign-flip permutation p-value (and the Wilcoxon signed-rank p-value),
-and the shares of samples where B is better, equal or worse. Higher is better except
-for metrics named in ``lower_is_better`` (matched on the last dotted part of the
-name: ``multiturn.lscore`` is lower-is-better by default). With ``by``, the same table
+and the shares of samples where B is better, equal or worse. Whether higher or lower
+is better, and which values the means leave out, come from the score meanings stored
+with the runs (``multiturn``'s ``lscore`` is lower-is-better). With ``by``, the same table
 is repeated per subset of samples sharing a metadata value.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from contextlib import ExitStack
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
-from ragjudge.runner import run_exclusions
+from ragjudge.meanings import exclusions, merged_meanings
+from ragjudge.meanings import lower_is_better as lower_is_better_names
 from ragjudge.stats import (
     NO_GROUP,
     PERMUTATION_TEST,
@@ -45,23 +40,18 @@ from ragjudge.stats import (
 from ragjudge.store import RunInfo, Store
 
 __all__ = [
-    "LOWER_IS_BETTER",
+    "DROP_REASONS",
     "Comparison",
     "MetricComparison",
     "RunRef",
-    "compare_command",
     "compare_runs",
-    "render_comparison",
 ]
-
-LOWER_IS_BETTER: frozenset[str] = frozenset({"lscore"})
-"""Score names (last dotted part of a metric name) where a lower value is better."""
 
 Direction = Literal["higher", "lower"]
 Side = Literal["A", "B"]
 
-_DROP_REASONS = ("missing_a", "missing_b", "errors", "excluded")
-_COUNT_COLUMNS = ("n", *_DROP_REASONS)
+DROP_REASONS = ("missing_a", "missing_b", "errors", "excluded")
+_COUNT_COLUMNS = ("n", *DROP_REASONS)
 _FLOAT_COLUMNS = (
     "mean_a",
     "mean_b",
@@ -91,7 +81,7 @@ _FRAME_COLUMNS = (
     "equal",
     "worse",
     "winner",
-    *_DROP_REASONS,
+    *DROP_REASONS,
 )
 
 
@@ -317,7 +307,7 @@ def _compare_metric(
         confidence=confidence,
         lower_is_better=lower_is_better,
     )
-    return MetricComparison(metric, paired, **{r: dropped[r] for r in _DROP_REASONS})
+    return MetricComparison(metric, paired, **{r: dropped[r] for r in DROP_REASONS})
 
 
 # --------------------------------------------------------------------------- comparison
@@ -332,7 +322,7 @@ def compare_runs(
     by: str | None = None,
     metrics: Sequence[str] | None = None,
     exclude: Mapping[str, Sequence[float]] | None = None,
-    lower_is_better: Collection[str] = LOWER_IS_BETTER,
+    lower_is_better: Collection[str] | None = None,
     seed: int = 0,
     confidence: float = 0.95,
     n_resamples: int = 2000,
@@ -343,9 +333,10 @@ def compare_runs(
     ``metrics`` restricts the comparison to these metrics (each must be in both
     runs); by default every metric both runs have is compared, in run A's order.
     ``exclude[metric]`` lists values left out before trials are averaged; by default
-    they are the values the runs' metrics leave out of their means, read from the two
-    runs' configs as the run summary does (answer accuracy's 0); ``{}`` keeps every
-    value. ``by`` names a metadata key; each sample's subset comes from its metadata
+    they are the values the runs' metrics leave out of their means, read from the
+    meanings stored with the two runs as the run summary does (answer accuracy's 0);
+    ``{}`` keeps every value. ``lower_is_better`` names the metrics where a lower value
+    is better; by default those the stored meanings mark so. ``by`` names a metadata key; each sample's subset comes from its metadata
     in run A (in run B for samples run A has no score for). Raises ``KeyError`` for an
     unknown or ambiguous run and ``ValueError`` when a run has no scores, the runs
     share no sample or metric, a named metric is missing or no sample carries ``by``.
@@ -358,13 +349,16 @@ def compare_runs(
             f"runs {info_a.run_id} and {info_b.run_id} share no request_id; "
             "a paired comparison needs the same evaluation set"
         )
+    meanings = merged_meanings(info_a, info_b)
     if exclude is None:
-        exclude = run_exclusions(info_a.config, info_b.config)
+        exclude = exclusions(meanings)
     results_a = _metric_results(frame_a, exclude)
     results_b = _metric_results(frame_b, exclude)
     names = _metrics_to_compare(results_a, results_b, metrics)
     labels = _subset_labels(frame_a, frame_b, by)
-    lower = frozenset(lower_is_better)
+    lower = frozenset(
+        lower_is_better_names(meanings) if lower_is_better is None else lower_is_better
+    )
 
     def compare(metric: str, keep: str | None) -> MetricComparison:
         a, b = results_a[metric], results_b[metric]
@@ -374,7 +368,7 @@ def compare_runs(
             (i for i in ids if keep is None or labels.get(i, NO_GROUP) == keep),
             a,
             b,
-            lower_is_better=_score_name(metric) in lower,
+            lower_is_better=metric in lower,
             seed=seed,
             confidence=confidence,
             n_resamples=n_resamples,
@@ -409,11 +403,6 @@ def _run_ref(store: Store, info: RunInfo) -> RunRef:
     return RunRef(run_id=info.run_id, name=info.name, status=info.status, store=str(store.path))
 
 
-def _score_name(metric: str) -> str:
-    """The last dotted part of a metric name (``multiturn.lscore`` → ``lscore``)."""
-    return metric.rsplit(".", 1)[-1]
-
-
 def _metrics_to_compare(
     a: Mapping[str, _MetricResults], b: Mapping[str, _MetricResults], wanted: Sequence[str] | None
 ) -> list[str]:
@@ -442,156 +431,3 @@ def _subset_labels(frame_a: pd.DataFrame, frame_b: pd.DataFrame, by: str | None)
     firsts = firsts.drop_duplicates("sample_id")
     labels = firsts[metadata_column(firsts, by)].map(group_label)
     return dict(zip(firsts["sample_id"], labels, strict=True))
-
-
-# --------------------------------------------------------------------------- rendering
-
-
-def render_comparison(comparison: Comparison, *, title: str | None = None) -> Table:
-    """A terminal table of B − A per metric: the overall rows first, then (with
-    ``by``) one section per subset. The "better" column names the run the difference
-    favours, starred when the interval excludes 0."""
-    percent = f"{comparison.confidence:.0%}"
-    default = f"B − A, paired by request_id ({percent} bootstrap CI; p: sign-flip permutation)"
-    out = Table(title=title or default, title_justify="left")
-    if comparison.by is not None:
-        out.add_column(comparison.by)
-    out.add_column("metric")
-    out.add_column("A", justify="right")
-    out.add_column("B", justify="right")
-    out.add_column("B − A", justify="right")
-    out.add_column(f"{percent} CI", justify="right")
-    out.add_column("p", justify="right")
-    out.add_column("n", justify="right")
-    out.add_column("B better / equal / worse", justify="right")
-    out.add_column("better", justify="center")
-    out.add_column("left out")
-    sections = [("(all)", comparison.rows), *comparison.subsets.items()]
-    for group, rows in sections:
-        for i, row in enumerate(rows):
-            lead = [Text(group if i == 0 else "")] if comparison.by is not None else []
-            out.add_row(*lead, *_row_cells(row), end_section=i == len(rows) - 1)
-    out.caption = Text(_caption(comparison))  # names and statuses are not markup
-    out.caption_justify = "left"
-    return out
-
-
-def _row_cells(row: MetricComparison) -> list[Text]:
-    p = row.paired
-    metric = row.metric + (" ↓" if row.direction == "lower" else "")
-    ci = "–" if p.ci is None else f"[{p.ci.low:+.3f}, {p.ci.high:+.3f}]"
-    return [
-        Text(metric),
-        Text(_number(p.mean_a)),
-        Text(_number(p.mean_b)),
-        Text(_number(p.difference, signed=True)),
-        Text(ci),
-        Text(_p_value(p.p_value)),
-        Text(str(p.n)),
-        Text(_shares(p)),
-        _winner_cell(row),
-        Text(_left_out(row)),
-    ]
-
-
-def _winner_cell(row: MetricComparison) -> Text:
-    if row.winner is None:
-        return Text("=" if row.paired.n else "–")
-    if row.significant:
-        return Text(f"{row.winner} *", style="bold green")
-    return Text(row.winner)
-
-
-def _caption(comparison: Comparison) -> str:
-    lines = [
-        f"{side} = {_describe(ref)}"
-        for side, ref in (("A", comparison.run_a), ("B", comparison.run_b))
-    ]
-    lines.append("* the interval of B − A excludes 0; ↓ lower is better")
-    if comparison.excluded_values:
-        shown = "; ".join(
-            f"{m}: {', '.join(f'{v:g}' for v in vs)}"
-            for m, vs in comparison.excluded_values.items()
-        )
-        lines.append(f"values left out of the means: {shown}")
-    if comparison.only_a:
-        lines.append(f"only in A (not compared): {', '.join(comparison.only_a)}")
-    if comparison.only_b:
-        lines.append(f"only in B (not compared): {', '.join(comparison.only_b)}")
-    return "\n".join(lines)
-
-
-def _describe(ref: RunRef) -> str:
-    name = f" ({ref.name})" if ref.name else ""
-    status = "" if ref.status == "completed" else f" [{ref.status}]"
-    return f"{ref.run_id}{name}{status} in {ref.store}"
-
-
-def _number(value: float | None, *, signed: bool = False) -> str:
-    if value is None:
-        return "–"
-    return f"{value:+.3f}" if signed else f"{value:.3f}"
-
-
-def _p_value(value: float | None) -> str:
-    if value is None:
-        return "–"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
-
-
-def _shares(p: PairedDifference) -> str:
-    if p.better is None or p.equal is None or p.worse is None:
-        return "–"
-    return f"{p.better:.0%} / {p.equal:.0%} / {p.worse:.0%}"
-
-
-def _left_out(row: MetricComparison) -> str:
-    labels = {
-        "missing_a": "missing in A",
-        "missing_b": "missing in B",
-        "errors": "errors",
-        "excluded": "excluded",
-    }
-    parts = [f"{labels[r]} {getattr(row, r)}" for r in _DROP_REASONS if getattr(row, r)]
-    return ", ".join(parts) or "–"
-
-
-# --------------------------------------------------------------------------- command
-
-
-def compare_command(
-    run_a: str,
-    run_b: str,
-    *,
-    store: Path,
-    store_b: Path | None,
-    by: str | None,
-    metric: list[str] | None,
-    as_json: bool,
-    console: Console,
-) -> None:
-    """``ragjudge compare RUN_A RUN_B``: compare two stored runs and print the table
-    (or JSON). RUN_B is looked up in ``store_b`` when given, else in ``store``.
-
-    Values the runs' metrics exclude from their means are left out (see
-    :func:`compare_runs`). Raises ``FileNotFoundError`` for a missing store file,
-    ``KeyError`` for an unknown run and ``ValueError`` for anything :func:`compare_runs`
-    rejects.
-    """
-    with ExitStack() as stack:
-        first = stack.enter_context(_open_existing(store))
-        second = first
-        if store_b is not None and store_b.resolve() != store.resolve():
-            second = stack.enter_context(_open_existing(store_b))
-        comparison = compare_runs(first, run_a, second, run_b, by=by, metrics=metric or None)
-    if as_json:
-        console.out(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2), highlight=False)
-    else:
-        console.print(render_comparison(comparison))
-
-
-def _open_existing(path: Path) -> Store:
-    # Store() would create an empty database at a mistyped path.
-    if not path.exists():
-        raise FileNotFoundError(f"no store at {path}; pass --store PATH")
-    return Store(path)

@@ -1,8 +1,9 @@
 """``--dry-run``: build every judge prompt an evaluation would send, count the calls and
 estimate tokens and cost — calling neither the system under test nor any model.
 
-Each judge metric runs against a stand-in judge that answers with the metric's
-``dry_run_reply``; prompts are collected instead of sent. The target is not called:
+Each judge metric runs against a stand-in judge (:class:`StandInJudge`) that answers
+every call with the stand-in reply of the call's own reply parser (so it always
+parses); prompts are collected instead of sent. The target is not called:
 a sample's stored response is used when the data holds one, else its reference answer
 stands in for the response (a length proxy for the token estimate), else the query.
 Metrics whose number of calls depends on the judge's answers (multi-turn dialogues)
@@ -12,15 +13,105 @@ are walked along their longest path, so the estimate is an upper bound for them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ragjudge.config import EvalConfig, JudgeConfig
-from ragjudge.judging import dry_run_judge, generate_config
+from ragjudge.judging import generate_config
 from ragjudge.metrics import Metric, MetricContext
-from ragjudge.models import JudgeCallRecord, ModelSettings, PriceTable, estimate_messages_tokens
+from ragjudge.models import (
+    ChatMessage,
+    EmbeddingResult,
+    GenerateConfig,
+    Generation,
+    JudgeCallRecord,
+    ModelSettings,
+    Parsed,
+    PriceTable,
+    estimate_messages_tokens,
+)
+from ragjudge.models.scripted import hash_embedding
 from ragjudge.schema import Output, Sample, Usage
+
+T = TypeVar("T")
+
+STAND_IN_MODEL = "dry-run"
+
+
+class StandInJudge:
+    """The judge of a dry run: calls nothing. Every prompt is kept in ``records`` (for
+    the call and token counts) and answered with the stand-in reply of the parser the
+    metric reads it with (``parse.stand_in()``), so every metric walks its path as with
+    a real judge. Embeddings are deterministic stand-in vectors."""
+
+    def __init__(self, records: list[JudgeCallRecord]) -> None:
+        self.records = records
+
+    @property
+    def spec(self) -> str:
+        """``scripted/dry-run``."""
+        return f"scripted/{STAND_IN_MODEL}"
+
+    async def generate_parsed(
+        self,
+        messages: Sequence[ChatMessage],
+        parse: Callable[[str], T],
+        config: GenerateConfig | None = None,
+        *,
+        trial: int = 0,
+        purpose: str | None = None,
+    ) -> Parsed[T]:
+        """The parser's stand-in reply, parsed; recorded as one call."""
+        stand_in = getattr(parse, "stand_in", None)
+        text = stand_in() if callable(stand_in) else "(dry run)"
+        generation = self._record(messages, config, trial, purpose, text)
+        try:
+            value = parse(text)
+        except Exception as exc:  # a reply whose stand-in does not parse: a metric bug
+            return Parsed(None, f"parse error: stand-in reply {text!r}: {exc}", [generation])
+        return Parsed(value, None, [generation], [generation.call_id or 0])
+
+    async def generate(
+        self,
+        messages: Sequence[ChatMessage],
+        config: GenerateConfig | None = None,
+        *,
+        trial: int = 0,
+        purpose: str | None = None,
+    ) -> Generation:
+        """A plain stand-in reply; recorded as one call."""
+        return self._record(messages, config, trial, purpose, "(dry run)")
+
+    async def embed(self, texts: list[str], *, purpose: str | None = None) -> EmbeddingResult:
+        """Deterministic stand-in vectors (no call is counted)."""
+        vectors = [hash_embedding(text) for text in texts]
+        return EmbeddingResult(vectors=vectors, model=STAND_IN_MODEL)
+
+    async def aclose(self) -> None:
+        """Nothing to close."""
+
+    def _record(
+        self,
+        messages: Sequence[ChatMessage],
+        config: GenerateConfig | None,
+        trial: int,
+        purpose: str | None,
+        text: str,
+    ) -> Generation:
+        chat = [dict(m) for m in messages]
+        self.records.append(
+            JudgeCallRecord(
+                provider="scripted",
+                model=STAND_IN_MODEL,
+                messages=chat,
+                config=(config or GenerateConfig()).model_dump(mode="json", exclude_none=True),
+                trial=trial,
+                text=text,
+                purpose=purpose,
+            )
+        )
+        return Generation(text=text, model=STAND_IN_MODEL, call_id=len(self.records))
 
 
 @dataclass
@@ -95,7 +186,7 @@ async def plan_evaluation(
 ) -> DryRunPlan:
     """Walk every sample, trial and metric with stand-in judges and count the prompts."""
     records: list[JudgeCallRecord] = []
-    judges = {m.name: dry_run_judge(m, records) for m in metrics if m.needs_judge}
+    judge = StandInJudge(records)
     sampling = generate_config(config.judge)
     errors: list[str] = []
     semaphore = asyncio.Semaphore(config.concurrency)  # the retriever may be a live service
@@ -107,14 +198,13 @@ async def plan_evaluation(
         return _stand_in_output(sample, supplies_response)
 
     async def walk(sample: Sample, trial: int, metric: Metric) -> None:
-        judge = judges[metric.name]
         ctx = MetricContext(
             trial=trial,
             retriever=retriever,
             judge=judge,
             generate_config=sampling,
             target=stand_in_target,
-            models={role: judge for role in metric.agent_models},
+            models={role: judge for role in metric.model_roles()},
         )
         async with semaphore:
             try:
@@ -131,8 +221,6 @@ async def plan_evaluation(
             if metric.needs_judge
         )
     )
-    for judge in judges.values():
-        await judge.aclose()
     return DryRunPlan(
         samples=len(samples),
         trials=config.trials,

@@ -1,6 +1,5 @@
 """Setting up the judge model for a run: from the config to a
-:class:`~ragjudge.models.JudgeModel` whose calls are stored with the run, and the
-stand-in judge of a dry run."""
+:class:`~ragjudge.models.JudgeModel` whose calls are stored with the run."""
 
 from __future__ import annotations
 
@@ -22,7 +21,6 @@ from ragjudge.models import (
     get_model,
     make_provider,
 )
-from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.store import Store
 
 
@@ -42,7 +40,7 @@ def check_judge(
             )
         _check_usable(config.judge, f"metric {names} needs the judge")
     for metric in metrics:
-        for role, spec in metric.agent_models.items():
+        for role, spec in metric.model_roles().items():
             who = f"metric {metric.name!r} needs the {role} model"
             _check_usable(agent_config(config, spec), who)
 
@@ -135,16 +133,16 @@ def build_agent_models(
     use_cache: bool = True,
     cache: ResponseCache | None = None,
 ) -> dict[str, dict[str, JudgeModel]]:
-    """Per metric, the models its agents use (``agent_models``), built like the judge:
+    """Per metric, the models its agents use (:meth:`~ragjudge.metrics.Metric.model_roles`), built like the judge:
     same limits, cache and call store, only the model spec differs. ``cache`` is the
     judge's, to share; without it one cache is opened for all the agents. A spec two
     metrics name is one model."""
-    if cache is None and any(m.agent_models for m in metrics):
+    if cache is None and any(m.model_roles() for m in metrics):
         cache = _open_cache(config, use_cache)
     built: dict[str, JudgeModel] = {}
     per_metric: dict[str, dict[str, JudgeModel]] = {}
     for metric in metrics:
-        for role, spec in metric.agent_models.items():
+        for role, spec in metric.model_roles().items():
             if spec not in built:
                 built[spec] = _judge_model(agent_config(config, spec), store, run_id, cache)
             per_metric.setdefault(metric.name, {})[role] = built[spec]
@@ -174,17 +172,3 @@ def _judge_model(
         recorder=recorder,
         prices=prices,
     )
-
-
-def dry_run_judge(metric: Metric, records: list[JudgeCallRecord]) -> JudgeModel:
-    """A stand-in judge for a dry run: answers with the metric's ``dry_run_reply``
-    and keeps every prompt in ``records`` instead of calling a model."""
-    reply = metric.dry_run_reply
-    script = ReplyScript(function=reply) if callable(reply) else ReplyScript(default=reply)
-
-    async def record(call: JudgeCallRecord) -> int:
-        records.append(call)
-        return len(records)
-
-    provider = ScriptedProvider(script, model="dry-run")
-    return JudgeModel(provider, settings=ModelSettings(cache=False, reask_limit=0), recorder=record)

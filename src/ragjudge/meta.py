@@ -24,9 +24,8 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from rich.table import Table
 
-from ragjudge.runner import run_exclusions
+from ragjudge.meanings import exclusions, run_meanings
 from ragjudge.stats import (
     CORRELATION_METHODS,
     Correlation,
@@ -46,7 +45,6 @@ __all__ = [
     "human_score",
     "meta_evaluate",
     "meta_for_run",
-    "render_meta",
 ]
 
 Combine = Literal["mean", "median"]
@@ -54,7 +52,6 @@ Combine = Literal["mean", "median"]
 
 _TEXT_COLUMNS = ("human", "group", "metric")
 _COUNT_COLUMNS = ("n", "unpaired", "human_n", "missing")
-_METHOD_TITLES = {"pearson": "Pearson", "spearman": "Spearman", "kendall": "Kendall"}
 
 
 @dataclass(frozen=True)
@@ -388,8 +385,8 @@ def meta_for_run(
     """Meta-evaluate a stored run (a unique prefix of its id is enough) from its score
     frame, where the samples' metadata (human scores, ``by`` and ``extra`` keys) sits.
 
-    Values the run's metrics leave out of their mean (``exclude_from_mean``, such as
-    answer accuracy's 0) are left out here too. Raises ``KeyError`` for an unknown run
+    Values the run's metrics leave out of their mean (from the meanings stored with
+    the run, such as answer accuracy's 0) are left out here too. Raises ``KeyError`` for an unknown run
     and ``ValueError`` when the run has no scores or no sample carries a named key.
     """
     run = store.run(run_id)
@@ -402,74 +399,7 @@ def meta_for_run(
         combine=combine,
         by=by,
         seed=seed,
-        exclude=run_exclusions(run.config),
+        exclude=exclusions(run_meanings(run)),
         extra=extra,
     )
     return replace(table, run_id=run.run_id)
-
-
-# --------------------------------------------------------------------------- rendering
-
-
-def render_meta(table: MetaTable, *, title: str | None = None) -> Table:
-    """A terminal table in the layout of Figure 2: per block, the human score's mean
-    first, then each metric's mean and its correlations with their intervals and n."""
-    percent = f"{table.confidence:.0%}"
-    default_title = f"Correlation with human scores ({percent} bootstrap CI, {table.combine})"
-    out = Table(title=title or default_title, title_justify="left")
-    if table.by is not None:
-        out.add_column(table.by)
-    out.add_column("human")
-    out.add_column("metric")
-    out.add_column("mean", justify="right")
-    for method in CORRELATION_METHODS:
-        out.add_column(f"{_METHOD_TITLES[method]} [{percent} CI]", justify="right")
-    out.add_column("n", justify="right")
-    for block in table.blocks:
-        _add_block(out, block, grouped=table.by is not None)
-    notes = [_missing_note(b) for b in table.blocks if b.missing]
-    if notes:
-        out.caption = "\n".join(notes)
-        out.caption_justify = "left"
-    return out
-
-
-def _add_block(out: Table, block: MetaBlock, *, grouped: bool) -> None:
-    lead = [block.group or ""] if grouped else []
-    one = "1.000" if block.n >= 2 else "–"
-    out.add_row(
-        *lead,
-        block.human,
-        "(human score)",
-        _number(block.human_mean),
-        *[one] * len(CORRELATION_METHODS),
-        str(block.n),
-    )
-    for i, row in enumerate(block.rows):
-        cells = [_correlation_cell(row.correlations[m]) for m in CORRELATION_METHODS]
-        out.add_row(
-            *([""] if grouped else []),
-            "",
-            row.metric,
-            _number(row.mean),
-            *cells,
-            str(row.n),
-            end_section=i == len(block.rows) - 1,
-        )
-
-
-def _missing_note(block: MetaBlock) -> str:
-    where = f" in {block.group}" if block.group is not None else ""
-    return f"{block.human}: {block.missing} sample(s){where} without a human score left out"
-
-
-def _number(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
-
-
-def _correlation_cell(corr: Correlation) -> str:
-    if corr.estimate is None:
-        return "–"
-    if corr.ci is None:
-        return f"{corr.estimate:.3f}"
-    return f"{corr.estimate:.3f} [{corr.ci.low:.2f}, {corr.ci.high:.2f}]"

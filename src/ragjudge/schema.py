@@ -219,6 +219,35 @@ class Output(BaseModel):
     error: str | None = None
 
 
+class ScoreMeaning(BaseModel):
+    """What one score's values mean: declared by its metric, stored with every run, and
+    read from the run by ``show``, ``compare``, ``meta`` and the exports.
+
+    ``direction`` says whether a higher or a lower value is better; ``low``/``high``
+    bound the values (None: unbounded); ``excluded`` lists values that the mean leaves
+    out and reports beside it (answer accuracy's 0, "not sure"); ``binary`` marks
+    yes/no scores stored as 1/0 (their mean is the share of yes).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    direction: Literal["higher", "lower"] = "higher"
+    low: float | None = 0.0
+    high: float | None = 1.0
+    excluded: tuple[float, ...] = ()
+    binary: bool = False
+    description: str = ""
+
+    @property
+    def lower_is_better(self) -> bool:
+        """Whether a lower value is better."""
+        return self.direction == "lower"
+
+    def contains(self, value: float) -> bool:
+        """Whether ``value`` lies in the declared range."""
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+
 class Score(BaseModel):
     """One metric's result for one sample and trial.
 
@@ -237,8 +266,11 @@ class Score(BaseModel):
     def _value_or_error(self) -> Score:
         if self.value is None and not self.error:
             raise ValueError(f"score {self.metric!r} has neither a value nor an error")
-        if self.value is not None and math.isnan(self.value):
-            raise ValueError(f"score {self.metric!r} is NaN; record an error instead")
+        if self.value is not None and not math.isfinite(self.value):
+            raise ValueError(
+                f"score {self.metric!r} is {self.value}; a value must be finite, "
+                "record an error instead"
+            )
         if self.value is not None and self.error:
             raise ValueError(f"score {self.metric!r} has both a value and an error")
         return self

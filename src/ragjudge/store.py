@@ -10,7 +10,7 @@ import json
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,8 +19,9 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel
 
+from ragjudge import frames
 from ragjudge.models._types import JudgeCallRecord
-from ragjudge.schema import Output, Sample, Score
+from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 
 RunStatus = Literal["running", "completed", "interrupted", "failed"]
 
@@ -34,7 +35,8 @@ CREATE TABLE IF NOT EXISTS runs (
     config_json TEXT NOT NULL,
     versions_json TEXT NOT NULL,
     n_samples INTEGER NOT NULL,
-    trials INTEGER NOT NULL
+    trials INTEGER NOT NULL,
+    meanings_json TEXT
 );
 CREATE TABLE IF NOT EXISTS samples (
     run_id TEXT NOT NULL REFERENCES runs(run_id),
@@ -92,7 +94,8 @@ CREATE INDEX IF NOT EXISTS judge_calls_run ON judge_calls(run_id);
 
 
 class RunInfo(BaseModel):
-    """One row of the runs table."""
+    """One row of the runs table. ``meanings`` says what each score means; None for a
+    run stored before meanings were recorded (see :mod:`ragjudge.meanings`)."""
 
     run_id: str
     name: str | None
@@ -103,6 +106,13 @@ class RunInfo(BaseModel):
     versions: dict[str, str]
     n_samples: int
     trials: int
+    meanings: dict[str, ScoreMeaning] | None = None
+
+
+_RUN_COLUMNS = (
+    "run_id, name, status, created_at, finished_at, config_json, versions_json,"
+    " n_samples, trials, meanings_json"
+)
 
 
 def _now() -> str:
@@ -128,6 +138,14 @@ class Store:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.executescript(_SCHEMA)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """Bring a store written by an older version up to the current schema."""
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(runs)")}
+        if "meanings_json" not in columns:
+            with self._tx() as conn:
+                conn.execute("ALTER TABLE runs ADD COLUMN meanings_json TEXT")
 
     def close(self) -> None:
         """Close the connection."""
@@ -155,13 +173,25 @@ class Store:
         samples: Sequence[Sample],
         trials: int,
         run_id: str | None = None,
+        meanings: Mapping[str, ScoreMeaning] | None = None,
     ) -> str:
-        """Create a run and store its samples; returns the run id."""
+        """Create a run and store its samples and its scores' meanings; returns the
+        run id."""
         run_id = run_id or new_run_id()
+        stored = None if meanings is None else {k: m.model_dump() for k, m in meanings.items()}
         with self._tx() as conn:
             conn.execute(
-                "INSERT INTO runs VALUES (?, ?, 'running', ?, NULL, ?, ?, ?, ?)",
-                (run_id, name, _now(), _dumps(config), _dumps(versions), len(samples), trials),
+                f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?, ?, 'running', ?, NULL, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    name,
+                    _now(),
+                    _dumps(config),
+                    _dumps(versions),
+                    len(samples),
+                    trials,
+                    None if stored is None else _dumps(stored),
+                ),
             )
             conn.executemany(
                 "INSERT INTO samples VALUES (?, ?, ?, ?)",
@@ -181,7 +211,8 @@ class Store:
     def run(self, run_id: str) -> RunInfo:
         """The run with this id (a unique prefix is enough)."""
         rows = self._conn.execute(
-            "SELECT * FROM runs WHERE run_id LIKE ? ORDER BY run_id", (run_id + "%",)
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE run_id LIKE ? ORDER BY run_id",
+            (run_id + "%",),
         ).fetchall()
         if not rows:
             raise KeyError(f"no run {run_id!r} in {self.path}")
@@ -192,7 +223,9 @@ class Store:
 
     def runs(self) -> list[RunInfo]:
         """Every run, oldest first."""
-        rows = self._conn.execute("SELECT * FROM runs ORDER BY created_at, run_id").fetchall()
+        rows = self._conn.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY created_at, run_id"
+        ).fetchall()
         return [self._run_info(r) for r in rows]
 
     @staticmethod
@@ -207,6 +240,7 @@ class Store:
             versions=json.loads(row[6]),
             n_samples=row[7],
             trials=row[8],
+            meanings=None if row[9] is None else json.loads(row[9]),
         )
 
     def samples(self, run_id: str) -> list[Sample]:
@@ -394,67 +428,10 @@ class Store:
     def score_frame(self, run_id: str) -> pd.DataFrame:
         """One row per (sample, trial, metric) with the sample's metadata as
         ``metadata.KEY`` columns; the input of :mod:`ragjudge.stats`."""
-        metadata = {
-            request_id: _metadata_columns(values)
-            for request_id, values in self.sample_metadata(run_id).items()
-        }
-        rows = [
-            {
-                "sample_id": request_id,
-                "trial": trial,
-                "metric": score.metric,
-                "value": float("nan") if score.value is None else score.value,
-                "error": score.error,
-                **metadata[request_id],
-            }
-            for request_id, trial, score in self.scores(run_id)
-        ]
-        columns = ["sample_id", "trial", "metric", "value", "error"]
-        return pd.DataFrame(rows, columns=None if rows else columns)
+        return frames.score_frame(self.sample_metadata(run_id), self.scores(run_id))
 
     def sample_frame(self, run_id: str) -> pd.DataFrame:
         """One row per (sample, trial): request, response, reference, each metric's
         value, error, rationale, details (JSON: per-reference components, multi-turn
         transcripts …) and judge call ids. The form that ``export`` writes."""
-        outputs = self.outputs(run_id)
-        by_sample: dict[str, dict[int, dict[str, Any]]] = {}
-        for request_id, trial, score in self.scores(run_id):
-            row = by_sample.setdefault(request_id, {}).setdefault(trial, {})
-            row[score.metric] = score.value
-            if score.error:
-                row[f"{score.metric}.error"] = score.error
-            if score.rationale:
-                row[f"{score.metric}.rationale"] = score.rationale
-            if score.details:
-                row[f"{score.metric}.details"] = _dumps(score.details)
-            if score.judge_call_ids:
-                row[f"{score.metric}.judge_calls"] = _dumps(score.judge_call_ids)
-        rows = []
-        for sample in self.samples(run_id):
-            output = outputs.get(sample.request_id)
-            metrics_by_trial = by_sample.get(sample.request_id) or {0: {}}
-            for trial in sorted(metrics_by_trial):
-                rows.append(
-                    {
-                        "request_id": sample.request_id,
-                        "trial": trial,
-                        "request": sample.request.query,
-                        "response": output.response if output else sample.response,
-                        "target_error": output.error if output else None,
-                        "expected_response": _scalar(sample.expected_response),
-                        **_metadata_columns(sample.metadata),
-                        **metrics_by_trial[trial],
-                    }
-                )
-        return pd.DataFrame(rows)
-
-
-def _metadata_columns(metadata: dict[str, Any]) -> dict[str, Any]:
-    return {f"metadata.{k}": _scalar(v) for k, v in metadata.items()}
-
-
-def _scalar(value: Any) -> Any:
-    """Keep scalars; turn lists and dicts into JSON text so frames stay flat."""
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return _dumps(value)
+        return frames.sample_frame(self.samples(run_id), self.outputs(run_id), self.scores(run_id))

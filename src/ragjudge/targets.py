@@ -211,22 +211,26 @@ def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def import_callable(path: str, *, search_dir: Path | None = None) -> Callable[..., Any]:
-    """Import ``package.module:function``; ``search_dir`` is put first on the import path."""
+def import_callable(
+    path: str, *, search_dir: Path | None = None, what: str = "target"
+) -> Callable[..., Any]:
+    """Import ``package.module:function`` (or ``:Class``); ``search_dir`` is put first
+    on the import path. ``what`` names the thing in error messages."""
     module_name, sep, attr = path.partition(":")
     if not sep or not module_name or not attr:
-        raise TargetError(f"target {path!r} must look like 'package.module:function'")
+        shape = "package.module:function" if what == "target" else "package.module:Class"
+        raise TargetError(f"{what} {path!r} must look like '{shape}'")
     if search_dir is not None and str(search_dir) not in sys.path:
         sys.path.insert(0, str(search_dir))
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise TargetError(f"cannot import {module_name!r} for target {path!r}: {exc}") from exc
+        raise TargetError(f"cannot import {module_name!r} for {what} {path!r}: {exc}") from exc
     obj: Any = module
     for part in attr.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
-            raise TargetError(f"{module_name!r} has no attribute {attr!r} (target {path!r})")
+            raise TargetError(f"{module_name!r} has no attribute {attr!r} ({what} {path!r})")
     if not callable(obj):
-        raise TargetError(f"target {path!r} is not callable")
+        raise TargetError(f"{what} {path!r} is not callable")
     return obj  # type: ignore[no-any-return]

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from model_helpers import MemoryRecorder, user
+from model_helpers import MemoryRecorder, result_score, user
 
 from ragjudge.models import (
     GenerateConfig,
@@ -25,7 +25,6 @@ from ragjudge.models import (
     get_model,
 )
 from ragjudge.models.openai_provider import LOCAL_API_KEY, parse_retry_after
-from ragjudge.models.parsing import parse_result_score
 from ragjudge.models.scripted import ReplyScript
 from ragjudge.testing.server import FaultPlan, OpenAITestServer, ServerStats
 
@@ -293,7 +292,7 @@ async def test_unparsable_output_over_http_is_reasked_then_an_error(
 ) -> None:
     server.replies = ReplyScript(default="I think it is quite good.")
     judge = judge_for(server, FAST.model_copy(update={"reask_limit": 1}))
-    parsed = await judge.generate_parsed(user("Grade it."), parse_result_score)
+    parsed = await judge.generate_parsed(user("Grade it."), result_score)
     assert parsed.value is None
     assert parsed.error is not None and parsed.error.startswith("parse error:")
     second_prompt = server.requests_log[1]["messages"]

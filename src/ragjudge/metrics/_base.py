@@ -1,14 +1,69 @@
-"""The metric protocol and the registry that finds metrics by name."""
+"""The metric protocol: what a metric declares (inputs, options, the meaning of its
+scores) and how its result becomes :class:`~ragjudge.schema.Score` objects."""
 
 from __future__ import annotations
 
 import inspect
-from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from ragjudge.schema import Output, Sample, Score
+from pydantic import BaseModel, ConfigDict
+
+from ragjudge.schema import Output, Sample, Score, ScoreMeaning
+
+__all__ = [
+    "Metric",
+    "MetricContext",
+    "MetricFailure",
+    "MetricOptions",
+    "Produced",
+    "Result",
+    "references",
+    "require_response",
+]
+
+
+class MetricOptions(BaseModel):
+    """A metric's options: a pydantic model checked when the metric is built from the
+    config, so a misspelt key or a bad value stops the run before any data is read.
+    Strict: a flag must be true or false and a count a whole number, not a string."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class MetricFailure(Exception):
+    """Raised inside a metric when a sample cannot be scored: every score of the metric
+    becomes an explicit error with this message (and ``details``, call ids), never a
+    default value."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        details: Mapping[str, Any] | None = None,
+        call_ids: Sequence[int] = (),
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = dict(details or {})
+        self.call_ids = list(call_ids)
+
+
+@dataclass
+class Result:
+    """One score's value with its rationale and details (what :meth:`Metric.compute`
+    returns when a bare number is not enough)."""
+
+    value: float
+    rationale: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+Produced = float | Result | Mapping[str, "float | Result"] | Score | list[Score]
+"""What :meth:`Metric.compute` may return: a value or :class:`Result` for a single-score
+metric; a mapping from each declared score (``scores`` keys) to its value or Result;
+or finished Score objects."""
 
 
 @dataclass
@@ -23,146 +78,179 @@ class MetricContext:
     retriever: Any = None
     """The evaluation retriever (``search(query, k)``), when a knowledge base is set."""
     judge: Any = None
-    """The judge :class:`~ragjudge.models.JudgeModel`, when one is configured."""
+    """The judge model (``generate_parsed``, ``embed``), when one is configured."""
     generate_config: Any = None
     """The judge's sampling settings (:class:`~ragjudge.models.GenerateConfig`)."""
     target: Any = None
     """The system under test (``await ctx.target(sample)``), for metrics that hold a
     dialogue with it; the runner supplies it, the metric never builds clients."""
     models: dict[str, Any] = field(default_factory=dict)
-    """Further models by role, as named in the metric's ``agent_models``; a role that
-    is not set there uses the judge."""
+    """Further models by role, as named in the metric's :meth:`Metric.model_roles`; a
+    role that is not set there uses the judge."""
 
     def model_for(self, role: str) -> Any:
         """The model that plays ``role`` (e.g. ``composer``), defaulting to the judge."""
         return self.models.get(role) or self.judge
 
 
-class Metric(ABC):
+class Metric:
     """A metric scores one sample's output.
 
-    ``requires`` lists the fields every row must carry; an entry ``"a|b"`` means
-    either field will do. ``response``, ``retrieved_context`` and ``trace`` are
-    satisfied by a target that produces responses. ``exclude_from_mean`` lists values that the
-    aggregate leaves out of the mean (reported beside it as a share).
+    A metric class declares:
+
+    - ``requires``: the fields every row must carry (``"a|b"``: either will do;
+      ``response``, ``retrieved_context`` and ``trace`` are satisfied by a target);
+    - ``Options``: a :class:`MetricOptions` model of its options (``self.options``);
+    - the meaning of its scores: ``meaning`` for one score, named after the instance
+      (or ``fixed_score_name``, such as a Databricks metric name), or ``scores`` (score
+      name → meaning) for several; a renamed instance prefixes fixed names with
+      ``NAME.``;
+    - :meth:`compute`: the value(s) for one sample. It may raise
+      :class:`MetricFailure`; the kit turns that into error scores.
+
+    Metrics keep no state between samples: everything a sample needs arrives in its
+    arguments, so one instance scores many samples concurrently.
     """
 
-    name: str
+    kind: ClassVar[str] = ""
+    """The name the metric is registered under (set by ``register_metric``)."""
+    Options: ClassVar[type[MetricOptions]] = MetricOptions
     requires: tuple[str, ...] = ("response",)
-    exclude_from_mean: tuple[float, ...] = ()
-    needs_judge: bool = False
+    meaning: ClassVar[ScoreMeaning] = ScoreMeaning()
+    fixed_score_name: ClassVar[str | None] = None
+    scores: ClassVar[Mapping[str, ScoreMeaning]] = {}
+    needs_judge: ClassVar[bool] = False
     """Whether the metric calls a judge model (``ctx.judge``)."""
-    needs_retriever: bool = False
-    """Whether the metric searches for evaluation contexts (``ctx.retriever``)."""
-    dry_run_reply: str | Callable[[list[dict[str, Any]]], str] = "(dry run)"
-    """What the stand-in judge answers during ``--dry-run`` (must parse): a text, or a
-    function of the prompt messages for metrics whose agents expect different forms."""
-    agent_models: dict[str, str] = {}  # noqa: RUF012 - read-only class default
-    """Model specs per agent role (``{"composer": "openai/gpt-4o"}``); the runner builds
-    them through the judge layer and passes them as ``ctx.models``."""
+    name: str
 
-    @abstractmethod
-    async def score(
-        self, sample: Sample, output: Output, ctx: MetricContext
-    ) -> Score | list[Score]:
-        """Score one sample; return an error Score rather than raise for bad data."""
+    def __init__(self, *, name: str | None = None, **options: Any) -> None:
+        self.options = self.Options.model_validate(options)
+        self.name = name or self._default_name()
+
+    @classmethod
+    def _default_name(cls) -> str:
+        declared = cls.__dict__.get("name") or getattr(cls, "name", None)
+        return str(declared or cls.kind or cls.__name__)
+
+    # declarations -------------------------------------------------------------
+
+    @property
+    def needs_retriever(self) -> bool:
+        """Whether the metric searches for evaluation contexts (``ctx.retriever``)."""
+        return False
+
+    def model_roles(self) -> dict[str, str]:
+        """Model specs per agent role (``{"composer": "openai/gpt-4o"}``) that the runner
+        builds through the judge layer and passes as ``ctx.models``."""
+        return {}
+
+    @property
+    def agent_models(self) -> dict[str, str]:
+        """:meth:`model_roles`, under its older name."""
+        return self.model_roles()
+
+    def meanings(self) -> dict[str, ScoreMeaning]:
+        """Every score this metric gives, by name, with what its values mean."""
+        if self.scores:
+            return {self.score_name(base): m for base, m in self.scores.items()}
+        return {self._single_name(): self.meaning}
+
+    def _single_name(self) -> str:
+        fixed = self.fixed_score_name
+        return self.name if fixed is None else self.score_name(fixed)
 
     def score_names(self) -> list[str]:
-        """The names of the scores this metric produces (one by default)."""
-        return [self.name]
+        """The names of the scores this metric produces."""
+        return list(self.meanings())
+
+    def score_name(self, base: str) -> str:
+        """The stored name of declared score ``base``: as declared for an instance with
+        the registered name, prefixed ``NAME.`` for a renamed one."""
+        return base if self.name == (self.kind or self._default_name()) else f"{self.name}.{base}"
 
     def check_target(self, target: Any) -> str | None:
         """Why this metric cannot work with ``target`` (the system under test), or None
         when it can. The runner asks before any work; the default accepts any target."""
         return None
 
+    # scoring ------------------------------------------------------------------
 
-def response_and_references(
-    metric: str, sample: Sample, output: Output
-) -> tuple[str, list[tuple[int, str]]] | Score:
-    """The response and the non-blank references (with their positions) a
-    reference-based metric compares, or the error Score when either is missing."""
+    async def compute(self, sample: Sample, output: Output, ctx: MetricContext) -> Produced:
+        """The metric's value(s) for one sample (see :data:`Produced`)."""
+        raise NotImplementedError(f"{type(self).__name__} defines neither compute() nor score()")
+
+    async def score(self, sample: Sample, output: Output, ctx: MetricContext) -> list[Score]:
+        """Score one sample: :meth:`compute`, with a :class:`MetricFailure` turned into
+        an error score for every declared score."""
+        try:
+            produced = await self.compute(sample, output, ctx)
+        except MetricFailure as exc:
+            return self.failed(exc.message, details=exc.details, call_ids=exc.call_ids)
+        return self.to_scores(produced)
+
+    def failed(
+        self, error: str, *, details: Mapping[str, Any] | None = None, call_ids: Sequence[int] = ()
+    ) -> list[Score]:
+        """An error score, with the reason, for every score the metric declares."""
+        return [
+            Score(
+                metric=name,
+                value=None,
+                error=error,
+                details=dict(details or {}),
+                judge_call_ids=list(call_ids),
+            )
+            for name in self.score_names()
+        ]
+
+    def to_scores(self, produced: Produced, call_ids: Sequence[int] = ()) -> list[Score]:
+        """Score objects from what :meth:`compute` returned; ``call_ids`` go on every
+        score that does not list its own."""
+        if isinstance(produced, Score):
+            produced = [produced]
+        if isinstance(produced, list):
+            return [_with_calls(s, call_ids) for s in produced]
+        if isinstance(produced, Mapping):
+            pairs = [(self.score_name(base), value) for base, value in produced.items()]
+        else:
+            pairs = [(self._single_name(), produced)]
+        return [_score(name, value, call_ids) for name, value in pairs]
+
+
+def _score(name: str, produced: float | Result, call_ids: Sequence[int]) -> Score:
+    result = produced if isinstance(produced, Result) else Result(float(produced))
+    return Score(
+        metric=name,
+        value=float(result.value),
+        rationale=result.rationale,
+        details=result.details,
+        judge_call_ids=list(call_ids),
+    )
+
+
+def _with_calls(score: Score, call_ids: Sequence[int]) -> Score:
+    if score.judge_call_ids or not call_ids:
+        return score
+    return score.model_copy(update={"judge_call_ids": list(call_ids)})
+
+
+def require_response(output: Output) -> str:
+    """The target's response, or :class:`MetricFailure` saying why there is none. An
+    empty string is a response (a legitimate, wrong answer)."""
     if output.response is None:
-        reason = f"target failed: {output.error}" if output.error else "no response"
-        return Score.failed(metric, reason)
-    references = [(i, ref) for i, ref in enumerate(sample.references) if ref.strip()]
-    if not references:
-        return Score.failed(metric, "every reference answer is empty")
-    return output.response, references
+        raise MetricFailure(f"target failed: {output.error}" if output.error else "no response")
+    return output.response
 
 
-MetricFactory = Callable[..., Metric]
-_REGISTRY: dict[str, MetricFactory] = {}
+def references(sample: Sample) -> list[tuple[int, str]]:
+    """The non-blank reference answers with their positions, or :class:`MetricFailure`
+    when there are none."""
+    found = [(i, ref) for i, ref in enumerate(sample.references) if ref.strip()]
+    if not found:
+        raise MetricFailure("every reference answer is empty")
+    return found
 
 
-def register_metric(name: str) -> Callable[[MetricFactory], MetricFactory]:
-    """Register a metric factory under ``name`` so configs and the CLI can find it."""
-
-    def decorator(factory: MetricFactory) -> MetricFactory:
-        if name in _REGISTRY:
-            raise ValueError(f"metric {name!r} is registered twice")
-        _REGISTRY[name] = factory
-        return factory
-
-    return decorator
-
-
-def available_metrics() -> list[str]:
-    """Names of all registered metrics."""
-    return sorted(_REGISTRY)
-
-
-def create_metric(spec: str | dict[str, Any] | Metric) -> Metric:
-    """Build a metric from a name, a dict ``{metric: NAME, name: ALIAS, **options}`` or
-    an instance.
-
-    ``name`` gives the instance its own name, so one metric can run twice with
-    different options in one run.
-    """
-    if isinstance(spec, Metric):
-        return spec
-    if isinstance(spec, str):
-        spec = {"metric": spec}
-    options = dict(spec)
-    kind = options.pop("metric", None) or options.get("name")
-    if not isinstance(kind, str):
-        raise ValueError(f"metric spec {spec!r} names no metric")
-    factory = _REGISTRY.get(kind)
-    if factory is None:
-        known = ", ".join(available_metrics())
-        raise ValueError(f"unknown metric {kind!r}; known metrics: {known}")
-    alias = options.pop("name", kind)
-    check_options(kind, factory, options)
-    metric = factory(**options)
-    metric.name = alias
-    return metric
-
-
-def check_options(kind: str, factory: MetricFactory, options: dict[str, Any]) -> None:
-    """Reject options the metric's factory does not take, and values whose type differs
-    from the option's default (a flag must be true/false, a count a whole number), with
-    a message that names the known options."""
-    parameters = {
-        name: p
-        for name, p in inspect.signature(factory).parameters.items()
-        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
-    }
-    unknown = sorted(set(options) - set(parameters))
-    if unknown:
-        known = ", ".join(sorted(parameters)) or "none"
-        raise ValueError(
-            f"metric {kind!r} got unknown option(s) {', '.join(unknown)}; known options: {known}"
-        )
-    for name, value in options.items():
-        default = parameters[name].default
-        if isinstance(default, bool) and not isinstance(value, bool):
-            raise ValueError(f"metric {kind!r}: option {name!r} must be true or false")
-        if type(default) is int and (isinstance(value, bool) or not isinstance(value, int)):
-            raise ValueError(f"metric {kind!r}: option {name!r} must be a whole number")
-
-
-def positive_int(metric: str, option: str, value: Any) -> int:
-    """``value`` when it is a whole number of at least 1; a ``ValueError`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{metric}: {option} must be a whole number of at least 1, not {value!r}")
-    return value
+def is_metric_class(value: Any) -> bool:
+    """Whether ``value`` is a :class:`Metric` subclass."""
+    return inspect.isclass(value) and issubclass(value, Metric)

@@ -1,0 +1,73 @@
+"""Which contexts a judge is shown: one notion for every metric that shows contexts."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from ragjudge.metrics._base import MetricContext, MetricOptions
+from ragjudge.schema import ContextChunk, Output, Sample
+
+__all__ = [
+    "CONTEXT_SOURCES",
+    "ContextOptions",
+    "ContextSource",
+    "evaluation_contexts",
+    "evaluation_query",
+    "searches",
+]
+
+ContextSource = Literal["reference", "question", "retrieved", "expected", "none"]
+"""``reference`` (E3): retrieved with the question AND the reference answer;
+``question`` (E2): retrieved with the question alone; ``retrieved``: the contexts the
+system under test returned; ``expected``: the row's ``expected_retrieved_context``;
+``none``: no contexts."""
+
+CONTEXT_SOURCES: tuple[str, ...] = ("reference", "question", "retrieved", "expected", "none")
+_SEARCHING = frozenset({"reference", "question"})
+
+
+class ContextOptions(MetricOptions):
+    """The options of a metric that shows the judge contexts."""
+
+    contexts: ContextSource = "reference"
+    k: int = Field(default=5, ge=1)
+    """At most this many contexts."""
+
+
+def searches(source: ContextSource) -> bool:
+    """Whether ``source`` searches the evaluation retriever (a knowledge base or the
+    system's own search endpoint)."""
+    return source in _SEARCHING
+
+
+def evaluation_query(question: str, reference: str | None) -> str:
+    """The query that E3 retrieves with: the question and the reference answer together."""
+    return question if not reference else f"{question}\n{reference}"
+
+
+async def evaluation_contexts(
+    source: ContextSource,
+    sample: Sample,
+    output: Output,
+    reference: str,
+    ctx: MetricContext,
+    k: int,
+) -> list[ContextChunk]:
+    """The at most ``k`` contexts the judge is shown for ``source`` (see
+    :data:`ContextSource`). A searching source without a retriever is a ``ValueError``."""
+    if source == "none":
+        return []
+    if source == "retrieved":
+        return list(output.retrieved_context or [])[:k]
+    if source == "expected":
+        return list(sample.expected_retrieved_context or [])[:k]
+    if ctx.retriever is None:
+        raise ValueError(
+            f"contexts '{source}' need a retriever: configure 'knowledge_base' (or a retriever)"
+        )
+    question = sample.request.query
+    query = evaluation_query(question, reference) if source == "reference" else question
+    found: list[ContextChunk] = await ctx.retriever.search(query, k)
+    return found

@@ -1,0 +1,198 @@
+"""The judged-metric kit: everything a metric that asks an LLM judge shares.
+
+A judged metric declares its template (a Jinja file beside its module), how the
+judge's reply is read (a :class:`~ragjudge.metrics.replies.Reply`: ``[RESULT] n``, a
+pydantic model of a JSON reply, yes/no …) and a pure function from the parsed reply
+to its value(s). The kit does the rest: the missing-judge check, rendering with the
+data notice and every evaluated string inside its delimiters, the call through the
+judge layer (trial, purpose, sampling settings, the model of the asked role), the call
+ids on every score, the re-ask and then the explicit parse error, and the dry run's
+stand-in reply (from the reply parser, never written per metric).
+
+A metric that needs several calls (statements, then verdicts; one call per rubric
+item; a dialogue between agents) overrides :meth:`JudgedMetric.judge` and calls
+:meth:`Judging.ask` once per call.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from ragjudge.metrics._base import Metric, MetricContext, MetricFailure, Produced
+from ragjudge.metrics._prompts import Instruction, render
+from ragjudge.metrics.replies import Reply
+from ragjudge.models._types import ChatMessage, ModelError
+from ragjudge.schema import Output, Sample, Score
+
+__all__ = ["JudgeFailed", "JudgedMetric", "Judging", "Verdict", "evaluated_texts"]
+
+T = TypeVar("T")
+
+
+class JudgeFailed(MetricFailure):
+    """A judge call failed after its retries, or its reply still did not parse after
+    the re-asks; the metric's scores become errors carrying the call ids."""
+
+
+@dataclass(frozen=True)
+class Verdict(Generic[T]):
+    """One answered judge call: the parsed reply, its call ids and its raw text."""
+
+    value: T
+    call_ids: list[int]
+    text: str | None
+
+
+@dataclass(frozen=True)
+class _ReplyReader(Generic[T]):
+    """``reply.parse`` bound to the evaluated texts of one prompt: the callable the
+    judge layer re-asks with. ``stand_in`` is what a dry run's stand-in judge answers."""
+
+    reply: Reply[T]
+    evaluated: Sequence[str]
+
+    def __call__(self, text: str) -> T:
+        return self.reply.parse(text, evaluated=self.evaluated)
+
+    def stand_in(self) -> str:
+        return self.reply.stand_in()
+
+
+@dataclass
+class Judging:
+    """The judge calls of one metric on one sample and trial (a fresh object each
+    time, so nothing is shared between samples). Collects every call id."""
+
+    metric: JudgedMetric
+    ctx: MetricContext
+    call_ids: list[int] = field(default_factory=list)
+
+    async def ask(
+        self,
+        reply: Reply[T],
+        template: str,
+        *,
+        system: str | None = None,
+        purpose: str | None = None,
+        role: str = "judge",
+        **values: Any,
+    ) -> Verdict[T]:
+        """Render ``template`` (and ``system``, a system-message template) with
+        ``values`` — evaluated text, delimited by the templates — ask the model that
+        plays ``role``, and read the reply with ``reply``. Raises :class:`JudgeFailed`
+        when the call fails or the reply does not parse after the re-asks."""
+        messages = self.metric.messages(template, values, system=system)
+        model = self.ctx.model_for(role)
+        reader = _ReplyReader(reply, evaluated_texts(values))
+        who = "judge" if role == "judge" else role
+        try:
+            parsed = await model.generate_parsed(
+                messages,
+                reader,
+                self.ctx.generate_config,
+                trial=self.ctx.trial,
+                purpose=purpose or self.metric.name,
+            )
+        except ModelError as exc:
+            ids = list(getattr(exc, "call_ids", []))
+            self.call_ids.extend(ids)
+            raise JudgeFailed(f"{who} call failed: {exc}", call_ids=ids) from None
+        self.call_ids.extend(parsed.call_ids)
+        if parsed.value is None:
+            error = parsed.error or "parse error"
+            message = error if role == "judge" else f"{role}: {error}"
+            raise JudgeFailed(message, call_ids=parsed.call_ids)
+        return Verdict(parsed.value, list(parsed.call_ids), parsed.text)
+
+
+class JudgedMetric(Metric):
+    """A metric that asks an LLM judge.
+
+    For one call per sample, declare ``template`` (a file beside the module), ``reply``
+    (how the reply is read), :meth:`prompt_values` (what the template shows, all of it
+    evaluated text unless wrapped in :class:`~ragjudge.metrics.Instruction`) and
+    :meth:`value` (the pure function from the parsed reply to the value(s)). For
+    several calls override :meth:`judge`.
+    """
+
+    needs_judge = True
+    template: ClassVar[str] = ""
+    system_template: ClassVar[str | None] = None
+    reply: ClassVar[Reply[Any]]
+    template_root: ClassVar[str | None] = None
+    """Where the templates are: a package name or a folder. Default: the package (or,
+    for a module outside any package, the folder) of the metric's module."""
+
+    async def score(self, sample: Sample, output: Output, ctx: MetricContext) -> list[Score]:
+        """Check for a judge, run :meth:`judge`, attach every call id; a failure of any
+        call (or a missing input) makes every score an explicit error."""
+        if ctx.judge is None:
+            return self.failed("no judge model configured")
+        judging = Judging(self, ctx)
+        try:
+            produced = await self.judge(sample, output, judging)
+        except MetricFailure as exc:
+            ids = [*judging.call_ids, *(i for i in exc.call_ids if i not in judging.call_ids)]
+            return self.failed(exc.message, details=exc.details, call_ids=ids)
+        return self.to_scores(produced, judging.call_ids)
+
+    async def judge(self, sample: Sample, output: Output, j: Judging) -> Produced:
+        """One judge call: :meth:`prompt_values`, the ``template``, ``reply``, :meth:`value`."""
+        values = await self.prompt_values(sample, output, j.ctx)
+        verdict = await j.ask(self.reply, self.template, system=self.system_template, **values)
+        return self.value(verdict.value)
+
+    async def prompt_values(
+        self, sample: Sample, output: Output, ctx: MetricContext
+    ) -> dict[str, Any]:
+        """What the template shows for this sample (may raise
+        :class:`~ragjudge.metrics.MetricFailure` when an input is missing)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} defines neither judge() nor prompt_values()"
+        )
+
+    def value(self, reply: Any) -> Produced:
+        """The value(s) of a parsed reply: a pure function, no I/O."""
+        raise NotImplementedError(f"{type(self).__name__} defines neither judge() nor value()")
+
+    def messages(
+        self, template: str, values: Mapping[str, Any], *, system: str | None = None
+    ) -> list[ChatMessage]:
+        """The chat messages of one judge call: ``system`` (when given), then ``template``."""
+        root = self._templates()
+        messages: list[ChatMessage] = []
+        if system is not None:
+            messages.append({"role": "system", "content": render(root, system, values)})
+        messages.append({"role": "user", "content": render(root, template, values)})
+        return messages
+
+    @classmethod
+    def _templates(cls) -> str:
+        if cls.template_root is not None:
+            return cls.template_root
+        module = sys.modules[cls.__module__]
+        if module.__package__:
+            return module.__package__
+        return str(Path(module.__file__ or ".").resolve().parent)
+
+
+def evaluated_texts(values: Any) -> list[str]:
+    """Every evaluated string in template ``values`` (what the judge might quote back),
+    instructions left out."""
+    if isinstance(values, Instruction):
+        return []
+    if isinstance(values, str):
+        return [values] if values.strip() else []
+    if isinstance(values, BaseModel):
+        return evaluated_texts(values.model_dump())
+    if isinstance(values, Mapping):
+        return [t for k, v in values.items() for t in (*evaluated_texts(k), *evaluated_texts(v))]
+    if isinstance(values, list | tuple):
+        return [t for v in values for t in evaluated_texts(v)]
+    return []

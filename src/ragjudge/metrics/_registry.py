@@ -1,0 +1,172 @@
+"""The metric registry: metrics by name, found by discovering the package, plus any
+metric class named by its import path (``my_pkg.my_metrics:Conciseness``)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from ragjudge.metrics._base import Metric, MetricOptions, is_metric_class
+
+__all__ = [
+    "available_metrics",
+    "create_metric",
+    "metric_class",
+    "register_metric",
+]
+
+M = TypeVar("M", bound=type[Metric])
+
+_REGISTRY: dict[str, type[Metric]] = {}
+_discovered = False
+
+
+def register_metric(name: str) -> Callable[[M], M]:
+    """Class decorator: register a :class:`Metric` subclass under ``name`` so configs
+    and the CLI find it. Modules under ``ragjudge.metrics`` are discovered, so a new
+    metric needs no import list."""
+
+    def decorator(cls: M) -> M:
+        if not is_metric_class(cls):
+            raise TypeError(f"register_metric({name!r}) decorates a Metric subclass, not {cls!r}")
+        known = _REGISTRY.get(name)
+        if known is not None and known is not cls:
+            raise ValueError(f"metric {name!r} is registered twice")
+        cls.kind = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return decorator
+
+
+def _discover() -> None:
+    """Import every public module under ``ragjudge.metrics`` once, so their
+    ``register_metric`` decorators run."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    package = importlib.import_module("ragjudge.metrics")
+    for module in pkgutil.walk_packages(package.__path__, prefix="ragjudge.metrics."):
+        if not any(part.startswith("_") for part in module.name.split(".")[2:]):
+            importlib.import_module(module.name)
+
+
+def available_metrics() -> list[str]:
+    """Names of all registered metrics."""
+    _discover()
+    return sorted(_REGISTRY)
+
+
+def metric_class(kind: str, *, search_dir: Path | None = None) -> type[Metric]:
+    """The metric class registered as ``kind``, or the class a ``module:Class`` path
+    names (the module is looked up beside the config first, then on the import path)."""
+    if ":" in kind:
+        return _import_metric_class(kind, search_dir)
+    _discover()
+    found = _REGISTRY.get(kind)
+    if found is None:
+        known = ", ".join(available_metrics())
+        raise ValueError(
+            f"unknown metric {kind!r}; known metrics: {known} (or give a 'module:Class' path)"
+        )
+    return found
+
+
+def _import_metric_class(path: str, search_dir: Path | None) -> type[Metric]:
+    from ragjudge.targets import import_callable
+
+    try:
+        found: Any = import_callable(path, search_dir=search_dir, what="metric")
+    except Exception as exc:  # any error importing the user's module is a config error
+        raise ValueError(str(exc)) from exc
+    if not is_metric_class(found):
+        raise ValueError(f"metric {path!r} is not a ragjudge Metric subclass")
+    cls: type[Metric] = found
+    return cls
+
+
+def create_metric(spec: str | dict[str, Any] | Metric, *, search_dir: Path | None = None) -> Metric:
+    """Build a metric from a name, a dict ``{metric: NAME, name: ALIAS, **options}`` or
+    an instance. ``name`` gives the instance its own name, so one metric can run twice
+    with different options. A bad option is a ``ValueError`` that names the instance,
+    the option and the known options."""
+    if isinstance(spec, Metric):
+        return spec
+    if isinstance(spec, str):
+        spec = {"metric": spec}
+    options = dict(spec)
+    kind = options.pop("metric", None) or options.get("name")
+    if not isinstance(kind, str):
+        raise ValueError(f"metric spec {spec!r} names no metric")
+    cls = metric_class(kind, search_dir=search_dir)
+    alias = options.pop("name", None)
+    if alias is not None and not isinstance(alias, str):
+        raise ValueError(f"metric {kind!r}: 'name' must be a string, not {alias!r}")
+    who = f"metric {kind!r}" if alias in (None, kind) else f"metric {alias!r} ({kind})"
+    if cls.Options is MetricOptions and cls.__init__ is not Metric.__init__:
+        # A class with its own keyword arguments instead of an Options model.
+        check_signature_options(who, cls, options)
+        metric = cls(**options)
+    else:
+        try:
+            metric = cls(**options)
+        except ValidationError as exc:
+            raise ValueError(_describe_options(who, cls, exc)) from None
+    if alias is not None:
+        metric.name = alias
+    return metric
+
+
+def _describe_options(who: str, cls: type[Metric], exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        option = ".".join(str(p) for p in error["loc"]) or "(options)"
+        if error["type"] == "extra_forbidden":
+            problems.append(f"unknown option {option!r}")
+        else:
+            problems.append(f"option {option!r} {_plain_message(error)}")
+    known = ", ".join(cls.Options.model_fields) or "none"
+    return f"{who}: {'; '.join(problems)} (known options: {known})"
+
+
+def _plain_message(error: Any) -> str:
+    """A pydantic validation error in the words of a config file."""
+    kind, context = error["type"], error.get("ctx") or {}
+    if kind == "bool_type":
+        return "must be true or false"
+    if kind in ("int_type", "int_from_float", "int_parsing"):
+        return "must be a whole number"
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        word = {"ge": "at least", "gt": "above", "le": "at most", "lt": "below"}
+        bound = next(f"{word[k]} {v}" for k, v in context.items() if k in word)
+        return f"must be {bound}, not {error['input']!r}"
+    if kind == "literal_error":
+        return f"must be one of {context.get('expected', '')}, not {error['input']!r}"
+    return f"is invalid: {error['msg'].removeprefix('Value error, ')}"
+
+
+def check_signature_options(who: str, cls: type[Metric], options: dict[str, Any]) -> None:
+    """For a metric class whose options are its ``__init__`` keyword arguments: reject
+    unknown options, and values whose type differs from a flag's or a count's default."""
+    parameters = {
+        name: p
+        for name, p in inspect.signature(cls).parameters.items()
+        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+    }
+    unknown = sorted(set(options) - set(parameters))
+    if unknown:
+        known = ", ".join(sorted(parameters)) or "none"
+        raise ValueError(f"{who}: unknown option(s) {', '.join(unknown)} (known options: {known})")
+    for name, value in options.items():
+        default = parameters[name].default
+        if isinstance(default, bool) and not isinstance(value, bool):
+            raise ValueError(f"{who}: option {name!r} must be true or false")
+        if type(default) is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ValueError(f"{who}: option {name!r} must be a whole number")

@@ -1,0 +1,100 @@
+"""Answer accuracy judged with contexts retrieved with the question AND the reference
+answer (seed 000, method I; its Figure 5 prompt).
+
+The judge sees the question, the response, the reference answer (score 5; the first
+non-blank one when the row has several) and evaluation contexts chosen by ``contexts``
+(:data:`~ragjudge.metrics.ContextSource`: ``reference`` = E3, the default;
+``question`` = E2; ``retrieved``; ``expected``; ``none``), and gives a score on a 0–5
+scale with feedback. 0 means the response says it is not sure; the aggregate mean
+leaves 0 out (as in the paper) and reports how many were left out beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ragjudge.metrics._base import (
+    MetricFailure,
+    Produced,
+    Result,
+    references,
+    require_response,
+)
+from ragjudge.metrics._contexts import ContextOptions, evaluation_contexts, searches
+from ragjudge.metrics._judged import JudgedMetric, Judging, Verdict
+from ragjudge.metrics._registry import register_metric
+from ragjudge.metrics.replies import ResultScore, ResultVerdict
+from ragjudge.schema import ContextChunk, Output, Sample, ScoreMeaning
+
+ACCURACY_REPLY = ResultScore(0, 5)
+
+
+async def ask_accuracy(
+    j: Judging,
+    *,
+    question: str,
+    response: str,
+    reference: str,
+    contexts: Sequence[ContextChunk],
+    purpose: str | None = None,
+) -> Verdict[ResultVerdict]:
+    """The Figure 5 judge: a 0–5 score with feedback for ``response`` (also the judge
+    of each turn of a multi-turn dialogue)."""
+    return await j.ask(
+        ACCURACY_REPLY,
+        "answer_accuracy.jinja",
+        purpose=purpose,
+        question=question,
+        response=response,
+        reference=reference,
+        contexts=list(contexts),
+    )
+
+
+@register_metric("answer_accuracy")
+class AnswerAccuracy(JudgedMetric):
+    """0–5 answer accuracy against the first non-blank reference answer, judged with
+    ``k`` evaluation contexts chosen by ``contexts`` (see the module docstring)."""
+
+    Options = ContextOptions
+    options: ContextOptions
+    meaning = ScoreMeaning(
+        low=0,
+        high=5,
+        excluded=(0.0,),
+        description="accuracy of the response against the reference, 0-5 (0: not sure)",
+    )
+
+    @property
+    def requires(self) -> tuple[str, ...]:  # type: ignore[override]
+        """The response and a reference; the target's contexts for ``retrieved``."""
+        extra = ("retrieved_context",) if self.options.contexts == "retrieved" else ()
+        return ("response", "expected_response", *extra)
+
+    @property
+    def needs_retriever(self) -> bool:
+        """Whether ``contexts`` searches (``reference`` or ``question``)."""
+        return searches(self.options.contexts)
+
+    async def judge(self, sample: Sample, output: Output, j: Judging) -> Produced:
+        """Judge the response against the reference with the evaluation contexts."""
+        response = require_response(output)
+        reference = references(sample)[0][1]
+        source, k = self.options.contexts, self.options.k
+        try:
+            contexts = await evaluation_contexts(source, sample, output, reference, j.ctx, k)
+        except ValueError as exc:
+            raise MetricFailure(str(exc)) from None
+        details = {"contexts": source, "context_doc_uris": [c.doc_uri for c in contexts]}
+        try:
+            verdict = await ask_accuracy(
+                j,
+                question=sample.request.query,
+                response=response,
+                reference=reference,
+                contexts=contexts,
+            )
+        except MetricFailure as exc:
+            exc.details.update(details)
+            raise
+        return Result(float(verdict.value.score), rationale=verdict.value.feedback, details=details)

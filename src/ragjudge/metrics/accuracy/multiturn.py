@@ -1,0 +1,410 @@
+"""Multi-turn continuous-response evaluation (seed 000, method II): how much of the
+reference answer a user can get out of the system under test, and how fast.
+
+For each (target question, reference answer) three agents hold a dialogue of at most
+``n = max_turns`` turns with the target (tasks T1–T7 of the paper):
+
+- **T1** the target is asked the current query, with the dialogue so far as history
+  (the sample's own earlier conversation, if any, comes first); the pair is appended
+  to the Q/A history. The first query is the target question itself, and its answer
+  is the ``output`` the runner already obtained for the sample.
+- **T2** the *composer* builds a tentative answer to the target question from the Q/A
+  history only.
+- **T3** the *judge* scores it 0–5 with feedback (the answer-accuracy judge of
+  :mod:`~ragjudge.metrics.answer_accuracy`, Figure 5, shown the contexts retrieved
+  once per sample with the ORIGINAL question and the reference answer — E3). A 5 ends
+  the dialogue.
+- **T4/T5** the *generator* reads the feedback and either writes a new query (one
+  that differs from every earlier question — a repeat is re-asked like a parse
+  failure — and states no fact found only in the reference), going back to T1, or
+  leaves the query blank: no more questions.
+- **T6** then the composer rewrites the tentative answer to the reference answer's
+  level of detail without adding what only the reference says, and **T7** the judge
+  scores that final answer.
+
+**The score list σ.** Every judged answer adds one score: each T3 score, and the T7
+score when the dialogue went through T6/T7. The turn limit ``n`` bounds σ, as in the
+paper (``σ = [s0 … sk]``, ``0 ≤ k < n``; all scores between 0 and n): after a T3 score
+below 5 with σ already holding ``n`` scores the dialogue ends there — there is no slot
+left for a further query nor for a final answer, so T4–T7 are skipped (and no
+generator call is spent). T6/T7 therefore happen only when the generator stops asking
+before the limit, and the final score takes the next slot. So a dialogue makes at most
+``n`` target calls, ``n`` judge calls, ``n`` composer calls and ``n - 1`` generator
+calls (``3n - 1`` agent calls, the dry run's upper bound).
+
+**0 ("not sure").** A 0 stays in σ as the value 0: it lowers ``wscore`` and counts
+towards ``lscore``; unlike the answer-accuracy mean, nothing is left out here, because
+σ describes one dialogue and a "not sure" turn is a turn that gave nothing.
+
+**The three scores** (:func:`wscore`, :func:`lscore`, :func:`mscore`):
+
+- ``wscore`` (higher is better): the scores weighted ``n, n-1, …`` by turn, the last
+  score carried to the turns the dialogue did not need, over ``n + … + 1``
+  (``n = 3``, ``σ = [1, 5]`` → ``(3·1 + 2·5 + 1·5) / 6 = 3``);
+- ``lscore`` = ``len(σ)``, the turns until the dialogue ended — **lower is better**;
+  the summary shows plain means, so read its mean and a comparison's sign the other
+  way round;
+- ``mscore`` = ``max(σ)``, the best answer the dialogue produced (higher is better).
+
+The scores are named ``wscore``, ``lscore``, ``mscore``; an instance given its own
+name (``{metric: multiturn, name: mqa}``) names them ``mqa.wscore`` … so several can
+run side by side. The per-sample transcript (every query, target answer, composed
+answer, judge feedback and score, generator decision and explanation, each with its
+call ids) is stored on the ``wscore`` score as ``details["transcript"]``; all three
+scores carry σ and every judge/agent call id. When anything fails mid-dialogue (the
+target, a model call, an output that still does not parse after the re-asks) all
+three scores are explicit errors, with the transcript so far — never numbers.
+
+In a dry run the stand-in judge never gives 5 and the stand-in generator always asks
+a new question, so the estimate follows the longest dialogue (an upper bound).
+
+The target must carry a conversation: :meth:`MultiTurn.check_target` rejects the
+responses in the data and targets that declare ``supports_history = False`` or (a
+Python function) take no ``history``/``messages``/``request``/``sample`` argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from pydantic import Field
+
+from ragjudge.metrics._base import MetricFailure, Produced, references, require_response
+from ragjudge.metrics._contexts import ContextOptions, evaluation_contexts, searches
+from ragjudge.metrics._judged import JudgedMetric, Judging
+from ragjudge.metrics._registry import register_metric
+from ragjudge.metrics.accuracy.agents import AnswerReply, QueryReply
+from ragjudge.metrics.accuracy.answer_accuracy import ask_accuracy
+from ragjudge.metrics.accuracy.sigma import lscore, mscore, wscore
+from ragjudge.metrics.replies import Reply, ResultVerdict
+from ragjudge.schema import ContextChunk, Message, Output, Request, Sample, Score, ScoreMeaning
+
+__all__ = ["MultiTurn", "MultiTurnOptions"]
+
+T = TypeVar("T")
+
+PERFECT = 5
+SCORE_BASES = ("wscore", "lscore", "mscore")
+_END_REASONS = {
+    "perfect": "the judge gave 5",
+    "turn_limit": "turn limit reached",
+    "no_more_queries": "no more queries needed; final answer judged",
+}
+Role = Literal["composer", "generator"]
+
+
+@dataclass
+class _Dialogue:
+    """The state of one sample's dialogue and its transcript."""
+
+    question: str
+    reference: str
+    earlier: list[Message]
+    contexts: list[ContextChunk]
+    turns: list[dict[str, str]] = field(default_factory=list)
+    sigma: list[int] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def history_messages(self) -> list[Message]:
+        """The conversation before the next query: the sample's own, then the turns."""
+        messages = list(self.earlier)
+        for turn in self.turns:
+            messages.append(Message(role="user", content=turn["query"]))
+            messages.append(Message(role="assistant", content=turn["answer"]))
+        return messages
+
+    def earlier_text(self) -> str:
+        return "\n".join(f"{m.role}: {m.content}" for m in self.earlier)
+
+    def record(self, task: str, call_ids: Sequence[int] = (), **fields: Any) -> None:
+        self.events.append(
+            {"task": task, "turn": len(self.turns), **fields, "call_ids": list(call_ids)}
+        )
+
+    def transcript(self) -> dict[str, Any]:
+        return {
+            "target_question": self.question,
+            "context_doc_uris": [c.doc_uri for c in self.contexts],
+            "events": self.events,
+        }
+
+
+class _DialogueRun:
+    """One sample's walk through T1–T7 with the metric's agents."""
+
+    def __init__(
+        self, metric: MultiTurn, sample: Sample, first: Output, j: Judging, d: _Dialogue
+    ) -> None:
+        self.metric = metric
+        self.sample = sample
+        self.first = first
+        self.j = j
+        self.d = d
+
+    def purpose(self, task: str) -> str:
+        return f"{self.metric.name}.{task}"
+
+    async def run(self) -> str:
+        """Hold the dialogue; how it ended (a key of ``_END_REASONS``)."""
+        n = self.metric.options.max_turns
+        query = self.d.question
+        while True:
+            await self.ask_target(query)  # T1
+            composed = await self.compose()  # T2
+            verdict = await self.judge(composed, "T3", "judge")  # T3
+            if verdict.score == PERFECT:
+                return "perfect"
+            if len(self.d.sigma) >= n:
+                return "turn_limit"
+            next_query = await self.next_query(composed, verdict)  # T4, T5
+            if next_query is None:
+                final = await self.rewrite(composed)  # T6
+                await self.judge(final, "T7", "final_judge")  # T7
+                return "no_more_queries"
+            query = next_query
+
+    async def ask_target(self, query: str) -> None:
+        """T1: the target answers ``query`` with the dialogue so far as history."""
+        if not self.d.turns:
+            output = self.first
+        else:
+            request = Request.parse(
+                {
+                    "query": query,
+                    "history": [m.model_dump() for m in self.d.history_messages()],
+                }
+            )
+            output = await self.j.ctx.target(self.sample.model_copy(update={"request": request}))
+        turn = len(self.d.turns) + 1
+        if output.response is None:
+            self.d.record("T1", turn=turn, query=query, answer=None, error=output.error)
+            raise MetricFailure(
+                f"the target failed at turn {turn}: {output.error or 'no response'}"
+            )
+        self.d.turns.append({"query": query, "answer": output.response})
+        self.d.record(
+            "T1",
+            query=query,
+            answer=output.response,
+            retrieved_doc_uris=[c.doc_uri for c in output.retrieved_context or []],
+            latency=output.latency,
+            usage=output.usage.model_dump(),
+        )
+
+    def latest_answer(self) -> str:
+        return self.d.turns[-1]["answer"] if self.d.turns else ""
+
+    async def compose(self) -> str:
+        """T2: a tentative answer from the Q/A history only."""
+        reply, ids = await self.agent(
+            "composer", "multiturn_compose.jinja", AnswerReply(self.latest_answer()), "compose"
+        )
+        self.d.record("T2", ids, answer=reply.answer, explanation=reply.explanation)
+        return reply.answer
+
+    async def judge(self, answer: str, task: str, purpose: str) -> ResultVerdict:
+        """T3/T7: the answer-accuracy judge scores ``answer``; the score joins σ."""
+        try:
+            verdict = await ask_accuracy(
+                self.j,
+                question=self.d.question,
+                response=answer,
+                reference=self.d.reference,
+                contexts=self.d.contexts,
+                purpose=self.purpose(purpose),
+            )
+        except MetricFailure as exc:
+            self.d.record(task, exc.call_ids, answer=answer, score=None, error=exc.message)
+            raise MetricFailure(f"judge ({task}): {exc.message}") from None
+        self.d.sigma.append(verdict.value.score)
+        self.d.record(
+            task,
+            verdict.call_ids,
+            answer=answer,
+            score=verdict.value.score,
+            feedback=verdict.value.feedback,
+            sigma_index=len(self.d.sigma) - 1,
+        )
+        return verdict.value
+
+    async def next_query(self, tentative: str, verdict: ResultVerdict) -> str | None:
+        """T4/T5: the generator decides from the judge's feedback whether to ask more,
+        and writes the next query (None: no more questions)."""
+        evaluation = f"{verdict.feedback or ''}\nScore: {verdict.score}".strip()
+        asked = [turn["query"] for turn in self.d.turns]
+        reply, ids = await self.agent(
+            "generator",
+            "multiturn_query.jinja",
+            QueryReply(asked),
+            "query",
+            tentative=tentative,
+            evaluation=evaluation,
+            reference=self.d.reference,
+        )
+        decision = "stop" if reply.query is None else "ask"
+        self.d.record(
+            "T4/T5", ids, decision=decision, query=reply.query, explanation=reply.explanation
+        )
+        return reply.query
+
+    async def rewrite(self, tentative: str) -> str:
+        """T6: the tentative answer rewritten to the reference's level of detail."""
+        reply, ids = await self.agent(
+            "composer",
+            "multiturn_rewrite.jinja",
+            AnswerReply(self.latest_answer()),
+            "rewrite",
+            tentative=tentative,
+            reference=self.d.reference,
+        )
+        self.d.record("T6", ids, answer=reply.answer, explanation=reply.explanation)
+        return reply.answer
+
+    async def agent(
+        self, role: Role, template: str, reply: Reply[T], purpose: str, **values: Any
+    ) -> tuple[T, list[int]]:
+        """Ask the composer or the generator: its system prompt, then ``template``."""
+        verdict = await self.j.ask(
+            reply,
+            template,
+            system=f"multiturn_{role}_system.jinja",
+            role=role,
+            purpose=self.purpose(purpose),
+            question=self.d.question,
+            earlier=self.d.earlier_text(),
+            turns=self.d.turns,
+            **values,
+        )
+        return verdict.value, verdict.call_ids
+
+
+class MultiTurnOptions(ContextOptions):
+    """The options of :class:`MultiTurn`."""
+
+    max_turns: int = Field(default=5, ge=1)
+    """The turn limit n: σ holds at most this many scores."""
+    composer_model: str | None = None
+    """Model spec of the composer agent (default: the judge)."""
+    generator_model: str | None = None
+    """Model spec of the generator agent (default: the judge)."""
+
+
+_SCORE_MEANINGS = {
+    "wscore": ScoreMeaning(
+        low=0, high=5, description="turn-weighted score of the dialogue (higher is better)"
+    ),
+    "lscore": ScoreMeaning(
+        direction="lower", low=1, high=None, description="judged answers until the dialogue ended"
+    ),
+    "mscore": ScoreMeaning(low=0, high=5, description="best score of the dialogue"),
+}
+
+
+@register_metric("multiturn")
+class MultiTurn(JudgedMetric):
+    """Continuous-response evaluation: ``wscore``, ``lscore`` (lower is better) and
+    ``mscore`` of the score list σ of a dialogue of at most ``max_turns`` turns.
+
+    ``contexts`` chooses what the judge is shown (:data:`~ragjudge.metrics.ContextSource`;
+    ``reference``, E3, retrieved once per sample with the original question and the
+    reference answer, is the default; ``expected`` suits sets that carry their
+    passages, such as MTRAG-UN); ``k`` contexts at most. ``composer_model`` and
+    ``generator_model`` are model specs for those agents (default: the judge).
+    """
+
+    Options = MultiTurnOptions
+    options: MultiTurnOptions
+    requires: tuple[str, ...] = ("expected_response",)
+    scores = _SCORE_MEANINGS
+
+    @property
+    def needs_retriever(self) -> bool:
+        """Whether ``contexts`` searches (``reference`` or ``question``)."""
+        return searches(self.options.contexts)
+
+    def model_roles(self) -> dict[str, str]:
+        """The composer's and the generator's model specs, where given."""
+        roles = {"composer": self.options.composer_model, "generator": self.options.generator_model}
+        return {role: spec for role, spec in roles.items() if spec}
+
+    def check_target(self, target: Any) -> str | None:
+        """Why ``target`` cannot hold a dialogue, or None when it can. For the runner
+        to call before any work."""
+        if target is None:
+            return f"metric {self.name!r} holds a dialogue with the system under test: configure a target"
+        if not getattr(target, "supplies_response", True):
+            return (
+                f"metric {self.name!r} holds a dialogue with the system under test, so it "
+                "needs a target that answers (a callable or an HTTP endpoint), not the "
+                "responses in the data"
+            )
+        supports = getattr(target, "supports_history", None)
+        if supports is False:
+            return (
+                f"metric {self.name!r} needs a target that takes the conversation history; "
+                f"{getattr(target, 'name', target)!r} does not (a function needs a 'history', "
+                "'messages', 'request' or 'sample' parameter; an HTTP target must send the "
+                "history or the messages)"
+            )
+        return None
+
+    async def judge(self, sample: Sample, output: Output, j: Judging) -> Produced:
+        """Hold the dialogue for ``sample`` (``output`` is the first answer) and score σ."""
+        problem = self.check_target(j.ctx.target)
+        if problem is not None:
+            raise MetricFailure(problem)
+        require_response(output)
+        reference = references(sample)[0][1]
+        source, k = self.options.contexts, self.options.k
+        try:
+            contexts = await evaluation_contexts(source, sample, output, reference, j.ctx, k)
+        except ValueError as exc:
+            raise MetricFailure(str(exc)) from None
+        dialogue = _Dialogue(
+            question=sample.request.query,
+            reference=reference,
+            earlier=list(sample.request.history),
+            contexts=contexts,
+        )
+        try:
+            end = await _DialogueRun(self, sample, output, j, dialogue).run()
+        except MetricFailure as exc:
+            return self._failed(exc.message, dialogue, j.call_ids)
+        return self._scores(dialogue, end, j.call_ids)
+
+    def _scores(self, d: _Dialogue, end: str, call_ids: list[int]) -> list[Score]:
+        sigma, n = d.sigma, self.options.max_turns
+        rationale = f"σ = {sigma} with n = {n} turns; ended: {_END_REASONS[end]}"
+        values = {"wscore": wscore(sigma, n), "lscore": lscore(sigma), "mscore": mscore(sigma)}
+        return [
+            self._score(base, d, end, call_ids, value=float(value), rationale=rationale)
+            for base, value in values.items()
+        ]
+
+    def _failed(self, error: str, d: _Dialogue, call_ids: list[int]) -> list[Score]:
+        return [
+            self._score(base, d, "error", call_ids, value=None, error=error) for base in SCORE_BASES
+        ]
+
+    def _score(
+        self, base: str, d: _Dialogue, end: str, call_ids: list[int], **result: Any
+    ) -> Score:
+        """One of the three scores; σ, the end and the call ids go on all three, the
+        transcript on ``wscore`` only."""
+        details: dict[str, Any] = {
+            "sigma": list(d.sigma),
+            "max_turns": self.options.max_turns,
+            "end": end,
+        }
+        if base == "wscore":
+            details["transcript"] = d.transcript()
+        else:
+            details["transcript_on"] = self.score_name("wscore")
+        return Score(
+            metric=self.score_name(base),
+            details=details,
+            judge_call_ids=list(call_ids),
+            **result,
+        )

@@ -1,0 +1,48 @@
+"""The score list σ of a multi-turn dialogue and its three scores (seed 000, method II):
+``wscore`` (turn-weighted), ``lscore`` (turns needed; lower is better) and ``mscore``
+(the best score)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["lscore", "mscore", "wscore"]
+
+
+def _check_sigma(sigma: Sequence[float], n: int) -> None:
+    if n < 1:
+        raise ValueError(f"the turn limit n must be at least 1, not {n}")
+    if not sigma:
+        raise ValueError("σ is empty: a dialogue judges at least one answer")
+    if len(sigma) > n:
+        raise ValueError(f"σ holds {len(sigma)} scores, more than the turn limit n = {n}")
+    if any(s < 0 for s in sigma):
+        raise ValueError(f"σ holds a negative score: {list(sigma)}")
+
+
+def wscore(sigma: Sequence[float], n: int) -> float:
+    """The weighted score of σ for the turn limit ``n``.
+
+    ``(n·s0 + … + (n-k)·sk + Σ_{i=1}^{n-k-1} (n-k-i)·sk) / (n + … + 1)``: score ``i``
+    weighs ``n - i``, and the last score ``sk`` also fills the turns after it.
+    ``wscore([1, 5], 3) == 3.0``. Raises ``ValueError`` for an empty σ, one longer than
+    ``n``, or a negative score.
+    """
+    _check_sigma(sigma, n)
+    padded = [*sigma, *[sigma[-1]] * (n - len(sigma))]
+    weighted = sum((n - i) * s for i, s in enumerate(padded))
+    return weighted / (n * (n + 1) / 2)
+
+
+def lscore(sigma: Sequence[float]) -> int:
+    """The number of judged answers until the dialogue ended: ``len(σ)`` (lower is better)."""
+    if not sigma:
+        raise ValueError("σ is empty: a dialogue judges at least one answer")
+    return len(sigma)
+
+
+def mscore(sigma: Sequence[float]) -> float:
+    """The best score of the dialogue: ``max(σ)``."""
+    if not sigma:
+        raise ValueError("σ is empty: a dialogue judges at least one answer")
+    return max(sigma)

@@ -1,0 +1,31 @@
+"""``token_f1``: SQuAD-style token F1 between the response and a reference."""
+
+from __future__ import annotations
+
+from ragjudge.metrics._registry import register_metric
+from ragjudge.metrics.lexical._reference import Comparison, ReferenceMetric, overlap
+from ragjudge.text import normalize_answer, tokenize
+
+
+@register_metric("token_f1")
+class TokenF1(ReferenceMetric):
+    """SQuAD-style token F1 between the response and a reference.
+
+    Both are normalised with :func:`~ragjudge.text.normalize_answer` and split with
+    :func:`~ragjudge.text.tokenize`; the overlap counts each token at most as often as
+    it appears on both sides.
+    """
+
+    def compare(self, response: str, reference: str) -> Comparison | None:
+        """Compute token precision, recall and their harmonic mean."""
+        wanted = tokenize(normalize_answer(reference))
+        if not wanted:
+            return None
+        answer = tokenize(normalize_answer(response))
+        common = overlap(answer, wanted)
+        if common == 0:
+            return Comparison(0.0, {"precision": 0.0, "recall": 0.0})
+        precision = common / len(answer)
+        recall = common / len(wanted)
+        f1 = 2 * precision * recall / (precision + recall)
+        return Comparison(f1, {"precision": precision, "recall": recall})

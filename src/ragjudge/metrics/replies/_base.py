@@ -1,0 +1,92 @@
+"""What every reply parser shares: the error it raises, the interface the metric kit
+calls, and the rule that text quoted from the evaluated data cannot give a verdict."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class ParseError(ValueError):
+    """A judge output that does not have the expected form. The message says what is
+    wrong; the judge is shown it when it is asked again."""
+
+
+class Reply(ABC, Generic[T]):
+    """How a judge's reply is read.
+
+    :meth:`parse` returns the parsed value or raises :class:`ParseError`; the metric
+    kit re-asks the judge with the reason, then records an explicit error.
+    ``evaluated`` holds the evaluated texts the prompt showed the judge, so a parser
+    can ignore a verdict the judge merely quoted from them. :meth:`stand_in` is a reply
+    that parses — what the dry run's stand-in judge answers — derived from the reply's
+    own form, never written per metric.
+    """
+
+    @abstractmethod
+    def parse(self, text: str, *, evaluated: Sequence[str] = ()) -> T:
+        """The value the reply gives, or :class:`ParseError`."""
+
+    @abstractmethod
+    def stand_in(self) -> str:
+        """A reply of the expected form (it must parse)."""
+
+
+def normalized(text: str) -> str:
+    """NFKC (full-width digits and brackets become ASCII), unified line breaks."""
+    return unicodedata.normalize("NFKC", text).replace("\r\n", "\n").replace("\r", "\n")
+
+
+_SPACE = re.compile(r"\s+")
+_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」", "『": "』", "`": "`", "«": "»"}
+_MIN_ECHO_CHARS = 6
+
+
+def _squeeze(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def is_echo(line: str, evaluated: Sequence[str]) -> bool:
+    """Whether ``line`` of a reply (stripped of markdown emphasis) appears verbatim in
+    one of the ``evaluated`` texts: the judge quoting the data, not judging."""
+    core = _squeeze(line.strip().strip("*_>#-").strip())
+    if len(core) < _MIN_ECHO_CHARS:
+        return False
+    return any(core in _squeeze(normalized(text)) for text in evaluated)
+
+
+def quoted_spans(line: str) -> list[tuple[int, int]]:
+    """Spans of ``line`` inside a pair of quotation marks (``"…"``, ``'…'``, ``“…”``,
+    ``「…」``, backticks …): what the judge quotes rather than says."""
+    spans: list[tuple[int, int]] = []
+    position = 0
+    while position < len(line):
+        closing = _QUOTES.get(line[position])
+        if closing is None or _is_apostrophe(line, position):
+            position += 1
+            continue
+        end = line.find(closing, position + 1)
+        if end == -1:
+            break
+        spans.append((position, end + 1))
+        position = end + 1
+    return spans
+
+
+def _is_apostrophe(line: str, index: int) -> bool:
+    """A ``'`` between two letters (``don't``) opens no quotation."""
+    if line[index] not in "'’":
+        return False
+    before = line[index - 1] if index > 0 else " "
+    after = line[index + 1] if index + 1 < len(line) else " "
+    return before.isalnum() and after.isalnum()
+
+
+def inside(position: int, spans: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``position`` falls in one of ``spans``."""
+    return any(start < position < end for start, end in spans)

@@ -1,0 +1,136 @@
+"""Yes/no verdicts with a rationale, read from what real judges write: a final
+``Answer: yes`` line, a reply that opens with ``Yes, …`` or ``No. …``, markdown
+emphasis, Japanese ``はい``/``いいえ``, or a JSON object ``{"result": "yes", …}``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ragjudge.metrics.replies._base import ParseError, Reply, is_echo
+from ragjudge.metrics.replies._json import parse_json_object
+
+_WORDS = {"yes": True, "no": False, "はい": True, "いいえ": False}
+_JSON_VERDICT_KEYS = ("result", "answer", "verdict", "rating", "judgement", "judgment", "label")
+_JSON_RATIONALE_KEYS = ("rationale", "reason", "reasoning", "explanation", "justification")
+_LABELS = r"(?:final\s+)?(?:answer|result|verdict|rating|judge?ment|decision|回答|判定|結果)"
+_EDGE = " \t*_`#>-\"'「」“”.。!！"
+_VERDICT_LINE = re.compile(rf"^(?:{_LABELS}\s*[:：]\s*)?(yes|no|はい|いいえ)$", re.IGNORECASE)
+_OPENING = re.compile(r"^(yes|no|はい|いいえ)\s*[,.:;、。，．!！—–-]\s*\S", re.IGNORECASE)
+_RATIONALE_LABEL = re.compile(r"^\**\s*(?:rationale|reason|理由)\s*\**\s*[:：]\s*", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class YesNoVerdict:
+    """A yes/no verdict and the judge's rationale for it."""
+
+    yes: bool
+    rationale: str
+
+    @property
+    def label(self) -> str:
+        """``yes`` or ``no``."""
+        return "yes" if self.yes else "no"
+
+
+class YesNo(Reply[YesNoVerdict]):
+    """A yes/no verdict.
+
+    Read, in order: a JSON object whose ``result`` (or ``answer``, ``verdict``,
+    ``rating``, ``label`` …) is ``yes``/``no`` (or a JSON boolean), with the rationale
+    from ``rationale``/``reason``/``explanation``; else the reply's last line when it
+    is only the verdict (``yes``, ``Yes.``, ``**No**``, ``Answer: yes``, ``Result: no``,
+    ``判定：はい``), the rationale being the text before it; else the first line when it
+    is the verdict alone or opens with it (``Yes, the response …``). Case does not
+    matter.
+
+    :class:`ParseError` when none of these holds, when the first and the last line
+    give different verdicts (so text after the verdict cannot replace it), or when the
+    verdict line merely repeats the evaluated text.
+    """
+
+    def stand_in(self) -> str:
+        """A rationale line and a final ``Answer: yes``."""
+        return "Rationale: (dry run)\nAnswer: yes"
+
+    def parse(self, text: str, *, evaluated: Sequence[str] = ()) -> YesNoVerdict:
+        """The verdict and its rationale."""
+        if "{" in text:
+            found = _json_verdict(text)
+            if found is not None:
+                return found
+        lines = [line for line in text.strip().splitlines() if line.strip()]
+        if not lines:
+            raise ParseError("empty reply; end it with a line 'Answer: yes' or 'Answer: no'")
+        last = _verdict_line(lines[-1])
+        first = _opening_verdict(lines[0]) if len(lines) > 1 or last is None else None
+        if last is not None and first is not None and last != first:
+            raise ParseError("the reply gives both yes and no; give exactly one verdict")
+        if last is not None:
+            _refuse_echo(lines[-1], evaluated)
+            return YesNoVerdict(last, _rationale(lines[:-1]))
+        if first is not None:
+            _refuse_echo(lines[0], evaluated)
+            return YesNoVerdict(first, _rationale([_after_opening(lines[0]), *lines[1:]]))
+        raise ParseError(
+            "no yes/no verdict; end the reply with a line 'Answer: yes' or 'Answer: no'"
+        )
+
+
+_EMPHASIS = re.compile(r"[*_`]+")
+
+
+def _verdict_line(line: str) -> bool | None:
+    found = _VERDICT_LINE.match(_EMPHASIS.sub("", line).strip(_EDGE).strip())
+    return None if found is None else _WORDS[found.group(1).lower()]
+
+
+def _opening_verdict(line: str) -> bool | None:
+    whole = _verdict_line(line)
+    if whole is not None:
+        return whole
+    found = _OPENING.match(_EMPHASIS.sub("", line).strip(" \t#>"))
+    return None if found is None else _WORDS[found.group(1).lower()]
+
+
+def _after_opening(line: str) -> str:
+    stripped = line.strip(" \t*_`#>")
+    found = _OPENING.match(stripped)
+    return stripped if found is None else stripped[found.end() - 1 :]
+
+
+def _refuse_echo(line: str, evaluated: Sequence[str]) -> None:
+    if is_echo(line, evaluated):
+        raise ParseError("the verdict line repeats the evaluated text; give your own verdict")
+
+
+def _rationale(lines: Sequence[str]) -> str:
+    text = "\n".join(lines).strip()
+    return _RATIONALE_LABEL.sub("", text, count=1).strip()
+
+
+def _json_verdict(text: str) -> YesNoVerdict | None:
+    """The verdict of a JSON reply; None when the reply holds no JSON object."""
+    try:
+        found = parse_json_object(text)
+    except ParseError:
+        return None
+    lowered = {str(k).lower(): v for k, v in found.items()}
+    value = next((lowered[k] for k in _JSON_VERDICT_KEYS if k in lowered), None)
+    verdict = _json_word(value)
+    if verdict is None:
+        raise ParseError(
+            'the JSON reply has no yes/no verdict; use {"rationale": "...", "result": "yes"}'
+        )
+    rationale = next((lowered[k] for k in _JSON_RATIONALE_KEYS if k in lowered), "")
+    return YesNoVerdict(verdict, str(rationale).strip())
+
+
+def _json_word(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return _WORDS.get(value.strip(_EDGE).strip().lower())
+    return None

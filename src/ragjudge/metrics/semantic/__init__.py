@@ -1,0 +1,1 @@
+"""Metrics built on embeddings of the texts (BERTScore)."""

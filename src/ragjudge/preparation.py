@@ -1,0 +1,200 @@
+"""Setting up an evaluation, shared by a run and a dry run: the metrics (options
+checked before any data is read), the target, the samples, the evaluation retriever,
+and the checks that every row carries what every metric needs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from ragjudge.config import ConfigError, EvalConfig
+from ragjudge.http_targets import (
+    HTTP_TARGET_KINDS,
+    http_retriever_from_config,
+    http_target_from_config,
+)
+from ragjudge.loading import load_samples
+from ragjudge.metrics import Metric, create_metric
+from ragjudge.schema import Sample
+from ragjudge.targets import CallableTarget, DataTarget, Target, TargetError, import_callable
+
+__all__ = [
+    "MetricSpec",
+    "Prepared",
+    "RequirementError",
+    "build_metrics",
+    "build_retriever",
+    "build_target",
+    "check_requirements",
+    "prepare",
+]
+
+MetricSpec = str | dict[str, Any] | Metric
+
+_TARGET_FIELDS = ("response", "retrieved_context", "trace")
+
+
+class RequirementError(ValueError):
+    """Rows lack fields that the chosen metrics need; raised before any work starts."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("the evaluation set cannot be scored:\n" + "\n".join(problems))
+        self.problems = problems
+
+
+@dataclass
+class Prepared:
+    """What an evaluation runs with, checked and built."""
+
+    samples: list[Sample]
+    metrics: list[Metric]
+    target: Target
+    retriever: Any
+
+
+def prepare(
+    config: EvalConfig,
+    *,
+    data: Any = None,
+    target: Any = None,
+    metrics: Sequence[MetricSpec] | None = None,
+    samples: list[Sample] | None = None,
+) -> Prepared:
+    """Build and check everything before any paid work, in this order: the metrics (a
+    bad option is a :class:`ConfigError` before any data is read), the target, the
+    samples (``samples`` when given, as on a resume, else loaded from ``data`` or the
+    config), the rows' fields against what the metrics need, and the retriever."""
+    metric_objects = build_metrics(
+        config.metrics if metrics is None else metrics, base_dir=config.base_dir
+    )
+    target_obj = build_target(config, target)
+    rows = samples if samples is not None else load_config_samples(config, data)
+    check_requirements(rows, metric_objects, target_obj)
+    check_retriever(config, metric_objects)
+    return Prepared(rows, metric_objects, target_obj, build_retriever(config))
+
+
+def build_target(config: EvalConfig, target: Any = None) -> Target:
+    """The target from an explicit object (callable or Target) or from the config."""
+    if target is not None and not isinstance(target, str):
+        if hasattr(target, "supplies_response"):
+            return cast(Target, target)
+        if callable(target):
+            return CallableTarget(target)
+        raise TargetError(f"target {target!r} is neither a callable nor a 'module:function' path")
+    spec = config.target
+    if spec is None or spec.kind == "data":
+        return DataTarget()
+    if spec.kind == "callable":
+        if not spec.path:
+            raise TargetError("target kind 'callable' needs 'path: package.module:function'")
+        fn = import_callable(spec.path, search_dir=config.base_dir)
+        return CallableTarget(fn, name=spec.path, timeout=spec.timeout)
+    if spec.kind in HTTP_TARGET_KINDS:
+        return http_target_from_config(spec.model_dump(exclude_none=True))
+    known = ", ".join(("data", "callable", *HTTP_TARGET_KINDS))
+    raise TargetError(f"unknown target kind {spec.kind!r}; known kinds: {known}")
+
+
+def build_metrics(specs: Sequence[MetricSpec], *, base_dir: Path | None = None) -> list[Metric]:
+    """The run's metrics from names, option dicts or instances; an unknown metric, a
+    bad option or a repeated score name is a :class:`ConfigError`. ``module:Class``
+    metrics are looked up beside the config (``base_dir``) first."""
+    try:
+        metrics = [create_metric(s, search_dir=base_dir) for s in specs]
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"metrics: {exc}") from exc
+    names = [n for m in metrics for n in m.score_names()]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ConfigError(
+            f"metric names must be unique in a run; repeated: {', '.join(duplicates)}"
+            " (give each instance its own 'name')"
+        )
+    return metrics
+
+
+def load_config_samples(config: EvalConfig, data: Any) -> list[Sample]:
+    """The evaluation set: ``data`` when given (a DataFrame, list of dicts or path),
+    else the config's ``data``; the first ``limit`` rows when a limit is set."""
+    if data is None:
+        if config.data is None:
+            raise ConfigError("no evaluation set: give 'data' (a file, DataFrame or list of dicts)")
+        data = config.resolve(config.data)
+    samples = load_samples(data, format=config.format)
+    return samples[: config.limit] if config.limit else samples
+
+
+def check_requirements(
+    samples: Sequence[Sample], metrics: Sequence[Metric], target: Target
+) -> None:
+    """Raise :class:`RequirementError` listing, per metric and field, the rows that
+    lack what the metric needs."""
+    problems: list[str] = []
+    for metric in metrics:
+        if (problem := metric.check_target(target)) is not None:
+            problems.append(problem)
+        for requirement in metric.requires:
+            alternatives = requirement.split("|")
+            if target.supplies_response and any(a in _TARGET_FIELDS for a in alternatives):
+                continue
+            missing = [
+                (i + 1, s.request_id)
+                for i, s in enumerate(samples)
+                if not any(s.has_field(a) for a in alternatives)
+            ]
+            if missing:
+                shown = ", ".join(f"row {row} ({rid})" for row, rid in missing[:20])
+                more = f" and {len(missing) - 20} more" if len(missing) > 20 else ""
+                wanted = " or ".join(repr(a) for a in alternatives)
+                problems.append(
+                    f"metric {metric.name!r} needs {wanted}; missing in {len(missing)} of "
+                    f"{len(samples)} rows: {shown}{more}"
+                )
+    if problems:
+        raise RequirementError(problems)
+
+
+def check_retriever(config: EvalConfig, metrics: Sequence[Metric]) -> None:
+    """Metrics that search for evaluation contexts need a knowledge base or a
+    retriever endpoint."""
+    needing = [m.name for m in metrics if m.needs_retriever]
+    if needing and config.knowledge_base is None and config.retriever is None:
+        names = ", ".join(repr(n) for n in needing)
+        raise ConfigError(
+            f"metric {names} retrieves evaluation contexts: configure 'knowledge_base' "
+            "(or 'retriever: {kind: http, url: ...}'), or use contexts: retrieved or none"
+        )
+
+
+def build_retriever(config: EvalConfig) -> Any:
+    """The evaluation retriever: the target's own search endpoint when ``retriever`` is
+    configured, else a BM25, dense or hybrid index over the knowledge base (dense
+    indexes are cached under ``.ragjudge/index`` beside the config); None without
+    either."""
+    if config.retriever is not None:
+        try:
+            return http_retriever_from_config(config.retriever)
+        except TargetError as exc:
+            raise ConfigError(f"retriever: {exc}") from exc
+    kb = config.knowledge_base
+    if kb is None:
+        return None
+    from ragjudge import retrieval
+    from ragjudge.knowledge import KnowledgeBase
+
+    if kb.retriever not in retrieval.RETRIEVER_KINDS:
+        known = ", ".join(retrieval.RETRIEVER_KINDS)
+        raise ConfigError(f"unknown retriever {kb.retriever!r}; known: {known}")
+    base = KnowledgeBase.load(
+        config.resolve(kb.path), chunk_size=kb.chunk_size, chunk_overlap=kb.chunk_overlap
+    )
+    return retrieval.build_retriever(
+        base,
+        kb.retriever,  # type: ignore[arg-type]
+        embedder=kb.embedding,
+        cache_dir=config.resolve(".ragjudge/index"),
+        k_rrf=kb.k_rrf,
+    )

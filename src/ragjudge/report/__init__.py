@@ -1,0 +1,22 @@
+"""Rendering results for people: terminal tables of run summaries, comparisons and
+meta-evaluations."""
+
+from ragjudge.report._compare import render_comparison
+from ragjudge.report._meta import render_meta
+from ragjudge.report._terminal import (
+    print_plan,
+    print_result,
+    runs_table,
+    summary_table,
+    usage_table,
+)
+
+__all__ = [
+    "print_plan",
+    "print_result",
+    "render_comparison",
+    "render_meta",
+    "runs_table",
+    "summary_table",
+    "usage_table",
+]

@@ -1,0 +1,118 @@
+"""The outcome of a run, aggregated from the store: per-metric mean, confidence
+interval, n, errors and excluded values, per subset, with judge and target usage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ragjudge.config import ConfigError
+from ragjudge.meanings import exclusions, run_meanings
+from ragjudge.schema import ScoreMeaning
+from ragjudge.stats import MetricSummary, summarize_by, summarize_scores, summary_frame
+from ragjudge.store import RunStatus, Store
+
+__all__ = ["EvaluationResult", "summarize_run"]
+
+
+@dataclass
+class EvaluationResult:
+    """The outcome of a run: its id, where it is stored, and the per-metric summary."""
+
+    run_id: str
+    store_path: Path
+    status: RunStatus
+    summaries: list[MetricSummary]
+    n_samples: int
+    trials: int
+    by: str | None = None
+    subsets: dict[str, list[MetricSummary]] = field(default_factory=dict)
+    judge_usage: list[dict[str, Any]] = field(default_factory=list)
+    """Judge calls, cached calls, tokens, cost and errors per metric."""
+    target_usage: dict[str, Any] = field(default_factory=dict)
+    meanings: dict[str, ScoreMeaning] = field(default_factory=dict)
+    """What each score means (direction, range, values left out of the mean)."""
+
+    def summary(self) -> pd.DataFrame:
+        """One row per metric: mean, 95% CI, n, errors, excluded values, trial spread."""
+        return summary_frame(self.summaries)
+
+    def to_pandas(self) -> pd.DataFrame:
+        """One row per sample and trial, with every metric's value, error and rationale."""
+        with Store(self.store_path) as store:
+            return store.sample_frame(self.run_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form printed by ``ragjudge run --json``."""
+        return {
+            "run_id": self.run_id,
+            "store": str(self.store_path),
+            "status": self.status,
+            "n_samples": self.n_samples,
+            "trials": self.trials,
+            "metrics": [self._summary_dict(s) for s in self.summaries],
+            "by": self.by,
+            "subsets": {
+                group: [self._summary_dict(s) for s in summaries]
+                for group, summaries in self.subsets.items()
+            },
+            "judge_usage": self.judge_usage,
+            "target_usage": self.target_usage,
+        }
+
+    def _summary_dict(self, s: MetricSummary) -> dict[str, Any]:
+        meaning = self.meanings.get(s.metric)
+        return {
+            "metric": s.metric,
+            "mean": s.mean,
+            "ci95": None if s.ci is None else [s.ci.low, s.ci.high],
+            "n": s.n,
+            "errors": s.errors,
+            "excluded": s.excluded,
+            "excluded_share": s.excluded_share,
+            "mean_all": s.mean_all,
+            "trials": s.trials,
+            "trial_sd": s.trial_sd,
+            "trial_agreement": s.trial_agreement,
+            "meaning": None if meaning is None else meaning.model_dump(mode="json"),
+        }
+
+
+def summarize_run(
+    store: Store, run_id: str, *, by: str | None = None, seed: int | None = None
+) -> EvaluationResult:
+    """Aggregate a stored run: per-metric mean, CI, n, errors, and per-subset tables.
+
+    The values each mean leaves out come from the meanings stored with the run; the
+    bootstrap ``seed`` defaults to the run's own, so a stored run shows the intervals
+    it ran with. An unknown ``by`` key is a :class:`ConfigError`.
+    """
+    run = store.run(run_id)
+    meanings = run_meanings(run)
+    exclude = exclusions(meanings)
+    if seed is None:
+        seed = int(run.config.get("seed", 0))
+    frame = store.score_frame(run.run_id)
+    summaries = summarize_scores(frame, exclude=exclude, seed=seed) if len(frame) else []
+    subsets: dict[str, list[MetricSummary]] = {}
+    if by is not None and len(frame):
+        column = by if by in frame.columns else f"metadata.{by}"
+        if column not in frame.columns:
+            raise ConfigError(f"--by {by!r}: no sample has that metadata key")
+        subsets = summarize_by(frame, column, exclude=exclude, seed=seed)
+    return EvaluationResult(
+        run_id=run.run_id,
+        store_path=store.path,
+        status=run.status,
+        summaries=summaries,
+        n_samples=run.n_samples,
+        trials=run.trials,
+        by=by,
+        subsets=subsets,
+        judge_usage=store.judge_usage(run.run_id),
+        target_usage=store.target_usage(run.run_id),
+        meanings=meanings,
+    )
