@@ -27,8 +27,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
+from ragjudge.datasets import DATASET_LOADERS, DatasetLoader
+from ragjudge.errors import DatasetError, RowProblem
 from ragjudge.schema import Message, Sample
 
 __all__ = [
@@ -39,43 +41,11 @@ __all__ = [
     "load_samples",
 ]
 
-FORMATS: tuple[str, ...] = ("databricks", "ragas", "ragas_legacy", "openai_evals", "healthbench")
-"""The evaluation-set formats :func:`load_samples` understands."""
-
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _ROW_LIST_KEYS = ("data", "samples", "rows")
 _SAMPLE_FIELDS = frozenset(Sample.model_fields)
 
 Loc = tuple[str | int, ...]
-
-
-class RowProblem(BaseModel):
-    """One thing wrong with one row of an evaluation set.
-
-    ``row`` is 1-based: the line number in JSON Lines, the data row (1 = the first row
-    after the header) in CSV, the element index + 1 otherwise. Row 0 means the source
-    as a whole.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    source: str
-    row: int
-    field: str
-    reason: str
-
-    def __str__(self) -> str:
-        if self.row == 0:
-            return f"{self.source}: {self.reason}"
-        return f"{self.source}, row {self.row}, field '{self.field}': {self.reason}"
-
-
-class DatasetError(ValueError):
-    """An evaluation set has bad rows; ``problems`` lists every one of them."""
-
-    def __init__(self, problems: Sequence[RowProblem]) -> None:
-        self.problems: list[RowProblem] = list(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
 
 
 def detect_format(columns: Iterable[str]) -> str:
@@ -117,31 +87,20 @@ def load_samples(
     loads. Raises :class:`DatasetError` listing every bad row, ``FileNotFoundError``
     for a missing file and ``ValueError`` for an unsupported file type or format name.
     """
-    chosen = None
-    if format is not None:
-        chosen = _normalise_format_name(format)
-        dataset_loader = _dataset_loaders().get(chosen)
-        if dataset_loader is not None:
-            if not isinstance(source, str | Path):
-                raise ValueError(f"format {format!r} reads a benchmark file: pass its path")
-            return dataset_loader(source)
+    chosen = None if format is None else _format_named(format)
+    if isinstance(chosen, _FileFormat):
+        if not isinstance(source, str | Path):
+            raise ValueError(f"format {format!r} reads a benchmark file: pass its path")
+        return chosen.load(source)
     read = _read_source(source)
     if not read.rows and not read.problems:
         raise DatasetError([_file_problem(read.label, "the evaluation set holds no rows")])
-    fmt = chosen or detect_format(_all_keys(read.rows))
+    fmt = chosen or _row_format(detect_format(_all_keys(read.rows)))
     samples, problems = _build_samples(read.label, read.rows, fmt)
     all_problems = sorted([*read.problems, *problems], key=lambda p: p.row)
     if all_problems:
         raise DatasetError(all_problems)
     return samples
-
-
-def _dataset_loaders() -> Mapping[str, Callable[[str | Path], list[Sample]]]:
-    """Loaders of public benchmarks' own layouts by format name."""
-    # Imported here: the benchmark loaders import this module.
-    from ragjudge.datasets import DATASET_LOADERS
-
-    return DATASET_LOADERS
 
 
 # --------------------------------------------------------------------------- reading
@@ -444,22 +403,42 @@ def _map_healthbench(row: dict[str, Any], mapped: _Mapped) -> None:
         mapped.metadata["ideal_completions_data"] = ideal
 
 
-_MAPPERS: dict[str, _Mapper] = {
-    "databricks": _map_databricks,
-    "ragas": _map_ragas,
-    "ragas_legacy": _map_ragas_legacy,
-    "openai_evals": _map_openai_evals,
-    "healthbench": _map_healthbench,
-}
+@dataclass(frozen=True)
+class _RowFormat:
+    """A format whose rows are translated one by one to Sample fields."""
 
-# Which source column to name when a required field is missing altogether.
-_REQUEST_COLUMN = {
-    "databricks": "request",
-    "ragas": "user_input",
-    "ragas_legacy": "question",
-    "openai_evals": "input",
-    "healthbench": "prompt",
+    name: str
+    map_columns: _Mapper
+    request_column: str
+    """The source column to name when a row has no request at all."""
+
+
+@dataclass(frozen=True)
+class _FileFormat:
+    """A public benchmark's own layout, read from its file by the benchmark's loader."""
+
+    name: str
+    load: DatasetLoader
+
+
+_ROW_FORMATS: tuple[_RowFormat, ...] = (
+    _RowFormat("databricks", _map_databricks, request_column="request"),
+    _RowFormat("ragas", _map_ragas, request_column="user_input"),
+    _RowFormat("ragas_legacy", _map_ragas_legacy, request_column="question"),
+    _RowFormat("openai_evals", _map_openai_evals, request_column="input"),
+    _RowFormat("healthbench", _map_healthbench, request_column="prompt"),
+)
+
+_ROW_FORMAT_BY_NAME = {fmt.name: fmt for fmt in _ROW_FORMATS}
+_REGISTRY: dict[str, _RowFormat | _FileFormat] = {
+    **_ROW_FORMAT_BY_NAME,
+    **{name: _FileFormat(name, load) for name, load in DATASET_LOADERS.items()},
 }
+"""Every format name :func:`load_samples` accepts: the row formats, then the
+benchmark layouts."""
+
+FORMATS: tuple[str, ...] = tuple(fmt.name for fmt in _ROW_FORMATS)
+"""The evaluation-set formats :func:`load_samples` understands."""
 
 _RAGAS_ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
 
@@ -498,12 +477,19 @@ def _chunks(column: str) -> Callable[[Any], Any]:
     return convert
 
 
-def _normalise_format_name(name: str) -> str:
+def _format_named(name: str) -> _RowFormat | _FileFormat:
+    """The registered format ``name`` (any case, ``-`` for ``_``) stands for."""
     normalised = name.strip().lower().replace("-", "_")
-    known = [*FORMATS, *_dataset_loaders()]
-    if normalised not in known:
-        raise ValueError(f"unknown evaluation-set format {name!r}; use one of {', '.join(known)}")
-    return normalised
+    found = _REGISTRY.get(normalised)
+    if found is None:
+        known = ", ".join(_REGISTRY)
+        raise ValueError(f"unknown evaluation-set format {name!r}; use one of {known}")
+    return found
+
+
+def _row_format(name: str) -> _RowFormat:
+    """The row format named ``name``, one of :data:`FORMATS`."""
+    return _ROW_FORMAT_BY_NAME[name]
 
 
 def _all_keys(rows: Iterable[_RawRow]) -> list[str]:
@@ -513,11 +499,11 @@ def _all_keys(rows: Iterable[_RawRow]) -> list[str]:
     return list(keys)
 
 
-def _map_row(data: dict[str, Any], fmt: str) -> _Mapped:
+def _map_row(data: dict[str, Any], fmt: _RowFormat) -> _Mapped:
     """Translate a row to Sample fields; unknown fields go to ``metadata``."""
     remaining = dict(data)
-    mapped = _Mapped(origins={("request",): _REQUEST_COLUMN[fmt]})
-    _MAPPERS[fmt](remaining, mapped)
+    mapped = _Mapped(origins={("request",): fmt.request_column})
+    fmt.map_columns(remaining, mapped)
     explicit_metadata = remaining.pop("metadata", None)
     for key, value in remaining.items():
         if key in _SAMPLE_FIELDS and key not in mapped.fields:
@@ -545,7 +531,7 @@ class _PreparedRow:
 
 
 def _build_samples(
-    label: str, rows: list[_RawRow], fmt: str
+    label: str, rows: list[_RawRow], fmt: _RowFormat
 ) -> tuple[list[Sample], list[RowProblem]]:
     prepared = [
         _PreparedRow(raw.row, _map_row(raw.data, fmt), _content_id(raw.data)) for raw in rows

@@ -33,8 +33,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ragjudge.errors import DatasetError, RowProblem
 from ragjudge.knowledge import Document
-from ragjudge.loading import DatasetError, RowProblem
 from ragjudge.schema import ContextChunk, Sample
 
 __all__ = [
