@@ -23,6 +23,7 @@ import pandas as pd
 
 from ragjudge.errors import DatasetError, RowProblem
 from ragjudge.loading._formats import FORMATS, FileFormat, detect_format, format_named, row_format
+from ragjudge.loading._mapping import Loc as Loc
 from ragjudge.loading._readers import all_keys, file_problem, read_source
 from ragjudge.loading._samples import build_samples
 from ragjudge.schema import Sample
