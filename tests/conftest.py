@@ -11,6 +11,25 @@ from types import ModuleType
 import pytest
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "examples" / "quickstart"
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+"""Public benchmark data (MTRAG, HealthBench, …) kept in ``../shared/data`` beside the
+checkout, not in the repository."""
+
+
+def shared_data(*parts: str) -> Path:
+    """The path ``parts`` under ``../shared/data``, e.g.
+    ``shared_data("mtrag-un", "reference.jsonl")``.
+
+    When that folder is not beside the checkout, the calling test (or fixture) is
+    skipped and says so. A file missing from a folder that is present is not skipped:
+    the test fails on it.
+    """
+    if not SHARED_DATA.is_dir():
+        pytest.skip(
+            f"../shared/data is not beside the checkout: {SHARED_DATA} does not exist "
+            "(the public benchmark files live there, outside the repository)"
+        )
+    return SHARED_DATA.joinpath(*parts)
 
 
 def import_quickstart(name: str) -> ModuleType:

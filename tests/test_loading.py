@@ -10,11 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import shared_data
 from ragjudge.loading import DatasetError, RowProblem, detect_format, load_samples
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "datasets"
-SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
-HEALTHBENCH = SHARED_DATA / "healthbench" / "healthbench_30.jsonl"
 
 
 def load_error(source: Any, **kwargs: Any) -> DatasetError:
@@ -316,7 +315,8 @@ def test_peer_format_problems_name_the_source_column() -> None:
 
 
 def test_healthbench_real_file() -> None:
-    samples = load_samples(HEALTHBENCH)
+    healthbench = shared_data("healthbench", "healthbench_30.jsonl")
+    samples = load_samples(healthbench)
 
     assert len(samples) == 30
     rubric_items = [item for s in samples for item in s.rubric or []]
@@ -324,7 +324,7 @@ def test_healthbench_real_file() -> None:
     assert sum(1 for item in rubric_items if item.points < 0) == 102
     assert all(s.expected_response is None for s in samples)
 
-    first_line = json.loads(HEALTHBENCH.read_text(encoding="utf-8").splitlines()[0])
+    first_line = json.loads(healthbench.read_text(encoding="utf-8").splitlines()[0])
     first = samples[0]
     assert first.request_id == first_line["prompt_id"]
     assert first.request.query == first_line["prompt"][-1]["content"]

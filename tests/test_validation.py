@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from conftest import shared_data
 from ragjudge.cli import app
 from ragjudge.config import load_config
 from ragjudge.loading import load_samples
@@ -16,6 +17,12 @@ from ragjudge.loading import load_samples
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = REPO / "examples" / "validation" / "mtrag-human.yaml"
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def mtrag_human_data() -> None:
+    """The config reads the MTRAG human subset from ``../shared/data``."""
+    shared_data("mtrag-human")
 
 
 def test_loader_counts_on_the_shared_file() -> None:

@@ -7,9 +7,12 @@ from typing import Any
 
 import pytest
 
+from conftest import shared_data
 from ragjudge.datasets import (
     DATASET_LOADERS,
     HUMAN_SCORES,
+    MTRAG_HUMAN_FILE,
+    MTRAG_UN_FILE,
     load_mtrag_human,
     load_mtrag_un,
     mtrag_human_documents,
@@ -17,19 +20,25 @@ from ragjudge.datasets import (
 from ragjudge.loading import DatasetError
 from ragjudge.schema import Sample
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-HUMAN_FILE = DATA / "mtrag-human" / "reference_subset_with_human_evaluations.json"
-UN_FILE = DATA / "mtrag-un" / "reference.jsonl"
+
+@pytest.fixture(scope="module")
+def human_file() -> Path:
+    return shared_data("mtrag-human", MTRAG_HUMAN_FILE)
 
 
 @pytest.fixture(scope="module")
-def human() -> list[Sample]:
-    return load_mtrag_human(HUMAN_FILE)
+def un_file() -> Path:
+    return shared_data("mtrag-un", MTRAG_UN_FILE)
 
 
 @pytest.fixture(scope="module")
-def un() -> list[Sample]:
-    return load_mtrag_un(UN_FILE)
+def human(human_file: Path) -> list[Sample]:
+    return load_mtrag_human(human_file)
+
+
+@pytest.fixture(scope="module")
+def un(un_file: Path) -> list[Sample]:
+    return load_mtrag_un(un_file)
 
 
 def per_task(samples: list[Sample]) -> dict[str, Sample]:
@@ -94,8 +103,8 @@ def test_human_ratings_are_integer_annotator_dicts(human: list[Sample]) -> None:
     assert all(isinstance(first[k], float) for k in auto)
 
 
-def test_human_sample_fields(human: list[Sample]) -> None:
-    raw = json.loads(HUMAN_FILE.read_text(encoding="utf-8"))
+def test_human_sample_fields(human: list[Sample], human_file: Path) -> None:
+    raw = json.loads(human_file.read_text(encoding="utf-8"))
     task = raw["tasks"][1]
     evaluation = next(e for e in raw["evaluations"] if e["task_id"] == task["task_id"])
     sample = next(
@@ -122,8 +131,8 @@ def test_human_tasks_without_passages_have_no_context(human: list[Sample]) -> No
     assert all(s.retrieved_context is None or s.retrieved_context for s in human)
 
 
-def test_human_documents_resolve_every_context(human: list[Sample]) -> None:
-    documents = mtrag_human_documents(HUMAN_FILE.parent)
+def test_human_documents_resolve_every_context(human: list[Sample], human_file: Path) -> None:
+    documents = mtrag_human_documents(human_file.parent)
     assert len(documents) == 350
     uris = {d.doc_uri for d in documents}
     assert len(uris) == 350
@@ -132,8 +141,8 @@ def test_human_documents_resolve_every_context(human: list[Sample]) -> None:
     assert all(d.content and "title" in d.metadata for d in documents)
 
 
-def test_folder_and_file_paths_load_the_same(human: list[Sample]) -> None:
-    from_folder = load_mtrag_human(HUMAN_FILE.parent)
+def test_folder_and_file_paths_load_the_same(human: list[Sample], human_file: Path) -> None:
+    from_folder = load_mtrag_human(human_file.parent)
     assert [s.request_id for s in from_folder] == [s.request_id for s in human]
 
 
@@ -169,8 +178,8 @@ def test_un_rows_without_contexts_load(un: list[Sample]) -> None:
     assert kinds == {"UNANSWERABLE": 97, "UNDERSPECIFIED": 33}
 
 
-def test_un_sample_fields(un: list[Sample]) -> None:
-    record = json.loads(UN_FILE.read_text(encoding="utf-8").splitlines()[0])
+def test_un_sample_fields(un: list[Sample], un_file: Path) -> None:
+    record = json.loads(un_file.read_text(encoding="utf-8").splitlines()[0])
     sample = un[0]
     assert sample.request_id == record["task_id"]
     assert sample.metadata["conversation_id"] == record["conversation_id"]

@@ -1,13 +1,17 @@
-"""Concurrency cap, RPM/TPM pacing and the reaction to rate-limit answers. Windows are
-fractions of a second so the tests finish quickly."""
+"""Concurrency cap, RPM/TPM pacing and the reaction to rate-limit answers.
+
+Tests that look at time run in virtual time (:class:`VirtualTimeLoop`): the clock only
+moves when every task is waiting, so the times at which requests are admitted are exact
+and do not depend on how busy the machine is."""
 
 from __future__ import annotations
 
 import asyncio
-import itertools
+import selectors
 import threading
-import time
 from collections import deque
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 import pytest
 
@@ -24,23 +28,87 @@ from ragjudge.models._types import ChatMessage, EmbeddingResult
 from ragjudge.models.limits import Slot
 from ragjudge.schema import Usage
 
+T = TypeVar("T")
+
+
+class _JumpingSelector(selectors.DefaultSelector):
+    """Never waits for a timer: when nothing is ready, moves the loop's clock to it."""
+
+    def __init__(self, loop: VirtualTimeLoop) -> None:
+        super().__init__()
+        self._loop = loop
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        if timeout is None:  # no timer at all: only another thread can wake the loop
+            return super().select(None)
+        events = super().select(0)
+        if not events:
+            self._loop.now += timeout
+        return events
+
+
+class VirtualTimeLoop(asyncio.SelectorEventLoop):
+    """An event loop whose clock starts at 0 and jumps to the next timer whenever every
+    task is waiting: ``asyncio.sleep`` takes no real time, and timers fire in exact order."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        super().__init__(_JumpingSelector(self))
+
+    def time(self) -> float:
+        return self.now
+
+
+def run_in_virtual_time(main: Coroutine[Any, Any, T]) -> T:
+    with asyncio.Runner(loop_factory=VirtualTimeLoop) as runner:
+        return runner.run(main)
+
+
+def loop_clock() -> Callable[[], float]:
+    """The running loop's clock, to pace a limiter in the loop's (virtual) time."""
+    return asyncio.get_running_loop().time
+
+
+def now() -> float:
+    """The running loop's (virtual) time."""
+    return asyncio.get_running_loop().time()
+
+
+class ManualClock:
+    """A clock that moves only when told to."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class RecordingSleep:
+    """``asyncio.sleep`` that notes every wait it is asked for."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        await asyncio.sleep(seconds)
+
 
 async def grant_times(
-    limiter: Limiter, n: int, tokens: int = 0, scheduled: list[float] | None = None
+    limiter: Limiter, n: int, clock: Callable[[], float], tokens: int = 0
 ) -> list[float]:
-    """When ``n`` concurrent requests got through, sorted; ``scheduled`` receives the
-    start times the limiter assigned (free of event-loop wake-up jitter)."""
+    """When ``n`` concurrent requests got through, by ``clock``, sorted."""
     times: list[float] = []
 
     async def one() -> None:
-        async with limiter.slot(tokens) as slot:
-            times.append(time.monotonic())
-            if scheduled is not None:
-                scheduled.append(slot.started)
+        async with limiter.slot(tokens):
+            times.append(clock())
 
     await asyncio.gather(*(one() for _ in range(n)))
-    if scheduled is not None:
-        scheduled.sort()
     return sorted(times)
 
 
@@ -59,29 +127,41 @@ def test_limits_are_validated() -> None:
             RateLimits(**bad)
 
 
-async def test_rpm_pacing_keeps_the_limit_busy_without_exceeding_it() -> None:
+def test_rpm_pacing_keeps_the_limit_busy_without_exceeding_it() -> None:
     window, rpm = 0.5, 20
-    limiter = Limiter(RateLimits(max_concurrency=50, rpm=rpm, window=window))
-    scheduled: list[float] = []
-    times = await grant_times(limiter, 41, scheduled=scheduled)
-    assert most_in_any_window(times, window) <= rpm
+    interval = window / (rpm * 0.97)  # the default headroom aims at 97 % of the limit
+
+    async def main() -> list[float]:
+        limiter = Limiter(
+            RateLimits(max_concurrency=50, rpm=rpm, window=window), clock=loop_clock()
+        )
+        return await grant_times(limiter, 41, loop_clock())
+
+    times = run_in_virtual_time(main())
+    # smooth: evenly spaced from the first request on, no bursts
+    assert times == pytest.approx([n * interval for n in range(41)])
+    assert most_in_any_window(times, window) == rpm  # the limit, used to the full
     achieved = (len(times) - 1) / (times[-1] - times[0]) * window
-    assert 0.9 * rpm <= achieved <= rpm
-    gaps = [b - a for a, b in itertools.pairwise(scheduled)]
-    assert min(gaps) >= window / rpm  # smooth: evenly spaced, no bursts
+    assert achieved == pytest.approx(0.97 * rpm)
 
 
-async def test_tpm_pacing_and_settling_real_usage() -> None:
+def test_tpm_pacing_and_settling_real_usage() -> None:
     window, tpm = 0.5, 1000
-    limiter = Limiter(RateLimits(max_concurrency=50, tpm=tpm, window=window, headroom=1.0))
-    times = await grant_times(limiter, 11, tokens=100)  # 10 requests fit in a window
-    assert times[-1] - times[0] == pytest.approx(0.5, abs=0.06)
-    # A request that used half its estimate frees its unused share of the schedule.
-    async with limiter.slot(100) as slot:
-        pass
-    before = limiter._next_token
-    limiter.settle(slot, used_tokens=50)
-    assert limiter._next_token == pytest.approx(before - 50 * window / tpm)
+    limits = RateLimits(max_concurrency=50, tpm=tpm, window=window, headroom=1.0)
+
+    async def main() -> tuple[list[float], float, float]:
+        limiter = Limiter(limits, clock=loop_clock())
+        times = await grant_times(limiter, 11, loop_clock(), tokens=100)
+        # A request that used half its estimate frees its unused share of the schedule.
+        async with limiter.slot(100) as slot:
+            pass
+        before = limiter._next_token
+        limiter.settle(slot, used_tokens=50)
+        return times, before, limiter._next_token
+
+    times, before, after = run_in_virtual_time(main())
+    assert times == pytest.approx([n * 0.05 for n in range(11)])  # 10 requests per window
+    assert after == pytest.approx(before - 50 * window / tpm)
 
 
 async def test_concurrency_cap() -> None:
@@ -143,69 +223,91 @@ def test_one_limiter_across_event_loops_in_threads() -> None:
     assert limiter.stats().granted == 24
 
 
-async def test_rate_limit_pauses_everyone_then_recovers() -> None:
+def test_rate_limit_pauses_everyone_then_recovers() -> None:
+    window, rpm, pause, recovery = 0.5, 100, 0.2, 0.3
     limits = RateLimits(
-        max_concurrency=8, rpm=100, window=0.5, recovery=0.3, tolerated_429_share=0.0
+        max_concurrency=8, rpm=rpm, window=window, recovery=recovery, tolerated_429_share=0.0
     )
-    limiter = Limiter(limits)
-    async with limiter.slot() as slot:
-        pass
-    limiter.on_rate_limit(slot, pause=0.2)
-    paused_at = time.monotonic()
-    assert limiter.stats().speed == pytest.approx(0.5, abs=0.01)
-    scheduled: list[float] = []
-    times = await grant_times(limiter, 5, scheduled=scheduled)
-    assert times[0] - paused_at >= 0.19
-    # the slower pace: gaps about twice the normal interval right after the pause
-    gaps = [b - a for a, b in itertools.pairwise(scheduled)]
-    assert min(gaps) >= (0.5 / 100 / 0.97) * 1.5
-    await asyncio.sleep(0.35)
-    assert limiter.stats().speed == 1.0
+    interval = window / (rpm * 0.97)
+
+    async def main() -> tuple[float, float, list[float], float]:
+        limiter = Limiter(limits, clock=loop_clock())
+        async with limiter.slot() as slot:
+            pass
+        limiter.on_rate_limit(slot, pause=pause)
+        paused_at = now()
+        speed_in_pause = limiter.stats().speed
+        times = await grant_times(limiter, 5, loop_clock())
+        await asyncio.sleep(pause + recovery)
+        return paused_at, speed_in_pause, times, limiter.stats().speed
+
+    paused_at, speed_in_pause, times, speed_after = run_in_virtual_time(main())
+    assert speed_in_pause == 0.5
+    # Nobody starts before the pause ends; then the pace climbs from half back to full
+    # over ``recovery`` seconds.
+    resume = paused_at + pause
+    expected = [resume]
+    for _ in range(4):
+        speed = 0.5 + 0.5 * (expected[-1] - resume) / recovery
+        expected.append(expected[-1] + interval / speed)
+    assert times == pytest.approx(expected)
+    assert speed_after == 1.0
 
 
-async def test_waiting_requests_move_behind_a_pause() -> None:
-    limiter = Limiter(RateLimits(max_concurrency=10, rpm=10, window=1.0, tolerated_429_share=0.0))
-    async with limiter.slot() as first:
-        pass
-    waiting = asyncio.create_task(grant_times(limiter, 3))
-    await asyncio.sleep(0.02)  # they now hold slots 0.1, 0.2, 0.3 s ahead
-    limiter.on_rate_limit(first, pause=0.4)
-    paused_at = time.monotonic()
-    times = await waiting
-    assert times[0] - paused_at >= 0.39
+def test_waiting_requests_move_behind_a_pause() -> None:
+    window, rpm, pause = 1.0, 10, 0.4
+    interval = window / (rpm * 0.97)
+    sleep = RecordingSleep()
+
+    async def main() -> tuple[float, list[float]]:
+        limits = RateLimits(max_concurrency=10, rpm=rpm, window=window, tolerated_429_share=0.0)
+        limiter = Limiter(limits, clock=loop_clock(), sleep=sleep)
+        async with limiter.slot() as first:
+            pass
+        waiting = asyncio.create_task(grant_times(limiter, 3, loop_clock()))
+        await asyncio.sleep(0.02)  # they now hold slots 1, 2 and 3 intervals ahead
+        limiter.on_rate_limit(first, pause=pause)
+        paused_at = now()
+        return paused_at, await waiting
+
+    paused_at, times = run_in_virtual_time(main())
+    assert sleep.waits[:3] == pytest.approx([interval, 2 * interval, 3 * interval])
+    assert times[0] == pytest.approx(paused_at + pause)
 
 
-async def test_one_burst_of_429s_slows_down_once() -> None:
-    limiter = Limiter(RateLimits(max_concurrency=8, window=1.0))
-    slots = [Slot(started=time.monotonic(), tokens=0) for _ in range(4)]
+def test_one_burst_of_429s_slows_down_once() -> None:
+    clock = ManualClock()
+    limiter = Limiter(RateLimits(max_concurrency=8, window=1.0), clock=clock)
+    slots = [Slot(started=clock.now, tokens=0) for _ in range(4)]
+    clock.advance(0.01)  # the four 429s arrive after all four requests started
     for slot in slots:
         limiter.on_rate_limit(slot, pause=None)
     stats = limiter.stats()
     assert (stats.pauses, stats.slowdowns) == (4, 1)
-    assert stats.speed == pytest.approx(0.5, abs=0.01)
+    assert stats.speed == 0.5
     assert limiter._capacity() == 4  # the concurrency cap shrinks with the pace
-    later = Slot(started=time.monotonic() + 0.001, tokens=0)
+    later = Slot(started=clock.now + 0.001, tokens=0)
     limiter.on_rate_limit(later, pause=None)
     assert limiter.stats().slowdowns == 2
-    assert limiter.stats().speed == pytest.approx(0.25, abs=0.01)
+    assert limiter.stats().speed == 0.25
 
 
 class WindowedProvider:
     """Answers 429 when more than ``limit`` requests arrived in the last ``window``
-    seconds, like a provider enforcing a sliding-window rate limit."""
+    seconds of ``clock``, like a provider enforcing a sliding-window rate limit."""
 
     name = "windowed"
     model = "m"
 
-    def __init__(self, limit: int, window: float) -> None:
-        self.limit, self.window = limit, window
+    def __init__(self, limit: int, window: float, clock: Callable[[], float]) -> None:
+        self.limit, self.window, self.clock = limit, window, clock
         self.accepted: deque[float] = deque()
         self.accepted_all: list[float] = []
         self.rejected = 0
         self.call_times: list[float] = []
 
     async def complete(self, messages: list[ChatMessage], config: GenerateConfig) -> Generation:
-        now = time.monotonic()
+        now = self.clock()
         self.call_times.append(now)
         while self.accepted and self.accepted[0] <= now - self.window:
             self.accepted.popleft()
@@ -222,57 +324,85 @@ class WindowedProvider:
         raise NotImplementedError
 
 
-async def test_model_paced_to_a_provider_limit_gets_few_429s() -> None:
+def judge_in_loop_time(provider: WindowedProvider, settings: ModelSettings) -> JudgeModel:
+    """A judge over ``provider`` whose limiter paces in the running loop's time."""
+    judge = JudgeModel(provider, settings=settings)
+    judge.limiter = Limiter(judge.limiter.limits, clock=loop_clock())
+    return judge
+
+
+def test_model_paced_to_a_provider_limit_gets_no_429s() -> None:
     window, limit = 0.5, 40
-    provider = WindowedProvider(limit, window)
+    interval = window / (limit * 0.97)
     settings = ModelSettings(
         max_concurrency=8, rpm=limit, rate_window=window, backoff_base=0.01, backoff_max=0.05
     )
-    judge = JudgeModel(provider, settings=settings)
-    started = time.monotonic()
-    results = await asyncio.gather(
-        *(judge.generate([{"role": "user", "content": str(i)}]) for i in range(100))
-    )
-    elapsed = time.monotonic() - started
-    assert len(results) == 100
-    assert provider.rejected <= 2  # at most 2 % of the calls
-    achieved = 100 / elapsed * window
-    assert achieved >= 0.9 * limit
-    assert most_in_any_window(provider.accepted_all, window) <= limit
+
+    async def main() -> tuple[WindowedProvider, int]:
+        provider = WindowedProvider(limit, window, loop_clock())
+        judge = judge_in_loop_time(provider, settings)
+        results = await asyncio.gather(
+            *(judge.generate([{"role": "user", "content": str(i)}]) for i in range(100))
+        )
+        return provider, len(results)
+
+    provider, answered = run_in_virtual_time(main())
+    assert answered == 100
+    assert provider.rejected == 0
+    assert provider.accepted_all == pytest.approx([n * interval for n in range(100)])
+    assert most_in_any_window(provider.accepted_all, window) < limit
 
 
-async def test_a_429_holds_back_the_other_callers() -> None:
-    provider = WindowedProvider(limit=1, window=0.3)
+def test_a_429_holds_back_the_other_callers() -> None:
+    window = 0.3
     settings = ModelSettings(max_concurrency=4, backoff_base=0.01, backoff_max=0.02)
-    judge = JudgeModel(provider, settings=settings)
-    await judge.generate([{"role": "user", "content": "first"}])  # fills the window
-    second = asyncio.create_task(judge.generate([{"role": "user", "content": "second"}]))
-    await asyncio.sleep(0.05)
-    assert provider.rejected == 1  # the second call was told to wait
-    rejected_at = provider.call_times[1]
-    retry_after = provider.accepted[0] + provider.window - rejected_at
-    third = asyncio.create_task(judge.generate([{"role": "user", "content": "third"}]))
-    await asyncio.gather(second, third)
-    # The third caller arrived during the pause and made no attempt before it ended.
+
+    async def main() -> tuple[WindowedProvider, JudgeModel]:
+        provider = WindowedProvider(limit=1, window=window, clock=loop_clock())
+        judge = judge_in_loop_time(provider, settings)
+        await judge.generate([{"role": "user", "content": "first"}])  # fills the window
+        second = asyncio.create_task(judge.generate([{"role": "user", "content": "second"}]))
+        await asyncio.sleep(0.05)
+        assert provider.rejected == 1  # the second call was told to wait
+        third = asyncio.create_task(judge.generate([{"role": "user", "content": "third"}]))
+        await asyncio.gather(second, third)
+        return provider, judge
+
+    provider, judge = run_in_virtual_time(main())
+    first_at, rejected_at = provider.call_times[:2]
+    window_frees_at = first_at + window
+    assert rejected_at < window_frees_at
+    # The third caller arrived during the pause and made no attempt before it ended;
+    # nor did the second one retry earlier.
     assert len(provider.call_times) >= 4
-    assert all(t >= rejected_at + retry_after - 0.01 for t in provider.call_times[2:])
+    assert min(provider.call_times[2:]) == pytest.approx(window_frees_at)
     assert judge.limiter_stats().pauses == provider.rejected
     assert judge.usage.total().rate_limited == provider.rejected
 
 
-async def test_a_rare_429_under_a_configured_rpm_delays_only_its_own_request() -> None:
-    limiter = Limiter(RateLimits(max_concurrency=8, rpm=100, window=0.5))  # tolerates 2
-    async with limiter.slot() as slot:
-        pass
-    limiter.on_rate_limit(slot, pause=5.0)
-    limiter.on_rate_limit(slot, pause=5.0)
-    stats = limiter.stats()
-    assert stats.tolerated == 2 and stats.pauses == 0 and stats.slowdowns == 0
-    assert stats.speed == pytest.approx(1.0)
-    started = time.monotonic()
-    async with limiter.slot():
-        pass
-    assert time.monotonic() - started < 1.0  # nobody waits for the 5 s Retry-After
-    limiter.on_rate_limit(slot, pause=0.01)  # the third in the window: a real signal
-    stats = limiter.stats()
-    assert stats.pauses == 1 and stats.slowdowns == 1 and stats.speed < 1.0
+def test_a_rare_429_under_a_configured_rpm_delays_only_its_own_request() -> None:
+    window, rpm = 0.5, 100  # tolerates 2 rate-limit answers per window
+    sleep = RecordingSleep()
+
+    async def main() -> None:
+        limiter = Limiter(
+            RateLimits(max_concurrency=8, rpm=rpm, window=window),
+            clock=loop_clock(),
+            sleep=sleep,
+        )
+        async with limiter.slot() as slot:
+            pass
+        limiter.on_rate_limit(slot, pause=5.0)
+        limiter.on_rate_limit(slot, pause=5.0)
+        stats = limiter.stats()
+        assert stats.tolerated == 2 and stats.pauses == 0 and stats.slowdowns == 0
+        assert stats.speed == 1.0
+        async with limiter.slot():
+            pass
+        # nobody waits for the 5 s Retry-After: the next request only keeps the pace
+        assert sleep.waits == pytest.approx([window / (rpm * 0.97)])
+        limiter.on_rate_limit(slot, pause=0.01)  # the third in the window: a real signal
+        stats = limiter.stats()
+        assert stats.pauses == 1 and stats.slowdowns == 1 and stats.speed < 1.0
+
+    run_in_virtual_time(main())

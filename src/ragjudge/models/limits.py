@@ -24,7 +24,7 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -178,13 +178,22 @@ class Limiter:
     Use ``async with limiter.slot(tokens) as slot:`` around each provider attempt;
     after it, call :meth:`settle` with the tokens actually used and, on a 429,
     :meth:`on_rate_limit`.
+
+    ``clock`` tells the time in seconds and ``sleep`` waits a number of seconds; both
+    must follow the same time. They default to :func:`time.monotonic` and
+    :func:`asyncio.sleep`; tests pass a virtual clock instead.
     """
 
     def __init__(
-        self, limits: RateLimits | None = None, *, clock: Callable[[], float] = time.monotonic
+        self,
+        limits: RateLimits | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
         self.limits = limits or RateLimits()
         self._clock = clock
+        self._sleep = sleep
         self._lock = threading.Lock()
         self._semaphore = SharedSemaphore(self._capacity)
         rate = self.limits.headroom / self.limits.window
@@ -311,7 +320,7 @@ class Limiter:
             now, start, epoch = self._reserve(tokens)
             delay = start - now
             if delay > 0:
-                await asyncio.sleep(delay)
+                await self._sleep(delay)
             with self._lock:
                 self._waited += max(0.0, delay)
                 if delay <= 0 or self._epoch == epoch:

@@ -16,12 +16,17 @@ import random
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from ragjudge.models._results import Attempts
+from ragjudge.models._results import JudgeCallError as JudgeCallError
+from ragjudge.models._results import Parsed as Parsed
+from ragjudge.models._settings import ModelSettings as ModelSettings
+from ragjudge.models._specs import SPEC_FORMS as SPEC_FORMS
+from ragjudge.models._specs import make_provider as make_provider
 from ragjudge.models._types import (
     CallRecorder,
     ChatMessage,
@@ -34,10 +39,7 @@ from ragjudge.models._types import (
 )
 from ragjudge.models.cache import ResponseCache, cache_key, embedding_key
 from ragjudge.models.limits import Limiter, LimiterStats, RateLimits
-from ragjudge.models.litellm_provider import LiteLLMProvider
-from ragjudge.models.openai_provider import OpenAIProvider
 from ragjudge.models.pricing import CallOutcome, PriceTable, UsageTracker
-from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.models.tokens import estimate_messages_tokens, estimate_tokens
 from ragjudge.schema import Usage
 
@@ -50,87 +52,6 @@ REASK_MESSAGE = "Your answer could not be read: {reason}. Reply again in the req
 """The user turn appended when a judge output does not parse."""
 
 EMBEDDINGS_PURPOSE = "embeddings"
-
-
-class ModelSettings(BaseModel):
-    """Limits, retries, timeouts and caching of one judge model."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    max_concurrency: int = Field(default=8, ge=1)
-    rpm: int | None = Field(default=None, gt=0)
-    """Requests per ``rate_window``; ``None`` for no limit."""
-    tpm: int | None = Field(default=None, gt=0)
-    """Tokens (prompt + expected output) per ``rate_window``; ``None`` for no limit."""
-    max_retries: int = Field(default=4, ge=0)
-    """Retries after the first attempt: at most ``max_retries + 1`` attempts per call."""
-    backoff_base: float = Field(default=0.5, ge=0)
-    backoff_max: float = Field(default=30.0, ge=0)
-    timeout: float = Field(default=60.0, gt=0)
-    """Seconds one attempt may take."""
-    reask_limit: int = Field(default=2, ge=0)
-    cache: bool = True
-    """``False`` bypasses the response cache (``--no-cache``)."""
-    rate_window: float = Field(default=60.0, gt=0)
-    """Seconds that ``rpm`` and ``tpm`` count over (shorter in tests)."""
-    max_retry_after: float = Field(default=120.0, ge=0)
-    """A ``Retry-After`` longer than this fails the call instead of waiting."""
-    expected_output_tokens: int = Field(default=256, ge=0)
-    """Output tokens assumed for TPM pacing when ``max_tokens`` is not set."""
-
-
-@dataclass
-class Parsed(Generic[T]):
-    """The outcome of :meth:`JudgeModel.generate_parsed`: a value, or ``error`` saying
-    why none could be read. ``generations`` holds every reply (re-asks included)."""
-
-    value: T | None
-    error: str | None
-    generations: list[Generation] = field(default_factory=list)
-    call_ids: list[int] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """Whether a value was read."""
-        return self.error is None
-
-    @property
-    def text(self) -> str | None:
-        """The last raw reply."""
-        return self.generations[-1].text if self.generations else None
-
-
-class JudgeCallError(ModelError):
-    """A judge call that failed after its retries. Same ``kind``/``status`` as the
-    last attempt's error, plus the attempts made and the ids of the recorded calls."""
-
-    def __init__(self, error: ModelError, *, attempts: int, call_ids: list[int]) -> None:
-        super().__init__(
-            f"{error} (gave up after {attempts} attempt{'s' if attempts != 1 else ''})",
-            kind=error.kind,
-            status=error.status,
-            retry_after=error.retry_after,
-        )
-        self.error = error
-        self.attempts = attempts
-        self.call_ids = call_ids
-
-    @property
-    def call_id(self) -> int | None:
-        """Id of the recorded failed call, when a recorder is attached."""
-        return self.call_ids[-1] if self.call_ids else None
-
-
-@dataclass
-class _Attempts(Generic[R]):
-    """What the retry loop produced: a result or the last error."""
-
-    result: R | None
-    error: ModelError | None
-    attempts: int
-    error_kinds: list[str]
-    latency: float
-    cached: bool = False
 
 
 class JudgeModel:
@@ -239,7 +160,7 @@ class JudgeModel:
         hit = self._cache_get(key)
         if hit is not None:
             result = EmbeddingResult.model_validate({**hit, "cached": True})
-            self._count(purpose, _Attempts(result, None, 0, [], 0.0, cached=True), result.usage)
+            self._count(purpose, Attempts(result, None, 0, [], 0.0, cached=True), result.usage)
             return result
         tokens = sum(estimate_tokens(t) for t in texts)
         outcome = await self._retrying(lambda: self.provider.embed(list(texts)), tokens)
@@ -276,7 +197,7 @@ class JudgeModel:
 
     async def _complete(
         self, messages: list[ChatMessage], config: GenerateConfig, trial: int
-    ) -> _Attempts[Generation]:
+    ) -> Attempts[Generation]:
         """Cache lookup, then the provider with retries. Never records."""
         started = time.perf_counter()
         key = cache_key(
@@ -287,7 +208,7 @@ class JudgeModel:
             generation = Generation.model_validate(
                 {**hit, "cached": True, "attempts": 0, "latency": time.perf_counter() - started}
             )
-            return _Attempts(generation, None, 0, [], generation.latency, cached=True)
+            return Attempts(generation, None, 0, [], generation.latency, cached=True)
         output_tokens = config.max_tokens or self.settings.expected_output_tokens
         tokens = estimate_messages_tokens(messages) + output_tokens
         outcome = await self._retrying(lambda: self.provider.complete(messages, config), tokens)
@@ -300,7 +221,7 @@ class JudgeModel:
             self._cache_put(key, stored)
         return outcome
 
-    async def _retrying(self, call: Callable[[], Awaitable[R]], tokens: int) -> _Attempts[R]:
+    async def _retrying(self, call: Callable[[], Awaitable[R]], tokens: int) -> Attempts[R]:
         """Attempts under the limiter until one succeeds or retrying must stop."""
         kinds: list[str] = []
         attempt = 0
@@ -318,13 +239,13 @@ class JudgeModel:
                     error = exc
                 else:
                     self.limiter.settle(slot, _total_tokens(result))
-                    return _Attempts(result, None, attempt, kinds, 0.0)
+                    return Attempts(result, None, attempt, kinds, 0.0)
             kinds.append(error.kind)
             if error.kind == "rate_limit":
                 self.limiter.on_rate_limit(slot, error.retry_after)
             delay = self._retry_delay(error, attempt)
             if delay is None:
-                return _Attempts(None, error, attempt, kinds, 0.0)
+                return Attempts(None, error, attempt, kinds, 0.0)
             logger.debug(
                 "%s: attempt %d failed (%s); retry in %.2f s", self.spec, attempt, error, delay
             )
@@ -341,7 +262,7 @@ class JudgeModel:
         ceiling = min(self.settings.backoff_max, self.settings.backoff_base * 2 ** (attempt - 1))
         return max(retry_after, self._random.uniform(0.0, ceiling))
 
-    def _final_error(self, outcome: _Attempts[Any], call_ids: list[int]) -> JudgeCallError:
+    def _final_error(self, outcome: Attempts[Any], call_ids: list[int]) -> JudgeCallError:
         assert outcome.error is not None
         return JudgeCallError(outcome.error, attempts=outcome.attempts, call_ids=call_ids)
 
@@ -353,7 +274,7 @@ class JudgeModel:
         config: GenerateConfig,
         trial: int,
         purpose: str | None,
-        outcome: _Attempts[Generation],
+        outcome: Attempts[Generation],
         *,
         parsed: Any = None,
         parse_error: str | None = None,
@@ -384,7 +305,7 @@ class JudgeModel:
         )
         return await self.recorder(record)
 
-    def _count(self, purpose: str | None, outcome: _Attempts[Any], usage: Usage) -> None:
+    def _count(self, purpose: str | None, outcome: Attempts[Any], usage: Usage) -> None:
         cost = None if outcome.cached else self.prices.cost(self.provider.model, usage)
         self.usage.add_call(
             purpose,
@@ -455,30 +376,6 @@ def _jsonable(value: Any) -> Any:
         return to_jsonable_python(value)
     except Exception:
         return repr(value)
-
-
-# building a model from a spec string ---------------------------------------
-
-SPEC_FORMS = "'openai/<model>', 'litellm/<provider>/<model>', 'scripted' or 'scripted/<name>'"
-
-
-def make_provider(
-    spec: str,
-    *,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    timeout: float = 60.0,
-) -> Provider:
-    """The raw provider a spec string names (see :func:`get_model`)."""
-    kind, _, name = spec.strip().partition("/")
-    if kind == "openai" and name:
-        return OpenAIProvider(name, base_url=base_url, api_key=api_key, timeout=timeout)
-    if kind == "litellm" and "/" in name:
-        return LiteLLMProvider(name, base_url=base_url, api_key=api_key, timeout=timeout)
-    if kind == "scripted":
-        return ScriptedProvider(ReplyScript(), model=name or "scripted")
-    hint = f" (did you mean 'openai/{spec}'?)" if "/" not in spec and spec else ""
-    raise ValueError(f"unknown judge model {spec!r}{hint}; use {SPEC_FORMS}")
 
 
 def get_model(

@@ -1,0 +1,108 @@
+"""Splitting text into chunks of whole sentences measured in characters, with a
+few trailing sentences of overlap; every chunk is a verbatim slice of the text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ragjudge.text import split_sentences
+
+
+def check_chunking(chunk_size: int, chunk_overlap: int) -> None:
+    """Raise ``ValueError`` unless ``chunk_size`` is positive and ``chunk_overlap`` is
+    at least 0 and less than ``chunk_size``."""
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be positive, got {chunk_size}")
+    if not 0 <= chunk_overlap < chunk_size:
+        raise ValueError(
+            f"chunk_overlap must be at least 0 and less than chunk_size ({chunk_size}), "
+            f"got {chunk_overlap}"
+        )
+
+
+@dataclass(frozen=True)
+class _Span:
+    """A unit of text to pack: ``text[start:end]``."""
+
+    start: int
+    end: int
+
+
+def chunk_text(text: str, *, chunk_size: int = 800, chunk_overlap: int = 100) -> list[str]:
+    """Split ``text`` into chunks of at most ``chunk_size`` characters.
+
+    Whole sentences are packed into each chunk (a line break always ends a sentence);
+    each chunk repeats up to ``chunk_overlap`` characters of whole sentences from the
+    end of the previous one; a sentence longer than ``chunk_size`` is cut into pieces
+    of ``chunk_size`` characters. Each chunk is a verbatim slice of ``text``.
+    """
+    check_chunking(chunk_size, chunk_overlap)
+    units = list(_sentence_units(text, chunk_size))
+    return [
+        text[group[0].start : group[-1].end] for group in _pack(units, chunk_size, chunk_overlap)
+    ]
+
+
+def _sentence_units(text: str, chunk_size: int) -> Iterator[_Span]:
+    """Sentence spans in ``text``, with sentences longer than ``chunk_size`` cut up."""
+    for span in _sentence_spans(text):
+        for start in range(span.start, span.end, chunk_size):
+            yield _Span(start, min(start + chunk_size, span.end))
+
+
+def _sentence_spans(text: str) -> Iterator[_Span]:
+    """Locate each sentence of each line in ``text``.
+
+    Sentences are found line by line; should a sentence not be found verbatim (the
+    splitter changed it), the whole stripped line becomes one unit.
+    """
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped:
+            yield from _spans_in_line(line, offset)
+        offset += len(line)
+
+
+def _spans_in_line(line: str, offset: int) -> list[_Span]:
+    spans: list[_Span] = []
+    position = 0
+    for sentence in split_sentences(line):
+        found = line.find(sentence, position)
+        if found < 0:
+            start = len(line) - len(line.lstrip())
+            return [_Span(offset + start, offset + len(line.rstrip()))]
+        spans.append(_Span(offset + found, offset + found + len(sentence)))
+        position = found + len(sentence)
+    return spans
+
+
+def _pack(units: list[_Span], chunk_size: int, chunk_overlap: int) -> Iterator[list[_Span]]:
+    """Group consecutive units into chunks, each ending where the next one starts new text."""
+    start = 0
+    while start < len(units):
+        end = start + 1  # a unit never exceeds chunk_size, so one always fits
+        while end < len(units) and units[end].end - units[start].start <= chunk_size:
+            end += 1
+        yield units[start:end]
+        if end == len(units):
+            return
+        start = _overlap_start(units, start, end, chunk_size, chunk_overlap)
+
+
+def _overlap_start(
+    units: list[_Span], start: int, end: int, chunk_size: int, chunk_overlap: int
+) -> int:
+    """First unit of the next chunk: trailing units of ``units[start:end]`` that fit in
+    the overlap and still leave room for the next new unit."""
+    first = end
+    previous_end = units[end - 1].end
+    while first - 1 > start:
+        candidate = units[first - 1]
+        if previous_end - candidate.start > chunk_overlap:
+            break
+        if units[end].end - candidate.start > chunk_size:
+            break
+        first -= 1
+    return first

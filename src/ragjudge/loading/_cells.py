@@ -1,0 +1,96 @@
+"""Cell values of tabular sources (CSV, Parquet, DataFrames) as JSON-like Python.
+
+Missing values are dropped, numpy and pandas values become plain Python, and string
+cells of columns that hold structures (lists of contexts, chat messages, metadata …)
+are parsed as JSON or as the Python literals pandas writes into CSV.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+# Columns whose string cells (in CSV, Parquet, DataFrames) may hold JSON, with the kinds
+# of JSON value accepted there. A cell whose parsed value has another kind stays a string.
+_STRUCTURED_CELLS: dict[str, tuple[type, ...]] = {
+    "request": (dict,),
+    "expected_facts": (list,),
+    "guidelines": (list, dict),
+    "rubric": (list,),
+    "metadata": (dict,),
+    "user_input": (list,),
+    "input": (list, dict),
+    "prompt": (list,),
+    "rubrics": (list, dict),
+    "example_tags": (list,),
+    "ideal_completions_data": (dict,),
+    "ground_truths": (list,),
+}
+# Columns holding a reference answer: parsed only when the cell is a list of strings.
+_STRING_LIST_CELLS = frozenset({"expected_response", "reference", "ground_truth", "ideal"})
+
+
+def clean_record(record: Mapping[Any, Any], *, tabular: bool) -> dict[str, Any]:
+    """Drop missing values, turn numpy values into plain Python, parse JSON cells."""
+    cleaned: dict[str, Any] = {}
+    for key, raw in record.items():
+        name = str(key)
+        value = _plain(raw)
+        if value is None:
+            continue
+        if tabular and isinstance(value, str):
+            value = _parse_cell(name, value)
+        cleaned[name] = value
+    return cleaned
+
+
+def _plain(value: Any) -> Any:
+    """Recursively convert numpy/pandas values to JSON-like Python; NaN and NA to None."""
+    if isinstance(value, np.ndarray):
+        return [_plain(item) for item in value]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _parse_cell(column: str, text: str) -> Any:
+    stripped = text.strip()
+    if column in _STRING_LIST_CELLS:
+        if stripped.startswith("["):
+            parsed = _parse_literal(stripped)
+            if isinstance(parsed, list) and all(isinstance(item, str) for item in parsed):
+                return parsed
+        return text
+    kinds = _STRUCTURED_CELLS.get(column)
+    if kinds is None and column.endswith(("_context", "contexts")):
+        kinds = (list,)
+    if kinds is None or not stripped.startswith(("[", "{")):
+        return text
+    parsed = _parse_literal(stripped)
+    return parsed if isinstance(parsed, kinds) else text
+
+
+def _parse_literal(text: str) -> Any:
+    """JSON, or a Python literal (pandas writes lists into CSV as ``['a', 'b']``)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None

@@ -1,0 +1,71 @@
+"""The registry of evaluation-set formats: every name ``format=`` accepts, and how
+a set in that format is read.
+
+Row formats (:data:`FORMATS`) are mapped row by row to Sample fields; the layouts of
+public benchmarks (:data:`ragjudge.datasets.DATASET_LOADERS`) are read from their own
+files by the benchmark's loader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ragjudge.datasets import DATASET_LOADERS, DatasetLoader
+from ragjudge.loading._mapping import ROW_FORMATS, RowFormat
+
+
+@dataclass(frozen=True)
+class FileFormat:
+    """A public benchmark's own layout, read from its file by the benchmark's loader."""
+
+    name: str
+    load: DatasetLoader
+
+
+_ROW_FORMAT_BY_NAME = {fmt.name: fmt for fmt in ROW_FORMATS}
+FORMAT_REGISTRY: dict[str, RowFormat | FileFormat] = {
+    **_ROW_FORMAT_BY_NAME,
+    **{name: FileFormat(name, load) for name, load in DATASET_LOADERS.items()},
+}
+"""Every format name :func:`load_samples` accepts: the row formats, then the
+benchmark layouts."""
+
+FORMATS: tuple[str, ...] = tuple(fmt.name for fmt in ROW_FORMATS)
+"""The evaluation-set formats :func:`load_samples` understands."""
+
+
+def detect_format(columns: Iterable[str]) -> str:
+    """Guess the format of an evaluation set from its column (or key) names.
+
+    Returns one of :data:`FORMATS`. A set with a ``request`` column is Databricks-style
+    whatever else it holds; a set matching no known format is treated as Databricks-style,
+    so that validation says which field is missing.
+    """
+    names = set(columns)
+    if "request" in names:
+        return "databricks"
+    if "user_input" in names:
+        return "ragas"
+    if "question" in names:
+        return "ragas_legacy"
+    if "rubrics" in names or {"prompt", "prompt_id"} <= names:
+        return "healthbench"
+    if "input" in names:
+        return "openai_evals"
+    return "databricks"
+
+
+def format_named(name: str) -> RowFormat | FileFormat:
+    """The registered format ``name`` (any case, ``-`` for ``_``) stands for."""
+    normalised = name.strip().lower().replace("-", "_")
+    found = FORMAT_REGISTRY.get(normalised)
+    if found is None:
+        known = ", ".join(FORMAT_REGISTRY)
+        raise ValueError(f"unknown evaluation-set format {name!r}; use one of {known}")
+    return found
+
+
+def row_format(name: str) -> RowFormat:
+    """The row format named ``name``, one of :data:`FORMATS`."""
+    return _ROW_FORMAT_BY_NAME[name]

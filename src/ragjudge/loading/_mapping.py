@@ -1,0 +1,173 @@
+"""Row formats: translating the columns of other evaluation tools' rows (ragas,
+openai-evals, HealthBench) to :class:`~ragjudge.schema.Sample` field names.
+
+Each :class:`RowFormat` moves its own columns to Sample fields and remembers which
+column each field came from, so that problems name the column the user wrote. Columns
+no format claims go to ``metadata``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragjudge.schema import Sample
+
+_SAMPLE_FIELDS = frozenset(Sample.model_fields)
+
+Loc = tuple[str | int, ...]
+"""A location in a row: a field name followed by keys and list indices."""
+
+
+@dataclass
+class Mapped:
+    """A row translated to Sample field names, and where each field came from."""
+
+    fields: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    origins: dict[Loc, str] = field(default_factory=dict)
+
+    def take(
+        self,
+        row: dict[str, Any],
+        source: str,
+        target: str,
+        convert: Callable[[Any], Any] | None = None,
+    ) -> None:
+        """Move ``row[source]`` (if present) to the field ``target``."""
+        if source not in row:
+            return
+        value = row.pop(source)
+        self.fields[target] = convert(value) if convert else value
+        self.origins[(target,)] = source
+
+
+Mapper = Callable[[dict[str, Any], Mapped], None]
+
+
+def _map_databricks(row: dict[str, Any], mapped: Mapped) -> None:
+    """Databricks field names are Sample field names; nothing to translate."""
+
+
+def _map_ragas(row: dict[str, Any], mapped: Mapped) -> None:
+    if isinstance(row.get("user_input"), list):
+        mapped.origins[("request", "messages")] = "user_input"
+    mapped.take(row, "user_input", "request", _ragas_request)
+    mapped.take(row, "response", "response")
+    mapped.take(row, "retrieved_contexts", "retrieved_context", _chunks("retrieved_contexts"))
+    mapped.take(
+        row, "reference_contexts", "expected_retrieved_context", _chunks("reference_contexts")
+    )
+    mapped.take(row, "reference", "expected_response")
+
+
+def _map_ragas_legacy(row: dict[str, Any], mapped: Mapped) -> None:
+    mapped.take(row, "question", "request")
+    mapped.take(row, "answer", "response")
+    mapped.take(row, "contexts", "retrieved_context", _chunks("contexts"))
+    # ``ground_truths`` (a list) is the older spelling; when both exist, the list wins
+    # and ``ground_truth`` is kept in metadata.
+    if "ground_truths" in row:
+        mapped.take(row, "ground_truths", "expected_response")
+    else:
+        mapped.take(row, "ground_truth", "expected_response")
+
+
+def _map_openai_evals(row: dict[str, Any], mapped: Mapped) -> None:
+    if isinstance(row.get("input"), list):
+        mapped.origins[("request", "messages")] = "input"
+    mapped.take(row, "input", "request", _messages_request)
+    mapped.take(row, "ideal", "expected_response")
+
+
+def _map_healthbench(row: dict[str, Any], mapped: Mapped) -> None:
+    if isinstance(row.get("prompt"), list):
+        mapped.origins[("request", "messages")] = "prompt"
+    mapped.take(row, "prompt", "request", _messages_request)
+    mapped.take(row, "prompt_id", "request_id")
+    mapped.take(row, "rubrics", "rubric")
+    # The ideal completion is a high-scoring answer, not a reference answer: it goes to
+    # metadata (ideal_completion, ideal_completions_group, ...), never expected_response.
+    ideal = row.pop("ideal_completions_data", None)
+    if isinstance(ideal, dict):
+        mapped.metadata.update(ideal)
+    elif ideal is not None:
+        mapped.metadata["ideal_completions_data"] = ideal
+
+
+_RAGAS_ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
+
+
+def _messages_request(value: Any) -> Any:
+    """A list of chat messages becomes ``{"messages": [...]}``; other values pass."""
+    return {"messages": value} if isinstance(value, list) else value
+
+
+def _ragas_request(value: Any) -> Any:
+    """ragas multi-turn input is a list of ``{"type": "human"|"ai"|..., "content"}``."""
+    if not isinstance(value, list):
+        return value
+    return {"messages": [_ragas_message(item) for item in value]}
+
+
+def _ragas_message(item: Any) -> Any:
+    if not isinstance(item, dict) or "role" in item or "type" not in item:
+        return item
+    message = {k: v for k, v in item.items() if k != "type"}
+    message["role"] = _RAGAS_ROLES.get(str(item["type"]), item["type"])
+    return message
+
+
+def _chunks(column: str) -> Callable[[Any], Any]:
+    """Context strings become chunks whose ``doc_uri`` names the column and position."""
+
+    def convert(value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        return [
+            {"doc_uri": f"{column}[{i}]", "content": item} if isinstance(item, str) else item
+            for i, item in enumerate(value)
+        ]
+
+    return convert
+
+
+@dataclass(frozen=True)
+class RowFormat:
+    """A format whose rows are translated one by one to Sample fields."""
+
+    name: str
+    map_columns: Mapper
+    request_column: str
+    """The source column to name when a row has no request at all."""
+
+
+ROW_FORMATS: tuple[RowFormat, ...] = (
+    RowFormat("databricks", _map_databricks, request_column="request"),
+    RowFormat("ragas", _map_ragas, request_column="user_input"),
+    RowFormat("ragas_legacy", _map_ragas_legacy, request_column="question"),
+    RowFormat("openai_evals", _map_openai_evals, request_column="input"),
+    RowFormat("healthbench", _map_healthbench, request_column="prompt"),
+)
+
+
+def map_row(data: dict[str, Any], fmt: RowFormat) -> Mapped:
+    """Translate a row to Sample fields; unknown fields go to ``metadata``."""
+    remaining = dict(data)
+    mapped = Mapped(origins={("request",): fmt.request_column})
+    fmt.map_columns(remaining, mapped)
+    explicit_metadata = remaining.pop("metadata", None)
+    for key, value in remaining.items():
+        if key in _SAMPLE_FIELDS and key not in mapped.fields:
+            mapped.fields[key] = value
+        else:
+            mapped.metadata[key] = value
+    if explicit_metadata is None:
+        mapped.fields["metadata"] = mapped.metadata
+    elif isinstance(explicit_metadata, dict):
+        # An explicit metadata entry wins over a column of the same name.
+        mapped.fields["metadata"] = {**mapped.metadata, **explicit_metadata}
+    else:
+        mapped.fields["metadata"] = explicit_metadata  # validation reports it
+    return mapped

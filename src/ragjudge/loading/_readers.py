@@ -1,0 +1,177 @@
+"""Reading the rows of an evaluation set from a file, a DataFrame or a list of dicts.
+
+Each row keeps its number for problem reports (see :class:`~ragjudge.errors.RowProblem`
+for how rows are counted). Rows that are not objects, lines that are not JSON and
+unreadable files become problems; they never stop the other rows from being read.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ragjudge.errors import RowProblem
+from ragjudge.loading._cells import clean_record
+
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_ROW_LIST_KEYS = ("data", "samples", "rows")
+
+
+@dataclass
+class RawRow:
+    """One row as read: its number and its cleaned fields."""
+
+    row: int
+    data: dict[str, Any]
+
+
+@dataclass
+class ReadResult:
+    """The rows read from one source (named ``label`` in problems) and the problems met."""
+
+    label: str
+    rows: list[RawRow] = field(default_factory=list)
+    problems: list[RowProblem] = field(default_factory=list)
+
+
+def read_source(source: str | Path | pd.DataFrame | Sequence[Mapping[str, Any]]) -> ReadResult:
+    """Every row of a file (by its suffix), a DataFrame or a list of dicts."""
+    if isinstance(source, str | Path):
+        return _read_file(Path(source), str(source))
+    if isinstance(source, pd.DataFrame):
+        return _read_records("<dataframe>", _frame_records(source), tabular=True)
+    return _read_records("<list>", list(source), tabular=False)
+
+
+def _read_file(path: Path, label: str) -> ReadResult:
+    if not path.is_file():
+        raise FileNotFoundError(f"evaluation set not found: {path}")
+    suffix = path.suffix.lower()
+    if suffix in JSONL_SUFFIXES:
+        return _read_jsonl(path.read_text(encoding="utf-8-sig"), label)
+    if suffix == ".json":
+        return _read_json(path.read_text(encoding="utf-8-sig"), label)
+    if suffix == ".csv":
+        return _read_csv(path, label)
+    if suffix == ".parquet":
+        return _read_records(label, _frame_records(pd.read_parquet(path)), tabular=True)
+    raise ValueError(
+        f"cannot read {label}: unsupported file type {suffix!r} "
+        "(use .jsonl, .ndjson, .json, .csv or .parquet)"
+    )
+
+
+def _read_jsonl(text: str, label: str) -> ReadResult:
+    result = ReadResult(label)
+    # Not str.splitlines(): it also splits on U+2028 and other separators that JSON
+    # strings may hold unescaped.
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            result.problems.append(
+                RowProblem(source=label, row=number, field="<row>", reason=f"invalid JSON: {exc}")
+            )
+            continue
+        _add_record(result, number, value, tabular=False)
+    return result
+
+
+def _read_json(text: str, label: str) -> ReadResult:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data":
+            # Many JSON Lines files are named .json; read them as what they are.
+            return _read_jsonl(text, label)
+        return ReadResult(label, problems=[file_problem(label, f"invalid JSON: {exc}")])
+    records = _rows_of_json_document(document)
+    if records is None:
+        reason = (
+            "a JSON evaluation set must be an array of rows or an object holding "
+            f"the rows as an array under one of {', '.join(map(repr, _ROW_LIST_KEYS))}"
+        )
+        return ReadResult(label, problems=[file_problem(label, reason)])
+    return _read_records(label, records, tabular=False)
+
+
+def _rows_of_json_document(document: Any) -> list[Any] | None:
+    if isinstance(document, list):
+        return document
+    if isinstance(document, dict):
+        for key in _ROW_LIST_KEYS:
+            if isinstance(document.get(key), list):
+                return list(document[key])
+    return None
+
+
+def _read_csv(path: Path, label: str) -> ReadResult:
+    result = ReadResult(label)
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle)
+        header = next(reader, None)
+        if header is None:
+            return result
+        duplicates = sorted({name for name in header if header.count(name) > 1})
+        if duplicates:
+            result.problems.append(
+                file_problem(label, f"the header repeats the column(s) {', '.join(duplicates)}")
+            )
+            return result
+        for number, cells in enumerate(reader, start=1):
+            if not any(cell.strip() for cell in cells):
+                continue
+            if len(cells) > len(header):
+                reason = f"the row has {len(cells)} cells but the header names {len(header)}"
+                result.problems.append(
+                    RowProblem(source=label, row=number, field="<row>", reason=reason)
+                )
+                continue
+            record = {name: cell for name, cell in zip(header, cells, strict=False) if cell != ""}
+            _add_record(result, number, record, tabular=True)
+    return result
+
+
+def _frame_records(frame: pd.DataFrame) -> list[Any]:
+    return [
+        {str(column): value for column, value in record.items()}
+        for record in frame.to_dict(orient="records")
+    ]
+
+
+def _read_records(label: str, records: Sequence[Any], *, tabular: bool) -> ReadResult:
+    result = ReadResult(label)
+    for index, record in enumerate(records):
+        _add_record(result, index + 1, record, tabular=tabular)
+    return result
+
+
+def _add_record(result: ReadResult, number: int, record: Any, *, tabular: bool) -> None:
+    if not isinstance(record, Mapping):
+        reason = f"a row must be an object with named fields, not {type(record).__name__}"
+        result.problems.append(
+            RowProblem(source=result.label, row=number, field="<row>", reason=reason)
+        )
+        return
+    result.rows.append(RawRow(number, clean_record(record, tabular=tabular)))
+
+
+def all_keys(rows: Iterable[RawRow]) -> list[str]:
+    """Every field name of ``rows``, in order of first appearance."""
+    keys: dict[str, None] = {}
+    for raw in rows:
+        keys.update(dict.fromkeys(raw.data))
+    return list(keys)
+
+
+def file_problem(label: str, reason: str) -> RowProblem:
+    """A problem with the source as a whole (row 0)."""
+    return RowProblem(source=label, row=0, field="<file>", reason=reason)

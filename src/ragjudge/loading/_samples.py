@@ -1,0 +1,103 @@
+"""Turning read rows into validated samples: map each row to Sample fields, give
+every row a request id, validate, and report every bad row."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from ragjudge.errors import RowProblem
+from ragjudge.loading._mapping import Mapped, RowFormat, map_row
+from ragjudge.loading._problems import short_repr, validation_problems
+from ragjudge.loading._readers import RawRow
+from ragjudge.schema import Sample
+
+
+@dataclass
+class _PreparedRow:
+    row: int
+    mapped: Mapped
+    content_id: str
+
+
+def build_samples(
+    label: str, rows: list[RawRow], fmt: RowFormat
+) -> tuple[list[Sample], list[RowProblem]]:
+    """The valid samples of ``rows`` read in format ``fmt``, and the problems of the
+    others (a row with a bad request id yields no sample)."""
+    prepared = [
+        _PreparedRow(raw.row, map_row(raw.data, fmt), _content_id(raw.data)) for raw in rows
+    ]
+    problems = _assign_request_ids(label, prepared)
+    bad_rows = {p.row for p in problems}
+    samples: list[Sample] = []
+    for item in prepared:
+        try:
+            sample = Sample.model_validate(item.mapped.fields)
+        except ValidationError as exc:
+            problems.extend(validation_problems(label, item.row, item.mapped, exc))
+            continue
+        if item.row not in bad_rows:
+            samples.append(sample)
+    return samples, problems
+
+
+def _content_id(data: Mapping[str, Any]) -> str:
+    canonical = json.dumps(
+        data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
+    )
+    return hashlib.sha1(canonical.encode("utf-8"), usedforsecurity=False).hexdigest()[:12]
+
+
+def _assign_request_ids(label: str, prepared: list[_PreparedRow]) -> list[RowProblem]:
+    """Keep given ids (as strings), report duplicates, derive the missing ones."""
+    problems: list[RowProblem] = []
+    first_row: dict[str, int] = {}
+    for item in prepared:
+        fields = item.mapped.fields
+        if "request_id" not in fields:
+            continue
+        column = item.mapped.origins.get(("request_id",), "request_id")
+        request_id = _id_text(fields["request_id"])
+        if request_id is None:
+            reason = (
+                f"must be a non-empty string or a number (got {short_repr(fields['request_id'])})"
+            )
+            problems.append(RowProblem(source=label, row=item.row, field=column, reason=reason))
+            continue
+        fields["request_id"] = request_id
+        if request_id in first_row:
+            reason = (
+                f"duplicate request_id {request_id!r}: row {first_row[request_id]} "
+                f"and row {item.row} both use it"
+            )
+            problems.append(RowProblem(source=label, row=item.row, field=column, reason=reason))
+        else:
+            first_row[request_id] = item.row
+    used = set(first_row)
+    for item in prepared:
+        if "request_id" in item.mapped.fields:
+            continue
+        candidate, copy = item.content_id, 1
+        while candidate in used:
+            copy += 1
+            candidate = f"{item.content_id}-{copy}"
+        used.add(candidate)
+        item.mapped.fields["request_id"] = candidate
+    return problems
+
+
+def _id_text(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # a Parquet/DataFrame id column with gaps turns ints into floats
+    if isinstance(value, str | int | float):
+        text = str(value).strip()
+        return text or None
+    return None

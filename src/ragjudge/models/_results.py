@@ -1,0 +1,66 @@
+"""What a judge call returns or raises: a parsed reply, the error after the last
+retry, and what the retry loop produced."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from ragjudge.models._types import Generation, ModelError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass
+class Parsed(Generic[T]):
+    """The outcome of :meth:`JudgeModel.generate_parsed`: a value, or ``error`` saying
+    why none could be read. ``generations`` holds every reply (re-asks included)."""
+
+    value: T | None
+    error: str | None
+    generations: list[Generation] = field(default_factory=list)
+    call_ids: list[int] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether a value was read."""
+        return self.error is None
+
+    @property
+    def text(self) -> str | None:
+        """The last raw reply."""
+        return self.generations[-1].text if self.generations else None
+
+
+class JudgeCallError(ModelError):
+    """A judge call that failed after its retries. Same ``kind``/``status`` as the
+    last attempt's error, plus the attempts made and the ids of the recorded calls."""
+
+    def __init__(self, error: ModelError, *, attempts: int, call_ids: list[int]) -> None:
+        super().__init__(
+            f"{error} (gave up after {attempts} attempt{'s' if attempts != 1 else ''})",
+            kind=error.kind,
+            status=error.status,
+            retry_after=error.retry_after,
+        )
+        self.error = error
+        self.attempts = attempts
+        self.call_ids = call_ids
+
+    @property
+    def call_id(self) -> int | None:
+        """Id of the recorded failed call, when a recorder is attached."""
+        return self.call_ids[-1] if self.call_ids else None
+
+
+@dataclass
+class Attempts(Generic[R]):
+    """What the retry loop produced: a result or the last error."""
+
+    result: R | None
+    error: ModelError | None
+    attempts: int
+    error_kinds: list[str]
+    latency: float
+    cached: bool = False

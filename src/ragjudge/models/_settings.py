@@ -1,0 +1,32 @@
+"""The settings of one judge model: limits, retries, timeouts and caching."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ModelSettings(BaseModel):
+    """Limits, retries, timeouts and caching of one judge model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_concurrency: int = Field(default=8, ge=1)
+    rpm: int | None = Field(default=None, gt=0)
+    """Requests per ``rate_window``; ``None`` for no limit."""
+    tpm: int | None = Field(default=None, gt=0)
+    """Tokens (prompt + expected output) per ``rate_window``; ``None`` for no limit."""
+    max_retries: int = Field(default=4, ge=0)
+    """Retries after the first attempt: at most ``max_retries + 1`` attempts per call."""
+    backoff_base: float = Field(default=0.5, ge=0)
+    backoff_max: float = Field(default=30.0, ge=0)
+    timeout: float = Field(default=60.0, gt=0)
+    """Seconds one attempt may take."""
+    reask_limit: int = Field(default=2, ge=0)
+    cache: bool = True
+    """``False`` bypasses the response cache (``--no-cache``)."""
+    rate_window: float = Field(default=60.0, gt=0)
+    """Seconds that ``rpm`` and ``tpm`` count over (shorter in tests)."""
+    max_retry_after: float = Field(default=120.0, ge=0)
+    """A ``Retry-After`` longer than this fails the call instead of waiting."""
+    expected_output_tokens: int = Field(default=256, ge=0)
+    """Output tokens assumed for TPM pacing when ``max_tokens`` is not set."""

@@ -1,0 +1,97 @@
+"""Percentile bootstrap intervals of a mean, and the memory-bounded batches every
+resampling statistic draws its resamples in."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+# Upper bound on resample-matrix cells held in memory at once (8 bytes each).
+_BOOTSTRAP_BATCH_CELLS = 2_000_000
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A closed interval ``[low, high]``."""
+
+    low: float
+    high: float
+
+
+def bootstrap_ci(
+    values: Sequence[float] | FloatArray,
+    *,
+    confidence: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> Interval | None:
+    """Percentile bootstrap confidence interval of the mean of ``values``.
+
+    Returns None with fewer than two values and a zero-width interval when all values
+    are equal. The same values, settings and seed always give the same interval.
+    """
+    check_bootstrap_settings(confidence, n_resamples)
+    data = np.asarray(values, dtype=np.float64)
+    if not np.all(np.isfinite(data)):
+        raise ValueError("bootstrap_ci needs finite values; drop errors before calling it")
+    if data.size < 2:
+        return None
+    if np.all(data == data[0]):
+        return Interval(float(data[0]), float(data[0]))
+    means = _resampled_means(data, n_resamples=n_resamples, seed=seed)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(means, [tail, 1 - tail])
+    return Interval(float(low), float(high))
+
+
+def check_bootstrap_settings(confidence: float, n_resamples: int) -> None:
+    """Raise ``ValueError`` unless 0 < ``confidence`` < 1 and ``n_resamples`` >= 1."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be positive, got {n_resamples}")
+
+
+def batch_sizes(n_resamples: int, width: int) -> Iterator[int]:
+    """Sizes of the batches that draw ``n_resamples`` rows of ``width`` cells each while
+    keeping every batch within :data:`_BOOTSTRAP_BATCH_CELLS`."""
+    batch = max(1, _BOOTSTRAP_BATCH_CELLS // width)
+    for start in range(0, n_resamples, batch):
+        yield min(batch, n_resamples - start)
+
+
+def _resampled_means(data: FloatArray, *, n_resamples: int, seed: int) -> FloatArray:
+    """Means of ``n_resamples`` resamples with replacement, drawn in memory-bounded batches."""
+    rng = np.random.default_rng(seed)
+    n = data.size
+    parts = [
+        data[rng.integers(0, n, size=(size, n))].mean(axis=1)
+        for size in batch_sizes(n_resamples, n)
+    ]
+    return np.concatenate(parts)
+
+
+def paired_arrays(
+    a: Sequence[float] | npt.NDArray[np.floating[Any]],
+    b: Sequence[float] | npt.NDArray[np.floating[Any]],
+    *,
+    confidence: float,
+    n_resamples: int,
+    not_finite: str,
+) -> tuple[FloatArray, FloatArray]:
+    """``a`` and ``b`` as float arrays, once the bootstrap settings and the pairs are
+    checked: equally long 1-d sequences of finite values (else ``not_finite`` is raised)."""
+    check_bootstrap_settings(confidence, n_resamples)
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    if x.ndim != 1 or x.shape != y.shape:
+        raise ValueError(f"need two equally long 1-d sequences, got shapes {x.shape}, {y.shape}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError(not_finite)
+    return x, y

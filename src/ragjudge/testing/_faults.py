@@ -1,0 +1,201 @@
+"""Faults of the test server: the :class:`FaultPlan` of per-request probabilities and
+limits, and the :class:`FaultInjector` that applies it request by request (queued
+faults, bursts of 429s, sliding RPM/TPM windows, latency and random faults)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Literal, Self, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from starlette.responses import Response
+
+from ragjudge.testing._stats import ServerStats
+from ragjudge.testing._wire import ceil_seconds, error_response, rate_limited
+
+WINDOW_SECONDS = 60.0
+FaultKind = Literal["429", "500", "timeout", "truncated", "malformed"]
+FAULT_KINDS: tuple[str, ...] = get_args(FaultKind)
+
+
+class FaultPlan(BaseModel):
+    """Per-request fault probabilities and limits; random draws use a ``seed``-ed RNG.
+
+    The four rates are exclusive outcomes of one draw, so their sum must not exceed 1.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    latency: tuple[float, float] = (0.0, 0.0)
+    """Uniform range of seconds awaited before answering."""
+    rpm_limit: int | None = Field(default=None, ge=1)
+    """Accepted requests per sliding 60 s window; over it → 429 with ``Retry-After``
+    (seconds until a slot frees, rounded up)."""
+    tpm_limit: int | None = Field(default=None, ge=1)
+    """Estimated tokens (prompt + reply) per sliding 60 s window; a request whose prompt
+    would overflow it → 429; a prompt larger than the whole limit → 400."""
+    error_500_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    burst_429_every: int | None = Field(default=None, ge=1)
+    """Every Nth request (counted since the plan was set) starts a burst of 429s …"""
+    burst_429_length: int = Field(default=0, ge=0)
+    """… of this many requests, each with ``Retry-After: 1``."""
+    timeout_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    """Hang for ``hang_seconds`` (or until the server stops), then drop the connection."""
+    hang_seconds: float = Field(default=30.0, ge=0.0)
+    truncated_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    """Answer 200 with the JSON body cut off halfway."""
+    malformed_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    """Answer 200 with a body that is not JSON."""
+    seed: int = 0
+
+    @model_validator(mode="after")
+    def _check_consistency(self) -> Self:
+        low, high = self.latency
+        if low < 0 or high < low:
+            raise ValueError("latency must be (low, high) with 0 <= low <= high")
+        total = self.error_500_rate + self.timeout_rate + self.truncated_rate
+        if total + self.malformed_rate > 1.0:
+            raise ValueError("the fault rates must sum to at most 1")
+        return self
+
+
+@dataclass
+class QueuedFault:
+    """A fault queued with :meth:`FaultInjector.queue` for one coming request."""
+
+    kind: FaultKind
+    retry_after: float | None
+
+
+class FaultInjector:
+    """Applies a :class:`FaultPlan` to the requests of one server.
+
+    It holds the plan in force with its seeded RNG, the queued faults, the 429-burst
+    count and the sliding RPM/TPM windows. The plan and the queue may be changed from
+    other threads while the server runs.
+    """
+
+    def __init__(self, plan: FaultPlan) -> None:
+        self._lock = threading.Lock()
+        self._queued: deque[QueuedFault] = deque()
+        self._accepted_times: deque[float] = deque()
+        self._token_window: deque[tuple[float, int]] = deque()
+        self.set_plan(plan)
+
+    @property
+    def plan(self) -> FaultPlan:
+        """The fault plan in force."""
+        return self._plan
+
+    def set_plan(self, plan: FaultPlan) -> None:
+        """Put ``plan`` in force: the RNG is re-seeded and the 429-burst count restarts;
+        the RPM/TPM windows keep the traffic already accepted."""
+        with self._lock:
+            self._plan = plan
+            self._rng = random.Random(plan.seed)
+            self._burst_count = 0
+            self._burst_remaining = 0
+
+    def queue(self, kind: FaultKind, count: int, retry_after: float | None) -> None:
+        """Serve ``kind`` to the next ``count`` requests, before any limit."""
+        with self._lock:
+            for _ in range(count):
+                self._queued.append(QueuedFault(kind, retry_after))
+
+    def pop_queued(self) -> QueuedFault | None:
+        """The next queued fault, if any."""
+        with self._lock:
+            return self._queued.popleft() if self._queued else None
+
+    def in_burst(self) -> bool:
+        """Count one request; whether it falls in a burst of 429s."""
+        plan = self._plan
+        with self._lock:
+            self._burst_count += 1
+            if plan.burst_429_every and self._burst_count % plan.burst_429_every == 0:
+                self._burst_remaining = max(self._burst_remaining, plan.burst_429_length)
+            if self._burst_remaining > 0:
+                self._burst_remaining -= 1
+                return True
+            return False
+
+    def check_limits(self, prompt_tokens: int, stats: ServerStats) -> Response | None:
+        """Admit the request into the RPM window, or answer 429 (or 400 if it can never fit)."""
+        plan = self._plan
+        now = time.monotonic()
+        with self._lock:
+            _expire(self._accepted_times, now)
+            while self._token_window and self._token_window[0][0] <= now - WINDOW_SECONDS:
+                self._token_window.popleft()
+            if plan.rpm_limit is not None and len(self._accepted_times) >= plan.rpm_limit:
+                stats.rate_limited_by_rpm += 1
+                wait = self._accepted_times[0] + WINDOW_SECONDS - now
+                return rate_limited("requests per minute limit reached", ceil_seconds(wait))
+            if plan.tpm_limit is not None:
+                refusal = self._check_tpm(plan.tpm_limit, prompt_tokens, now, stats)
+                if refusal is not None:
+                    return refusal
+            self._accepted_times.append(now)
+        return None
+
+    def _check_tpm(
+        self, limit: int, prompt_tokens: int, now: float, stats: ServerStats
+    ) -> Response | None:
+        if prompt_tokens > limit:
+            return error_response(
+                400, f"request of ~{prompt_tokens} tokens exceeds the {limit} TPM limit", "tokens"
+            )
+        used = sum(tokens for _, tokens in self._token_window)
+        if used + prompt_tokens <= limit:
+            return None
+        stats.rate_limited_by_tpm += 1
+        freed = 0
+        wait = WINDOW_SECONDS
+        for stamp, tokens in self._token_window:
+            freed += tokens
+            if used - freed + prompt_tokens <= limit:
+                wait = stamp + WINDOW_SECONDS - now
+                break
+        return rate_limited("tokens per minute limit reached", ceil_seconds(wait))
+
+    def charge_tokens(self, tokens: int) -> None:
+        """Count the tokens of a reply sent into the TPM window."""
+        with self._lock:
+            self._token_window.append((time.monotonic(), tokens))
+
+    async def sleep_latency(self) -> None:
+        """Await the plan's latency, drawn from its range."""
+        low, high = self._plan.latency
+        if high <= 0:
+            return
+        with self._lock:
+            delay = self._rng.uniform(low, high)
+        await asyncio.sleep(delay)
+
+    def draw_fault(self) -> FaultKind | None:
+        """A random fault by the plan's rates, or None for a normal reply."""
+        plan = self._plan
+        with self._lock:
+            draw = self._rng.random()
+        bounds: list[tuple[FaultKind, float]] = [
+            ("500", plan.error_500_rate),
+            ("timeout", plan.timeout_rate),
+            ("truncated", plan.truncated_rate),
+            ("malformed", plan.malformed_rate),
+        ]
+        cumulative = 0.0
+        for kind, rate in bounds:
+            cumulative += rate
+            if draw < cumulative:
+                return kind
+        return None
+
+
+def _expire(stamps: deque[float], now: float) -> None:
+    while stamps and stamps[0] <= now - WINDOW_SECONDS:
+        stamps.popleft()
