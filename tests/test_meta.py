@@ -11,15 +11,13 @@ import pytest
 from rich.console import Console
 from scipy import stats as scipy_stats
 
+from conftest import shared_data
 from ragjudge.datasets import load_mtrag_human
 from ragjudge.meta import MetaTable, human_score, meta_evaluate, meta_for_run
 from ragjudge.report import render_meta
 from ragjudge.runner import evaluate
 from ragjudge.schema import Sample, Score, ScoreMeaning
 from ragjudge.store import Store
-
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
-
 
 # --- human scores -----------------------------------------------------------------------
 
@@ -308,7 +306,7 @@ def test_meta_for_run_errors(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_rouge_l_against_mtrag_human_completeness(tmp_path: Path) -> None:
-    samples = load_mtrag_human(DATA / "mtrag-human")
+    samples = load_mtrag_human(shared_data("mtrag-human"))
     rows = [sample_row(s) for s in samples]
     result = evaluate(rows, metrics=["rouge_l"], store=tmp_path / "runs.db", progress=False)
     with Store(tmp_path / "runs.db") as store:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from ragjudge._version import __version__
 
 # Public names and the module that defines each; imported on first use so that
 # `import ragjudge.schema` (and the CLI's start-up) stays cheap.

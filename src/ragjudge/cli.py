@@ -170,9 +170,13 @@ def export(
     ),
     store: StoreOption = DEFAULT_STORE,
 ) -> None:
-    """Export one row per sample and trial with every metric's value, error and rationale."""
+    """Export one row per sample and trial with every metric's value, error and rationale
+    (and METRIC.left_out where a mean leaves values out)."""
+    from ragjudge.meanings import exclusions, run_meanings
+
     with _opened_store(store) as s:
-        frame = s.sample_frame(s.run(run_id).run_id)
+        run = s.run(run_id)
+        frame = s.sample_frame(run.run_id, exclusions(run_meanings(run)))
     output.parent.mkdir(parents=True, exist_ok=True)
     if fmt is ExportFormat.jsonl:
         frame.to_json(output, orient="records", lines=True, force_ascii=False)

@@ -37,14 +37,21 @@ def score_frame(metadata: Mapping[str, dict[str, Any]], scores: Sequence[ScoreRo
 
 
 def sample_frame(
-    samples: Sequence[Sample], outputs: Mapping[str, Output], scores: Sequence[ScoreRow]
+    samples: Sequence[Sample],
+    outputs: Mapping[str, Output],
+    scores: Sequence[ScoreRow],
+    excluded: Mapping[str, Sequence[float]] | None = None,
 ) -> pd.DataFrame:
     """One row per (sample, trial): request, response, reference, each metric's value,
-    error, rationale, details (JSON) and judge call ids."""
+    error, rationale, details (JSON) and judge call ids. For a metric whose mean leaves
+    values out (``excluded``), ``METRIC.left_out`` says whether this value was one."""
+    excluded = excluded or {}
     by_sample: dict[str, dict[int, dict[str, Any]]] = {}
     for request_id, trial, score in scores:
         row = by_sample.setdefault(request_id, {}).setdefault(trial, {})
         row[score.metric] = score.value
+        if score.metric in excluded:
+            row[f"{score.metric}.left_out"] = score.value in excluded[score.metric]
         if score.error:
             row[f"{score.metric}.error"] = score.error
         if score.rationale:

@@ -102,10 +102,15 @@ def build_metrics(specs: Sequence[MetricSpec], *, base_dir: Path | None = None) 
     """The run's metrics from names, option dicts or instances; an unknown metric, a
     bad option or a repeated score name is a :class:`ConfigError`. ``module:Class``
     metrics are looked up beside the config (``base_dir``) first."""
-    try:
-        metrics = [create_metric(s, search_dir=base_dir) for s in specs]
-    except (ValueError, TypeError) as exc:
-        raise ConfigError(f"metrics: {exc}") from exc
+    metrics: list[Metric] = []
+    problems: list[str] = []
+    for spec in specs:
+        try:
+            metrics.append(create_metric(spec, search_dir=base_dir))
+        except (ValueError, TypeError) as exc:
+            problems.append(str(exc))
+    if problems:
+        raise ConfigError("metrics: " + "\n  ".join(problems))
     names = [n for m in metrics for n in m.score_names()]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:

@@ -41,9 +41,10 @@ class EvaluationResult:
         return summary_frame(self.summaries)
 
     def to_pandas(self) -> pd.DataFrame:
-        """One row per sample and trial, with every metric's value, error and rationale."""
+        """One row per sample and trial, with every metric's value, error and rationale
+        (and ``METRIC.left_out`` for values a mean leaves out)."""
         with Store(self.store_path) as store:
-            return store.sample_frame(self.run_id)
+            return store.sample_frame(self.run_id, exclusions(self.meanings))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form printed by ``ragjudge run --json``."""

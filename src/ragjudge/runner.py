@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-import ragjudge
+from ragjudge._version import __version__
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.dryrun import DryRunPlan, plan_evaluation
 from ragjudge.execution import Execution, outcome_recorded
@@ -23,6 +23,7 @@ from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeModel, Provider
 from ragjudge.preparation import MetricSpec, Prepared, RequirementError, prepare
 from ragjudge.results import EvaluationResult, summarize_run
+from ragjudge.schema import Sample
 from ragjudge.store import RunInfo, Store, new_run_id
 
 __all__ = [
@@ -57,19 +58,37 @@ async def run_evaluation(
     and trials are used (only the concurrency and the ``by`` breakdown come from
     ``config``) and only missing results are computed.
     """
-    with Store(config.store_path) as store:
-        resumed = store.run(resume) if resume is not None else None
-        stored_samples = None
-        if resumed is not None:
-            config = _resumed_config(resumed, config)
-            stored_samples = store.samples(resumed.run_id)
-        setup = prepare(config, data=data, target=target, metrics=metrics, samples=stored_samples)
+    resumed, stored_samples = None, None
+    if resume is not None:
+        resumed, stored_samples = _stored_run(config, resume)
+        config = _resumed_config(resumed, config)
+    # Everything is checked before the store is opened: a bad config leaves no file.
+    setup = prepare(config, data=data, target=target, metrics=metrics, samples=stored_samples)
+    try:
         check_judge(config, setup.metrics, provider=judge_provider)
+        return await _run_prepared(
+            config, setup, resumed, use_cache=use_cache, provider=judge_provider, progress=progress
+        )
+    finally:
+        await _close(setup.target, setup.retriever)
+
+
+async def _run_prepared(
+    config: EvalConfig,
+    setup: Prepared,
+    resumed: RunInfo | None,
+    *,
+    use_cache: bool,
+    provider: Provider | None,
+    progress: bool,
+) -> EvaluationResult:
+    """Store the run (or reopen it) and execute it with the judge and agent models."""
+    with Store(config.store_path) as store:
         # The models record their calls under the run id, so it is drawn before the run
         # is stored: a judge that cannot be built leaves no empty run behind.
         run_id = new_run_id() if resumed is None else resumed.run_id
         judge, agents = _build_models(
-            config, setup.metrics, store, run_id, use_cache=use_cache, provider=judge_provider
+            config, setup.metrics, store, run_id, use_cache=use_cache, provider=provider
         )
         _record_start(store, run_id, config, setup, resumed)
         context = MetricContext(
@@ -84,8 +103,17 @@ async def run_evaluation(
                 await execution.run(setup.samples, config.concurrency, progress)
         finally:
             models = [m for roles in agents.values() for m in roles.values()]
-            await _close(setup.target, setup.retriever, judge, *models)
+            await _close(judge, *models)
         return summarize_run(store, run_id, by=config.by)
+
+
+def _stored_run(config: EvalConfig, run_id: str) -> tuple[RunInfo, list[Sample]]:
+    """The run to resume and its samples; ``KeyError`` when there is none."""
+    if not config.store_path.exists():
+        raise KeyError(f"no run {run_id!r}: there is no store at {config.store_path}")
+    with Store(config.store_path) as store:
+        run = store.run(run_id)
+        return run, store.samples(run.run_id)
 
 
 def _resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
@@ -141,7 +169,7 @@ def _record_start(
 def _versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
-    found = {"ragjudge": ragjudge.__version__, "python": platform.python_version()}
+    found = {"ragjudge": __version__, "python": platform.python_version()}
     for package in ("pydantic", "numpy", "scipy", "bm25s", "rouge-score", "fugashi"):
         try:
             found[package] = version(package)

@@ -430,8 +430,13 @@ class Store:
         ``metadata.KEY`` columns; the input of :mod:`ragjudge.stats`."""
         return frames.score_frame(self.sample_metadata(run_id), self.scores(run_id))
 
-    def sample_frame(self, run_id: str) -> pd.DataFrame:
+    def sample_frame(
+        self, run_id: str, excluded: Mapping[str, Sequence[float]] | None = None
+    ) -> pd.DataFrame:
         """One row per (sample, trial): request, response, reference, each metric's
         value, error, rationale, details (JSON: per-reference components, multi-turn
-        transcripts …) and judge call ids. The form that ``export`` writes."""
-        return frames.sample_frame(self.samples(run_id), self.outputs(run_id), self.scores(run_id))
+        transcripts …) and judge call ids; with ``excluded`` (values each metric's mean
+        leaves out) a ``METRIC.left_out`` flag. The form that ``export`` writes."""
+        return frames.sample_frame(
+            self.samples(run_id), self.outputs(run_id), self.scores(run_id), excluded
+        )

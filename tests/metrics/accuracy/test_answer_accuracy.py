@@ -16,6 +16,9 @@ from ragjudge.retrieval import BM25Retriever
 from ragjudge.schema import ContextChunk, Output, Sample
 
 DOCS = {
+    # faq.md matches the question's wording only, union_all.md the reference's facts: the
+    # question alone (E2) retrieves the first, question and reference (E3) the second
+    "faq.md": "How do the two differ?",
     "union.md": "UNION removes duplicate rows from the combined result set.",
     "union_all.md": "UNION ALL keeps every row, duplicates included, and is faster.",
     "deadlock.md": "A deadlock is a cycle of transactions waiting for each other's locks.",
@@ -81,8 +84,11 @@ def test_e3_retrieves_with_question_and_reference_e2_with_question(tmp_path: Pat
     retriever = BM25Retriever.from_knowledge_base(kb)
     e3_top = asyncio.run(retriever.search(evaluation_query(QUESTION, REFERENCE), 1))[0]
     e2_top = asyncio.run(retriever.search(QUESTION, 1))[0]
-    assert f"CONTEXT 1 ({e3_top.doc_uri})" in prompts["accuracy_e3"]
-    assert f"CONTEXT 1 ({e2_top.doc_uri})" in prompts["accuracy_e2"]
+    assert (e3_top.doc_uri, e2_top.doc_uri) == ("union_all.md", "faq.md")
+    assert "CONTEXT 1 (union_all.md)" in prompts["accuracy_e3"]
+    assert "CONTEXT 1 (faq.md)" in prompts["accuracy_e2"]
+    assert "(faq.md)" not in prompts["accuracy_e3"]
+    assert "(union_all.md)" not in prompts["accuracy_e2"]
     for prompt in prompts.values():
         assert "<<<BEGIN RESPONSE>>>\nUNION ALL keeps duplicates.\n<<<END RESPONSE>>>" in prompt
         assert f"<<<BEGIN REFERENCE ANSWER>>>\n{REFERENCE}" in prompt
@@ -206,6 +212,8 @@ def test_parse_errors_are_stored_as_errors_and_mean_excludes_zero(tmp_path: Path
     assert usage["calls"] == 6  # 3 parsed + 1 failure asked 3 times
     frame = result.to_pandas().set_index("request_id")
     assert frame.loc["q3", "answer_accuracy.error"].startswith("parse error")
+    # the export says which values the mean left out
+    assert frame["answer_accuracy.left_out"].tolist() == [False, True, False, False]
     with sqlite3.connect(tmp_path / "r.db") as conn:
         ids = conn.execute(
             "SELECT judge_call_ids_json FROM scores WHERE request_id='q3'"

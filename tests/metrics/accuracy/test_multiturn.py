@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import ragjudge as rj
-from conftest import import_quickstart
+from conftest import import_quickstart, shared_data
 from ragjudge.config import EvalConfig, load_config
 from ragjudge.dryrun import StandInJudge
 from ragjudge.http_targets import JsonApiTarget, OpenAIChatTarget
@@ -38,7 +38,6 @@ from ragjudge.targets import CallableTarget, DataTarget
 
 REPO = Path(__file__).resolve().parents[3]
 QUICKSTART = REPO / "examples" / "quickstart"
-MTRAG_UN = REPO / ".." / "shared" / "data" / "mtrag-un" / "reference.jsonl"
 
 QUESTION = "What do UNION and UNION ALL do, and how do they differ?"
 REFERENCE = "Both combine SELECT results. UNION removes duplicates, UNION ALL keeps them."
@@ -595,7 +594,7 @@ def test_agent_stand_ins_parse_and_never_repeat_a_question() -> None:
 
 async def test_dry_run_over_the_mtrag_un_tasks() -> None:
     config = EvalConfig(
-        data=str(MTRAG_UN.resolve()),
+        data=str(shared_data("mtrag-un", "reference.jsonl").resolve()),
         format="mtrag_un",
         metrics=[{"metric": "multiturn", "contexts": "expected", "k": 5}],
         judge={"model": "openai/gpt-4o-mini", "prices": {"gpt-4o-mini": [0.15, 0.6]}},

@@ -1,0 +1,155 @@
+"""The metric kit from a user's side: a judged metric written as one small class plus a
+template, metric classes named by import path in a config, options checked before any
+data is read, and score meanings stored with the run."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from typer.testing import CliRunner
+
+import ragjudge as rj
+from ragjudge.cli import app
+from ragjudge.metrics import (
+    JudgedMetric,
+    MetricContext,
+    Result,
+    ScoreMeaning,
+    available_metrics,
+    create_metric,
+    require_response,
+)
+from ragjudge.metrics.replies import YesNo, YesNoVerdict
+from ragjudge.models.scripted import ReplyScript, ScriptedProvider
+from ragjudge.schema import Output, Sample
+from ragjudge.store import Store
+
+ROWS = [
+    {"request_id": "a", "request": "What is a view?", "response": "A stored query.", "expected_response": "A named query."},
+    {"request_id": "b", "request": "What is an index?", "response": "Bananas.", "expected_response": "A lookup structure."},
+]  # fmt: skip
+
+
+class Concise(JudgedMetric):
+    """A yes/no judge written the way a user would: a template, a reply, a value."""
+
+    template = "concise.jinja"
+    reply = YesNo()
+    meaning = ScoreMeaning(binary=True)
+    template_root: ClassVar[str | None] = None
+
+    async def prompt_values(
+        self, sample: Sample, output: Output, ctx: MetricContext
+    ) -> dict[str, Any]:
+        return {"question": sample.request.query, "response": require_response(output)}
+
+    def value(self, reply: YesNoVerdict) -> Result:
+        return Result(float(reply.yes), rationale=reply.rationale)
+
+
+@pytest.fixture
+def concise(tmp_path: Path) -> type[Concise]:
+    (tmp_path / "concise.jinja").write_text(
+        "Is the response concise?\n{{ data_notice }}\n"
+        '{{ delimit("QUESTION", question) }}\n{{ delimit("RESPONSE", response) }}\n'
+        "End with 'Answer: yes' or 'Answer: no'.\n"
+    )
+
+    class Local(Concise):
+        template_root = str(tmp_path)
+
+    return Local
+
+
+def test_a_judged_metric_is_one_class_and_a_template(
+    tmp_path: Path, concise: type[Concise]
+) -> None:
+    judge = ScriptedProvider(
+        ReplyScript(rules=[("Bananas", "Off topic.\nAnswer: no")], default="Short.\nAnswer: yes")
+    )
+    result = rj.evaluate(
+        ROWS,
+        metrics=[concise(name="concise")],
+        judge=judge,
+        store=tmp_path / "r.db",
+        progress=False,
+    )
+    (summary,) = result.summaries
+    assert (summary.metric, summary.mean, summary.n, summary.errors) == ("concise", 0.5, 2, 0)
+    frame = result.to_pandas().set_index("request_id")
+    assert frame.loc["b", "concise"] == 0.0 and frame.loc["b", "concise.rationale"] == "Off topic."
+    prompt = judge.calls[0][0]["content"]
+    assert "<<<BEGIN RESPONSE>>>\nA stored query.\n<<<END RESPONSE>>>" in prompt
+    assert "data to be evaluated" in prompt
+    with Store(tmp_path / "r.db") as store:
+        assert store.run(result.run_id).meanings == {"concise": ScoreMeaning(binary=True)}
+
+
+def test_builtin_families_are_discovered_without_an_import_list() -> None:
+    names = set(available_metrics())
+    assert {"answer_accuracy", "multiturn", "rouge_l", "bert_score", "relevance_to_query"} <= names
+
+
+def _write_module(tmp_path: Path) -> None:
+    (tmp_path / "my_metrics.py").write_text(
+        textwrap.dedent(
+            """
+            from ragjudge.metrics import Metric, MetricOptions, Result, require_response
+            from ragjudge.schema import ScoreMeaning
+
+
+            class LengthOptions(MetricOptions):
+                limit: int = 20
+
+
+            class ShortEnough(Metric):
+                Options = LengthOptions
+                meaning = ScoreMeaning(binary=True)
+
+                async def compute(self, sample, output, ctx):
+                    return float(len(require_response(output)) <= self.options.limit)
+            """
+        )
+    )
+
+
+def test_a_metric_class_named_by_its_import_path_in_a_config(tmp_path: Path) -> None:
+    _write_module(tmp_path)
+    (tmp_path / "set.jsonl").write_text("\n".join(json.dumps(r) for r in ROWS) + "\n")
+    config = tmp_path / "eval.yaml"
+    config.write_text(
+        "data: set.jsonl\nmetrics:\n  - {metric: 'my_metrics:ShortEnough', name: short, limit: 10}\n"
+    )
+    result = CliRunner().invoke(app, ["run", str(config), "--json", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    (metric,) = json.loads(result.stdout)["metrics"]
+    assert (metric["metric"], metric["mean"]) == ("short", 0.5)
+    assert metric["meaning"]["binary"] is True
+
+
+def test_a_bad_option_stops_the_run_before_any_data_is_read(tmp_path: Path) -> None:
+    _write_module(tmp_path)
+    config = tmp_path / "eval.yaml"
+    config.write_text(
+        "data: no_such_file.jsonl\nmetrics:\n"
+        "  - {metric: 'my_metrics:ShortEnough', name: short, limit: many}\n"
+        "  - {metric: answer_accuracy, name: e2, contexts: questions}\n"
+    )
+    result = CliRunner().invoke(app, ["run", str(config), "--no-progress"])
+    assert result.exit_code == 2
+    said = " ".join(result.output.split())
+    assert "metric 'short' (my_metrics:ShortEnough): option 'limit' must be a whole number" in said
+    assert "metric 'e2' (answer_accuracy): option 'contexts' must be one of" in said
+    assert "no_such_file" not in said  # the data was never opened
+    assert not (tmp_path / ".ragjudge" / "runs.db").exists()
+
+
+def test_import_path_errors_are_config_errors() -> None:
+    with pytest.raises(ValueError, match="cannot import 'no_such_module'"):
+        create_metric("no_such_module:Thing")
+    with pytest.raises(ValueError, match="is not a ragjudge Metric subclass"):
+        create_metric("json:dumps")
