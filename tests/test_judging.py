@@ -61,14 +61,15 @@ def _config(tmp_path: Path, server: OpenAITestServer, extra: str = "") -> Path:
         f"  base_url: {server.base_url}\n"
         "  max_retries: 3\n  backoff_base: 0.01\n  backoff_max: 0.05\n  timeout: 0.5\n"
         "  prices: {test-model: {input: 1.0, output: 2.0}}\n"
+        "  preflight: false\n"  # these tests count the server's requests exactly
         f"concurrency: 2\n{extra}"
     )
     return cfg
 
 
-def _run(cfg: Path, *flags: str) -> dict[str, object]:
+def _run(cfg: Path, *flags: str, exit_code: int = 0) -> dict[str, object]:
     result = runner.invoke(app, ["run", str(cfg), "--json", "--no-progress", *flags])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == exit_code, result.output
     data: dict[str, object] = json.loads(result.stdout)
     return data
 
@@ -90,10 +91,26 @@ def test_a_call_that_keeps_failing_is_a_stored_error_and_the_run_completes(
     tmp_path: Path, server: OpenAITestServer
 ) -> None:
     server.fail_next("500", count=4)  # the first call's four attempts all fail
-    summary = _run(_config(tmp_path, server), "--concurrency", "1")
+    summary = _run(_config(tmp_path, server), "--concurrency", "1", exit_code=3)
     metric = summary["metrics"][0]  # type: ignore[index]
     assert metric["errors"] == 1 and metric["n"] == 5 and metric["mean"] == 5.0
     assert summary["status"] == "completed"
+    assert summary["errors_by_cause"] == [  # type: ignore[comparison-overlap]
+        {
+            "metric": "answer_accuracy",
+            "cause": "judge server error",
+            "count": 1,
+            "example": summary["errors_by_cause"][0]["example"],  # type: ignore[index]
+        }
+    ]
+    assert summary["exit_reasons"] == [  # type: ignore[comparison-overlap]
+        "answer_accuracy: 1 of 6 results failed (16.7% > 0.0% allowed)"
+    ]
+    server.fail_next("500", count=4)
+    allowed = _run(
+        _config(tmp_path, server), "--no-cache", "--concurrency", "1", "--max-error-rate", "0.2"
+    )
+    assert allowed["exit_code"] == 0 and allowed["metrics"][0]["errors"] == 1  # type: ignore[index]
     store = tmp_path / ".ragjudge" / "runs.db"
     with sqlite3.connect(store) as conn:
         error, ids = conn.execute(

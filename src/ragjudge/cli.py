@@ -12,6 +12,7 @@ from typing import Annotated, cast
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from ragjudge.config import ConfigError, load_config
 from ragjudge.loading import DatasetError
@@ -45,7 +46,8 @@ class ExportFormat(StrEnum):
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    # the message is the user's words (paths, option values): never rich markup
+    err.print(Text("error: ", style="bold red") + Text(message), highlight=False)
     return typer.Exit(code)
 
 
@@ -80,6 +82,12 @@ def run(
     limit: Annotated[int | None, typer.Option(help="Evaluate only the first N rows.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Samples in flight at once.")] = None,
     trials: Annotated[int | None, typer.Option(help="Score every sample N times.")] = None,
+    max_error_rate: Annotated[
+        float | None,
+        typer.Option(
+            help="Share of a metric's results that may fail before the run exits 3 (default 0)."
+        ),
+    ] = None,
     by: Annotated[
         str | None, typer.Option(help="Break the summary down by a metadata key.")
     ] = None,
@@ -99,7 +107,11 @@ def run(
         ),
     ] = False,
 ) -> None:
-    """Run the evaluation described by CONFIG and print its summary."""
+    """Run the evaluation described by CONFIG and print its summary.
+
+    Exit codes: 0 every score arrived; 3 some scores failed (beyond --max-error-rate);
+    4 a metric has no value at all; 2 a mistake in the input or config; 130 interrupted.
+    """
     if resume is not None and (plan or limit is not None or trials is not None):
         raise _fail(
             "--resume finishes a stored run with its own samples and trials; "
@@ -111,6 +123,7 @@ def run(
             limit=limit,
             concurrency=concurrency,
             trials=trials,
+            max_error_rate=max_error_rate,
             by=by,
             store=None if store is None else str(store.resolve()),
         )
@@ -134,6 +147,8 @@ def run(
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
         print_result(result, out)
+    if result.verdict.exit_code:
+        raise typer.Exit(result.verdict.exit_code)
 
 
 @app.command("runs")

@@ -83,6 +83,9 @@ class JudgeConfig(ModelSettings):
     max_tokens: int | None = Field(default=None, gt=0)
     seed: int | None = None
     prices: dict[str, dict[str, float] | list[float]] = Field(default_factory=dict)
+    preflight: bool = True
+    """Before any paid call, ask the judge (and every agent model) one short question,
+    so an unreachable or misconfigured endpoint stops the run at once."""
 
 
 class EvalConfig(BaseModel):
@@ -106,6 +109,9 @@ class EvalConfig(BaseModel):
     ``.ragjudge/cache.db`` by default), False, or a file path."""
     trials: int = Field(default=1, ge=1)
     concurrency: int = Field(default=8, ge=1)
+    max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    """The share of a metric's results that may fail before ``ragjudge run`` exits
+    non-zero (3); a metric with no value at all always exits 4."""
     limit: int | None = Field(default=None, ge=1)
     by: str | None = None
     store: str | None = None

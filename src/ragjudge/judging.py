@@ -13,6 +13,8 @@ from ragjudge.models import (
     GenerateConfig,
     JudgeCallRecord,
     JudgeModel,
+    LiteLLMProvider,
+    ModelError,
     ModelSettings,
     OpenAIProvider,
     PriceTable,
@@ -21,6 +23,7 @@ from ragjudge.models import (
     get_model,
     make_provider,
 )
+from ragjudge.models.litellm_provider import import_litellm
 from ragjudge.store import Store
 
 
@@ -56,6 +59,11 @@ def _check_usable(judge: JudgeConfig, who: str) -> None:
             "an OpenAI-compatible server (vLLM, Ollama, LM Studio …) or OPENAI_API_KEY for "
             "OpenAI, or 'base_url' under 'judge' in the config"
         )
+    if isinstance(provider, LiteLLMProvider):
+        try:
+            import_litellm()
+        except ImportError as exc:
+            raise ConfigError(f"{who} {judge.model!r}: {exc}") from None
 
 
 def _api_key(judge: JudgeConfig) -> str | None:
@@ -65,6 +73,63 @@ def _api_key(judge: JudgeConfig) -> str | None:
     if not key:
         raise ConfigError(f"judge.api_key_env names {judge.api_key_env}, which is not set")
     return key
+
+
+class JudgeUnavailable(ConfigError):
+    """The judge or an agent model did not answer the pre-flight question."""
+
+
+PREFLIGHT_PROMPT = "Reply with the single word OK."
+PREFLIGHT_PURPOSE = "preflight"
+_ANSWERED = ("rate_limit", "server")
+
+
+async def preflight(models: Sequence[JudgeModel]) -> list[JudgeCallRecord]:
+    """Ask each distinct model one short question with at most one retry and no cache,
+    before any paid work; raise :class:`JudgeUnavailable` naming the first model that
+    does not answer (unreachable, timed out, not an OpenAI-compatible reply) or refuses
+    the request (a wrong model name or key), and why. A model that answers 429 or 5xx is
+    there (the run's retries deal with those). Scripted models are not asked. Returns
+    the calls made, for the run to record once it exists."""
+    records: list[JudgeCallRecord] = []
+
+    async def keep(record: JudgeCallRecord) -> int:
+        records.append(record)
+        return len(records)
+
+    seen: set[int] = set()
+    for model in models:
+        if id(model) in seen or model.provider.name == "scripted":
+            continue
+        seen.add(id(model))
+        settings = model.settings.model_copy(
+            update={"max_retries": 1, "timeout": min(model.settings.timeout, 30.0), "cache": False}
+        )
+        probe = JudgeModel(model.provider, settings=settings, recorder=keep, prices=model.prices)
+        try:
+            await probe.generate(
+                [{"role": "user", "content": PREFLIGHT_PROMPT}],
+                GenerateConfig(max_tokens=8, temperature=0.0),
+                purpose=PREFLIGHT_PURPOSE,
+            )
+        except ModelError as exc:
+            if exc.kind in _ANSWERED:
+                continue
+            raise JudgeUnavailable(
+                f"the judge model {model.spec} does not answer ({exc.kind}): {exc}; "
+                "nothing was run (set 'preflight: false' under 'judge' to skip this check)"
+            ) from None
+    return records
+
+
+async def record_calls(
+    store: Store, run_id: str, judge: JudgeConfig | None, records: Sequence[JudgeCallRecord]
+) -> None:
+    """Store calls made before the run existed (the pre-flight questions), priced."""
+    prices = PriceTable.from_dict(judge.prices) if judge is not None and judge.prices else None
+    recorder = store_recorder(store, run_id, prices)
+    for record in records:
+        await recorder(record)
 
 
 def generate_config(judge: JudgeConfig | None) -> GenerateConfig:

@@ -71,6 +71,7 @@ def prepare(
     )
     target_obj = build_target(config, target)
     rows = samples if samples is not None else load_config_samples(config, data)
+    check_by_key(config.by, rows)
     check_requirements(rows, metric_objects, target_obj)
     check_retriever(config, metric_objects)
     return Prepared(rows, metric_objects, target_obj, build_retriever(config))
@@ -130,6 +131,18 @@ def load_config_samples(config: EvalConfig, data: Any) -> list[Sample]:
         data = config.resolve(config.data)
     samples = load_samples(data, format=config.format)
     return samples[: config.limit] if config.limit else samples
+
+
+def check_by_key(by: str | None, samples: Sequence[Sample]) -> None:
+    """The ``by`` breakdown key (``lang`` or ``metadata.lang``) must be in some sample's
+    metadata, so a misspelt key stops the run before any paid work."""
+    if by is None:
+        return
+    key = by.removeprefix("metadata.")
+    if not any(key in s.metadata for s in samples):
+        known = sorted({k for s in samples for k in s.metadata})
+        shown = ", ".join(known[:20]) or "none"
+        raise ConfigError(f"by: no sample has the metadata key {key!r}; keys in the data: {shown}")
 
 
 def check_requirements(

@@ -11,6 +11,7 @@ import pandas as pd
 
 from ragjudge.config import ConfigError
 from ragjudge.meanings import exclusions, run_meanings
+from ragjudge.outcome import ErrorGroup, Verdict, error_groups, run_verdict
 from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import MetricSummary, summarize_by, summarize_scores, summary_frame
 from ragjudge.store import RunStatus, Store
@@ -35,6 +36,15 @@ class EvaluationResult:
     target_usage: dict[str, Any] = field(default_factory=dict)
     meanings: dict[str, ScoreMeaning] = field(default_factory=dict)
     """What each score means (direction, range, values left out of the mean)."""
+    errors: list[ErrorGroup] = field(default_factory=list)
+    """Each metric's errors grouped by cause, with a count and one example."""
+    max_error_rate: float = 0.0
+    """The share of a metric's results that may fail before the run counts as failed."""
+
+    @property
+    def verdict(self) -> Verdict:
+        """Whether every score arrived: the exit code of ``ragjudge run`` and why."""
+        return run_verdict(self.summaries, max_error_rate=self.max_error_rate)
 
     def summary(self) -> pd.DataFrame:
         """One row per metric: mean, 95% CI, n, errors, excluded values, trial spread."""
@@ -62,6 +72,9 @@ class EvaluationResult:
             },
             "judge_usage": self.judge_usage,
             "target_usage": self.target_usage,
+            "errors_by_cause": [group.to_dict() for group in self.errors],
+            "exit_code": self.verdict.exit_code,
+            "exit_reasons": self.verdict.reasons,
         }
 
     def _summary_dict(self, s: MetricSummary) -> dict[str, Any]:
@@ -116,4 +129,6 @@ def summarize_run(
         judge_usage=store.judge_usage(run.run_id),
         target_usage=store.target_usage(run.run_id),
         meanings=meanings,
+        errors=error_groups(frame),
+        max_error_rate=float(run.config.get("max_error_rate") or 0.0),
     )

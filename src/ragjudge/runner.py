@@ -18,9 +18,16 @@ from ragjudge._version import __version__
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.dryrun import DryRunPlan, plan_evaluation
 from ragjudge.execution import Execution, outcome_recorded
-from ragjudge.judging import build_agent_models, build_judge, check_judge, generate_config
+from ragjudge.judging import (
+    build_agent_models,
+    build_judge,
+    check_judge,
+    generate_config,
+    preflight,
+    record_calls,
+)
 from ragjudge.metrics import Metric, MetricContext
-from ragjudge.models import JudgeModel, Provider
+from ragjudge.models import JudgeCallRecord, JudgeModel, Provider
 from ragjudge.preparation import MetricSpec, Prepared, RequirementError, prepare
 from ragjudge.results import EvaluationResult, summarize_run
 from ragjudge.schema import Sample
@@ -90,7 +97,14 @@ async def _run_prepared(
         judge, agents = _build_models(
             config, setup.metrics, store, run_id, use_cache=use_cache, provider=provider
         )
+        models = [m for roles in agents.values() for m in roles.values()]
+        try:
+            asked = await _preflight(config, judge, models)
+        except BaseException:
+            await _close(judge, *models)
+            raise
         _record_start(store, run_id, config, setup, resumed)
+        await record_calls(store, run_id, config.judge, asked)
         context = MetricContext(
             retriever=setup.retriever,
             judge=judge,
@@ -102,9 +116,17 @@ async def _run_prepared(
             with outcome_recorded(store, run_id):
                 await execution.run(setup.samples, config.concurrency, progress)
         finally:
-            models = [m for roles in agents.values() for m in roles.values()]
             await _close(judge, *models)
         return summarize_run(store, run_id, by=config.by)
+
+
+async def _preflight(
+    config: EvalConfig, judge: JudgeModel | None, agents: list[JudgeModel]
+) -> list[JudgeCallRecord]:
+    """The pre-flight question to every model, unless the config turns it off."""
+    if config.judge is not None and not config.judge.preflight:
+        return []
+    return await preflight([m for m in (judge, *agents) if m is not None])
 
 
 def _stored_run(config: EvalConfig, run_id: str) -> tuple[RunInfo, list[Sample]]:

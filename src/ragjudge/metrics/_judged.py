@@ -102,7 +102,7 @@ class Judging:
         except ModelError as exc:
             ids = list(getattr(exc, "call_ids", []))
             self.call_ids.extend(ids)
-            raise JudgeFailed(f"{who} call failed: {exc}", call_ids=ids) from None
+            raise JudgeFailed(f"{who} call failed: [{exc.kind}] {exc}", call_ids=ids) from None
         self.call_ids.extend(parsed.call_ids)
         if parsed.value is None:
             error = parsed.error or "parse error"

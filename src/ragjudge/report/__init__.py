@@ -4,6 +4,7 @@ meta-evaluations."""
 from ragjudge.report._compare import render_comparison
 from ragjudge.report._meta import render_meta
 from ragjudge.report._terminal import (
+    errors_table,
     print_plan,
     print_result,
     runs_table,
@@ -12,6 +13,7 @@ from ragjudge.report._terminal import (
 )
 
 __all__ = [
+    "errors_table",
     "print_plan",
     "print_result",
     "render_comparison",

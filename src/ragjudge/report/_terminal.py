@@ -7,8 +7,10 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ragjudge.dryrun import DryRunPlan
+from ragjudge.outcome import ErrorGroup
 from ragjudge.results import EvaluationResult
 from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import MetricSummary
@@ -73,15 +75,36 @@ def print_result(result: EvaluationResult, console: Console) -> None:
         console.print(
             summary_table(summaries, title=f"{result.by} = {group}", meanings=result.meanings)
         )
+    if result.errors:
+        console.print(errors_table(result.errors))
     if result.judge_usage:
         console.print(usage_table(result.judge_usage))
-    console.print(f"status: {result.status}; stored in {result.store_path}")
+    console.print(f"status: {result.status}; stored in {result.store_path}", highlight=False)
+    verdict = result.verdict
+    if verdict.exit_code:
+        console.print(
+            Text(f"not every score arrived (exit {verdict.exit_code}): ", style="bold red")
+            + Text("; ".join(verdict.reasons))
+        )
     console.print(
         f"details: ragjudge show {result.run_id} --store {result.store_path}; "
         f"per-sample rows: ragjudge export {result.run_id} --store {result.store_path} -o results.jsonl",
         highlight=False,
         soft_wrap=True,
     )
+
+
+def errors_table(groups: Sequence[ErrorGroup]) -> Table:
+    """Each metric's errors by cause: how many, and one example message."""
+    table = Table(title="errors by cause", title_justify="left")
+    table.add_column("metric", no_wrap=True)
+    table.add_column("cause", no_wrap=True)
+    table.add_column("count", justify="right")
+    table.add_column("example")
+    for group in groups:
+        example = group.example if len(group.example) <= 160 else group.example[:159] + "…"
+        table.add_row(Text(group.metric), group.cause, str(group.count), Text(example))
+    return table
 
 
 def runs_table(runs: Sequence[RunInfo]) -> Table:
