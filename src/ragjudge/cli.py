@@ -79,6 +79,9 @@ def _table_console() -> Console:
 def run(
     config: Annotated[Path, typer.Argument(help="The evaluation YAML file.")],
     resume: Annotated[str | None, typer.Option(help="Finish the interrupted run RUN.")] = None,
+    retry_errors: Annotated[
+        bool, typer.Option("--retry-errors", help="With --resume: compute errored results again.")
+    ] = False,
     limit: Annotated[int | None, typer.Option(help="Evaluate only the first N rows.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Samples in flight at once.")] = None,
     trials: Annotated[int | None, typer.Option(help="Score every sample N times.")] = None,
@@ -134,7 +137,11 @@ def run(
             else:
                 print_plan(estimate, out)
             return
-        result = asyncio.run(run_evaluation(cfg, resume=resume, progress=progress, use_cache=cache))
+        result = asyncio.run(
+            run_evaluation(
+                cfg, resume=resume, retry_errors=retry_errors, progress=progress, use_cache=cache
+            )
+        )
     except (ConfigError, DatasetError, RequirementError, TargetError, OSError, KeyError) as exc:
         raise _fail(_message(exc)) from None
     except KeyboardInterrupt:

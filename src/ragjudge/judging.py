@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from ragjudge.config import ConfigError, EvalConfig, JudgeConfig
 from ragjudge.metrics import Metric
 from ragjudge.models import (
-    CallRecorder,
     GenerateConfig,
     JudgeCallRecord,
     JudgeModel,
@@ -152,17 +151,37 @@ def agent_config(config: EvalConfig, spec: str) -> JudgeConfig:
     return (config.judge or JudgeConfig(model=spec)).model_copy(update={"model": spec})
 
 
-def store_recorder(store: Store, run_id: str, prices: PriceTable | None = None) -> CallRecorder:
-    """A recorder that stores each judge call with run ``run_id``, priced from
-    ``prices`` (cache hits cost nothing; no table, no cost)."""
+class StoreRecorder:
+    """Stores each judge call with run ``run_id``, priced from ``prices`` (cache hits
+    cost nothing; no table, no cost). A call is stored before its request goes out and
+    completed when it ends, so one in flight when the process ends stays on record."""
 
-    async def record(call: JudgeCallRecord) -> int:
-        cost = None
-        if prices is not None:
-            cost = 0.0 if call.cached else prices.cost(call.model, call.usage)
-        return store.save_judge_call(run_id, call, cost=cost)
+    def __init__(self, store: Store, run_id: str, prices: PriceTable | None = None) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.prices = prices
 
-    return record
+    def _cost(self, call: JudgeCallRecord) -> float | None:
+        if self.prices is None:
+            return None
+        return 0.0 if call.cached else self.prices.cost(call.model, call.usage)
+
+    async def __call__(self, call: JudgeCallRecord) -> int:
+        """Store a finished call."""
+        return self.store.save_judge_call(self.run_id, call, cost=self._cost(call))
+
+    async def begin(self, call: JudgeCallRecord) -> int:
+        """Store a call whose request is about to go out."""
+        return self.store.begin_judge_call(self.run_id, call)
+
+    async def end(self, call_id: int, call: JudgeCallRecord) -> None:
+        """Complete a call stored by :meth:`begin`."""
+        self.store.end_judge_call(call_id, call, cost=self._cost(call))
+
+
+def store_recorder(store: Store, run_id: str, prices: PriceTable | None = None) -> StoreRecorder:
+    """A :class:`StoreRecorder` for run ``run_id``."""
+    return StoreRecorder(store, run_id, prices)
 
 
 def _open_cache(config: EvalConfig, use_cache: bool) -> ResponseCache | None:

@@ -11,8 +11,11 @@ import asyncio
 import platform
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+
+from rich.console import Console
 
 from ragjudge._version import __version__
 from ragjudge.config import ConfigError, EvalConfig
@@ -30,6 +33,7 @@ from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeCallRecord, JudgeModel, Provider
 from ragjudge.preparation import MetricSpec, Prepared, RequirementError, prepare
 from ragjudge.results import EvaluationResult, summarize_run
+from ragjudge.runlock import run_lock
 from ragjudge.schema import Sample
 from ragjudge.store import RunInfo, Store, new_run_id
 
@@ -45,6 +49,16 @@ __all__ = [
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class _Options:
+    """How a prepared run executes."""
+
+    progress: bool = True
+    use_cache: bool = True
+    provider: Provider | None = None
+    retry_errors: bool = False
+
+
 async def run_evaluation(
     config: EvalConfig,
     *,
@@ -52,6 +66,7 @@ async def run_evaluation(
     target: Any = None,
     metrics: Sequence[MetricSpec] | None = None,
     resume: str | None = None,
+    retry_errors: bool = False,
     progress: bool = True,
     use_cache: bool = True,
     judge_provider: Provider | None = None,
@@ -63,61 +78,83 @@ async def run_evaluation(
     wrapped in the judge layer with the config's limits) may be given as objects
     instead of through the config. With ``resume``, the run's stored samples, metrics
     and trials are used (only the concurrency and the ``by`` breakdown come from
-    ``config``) and only missing results are computed.
+    ``config``) and only missing results are computed; ``retry_errors`` computes its
+    errored results again too. One process at a time executes a run
+    (:class:`~ragjudge.runlock.RunBusy` otherwise).
     """
     resumed, stored_samples = None, None
     if resume is not None:
         resumed, stored_samples = _stored_run(config, resume)
         config = _resumed_config(resumed, config)
+    elif retry_errors:
+        raise ConfigError("retry_errors (--retry-errors) goes with resume (--resume RUN)")
+    options = _Options(progress, use_cache, judge_provider, retry_errors)
     # Everything is checked before the store is opened: a bad config leaves no file.
     setup = prepare(config, data=data, target=target, metrics=metrics, samples=stored_samples)
     try:
         check_judge(config, setup.metrics, provider=judge_provider)
-        return await _run_prepared(
-            config, setup, resumed, use_cache=use_cache, provider=judge_provider, progress=progress
-        )
+        with Store(config.store_path) as store:
+            # The models record their calls under the run id, so it is drawn before the
+            # run is stored: a judge that cannot be built leaves no empty run behind.
+            run_id = new_run_id() if resumed is None else resumed.run_id
+            with run_lock(store.path, run_id):
+                return await _execute(store, run_id, config, setup, resumed, options)
     finally:
         await _close(setup.target, setup.retriever)
 
 
-async def _run_prepared(
+async def _execute(
+    store: Store,
+    run_id: str,
     config: EvalConfig,
     setup: Prepared,
     resumed: RunInfo | None,
-    *,
-    use_cache: bool,
-    provider: Provider | None,
-    progress: bool,
+    options: _Options,
 ) -> EvaluationResult:
-    """Store the run (or reopen it) and execute it with the judge and agent models."""
-    with Store(config.store_path) as store:
-        # The models record their calls under the run id, so it is drawn before the run
-        # is stored: a judge that cannot be built leaves no empty run behind.
-        run_id = new_run_id() if resumed is None else resumed.run_id
-        judge, agents = _build_models(
-            config, setup.metrics, store, run_id, use_cache=use_cache, provider=provider
+    """With the run's lock held: models, pre-flight, the run record, execution."""
+    judge, agents = _build_models(
+        config,
+        setup.metrics,
+        store,
+        run_id,
+        use_cache=options.use_cache,
+        provider=options.provider,
+    )
+    models = [m for roles in agents.values() for m in roles.values()]
+    try:
+        asked = await _preflight(config, judge, models)
+    except BaseException:
+        await _close(judge, *models)
+        raise
+    _record_start(store, run_id, config, setup, resumed, retry_errors=options.retry_errors)
+    await record_calls(store, run_id, config.judge, asked)
+    context = MetricContext(
+        retriever=setup.retriever,
+        judge=judge,
+        generate_config=generate_config(config.judge),
+        target=setup.target,
+    )
+    execution = Execution(store, run_id, setup.metrics, config.trials, context, agents)
+    try:
+        with outcome_recorded(store, run_id):
+            await execution.run(setup.samples, config.concurrency, options.progress)
+    finally:
+        await _drain_and_close([m for m in (judge, *models) if m is not None])
+    return summarize_run(store, run_id, by=config.by)
+
+
+async def _drain_and_close(models: list[JudgeModel]) -> None:
+    """Close the models; replies to requests already sent when the run was interrupted
+    are awaited first (each model's ``in_flight_grace``), cached and recorded."""
+    waiting = sum(m.in_flight for m in models)
+    if waiting:
+        grace = max(m.settings.in_flight_grace for m in models)
+        Console(stderr=True).print(
+            f"waiting up to {grace:g} s for {waiting} judge repl{'y' if waiting == 1 else 'ies'}"
+            " already sent (they are paid for; Ctrl-C again to abandon them)",
+            highlight=False,
         )
-        models = [m for roles in agents.values() for m in roles.values()]
-        try:
-            asked = await _preflight(config, judge, models)
-        except BaseException:
-            await _close(judge, *models)
-            raise
-        _record_start(store, run_id, config, setup, resumed)
-        await record_calls(store, run_id, config.judge, asked)
-        context = MetricContext(
-            retriever=setup.retriever,
-            judge=judge,
-            generate_config=generate_config(config.judge),
-            target=setup.target,
-        )
-        execution = Execution(store, run_id, setup.metrics, config.trials, context, agents)
-        try:
-            with outcome_recorded(store, run_id):
-                await execution.run(setup.samples, config.concurrency, progress)
-        finally:
-            await _close(judge, *models)
-        return summarize_run(store, run_id, by=config.by)
+    await _close(*models)
 
 
 async def _preflight(
@@ -139,10 +176,17 @@ def _stored_run(config: EvalConfig, run_id: str) -> tuple[RunInfo, list[Sample]]
 
 
 def _resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
-    """The stored run's config, with the pace and the breakdown of ``given``: a resumed
-    run keeps its samples, metrics, trials and models."""
+    """The stored run's config, with the pace, the breakdown and the store of
+    ``given``: a resumed run keeps its samples, metrics, trials and models."""
     stored = EvalConfig.model_validate(run.config)
-    return stored.model_copy(update={"concurrency": given.concurrency, "by": given.by or stored.by})
+    return stored.model_copy(
+        update={
+            "concurrency": given.concurrency,
+            "by": given.by or stored.by,
+            # the store the run was found in, wherever the stored config says it was
+            "store": str(given.store_path),
+        }
+    )
 
 
 def _build_models(
@@ -172,9 +216,21 @@ def _build_models(
 
 
 def _record_start(
-    store: Store, run_id: str, config: EvalConfig, setup: Prepared, resumed: RunInfo | None
+    store: Store,
+    run_id: str,
+    config: EvalConfig,
+    setup: Prepared,
+    resumed: RunInfo | None,
+    *,
+    retry_errors: bool = False,
 ) -> None:
+    """Store a new run, or reopen a resumed one: calls a killed process left in flight
+    are marked lost, and with ``retry_errors`` its errored results are cleared so they
+    are computed again."""
     if resumed is not None:
+        store.mark_lost_calls(run_id)
+        if retry_errors:
+            store.discard_errors(run_id)
         store.set_status(run_id, "running")
         return
     store.create_run(
@@ -256,6 +312,7 @@ def evaluate(
     name: str | None = None,
     format: str | None = None,
     resume: str | None = None,
+    retry_errors: bool = False,
     seed: int = 0,
     progress: bool = True,
 ) -> EvaluationResult:
@@ -266,8 +323,8 @@ def evaluate(
     or a callable. ``judge`` is a model spec (``openai/gpt-4o-mini``), a dict of judge
     settings (model, base_url, rpm, prices …) or a provider object. Results go to the
     SQLite store (default ``.ragjudge/runs.db`` in the current folder); ``resume``
-    finishes an interrupted run. Works in scripts and inside a running event loop
-    (notebooks).
+    finishes an interrupted run (``retry_errors``: and computes its errored results
+    again). Works in scripts and inside a running event loop (notebooks).
     """
     data_spec, data_object = _spec_or_object(data, str | Path)
     target_spec, target_object = _spec_or_object(target, str)
@@ -297,6 +354,7 @@ def evaluate(
             target=target_object,
             metrics=metrics if instances_given else None,
             resume=resume,
+            retry_errors=retry_errors,
             judge_provider=judge_provider,
             progress=progress,
         )

@@ -19,7 +19,7 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel
 
-from ragjudge import frames
+from ragjudge import frames, judge_calls
 from ragjudge.models._types import JudgeCallRecord
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 
@@ -310,6 +310,20 @@ class Store:
                 ],
             )
 
+    def discard_errors(self, run_id: str) -> tuple[int, int]:
+        """Delete the run's errored scores, and the outputs of samples whose target
+        failed, so a resume computes them again; returns (scores, outputs) deleted."""
+        with self._tx() as conn:
+            scores = conn.execute(
+                "DELETE FROM scores WHERE run_id = ? AND error IS NOT NULL", (run_id,)
+            ).rowcount
+            outputs = conn.execute(
+                "DELETE FROM outputs WHERE run_id = ? AND error IS NOT NULL"
+                " AND json_extract(output_json, '$.response') IS NULL",
+                (run_id,),
+            ).rowcount
+        return scores, outputs
+
     def finished_scores(self, run_id: str) -> set[tuple[str, int, str]]:
         """(request_id, trial, metric) of every stored score of the run."""
         rows = self._conn.execute(
@@ -349,34 +363,26 @@ class Store:
     ) -> int:
         """Store one judge call (with its cost in dollars, when priced) and return its id."""
         with self._tx() as conn:
-            cursor = conn.execute(
-                "INSERT INTO judge_calls (run_id, provider, model, purpose, trial, messages_json,"
-                " config_json, text, parsed_json, input_tokens, output_tokens, latency, attempts,"
-                " cached, error, cost, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    run_id,
-                    record.provider,
-                    record.model,
-                    record.purpose,
-                    record.trial,
-                    _dumps(record.messages),
-                    _dumps(record.config),
-                    record.text,
-                    None if record.parsed is None else _dumps(record.parsed),
-                    record.usage.input_tokens,
-                    record.usage.output_tokens,
-                    record.latency,
-                    record.attempts,
-                    int(record.cached),
-                    record.error,
-                    cost,
-                    _now(),
-                ),
-            )
-            call_id = cursor.lastrowid
-        assert call_id is not None
-        return call_id
+            return judge_calls.insert_call(conn, run_id, record, cost)
+
+    def begin_judge_call(self, run_id: str | None, record: JudgeCallRecord) -> int:
+        """Store a call about to be sent, marked in flight; returns its id."""
+        in_flight = record.model_copy(update={"error": judge_calls.IN_FLIGHT})
+        with self._tx() as conn:
+            return judge_calls.insert_call(conn, run_id, in_flight, None)
+
+    def end_judge_call(
+        self, call_id: int, record: JudgeCallRecord, *, cost: float | None = None
+    ) -> None:
+        """Complete a call stored in flight with how it ended."""
+        with self._tx() as conn:
+            judge_calls.update_call(conn, call_id, record, cost)
+
+    def mark_lost_calls(self, run_id: str) -> int:
+        """Mark calls left in flight by a process that ended (killed) as lost; returns
+        how many."""
+        with self._tx() as conn:
+            return judge_calls.mark_lost_calls(conn, run_id)
 
     def judge_calls(self, run_id: str) -> pd.DataFrame:
         """Every judge call of the run (prompt, reply, usage, cost …), in call order."""
@@ -387,26 +393,8 @@ class Store:
         )
 
     def judge_usage(self, run_id: str) -> list[dict[str, Any]]:
-        """Judge calls, tokens and cost per purpose (the metric that made them)."""
-        rows = self._conn.execute(
-            "SELECT COALESCE(purpose, '(none)'), COUNT(*), SUM(cached), SUM(input_tokens),"
-            " SUM(output_tokens), SUM(cost), COUNT(cost), SUM(error IS NOT NULL),"
-            " SUM(attempts) FROM judge_calls WHERE run_id = ? GROUP BY 1 ORDER BY MIN(call_id)",
-            (run_id,),
-        ).fetchall()
-        return [
-            {
-                "purpose": r[0],
-                "calls": r[1],
-                "cached": r[2],
-                "input_tokens": r[3],
-                "output_tokens": r[4],
-                "cost": r[5] if r[6] else None,
-                "errors": r[7],
-                "attempts": r[8],
-            }
-            for r in rows
-        ]
+        """Judge calls, tokens, cost, errors and lost calls per purpose."""
+        return judge_calls.usage_by_purpose(self._conn, run_id)
 
     def target_usage(self, run_id: str) -> dict[str, Any]:
         """The system under test's token counts and latency over the run's outputs."""

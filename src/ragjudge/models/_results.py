@@ -64,3 +64,6 @@ class Attempts(Generic[R]):
     error_kinds: list[str]
     latency: float
     cached: bool = False
+    call_id: int | None = None
+    """The call's record, stored in flight before the request went out (when the
+    recorder keeps in-flight records)."""

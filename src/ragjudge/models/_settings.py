@@ -30,3 +30,7 @@ class ModelSettings(BaseModel):
     """A ``Retry-After`` longer than this fails the call instead of waiting."""
     expected_output_tokens: int = Field(default=256, ge=0)
     """Output tokens assumed for TPM pacing when ``max_tokens`` is not set."""
+    in_flight_grace: float = Field(default=15.0, ge=0)
+    """When a run is interrupted, seconds to keep waiting for replies to requests
+    already sent (they are paid for): the replies are cached and recorded, so a resumed
+    run does not pay for them again."""

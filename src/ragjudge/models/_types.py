@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -115,3 +115,16 @@ class JudgeCallRecord(BaseModel):
 
 CallRecorder = Callable[[JudgeCallRecord], Awaitable[int]]
 """Stores a judge-call record and returns its id (the store provides one)."""
+
+
+@runtime_checkable
+class InFlightRecorder(Protocol):
+    """A recorder that also stores a call before its request goes out (``begin``) and
+    completes that record when the call ends (``end``), so a call in flight when the
+    process ends is still on record."""
+
+    async def __call__(self, record: JudgeCallRecord) -> int: ...
+
+    async def begin(self, record: JudgeCallRecord) -> int: ...
+
+    async def end(self, call_id: int, record: JudgeCallRecord) -> None: ...

@@ -19,8 +19,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
-from pydantic_core import to_jsonable_python
 
+from ragjudge.models._inflight import InFlight
+from ragjudge.models._recording import CallLog, config_dict
 from ragjudge.models._results import Attempts
 from ragjudge.models._results import JudgeCallError as JudgeCallError
 from ragjudge.models._results import Parsed as Parsed
@@ -39,7 +40,7 @@ from ragjudge.models._types import (
 )
 from ragjudge.models.cache import ResponseCache, cache_key, embedding_key
 from ragjudge.models.limits import Limiter, LimiterStats, RateLimits
-from ragjudge.models.pricing import CallOutcome, PriceTable, UsageTracker
+from ragjudge.models.pricing import PriceTable, UsageTracker
 from ragjudge.models.tokens import estimate_messages_tokens, estimate_tokens
 from ragjudge.schema import Usage
 
@@ -52,6 +53,10 @@ REASK_MESSAGE = "Your answer could not be read: {reason}. Reply again in the req
 """The user turn appended when a judge output does not parse."""
 
 EMBEDDINGS_PURPOSE = "embeddings"
+INTERRUPTED = "interrupted before a request was in flight"
+INTERRUPTED_IN_FLIGHT = (
+    "interrupted while in flight: the provider may have billed it, the reply was not received"
+)
 
 
 class JudgeModel:
@@ -73,6 +78,7 @@ class JudgeModel:
         self.recorder = recorder
         self.prices = prices or PriceTable()
         self.usage = UsageTracker()
+        self._log = CallLog(provider, self)
         self.limiter = Limiter(
             RateLimits(
                 max_concurrency=self.settings.max_concurrency,
@@ -82,6 +88,7 @@ class JudgeModel:
             )
         )
         self._random = random.Random()
+        self._in_flight = InFlight()
 
     @property
     def spec(self) -> str:
@@ -105,8 +112,8 @@ class JudgeModel:
         when every attempt failed; the failure is recorded first."""
         config = config or GenerateConfig()
         chat = _as_dicts(messages)
-        outcome = await self._complete(chat, config, trial)
-        call_id = await self._finish(chat, config, trial, purpose, outcome)
+        outcome = await self._complete(chat, config, trial, purpose)
+        call_id = await self._log.finish(chat, config, trial, purpose, outcome)
         if outcome.result is None:
             raise self._final_error(outcome, [call_id] if call_id is not None else [])
         return outcome.result.model_copy(update={"call_id": call_id})
@@ -129,14 +136,14 @@ class JudgeModel:
         call_ids: list[int] = []
         reason: str | None = None
         for ask in range(self.settings.reask_limit + 1):
-            outcome = await self._complete(chat, config, trial)
+            outcome = await self._complete(chat, config, trial, purpose)
             if outcome.result is None:
-                call_id = await self._finish(chat, config, trial, purpose, outcome)
+                call_id = await self._log.finish(chat, config, trial, purpose, outcome)
                 ids = [*call_ids, call_id] if call_id is not None else call_ids
                 raise self._final_error(outcome, ids)
             text = outcome.result.text
             value, reason = _try_parse(parse, text)
-            call_id = await self._finish(
+            call_id = await self._log.finish(
                 chat, config, trial, purpose, outcome, parsed=value, parse_error=reason
             )
             generations.append(outcome.result.model_copy(update={"call_id": call_id}))
@@ -160,15 +167,15 @@ class JudgeModel:
         hit = self._cache_get(key)
         if hit is not None:
             result = EmbeddingResult.model_validate({**hit, "cached": True})
-            self._count(purpose, Attempts(result, None, 0, [], 0.0, cached=True), result.usage)
+            self._log.count(purpose, Attempts(result, None, 0, [], 0.0, cached=True), result.usage)
             return result
         tokens = sum(estimate_tokens(t) for t in texts)
         outcome = await self._retrying(lambda: self.provider.embed(list(texts)), tokens)
         outcome.latency = time.perf_counter() - started
         if outcome.result is None:
-            self._count(purpose, outcome, Usage())
+            self._log.count(purpose, outcome, Usage())
             raise self._final_error(outcome, [])
-        self._count(purpose, outcome, outcome.result.usage)
+        self._log.count(purpose, outcome, outcome.result.usage)
         self._cache_put(key, outcome.result.model_dump(mode="json", exclude={"cached"}))
         return outcome.result
 
@@ -184,9 +191,18 @@ class JudgeModel:
             "limiter": self.limiter.stats().model_dump(),
         }
 
+    @property
+    def in_flight(self) -> int:
+        """Requests sent before their caller was interrupted whose replies are still
+        awaited (see :meth:`aclose`)."""
+        return self._in_flight.count
+
     async def aclose(self) -> None:
-        """Commit queued cache writes, close the cache file and the provider's
-        connections for the running event loop (both reopen on next use)."""
+        """Wait up to ``in_flight_grace`` seconds for replies to requests sent before an
+        interruption (they are cached and recorded), commit queued cache writes, close
+        the cache file and the provider's connections for the running event loop (both
+        reopen on next use)."""
+        await self._in_flight.drain(self.settings.in_flight_grace)
         if self.cache is not None:
             await asyncio.to_thread(self.cache.close)
         close = getattr(self.provider, "aclose", None)
@@ -196,12 +212,14 @@ class JudgeModel:
     # the call path --------------------------------------------------------
 
     async def _complete(
-        self, messages: list[ChatMessage], config: GenerateConfig, trial: int
+        self, messages: list[ChatMessage], config: GenerateConfig, trial: int, purpose: str | None
     ) -> Attempts[Generation]:
-        """Cache lookup, then the provider with retries. Never records."""
+        """Cache lookup, then the provider with retries. With an in-flight recorder the
+        call is stored before its request goes out (``call_id`` of the result); a request
+        in flight when the caller is cancelled is still awaited and kept."""
         started = time.perf_counter()
         key = cache_key(
-            self.provider.name, self.provider.model, messages, _config_dict(config), trial
+            self.provider.name, self.provider.model, messages, config_dict(config), trial
         )
         hit = self._cache_get(key)
         if hit is not None:
@@ -211,32 +229,92 @@ class JudgeModel:
             return Attempts(generation, None, 0, [], generation.latency, cached=True)
         output_tokens = config.max_tokens or self.settings.expected_output_tokens
         tokens = estimate_messages_tokens(messages) + output_tokens
-        outcome = await self._retrying(lambda: self.provider.complete(messages, config), tokens)
+        record = self._log.record(messages, config, trial, purpose)
+        call_id = await self._log.begin(record)
+
+        def keep(request: asyncio.Future[Generation]) -> None:
+            self._in_flight.adopt(request, self._keeper(key, record, call_id, started))
+
+        try:
+            outcome = await self._retrying(
+                lambda: self.provider.complete(messages, config), tokens, keep=keep
+            )
+        except asyncio.CancelledError:
+            if call_id is not None and not self._in_flight.count:
+                await self._log.end(call_id, record.model_copy(update={"error": INTERRUPTED}))
+            raise
         outcome.latency = time.perf_counter() - started
+        outcome.call_id = call_id
         if outcome.result is not None:
             outcome.result = outcome.result.model_copy(
                 update={"attempts": outcome.attempts, "cached": False}
             )
-            stored = outcome.result.model_dump(mode="json", include={"text", "usage", "model"})
-            self._cache_put(key, stored)
+            self._cache_put(key, _cached_form(outcome.result))
         return outcome
 
-    async def _retrying(self, call: Callable[[], Awaitable[R]], tokens: int) -> Attempts[R]:
-        """Attempts under the limiter until one succeeds or retrying must stop."""
+    def _keeper(
+        self, key: str, record: JudgeCallRecord, call_id: int | None, started: float
+    ) -> Callable[[asyncio.Future[Generation]], Awaitable[None]]:
+        """What to do with the reply to a request whose caller was cancelled: cache it
+        and complete its record (or record that it never came)."""
+
+        async def keep(request: asyncio.Future[Generation]) -> None:
+            latency = time.perf_counter() - started
+            if request.cancelled() or request.exception() is not None:
+                reason = "cancelled" if request.cancelled() else str(request.exception())
+                ended = record.model_copy(
+                    update={"error": f"{INTERRUPTED_IN_FLIGHT} ({reason})", "latency": latency}
+                )
+            else:
+                generation = request.result()
+                self._cache_put(key, _cached_form(generation))
+                self._log.count(
+                    record.purpose, Attempts(generation, None, 1, [], latency), generation.usage
+                )
+                ended = record.model_copy(
+                    update={
+                        "text": generation.text,
+                        "usage": generation.usage,
+                        "latency": latency,
+                        "attempts": 1,
+                    }
+                )
+            await self._log.store(ended, call_id)
+
+        return keep
+
+    async def _retrying(
+        self,
+        call: Callable[[], Awaitable[R]],
+        tokens: int,
+        *,
+        keep: Callable[[asyncio.Future[R]], None] | None = None,
+    ) -> Attempts[R]:
+        """Attempts under the limiter until one succeeds or retrying must stop. When the
+        caller is cancelled while a request is out, ``keep`` takes that request over
+        (without ``keep`` it is cancelled)."""
         kinds: list[str] = []
         attempt = 0
         while True:
             attempt += 1
             async with self.limiter.slot(tokens) as slot:
+                request = asyncio.ensure_future(call())
                 try:
                     async with asyncio.timeout(self.settings.timeout):
-                        result = await call()
+                        result = await asyncio.shield(request)
                 except TimeoutError:
+                    request.cancel()
                     error = ModelError(
                         f"no answer within {self.settings.timeout:g} s", kind="timeout"
                     )
                 except ModelError as exc:
                     error = exc
+                except asyncio.CancelledError:
+                    if keep is not None and not request.done():
+                        keep(request)
+                    else:
+                        request.cancel()
+                    raise
                 else:
                     self.limiter.settle(slot, _total_tokens(result))
                     return Attempts(result, None, attempt, kinds, 0.0)
@@ -266,60 +344,6 @@ class JudgeModel:
         assert outcome.error is not None
         return JudgeCallError(outcome.error, attempts=outcome.attempts, call_ids=call_ids)
 
-    # recording and accounting ---------------------------------------------
-
-    async def _finish(
-        self,
-        messages: list[ChatMessage],
-        config: GenerateConfig,
-        trial: int,
-        purpose: str | None,
-        outcome: Attempts[Generation],
-        *,
-        parsed: Any = None,
-        parse_error: str | None = None,
-    ) -> int | None:
-        """Count a finished call and hand its record to the recorder."""
-        generation = outcome.result
-        usage = generation.usage if generation is not None else Usage()
-        self._count(purpose, outcome, usage)
-        if self.recorder is None:
-            return None
-        error = str(outcome.error) if outcome.error is not None else None
-        if parse_error is not None:
-            error = f"parse error: {parse_error}"
-        record = JudgeCallRecord(
-            provider=self.provider.name,
-            model=self.provider.model,
-            messages=messages,
-            config=_config_dict(config),
-            trial=trial,
-            text=generation.text if generation is not None else None,
-            parsed=_jsonable(parsed),
-            usage=usage,
-            latency=outcome.latency,
-            attempts=outcome.attempts,
-            cached=outcome.cached,
-            error=error,
-            purpose=purpose,
-        )
-        return await self.recorder(record)
-
-    def _count(self, purpose: str | None, outcome: Attempts[Any], usage: Usage) -> None:
-        cost = None if outcome.cached else self.prices.cost(self.provider.model, usage)
-        self.usage.add_call(
-            purpose,
-            CallOutcome(
-                usage=usage,
-                cost=cost,
-                cached=outcome.cached,
-                failed=outcome.result is None,
-                attempts=outcome.attempts,
-                error_kinds=tuple(outcome.error_kinds),
-                latency=outcome.latency,
-            ),
-        )
-
     # cache ----------------------------------------------------------------
 
     def _cache_get(self, key: str) -> dict[str, Any] | None:
@@ -336,16 +360,15 @@ class JudgeModel:
             self.cache.put(key, value)
 
 
+def _cached_form(generation: Generation) -> dict[str, Any]:
+    return generation.model_dump(mode="json", include={"text", "usage", "model"})
+
+
 def _as_dicts(messages: Sequence[ChatMessage | BaseModel]) -> list[ChatMessage]:
     """Chat messages as plain dicts (accepts :class:`ragjudge.schema.Message` too)."""
     return [
         m.model_dump(exclude_none=True) if isinstance(m, BaseModel) else dict(m) for m in messages
     ]
-
-
-def _config_dict(config: GenerateConfig) -> dict[str, Any]:
-    """Only the settings that are set, so new unset options keep cache keys stable."""
-    return config.model_dump(mode="json", exclude_none=True)
 
 
 def _total_tokens(result: object) -> int:
@@ -367,15 +390,6 @@ def _reask_conversation(messages: list[ChatMessage], reply: str, reason: str) ->
         {"role": "assistant", "content": reply},
         {"role": "user", "content": REASK_MESSAGE.format(reason=reason.rstrip(". "))},
     ]
-
-
-def _jsonable(value: Any) -> Any:
-    if value is None:
-        return None
-    try:
-        return to_jsonable_python(value)
-    except Exception:
-        return repr(value)
 
 
 def get_model(

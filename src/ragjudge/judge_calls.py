@@ -1,0 +1,121 @@
+"""The ``judge_calls`` table: every call a run made to a judge or agent model, written
+before the request goes out and completed when the reply comes back, so a call in
+flight when the process ends is still counted — the usage table shows what was paid."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime
+from typing import Any
+
+from ragjudge.models._types import JudgeCallRecord
+
+__all__ = [
+    "IN_FLIGHT",
+    "LOST",
+    "insert_call",
+    "mark_lost_calls",
+    "update_call",
+    "usage_by_purpose",
+]
+
+IN_FLIGHT = "in flight: the request was sent and no reply has been recorded yet"
+LOST = (
+    "lost: the process ended while this call was in flight; "
+    "the provider may have billed it, the reply never arrived"
+)
+
+_COLUMNS = (
+    "run_id, provider, model, purpose, trial, messages_json, config_json, text, parsed_json,"
+    " input_tokens, output_tokens, latency, attempts, cached, error, cost, created_at"
+)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _values(record: JudgeCallRecord, cost: float | None) -> tuple[Any, ...]:
+    return (
+        record.provider,
+        record.model,
+        record.purpose,
+        record.trial,
+        _dumps(record.messages),
+        _dumps(record.config),
+        record.text,
+        None if record.parsed is None else _dumps(record.parsed),
+        record.usage.input_tokens,
+        record.usage.output_tokens,
+        record.latency,
+        record.attempts,
+        int(record.cached),
+        record.error,
+        cost,
+    )
+
+
+def insert_call(
+    conn: sqlite3.Connection, run_id: str | None, record: JudgeCallRecord, cost: float | None
+) -> int:
+    """Insert one call and return its id (the caller commits)."""
+    cursor = conn.execute(
+        f"INSERT INTO judge_calls ({_COLUMNS}) VALUES ({', '.join('?' * 17)})",
+        (run_id, *_values(record, cost), _now()),
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def update_call(
+    conn: sqlite3.Connection, call_id: int, record: JudgeCallRecord, cost: float | None
+) -> None:
+    """Complete a call inserted in flight with how it ended (the caller commits)."""
+    names = [c.strip() for c in _COLUMNS.split(",")][1:-1]
+    assignments = ", ".join(f"{name} = ?" for name in names)
+    conn.execute(
+        f"UPDATE judge_calls SET {assignments} WHERE call_id = ?",
+        (*_values(record, cost), call_id),
+    )
+
+
+def mark_lost_calls(conn: sqlite3.Connection, run_id: str) -> int:
+    """Mark the run's calls still in flight (the process that sent them ended) as lost;
+    returns how many (the caller commits)."""
+    cursor = conn.execute(
+        "UPDATE judge_calls SET error = ? WHERE run_id = ? AND error = ?", (LOST, run_id, IN_FLIGHT)
+    )
+    return cursor.rowcount
+
+
+def usage_by_purpose(conn: sqlite3.Connection, run_id: str) -> list[dict[str, Any]]:
+    """Judge calls, tokens and cost per purpose (the metric that made them); ``lost``
+    counts calls whose reply never arrived (in flight when the process ended or was
+    interrupted)."""
+    rows = conn.execute(
+        "SELECT COALESCE(purpose, '(none)'), COUNT(*), SUM(cached), SUM(input_tokens),"
+        " SUM(output_tokens), SUM(cost), COUNT(cost), SUM(error IS NOT NULL),"
+        " SUM(attempts), SUM(error LIKE 'lost:%' OR error LIKE 'interrupted%'"
+        " OR error LIKE 'in flight:%')"
+        " FROM judge_calls WHERE run_id = ? GROUP BY 1 ORDER BY MIN(call_id)",
+        (run_id,),
+    ).fetchall()
+    return [
+        {
+            "purpose": r[0],
+            "calls": r[1],
+            "cached": r[2],
+            "input_tokens": r[3],
+            "output_tokens": r[4],
+            "cost": r[5] if r[6] else None,
+            "errors": r[7],
+            "attempts": r[8],
+            "lost": r[9],
+        }
+        for r in rows
+    ]

@@ -1,0 +1,138 @@
+"""Recording and accounting of judge calls: every finished call is counted (tokens,
+cost, attempts, errors) and its record handed to the recorder — completing the record
+stored before the request went out, when the recorder keeps in-flight records."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from pydantic_core import to_jsonable_python
+
+from ragjudge.models._results import Attempts
+from ragjudge.models._types import (
+    CallRecorder,
+    ChatMessage,
+    GenerateConfig,
+    Generation,
+    InFlightRecorder,
+    JudgeCallRecord,
+    Provider,
+)
+from ragjudge.models.pricing import CallOutcome, PriceTable, UsageTracker
+from ragjudge.schema import Usage
+
+__all__ = ["CallLog", "config_dict"]
+
+
+class _Accounts(Protocol):
+    """What the log reads from its model: the recorder, the prices and the tallies."""
+
+    recorder: CallRecorder | None
+    prices: PriceTable
+    usage: UsageTracker
+
+
+class CallLog:
+    """Counts and records the calls of one model (``owner`` holds the recorder, the
+    price table and the usage tallies, which a user may replace at any time)."""
+
+    def __init__(self, provider: Provider, owner: _Accounts) -> None:
+        self.provider = provider
+        self.owner = owner
+
+    def record(
+        self, messages: list[ChatMessage], config: GenerateConfig, trial: int, purpose: str | None
+    ) -> JudgeCallRecord:
+        """The record of a call that has not ended yet."""
+        return JudgeCallRecord(
+            provider=self.provider.name,
+            model=self.provider.model,
+            messages=messages,
+            config=config_dict(config),
+            trial=trial,
+            purpose=purpose,
+        )
+
+    async def begin(self, record: JudgeCallRecord) -> int | None:
+        """Store the call before its request goes out, when the recorder can."""
+        recorder = self.owner.recorder
+        if isinstance(recorder, InFlightRecorder):
+            return await recorder.begin(record)
+        return None
+
+    async def end(self, call_id: int, record: JudgeCallRecord) -> None:
+        """Complete a call stored in flight."""
+        recorder = self.owner.recorder
+        if isinstance(recorder, InFlightRecorder):
+            await recorder.end(call_id, record)
+
+    async def store(self, record: JudgeCallRecord, call_id: int | None) -> int | None:
+        """Complete the in-flight record ``call_id``, or store ``record`` as a new one."""
+        if call_id is not None:
+            await self.end(call_id, record)
+            return call_id
+        recorder = self.owner.recorder
+        return None if recorder is None else await recorder(record)
+
+    async def finish(
+        self,
+        messages: list[ChatMessage],
+        config: GenerateConfig,
+        trial: int,
+        purpose: str | None,
+        outcome: Attempts[Generation],
+        *,
+        parsed: Any = None,
+        parse_error: str | None = None,
+    ) -> int | None:
+        """Count a finished call and hand its record to the recorder."""
+        generation = outcome.result
+        usage = generation.usage if generation is not None else Usage()
+        self.count(purpose, outcome, usage)
+        if self.owner.recorder is None:
+            return None
+        error = str(outcome.error) if outcome.error is not None else None
+        if parse_error is not None:
+            error = f"parse error: {parse_error}"
+        record = self.record(messages, config, trial, purpose).model_copy(
+            update={
+                "text": generation.text if generation is not None else None,
+                "parsed": _jsonable(parsed),
+                "usage": usage,
+                "latency": outcome.latency,
+                "attempts": outcome.attempts,
+                "cached": outcome.cached,
+                "error": error,
+            }
+        )
+        return await self.store(record, outcome.call_id)
+
+    def count(self, purpose: str | None, outcome: Attempts[Any], usage: Usage) -> None:
+        """Add a call to the usage tallies (cost from the price table, 0 when cached)."""
+        cost = None if outcome.cached else self.owner.prices.cost(self.provider.model, usage)
+        self.owner.usage.add_call(
+            purpose,
+            CallOutcome(
+                usage=usage,
+                cost=cost,
+                cached=outcome.cached,
+                failed=outcome.result is None,
+                attempts=outcome.attempts,
+                error_kinds=tuple(outcome.error_kinds),
+                latency=outcome.latency,
+            ),
+        )
+
+
+def config_dict(config: GenerateConfig) -> dict[str, Any]:
+    """Only the settings that are set, so new unset options keep cache keys stable."""
+    return config.model_dump(mode="json", exclude_none=True)
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None:
+        return None
+    try:
+        return to_jsonable_python(value)
+    except Exception:
+        return repr(value)
