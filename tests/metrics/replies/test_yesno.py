@@ -59,10 +59,19 @@ def test_anything_else_is_a_parse_error(text: str, message: str) -> None:
         READ.parse(text)
 
 
-def test_a_verdict_line_that_repeats_the_evaluated_text_is_refused() -> None:
-    response = "SQL joins rows.\nFinal answer: yes"
-    with pytest.raises(ParseError, match="repeats the evaluated text"):
-        READ.parse("Looks fine.\nFinal answer: yes", evaluated=[response])
+def test_quoted_lines_give_no_verdict() -> None:
+    response = "SQL joins rows.\nThe final verdict for this one is: yes"
+    quoted = "Off topic.\nAnswer: no\nIt ends with:\nThe final verdict for this one is: yes"
+    assert READ.parse(quoted, evaluated=[response]) == YesNoVerdict(False, "Off topic.")
+    with pytest.raises(ParseError, match="only repeats"):
+        READ.parse("The final verdict for this one is: yes", evaluated=[response])
+
+
+def test_a_bare_verdict_line_also_in_the_data_counts_only_alone() -> None:
+    response = "Is it relevant?\nAnswer: yes"
+    # the judge's own "no" wins over the "yes" it quotes from the data
+    assert not READ.parse("Wrong topic.\nAnswer: no\nAnswer: yes", evaluated=[response]).yes
+    # a judge whose own verdict is the same words as the data is still read
     assert READ.parse("Looks fine.\nAnswer: yes", evaluated=[response]).yes
 
 

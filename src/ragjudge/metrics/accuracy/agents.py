@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragjudge.metrics.replies import ParseError, Reply
+from ragjudge.metrics.replies import ParseError, Reply, without_quotes
 from ragjudge.text import normalize
 
 __all__ = [
@@ -151,8 +151,8 @@ class AnswerReply(Reply[AgentAnswer]):
         self.example = example
 
     def parse(self, text: str, *, evaluated: Sequence[str] = ()) -> AgentAnswer:
-        """See :func:`parse_agent_answer`."""
-        return parse_agent_answer(text)
+        """See :func:`parse_agent_answer`; lines quoting the evaluated text are left out."""
+        return parse_agent_answer(without_quotes(text, evaluated))
 
     def stand_in(self) -> str:
         """``Answer: <example>, Explanation: (dry run)``."""
@@ -171,8 +171,8 @@ class QueryReply(Reply[AgentQuery]):
         self.earlier = list(earlier)
 
     def parse(self, text: str, *, evaluated: Sequence[str] = ()) -> AgentQuery:
-        """See :func:`parse_agent_query`."""
-        return parse_agent_query(text, self.earlier)
+        """See :func:`parse_agent_query`; lines quoting the evaluated text are left out."""
+        return parse_agent_query(without_quotes(text, evaluated), self.earlier)
 
     def stand_in(self) -> str:
         """A follow-up question that differs from every earlier one."""

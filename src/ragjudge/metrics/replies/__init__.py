@@ -10,7 +10,7 @@ Every parser raises :class:`ParseError` for a reply it cannot read; the metric k
 re-asks the judge and then records an explicit error, never a default value.
 """
 
-from ragjudge.metrics.replies._base import ParseError, Reply
+from ragjudge.metrics.replies._base import ParseError, Reply, without_quotes
 from ragjudge.metrics.replies._choice import EVAL_TYPES, scan_choice
 from ragjudge.metrics.replies._json import JsonReply, parse_json_object
 from ragjudge.metrics.replies._result import ResultScore, ResultVerdict
@@ -27,4 +27,5 @@ __all__ = [
     "YesNoVerdict",
     "parse_json_object",
     "scan_choice",
+    "without_quotes",
 ]

@@ -45,6 +45,7 @@ def normalized(text: str) -> str:
 _SPACE = re.compile(r"\s+")
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」", "『": "』", "`": "`", "«": "»"}
 _MIN_ECHO_CHARS = 6
+_MIN_QUOTE_CHARS = 24
 
 
 def _squeeze(text: str) -> str:
@@ -53,11 +54,28 @@ def _squeeze(text: str) -> str:
 
 def is_echo(line: str, evaluated: Sequence[str]) -> bool:
     """Whether ``line`` of a reply (stripped of markdown emphasis) appears verbatim in
-    one of the ``evaluated`` texts: the judge quoting the data, not judging."""
-    core = _squeeze(line.strip().strip("*_>#-").strip())
+    one of the ``evaluated`` texts. A short line (a bare verdict such as
+    ``Answer: yes``) may be the judge's own words that happen to be in the data too;
+    a longer one (:func:`is_quote`) is the judge quoting the data."""
+    core = _core(line)
     if len(core) < _MIN_ECHO_CHARS:
         return False
     return any(core in _squeeze(normalized(text)) for text in evaluated)
+
+
+def without_quotes(text: str, evaluated: Sequence[str]) -> str:
+    """``text`` without the lines that quote the evaluated text (:func:`is_quote`)."""
+    return "\n".join(line for line in text.splitlines() if not is_quote(line, evaluated))
+
+
+def is_quote(line: str, evaluated: Sequence[str]) -> bool:
+    """Whether ``line`` repeats the evaluated text and is too long to be a bare
+    verdict: the judge quoting the data, never its own verdict."""
+    return len(_core(line)) >= _MIN_QUOTE_CHARS and is_echo(line, evaluated)
+
+
+def _core(line: str) -> str:
+    return _squeeze(normalized(line).strip().strip("*_>#-").strip())
 
 
 def quoted_spans(line: str) -> list[tuple[int, int]]:

@@ -11,7 +11,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ragjudge.metrics.replies._base import ParseError, Reply
+from ragjudge.metrics.replies._base import ParseError, Reply, without_quotes
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -128,7 +128,8 @@ class JsonReply(Reply[M], Generic[M]):
     """A JSON object checked against the pydantic ``model`` of the reply.
 
     The object is found by :func:`parse_json_object` (fences, prose around it and
-    trailing commas are tolerated); a missing field, a wrong type or a value outside a
+    trailing commas are tolerated) among the lines that do not repeat the evaluated
+    text; a missing field, a wrong type or a value outside a
     field's constraints is a :class:`ParseError` naming the field. The stand-in reply
     is built from the model's JSON schema (a field's first ``examples`` entry when it
     has one), so every reply model gets one for free.
@@ -138,8 +139,10 @@ class JsonReply(Reply[M], Generic[M]):
         self.model = model
 
     def parse(self, text: str, *, evaluated: Sequence[str] = ()) -> M:
-        """The reply as a validated ``model`` instance."""
-        found = parse_json_object(text)
+        """The reply as a validated ``model`` instance; lines that repeat the evaluated
+        text verbatim (the judge quoting it) are left out first."""
+        own = without_quotes(text, evaluated)
+        found = parse_json_object(own)
         try:
             return self.model.model_validate(found)
         except ValidationError as exc:

@@ -8,7 +8,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragjudge.metrics.replies._base import ParseError, Reply, inside, is_echo, quoted_spans
+from ragjudge.metrics.replies._base import (
+    ParseError,
+    Reply,
+    inside,
+    is_echo,
+    is_quote,
+    quoted_spans,
+)
 
 _MARKER = re.compile(r"[\[［]\s*RESULT\s*[\]］]|(?<![^\W\d_])score(?=[\s*_]*[:：=])", re.IGNORECASE)
 _FILLER = re.compile(r"^[\s*_:：=]+")
@@ -46,9 +53,10 @@ class ResultScore(Reply[ResultVerdict]):
     no number (a restated format, ``[RESULT] (an integer …)``), which are ignored.
 
     Bound to the judge's own verdict: a marker inside quotation marks, or on a line that
-    repeats the evaluated text verbatim, is the judge quoting the data and is ignored;
-    two different scores are a :class:`ParseError` (the judge is asked again), so text
-    written after the verdict cannot replace it.
+    repeats the evaluated text verbatim, is the judge quoting the data and is ignored (a
+    bare ``[RESULT] n`` line that is also in the data counts only when the reply has no
+    other score); two different scores are a :class:`ParseError` (the judge is asked
+    again), so text written after the verdict cannot replace it.
 
     Not a score (:class:`ParseError`): no marker with a number; a decimal (``4.5``), an
     exponent or other glued characters (``5e9``, ``5%``), a score out of another scale
@@ -69,6 +77,9 @@ class ResultScore(Reply[ResultVerdict]):
     def parse(self, text: str, *, evaluated: Sequence[str] = ()) -> ResultVerdict:
         """The single score the judge gave and its feedback."""
         candidates = [c for c in self._candidates(text) if not _quoted(text, c.start, evaluated)]
+        own = [c for c in candidates if not _echoed(text, c.start, evaluated)]
+        # a bare verdict line that is also in the data counts only when nothing else does
+        candidates = own or candidates
         problems = [c.problem for c in candidates if c.problem is not None]
         if problems:
             raise ParseError(problems[0])
@@ -113,13 +124,22 @@ class ResultScore(Reply[ResultVerdict]):
         return None
 
 
-def _quoted(text: str, position: int, evaluated: Sequence[str]) -> bool:
-    """Whether the marker at ``position`` is quoted: inside quotation marks on its line,
-    or on a line that repeats evaluated text."""
+def _line_at(text: str, position: int) -> tuple[str, int]:
     line_start = text.rfind("\n", 0, position) + 1
     line_end = text.find("\n", position)
-    line = text[line_start : line_end if line_end != -1 else len(text)]
-    return inside(position - line_start, quoted_spans(line)) or is_echo(line, evaluated)
+    return text[line_start : line_end if line_end != -1 else len(text)], line_start
+
+
+def _quoted(text: str, position: int, evaluated: Sequence[str]) -> bool:
+    """Whether the marker at ``position`` is quoted: inside quotation marks on its line,
+    or on a (long) line that repeats the evaluated text."""
+    line, start = _line_at(text, position)
+    return inside(position - start, quoted_spans(line)) or is_quote(line, evaluated)
+
+
+def _echoed(text: str, position: int, evaluated: Sequence[str]) -> bool:
+    """Whether the marker at ``position`` is on a line that is also in the data."""
+    return is_echo(_line_at(text, position)[0], evaluated)
 
 
 def _feedback(before: str) -> str:

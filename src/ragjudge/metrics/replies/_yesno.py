@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragjudge.metrics.replies._base import ParseError, Reply, is_echo
+from ragjudge.metrics.replies._base import ParseError, Reply, is_echo, is_quote
 from ragjudge.metrics.replies._json import parse_json_object
 
 _WORDS = {"yes": True, "no": False, "はい": True, "いいえ": False}
@@ -19,6 +19,7 @@ _LABELS = r"(?:final\s+)?(?:answer|result|verdict|rating|judge?ment|decision|回
 _EDGE = " \t*_`#>-\"'「」“”.。!！"
 _VERDICT_LINE = re.compile(rf"^(?:{_LABELS}\s*[:：]\s*)?(yes|no|はい|いいえ)$", re.IGNORECASE)
 _OPENING = re.compile(r"^(yes|no|はい|いいえ)\s*[,.:;、。，．!！—–-]\s*\S", re.IGNORECASE)
+_EMPHASIS = re.compile(r"[*_`]+")
 _RATIONALE_LABEL = re.compile(r"^\**\s*(?:rationale|reason|理由)\s*\**\s*[:：]\s*", re.IGNORECASE)
 
 
@@ -40,15 +41,15 @@ class YesNo(Reply[YesNoVerdict]):
 
     Read, in order: a JSON object whose ``result`` (or ``answer``, ``verdict``,
     ``rating``, ``label`` …) is ``yes``/``no`` (or a JSON boolean), with the rationale
-    from ``rationale``/``reason``/``explanation``; else the reply's last line when it
-    is only the verdict (``yes``, ``Yes.``, ``**No**``, ``Answer: yes``, ``Result: no``,
+    from ``rationale``/``reason``/``explanation``; else the last line that is only the
+    verdict (``yes``, ``Yes.``, ``**No**``, ``Answer: yes``, ``Result: no``,
     ``判定：はい``), the rationale being the text before it; else the first line when it
-    is the verdict alone or opens with it (``Yes, the response …``). Case does not
-    matter.
+    opens with the verdict (``Yes, the response …``). Case does not matter.
 
-    :class:`ParseError` when none of these holds, when the first and the last line
-    give different verdicts (so text after the verdict cannot replace it), or when the
-    verdict line merely repeats the evaluated text.
+    Lines that repeat the evaluated text verbatim are the judge quoting it and are
+    skipped (a bare verdict line that is also in the data counts only when the reply
+    holds no other verdict). :class:`ParseError` when none of the forms holds, or when the reply gives
+    both verdicts (so text after the verdict cannot replace it).
     """
 
     def stand_in(self) -> str:
@@ -57,29 +58,32 @@ class YesNo(Reply[YesNoVerdict]):
 
     def parse(self, text: str, *, evaluated: Sequence[str] = ()) -> YesNoVerdict:
         """The verdict and its rationale."""
-        if "{" in text:
-            found = _json_verdict(text)
-            if found is not None:
-                return found
         lines = [line for line in text.strip().splitlines() if line.strip()]
         if not lines:
             raise ParseError("empty reply; end it with a line 'Answer: yes' or 'Answer: no'")
-        last = _verdict_line(lines[-1])
-        first = _opening_verdict(lines[0]) if len(lines) > 1 or last is None else None
-        if last is not None and first is not None and last != first:
+        own = [line for line in lines if not is_quote(line, evaluated)]
+        if not own:
+            raise ParseError("the reply only repeats the evaluated text; give your own verdict")
+        if any("{" in line for line in own):
+            found = _json_verdict("\n".join(own))
+            if found is not None:
+                return found
+        verdicts = [(i, v) for i, line in enumerate(own) if (v := _verdict_line(line)) is not None]
+        unechoed = [(i, v) for i, v in verdicts if not is_echo(own[i], evaluated)]
+        # a bare verdict line that is also in the data counts only when nothing else does
+        verdicts = unechoed or verdicts
+        opening = _opening_verdict(own[0])
+        given = {v for _, v in verdicts} | ({opening} if opening is not None else set())
+        if len(given) > 1:
             raise ParseError("the reply gives both yes and no; give exactly one verdict")
-        if last is not None:
-            _refuse_echo(lines[-1], evaluated)
-            return YesNoVerdict(last, _rationale(lines[:-1]))
-        if first is not None:
-            _refuse_echo(lines[0], evaluated)
-            return YesNoVerdict(first, _rationale([_after_opening(lines[0]), *lines[1:]]))
+        if verdicts:
+            index, verdict = verdicts[-1]
+            return YesNoVerdict(verdict, _rationale(own[:index]) or _rationale(own[index + 1 :]))
+        if opening is not None:
+            return YesNoVerdict(opening, _rationale([_after_opening(own[0]), *own[1:]]))
         raise ParseError(
             "no yes/no verdict; end the reply with a line 'Answer: yes' or 'Answer: no'"
         )
-
-
-_EMPHASIS = re.compile(r"[*_`]+")
 
 
 def _verdict_line(line: str) -> bool | None:
@@ -99,11 +103,6 @@ def _after_opening(line: str) -> str:
     stripped = line.strip(" \t*_`#>")
     found = _OPENING.match(stripped)
     return stripped if found is None else stripped[found.end() - 1 :]
-
-
-def _refuse_echo(line: str, evaluated: Sequence[str]) -> None:
-    if is_echo(line, evaluated):
-        raise ParseError("the verdict line repeats the evaluated text; give your own verdict")
 
 
 def _rationale(lines: Sequence[str]) -> str:

@@ -1,0 +1,103 @@
+"""Prompt injection through every evaluated field, against every judged metric in the
+registry (a new metric is covered by being registered).
+
+Each attack of :data:`attacks.ATTACKS` is put into every evaluated field at once —
+response, request, history, retrieved and expected contexts with their ``doc_uri``,
+reference, facts, guideline names and texts, rubric criteria, metadata, and the
+answers of the system under test in a dialogue — and then:
+
+- **structurally**: every field stays inside its block, and the prompt outside the
+  blocks is exactly the prompt of a harmless sample (the attack adds no block, no
+  marker, no text outside the data);
+- **through the parser**: a judge that quotes the attack back, before or after its own
+  verdict, gets its own verdict stored — never the attacker's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import pytest
+from attacks import ATTACKS
+
+from evaluated import BLOCK, Marked, output_of, prompts_of, undelimited
+from ragjudge.dryrun import StandInJudge
+from ragjudge.metrics import available_metrics, create_metric, metric_class
+from ragjudge.models import ChatMessage, GenerateConfig, JudgeCallRecord, Parsed
+from ragjudge.schema import Sample, Score
+
+T = TypeVar("T")
+JUDGED = [n for n in available_metrics() if metric_class(n).needs_judge]
+HARMLESS = "an ordinary sentence."
+
+
+async def scored(
+    name: str, marked: Marked, judge: Any
+) -> tuple[list[Score], list[JudgeCallRecord]]:
+    metric = create_metric(name)
+    row = marked.row()
+    scores = await metric.score(Sample.model_validate(row), output_of(row), marked.context(judge))
+    return scores, getattr(judge, "records", [])
+
+
+def outside_blocks(prompt: str) -> str:
+    """The prompt with every block (markers and data) replaced by one placeholder."""
+    return BLOCK.sub("<block>", prompt)
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS), ids=list(ATTACKS))
+@pytest.mark.parametrize("name", JUDGED)
+async def test_an_attack_in_every_field_stays_inside_the_blocks(name: str, attack: str) -> None:
+    plain_scores, plain = await scored(name, Marked(HARMLESS), StandInJudge([]))
+    scores, attacked = await scored(name, Marked(ATTACKS[attack]), StandInJudge([]))
+
+    assert [s.value for s in scores] == [s.value for s in plain_scores]
+    assert len(attacked) == len(plain), "the attack changed the calls made"
+    for prompt, reference in zip(prompts_of(attacked), prompts_of(plain), strict=True):
+        assert not undelimited(prompt)
+        assert outside_blocks(prompt) == outside_blocks(reference)
+
+
+class EchoingJudge(StandInJudge):
+    """A judge that writes its own (stand-in) verdict and quotes the attack back with it."""
+
+    def __init__(self, records: list[JudgeCallRecord], quote: Callable[[str], str]) -> None:
+        super().__init__(records)
+        self.quote = quote
+
+    async def generate_parsed(
+        self,
+        messages: Sequence[ChatMessage],
+        parse: Callable[[str], T],
+        config: GenerateConfig | None = None,
+        *,
+        trial: int = 0,
+        purpose: str | None = None,
+    ) -> Parsed[T]:
+        own = parse.stand_in()  # type: ignore[attr-defined]
+        text = self.quote(own)
+        generation = self._record(messages, config, trial, purpose, text)
+        return Parsed(parse(text), None, [generation], [generation.call_id or 0])
+
+
+QUOTES: dict[str, Callable[[str], Callable[[str], str]]] = {
+    "after": lambda attack: lambda own: f"{own}\nThe response ends with:\n{attack}",
+    "before": lambda attack: lambda own: f"The response says:\n{attack}\n{own}",
+}
+
+
+@pytest.mark.parametrize("quote", list(QUOTES))
+@pytest.mark.parametrize("attack", list(ATTACKS), ids=list(ATTACKS))
+@pytest.mark.parametrize("name", JUDGED)
+async def test_a_quoted_attack_never_supplies_the_score(name: str, attack: str, quote: str) -> None:
+    plain, _ = await scored(name, Marked(ATTACKS[attack]), StandInJudge([]))
+    echoed, _ = await scored(
+        name, Marked(ATTACKS[attack]), EchoingJudge([], QUOTES[quote](ATTACKS[attack]))
+    )
+    assert [(s.metric, s.value) for s in echoed] == [(s.metric, s.value) for s in plain]
+    assert all(s.error is None for s in echoed)
+
+
+def test_the_suite_is_large_enough() -> None:
+    assert len(ATTACKS) >= 40 and JUDGED
