@@ -513,3 +513,80 @@ def test_derived_id_skips_ids_given_explicitly() -> None:
 
     assert samples[1].request_id == derived_alone.request_id
     assert samples[0].request_id == f"{derived_alone.request_id}-2"
+
+
+# --------------------------------------------------------------------------- bad files
+
+JAPANESE_ROWS = [
+    {"request": "主キーとは何ですか?", "response": "行を一意に識別する列です。"},
+    {"request": "索引の利点は?", "response": "検索が速くなります。"},
+]
+
+
+def _jsonl_text(rows: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def _csv_text(rows: list[dict[str, Any]]) -> str:
+    return "request,response\n" + "".join(f"{r['request']},{r['response']}\n" for r in rows)
+
+
+@pytest.mark.parametrize(
+    "encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-16-le-bom", "utf-16-be-bom"]
+)
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".json"])
+def test_utf8_and_marked_utf16_files_are_read(tmp_path: Path, encoding: str, suffix: str) -> None:
+    if suffix == ".csv":
+        text = _csv_text(JAPANESE_ROWS)
+    elif suffix == ".json":
+        text = json.dumps(JAPANESE_ROWS, ensure_ascii=False)
+    else:
+        text = _jsonl_text(JAPANESE_ROWS)
+    path = tmp_path / f"set{suffix}"
+    if encoding.endswith("-bom"):
+        codec = encoding.removesuffix("-bom")
+        path.write_bytes("\ufeff".encode(codec) + text.encode(codec))
+    else:
+        path.write_bytes(text.encode(encoding))
+
+    samples = load_samples(path)
+
+    assert [s.request.query for s in samples] == [r["request"] for r in JAPANESE_ROWS]
+    assert [s.response for s in samples] == [r["response"] for r in JAPANESE_ROWS]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".json"])
+def test_shift_jis_file_is_refused_with_a_conversion_hint(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"set{suffix}"
+    path.write_bytes(_jsonl_text(JAPANESE_ROWS).encode("shift_jis"))
+
+    error = load_error(path)
+
+    message = str(error)
+    assert message.startswith(f"{path}: is not UTF-8 text")
+    assert "line 1, column 14" in message and "looks like Shift_JIS" in message
+    assert f"iconv -f SHIFT_JIS -t UTF-8 set{suffix}" in message
+
+
+def test_invalid_utf8_names_line_column_and_byte(tmp_path: Path) -> None:
+    path = tmp_path / "set.jsonl"
+    path.write_bytes(b'{"request": "q1"}\n{"request": "caf\xe9"}\n')
+
+    error = load_error(path)
+
+    assert [(p.row, p.field) for p in error.problems] == [(0, "<file>")]
+    assert "byte 0xe9 at line 2, column 17 (byte offset 34)" in str(error)
+    assert "iconv -f ITS_ENCODING -t UTF-8 set.jsonl" in str(error)
+
+
+def test_utf16_without_mark_utf32_and_nul_bytes_are_refused(tmp_path: Path) -> None:
+    no_mark = tmp_path / "no_mark.jsonl"
+    no_mark.write_bytes(_jsonl_text(JAPANESE_ROWS).encode("utf-16-le"))
+    utf32 = tmp_path / "utf32.csv"
+    utf32.write_bytes(_csv_text(JAPANESE_ROWS).encode("utf-32"))
+    nul = tmp_path / "nul.csv"
+    nul.write_bytes(b"request,response\nq\x00,a\n")
+
+    assert "holds a NUL character at line 1, column 2" in str(load_error(no_mark))
+    assert "is UTF-32 text" in str(load_error(utf32))
+    assert "holds a NUL character at line 2, column 2" in str(load_error(nul))

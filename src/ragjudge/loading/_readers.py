@@ -3,11 +3,15 @@
 Each row keeps its number for problem reports (see :class:`~ragjudge.errors.RowProblem`
 for how rows are counted). Rows that are not objects, lines that are not JSON and
 unreadable files become problems; they never stop the other rows from being read.
+
+Text files are decoded by :func:`ragjudge.errors.decode_text`: UTF-8, with or without
+a byte-order mark, or UTF-16 with one.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from ragjudge.errors import RowProblem
+from ragjudge.errors import RowProblem, TextFileError, read_text_file
 from ragjudge.loading._cells import clean_record
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -49,22 +53,29 @@ def read_source(source: str | Path | pd.DataFrame | Sequence[Mapping[str, Any]])
     return _read_records("<list>", list(source), tabular=False)
 
 
+_TEXT_SUFFIXES = (*JSONL_SUFFIXES, ".json", ".csv")
+
+
 def _read_file(path: Path, label: str) -> ReadResult:
     if not path.is_file():
         raise FileNotFoundError(f"evaluation set not found: {path}")
     suffix = path.suffix.lower()
-    if suffix in JSONL_SUFFIXES:
-        return _read_jsonl(path.read_text(encoding="utf-8-sig"), label)
-    if suffix == ".json":
-        return _read_json(path.read_text(encoding="utf-8-sig"), label)
-    if suffix == ".csv":
-        return _read_csv(path, label)
     if suffix == ".parquet":
         return _read_records(label, _frame_records(pd.read_parquet(path)), tabular=True)
-    raise ValueError(
-        f"cannot read {label}: unsupported file type {suffix!r} "
-        "(use .jsonl, .ndjson, .json, .csv or .parquet)"
-    )
+    if suffix not in _TEXT_SUFFIXES:
+        raise ValueError(
+            f"cannot read {label}: unsupported file type {suffix!r} "
+            "(use .jsonl, .ndjson, .json, .csv or .parquet)"
+        )
+    try:
+        text = read_text_file(path, label)
+    except TextFileError as exc:
+        return ReadResult(label, problems=[file_problem(label, exc.reason)])
+    if suffix in JSONL_SUFFIXES:
+        return _read_jsonl(text, label)
+    if suffix == ".json":
+        return _read_json(text, label)
+    return _read_csv(text, label)
 
 
 def _read_jsonl(text: str, label: str) -> ReadResult:
@@ -113,9 +124,9 @@ def _rows_of_json_document(document: Any) -> list[Any] | None:
     return None
 
 
-def _read_csv(path: Path, label: str) -> ReadResult:
+def _read_csv(text: str, label: str) -> ReadResult:
     result = ReadResult(label)
-    with path.open(encoding="utf-8-sig", newline="") as handle:
+    with io.StringIO(text, newline="") as handle:
         reader = csv.reader(handle)
         header = next(reader, None)
         if header is None:
