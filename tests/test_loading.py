@@ -590,3 +590,63 @@ def test_utf16_without_mark_utf32_and_nul_bytes_are_refused(tmp_path: Path) -> N
     assert "holds a NUL character at line 1, column 2" in str(load_error(no_mark))
     assert "is UTF-32 text" in str(load_error(utf32))
     assert "holds a NUL character at line 2, column 2" in str(load_error(nul))
+
+
+def test_deep_nesting_is_a_row_problem_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "set.jsonl"
+    deep = "[" * 100_000 + "]" * 100_000
+    path.write_text(
+        f'{{"request": "q1", "metadata": {{"x": {"[" * 150}{"]" * 150}}}}}\n'
+        f'{{"request": {deep}}}\n{{"request": "q3"}}\n',
+        encoding="utf-8",
+    )
+    nested: list[Any] = []
+    for _ in range(5000):
+        nested = [nested]
+
+    rows = by_row(load_error(path))
+    in_memory = load_error([{"request": "q", "trace": nested}])
+
+    assert [p.field for p in rows[1]] == ["metadata"]
+    assert "nested more than 100 levels deep" in rows[1][0].reason
+    assert rows[2][0].reason == "invalid JSON: arrays or objects are nested too deeply to read"
+    assert 3 not in rows
+    assert [(p.row, p.field) for p in in_memory.problems] == [(1, "trace")]
+
+
+def test_deep_json_document_is_a_file_problem(tmp_path: Path) -> None:
+    path = tmp_path / "set.json"
+    path.write_text("[" * 50_000 + "]" * 50_000, encoding="utf-8")
+
+    assert "nested too deeply" in str(load_error(path))
+
+
+def test_lone_surrogate_is_refused_naming_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "set.jsonl"
+    path.write_text(
+        '{"request": "q\\ud800"}\n'
+        '{"request": "q", "metadata": {"tags": ["a", "\\udfff"]}}\n'
+        '{"request": "q", "\\ud83d": 1}\n'
+        '{"request": "絵文字 \\ud83d\\ude00 は対になっていれば文字です"}\n',
+        encoding="utf-8",
+    )
+
+    rows = by_row(load_error(path))
+
+    assert [(n, rows[n][0].field) for n in sorted(rows)] == [
+        (1, "request"),
+        (2, "metadata.tags[1]"),
+        (3, "<row>"),
+    ]
+    assert "lone surrogate '\\ud800'" in rows[1][0].reason
+    assert rows[3][0].reason.startswith("a field name holds the lone surrogate '\\ud83d'")
+
+
+def test_nan_is_not_json(tmp_path: Path) -> None:
+    path = tmp_path / "set.jsonl"
+    path.write_text('{"request": "q", "metadata": {"human": NaN}}\n', encoding="utf-8")
+
+    error = load_error(path)
+
+    assert [(p.row, p.field) for p in error.problems] == [(1, "<row>")]
+    assert "NaN is not a JSON value (write null for a missing value)" in str(error)

@@ -1,11 +1,13 @@
 """Reading the rows of an evaluation set from a file, a DataFrame or a list of dicts.
 
 Each row keeps its number for problem reports (see :class:`~ragjudge.errors.RowProblem`
-for how rows are counted). Rows that are not objects, lines that are not JSON and
-unreadable files become problems; they never stop the other rows from being read.
+for how rows are counted). Rows that are not objects, lines that are not JSON, values
+nested too deeply or holding invalid text, and unreadable files become problems; a bad
+row never stops the other rows from being read.
 
 Text files are decoded by :func:`ragjudge.errors.decode_text`: UTF-8, with or without
-a byte-order mark, or UTF-16 with one.
+a byte-order mark, or UTF-16 with one. JSON is read strictly: ``NaN`` and ``Infinity``
+are not JSON and are refused rather than turned into a missing value.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pandas as pd
 
 from ragjudge.errors import RowProblem, TextFileError, read_text_file
 from ragjudge.loading._cells import clean_record
+from ragjudge.loading._values import value_problem
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _ROW_LIST_KEYS = ("data", "samples", "rows")
@@ -78,6 +81,23 @@ def _read_file(path: Path, label: str) -> ReadResult:
     return _read_csv(text, label)
 
 
+class _NotJson(ValueError):
+    """Text that strict JSON does not accept; the message says why."""
+
+
+def _strict_json(text: str) -> Any:
+    """``json.loads`` that refuses ``NaN``/``Infinity`` and nesting Python cannot read,
+    raising :class:`_NotJson` (or ``json.JSONDecodeError``)."""
+
+    def refuse(constant: str) -> Any:
+        raise _NotJson(f"{constant} is not a JSON value (write null for a missing value)")
+
+    try:
+        return json.loads(text, parse_constant=refuse)
+    except RecursionError:
+        raise _NotJson("arrays or objects are nested too deeply to read") from None
+
+
 def _read_jsonl(text: str, label: str) -> ReadResult:
     result = ReadResult(label)
     # Not str.splitlines(): it also splits on U+2028 and other separators that JSON
@@ -86,8 +106,8 @@ def _read_jsonl(text: str, label: str) -> ReadResult:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
+            value = _strict_json(line)
+        except (json.JSONDecodeError, _NotJson) as exc:
             result.problems.append(
                 RowProblem(source=label, row=number, field="<row>", reason=f"invalid JSON: {exc}")
             )
@@ -98,11 +118,13 @@ def _read_jsonl(text: str, label: str) -> ReadResult:
 
 def _read_json(text: str, label: str) -> ReadResult:
     try:
-        document = json.loads(text)
+        document = _strict_json(text)
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data":
             # Many JSON Lines files are named .json; read them as what they are.
             return _read_jsonl(text, label)
+        return ReadResult(label, problems=[file_problem(label, f"invalid JSON: {exc}")])
+    except _NotJson as exc:
         return ReadResult(label, problems=[file_problem(label, f"invalid JSON: {exc}")])
     records = _rows_of_json_document(document)
     if records is None:
@@ -172,7 +194,19 @@ def _add_record(result: ReadResult, number: int, record: Any, *, tabular: bool) 
             RowProblem(source=result.label, row=number, field="<row>", reason=reason)
         )
         return
-    result.rows.append(RawRow(number, clean_record(record, tabular=tabular)))
+    # Checked before cleaning, which recurses; and after it for tabular rows, whose
+    # cells may hold JSON text.
+    problem = value_problem(record)
+    cleaned: dict[str, Any] = {}
+    if problem is None:
+        cleaned = clean_record(record, tabular=tabular)
+        problem = value_problem(cleaned) if tabular else None
+    if problem is not None:
+        result.problems.append(
+            RowProblem(source=result.label, row=number, field=problem.field, reason=problem.reason)
+        )
+        return
+    result.rows.append(RawRow(number, cleaned))
 
 
 def all_keys(rows: Iterable[RawRow]) -> list[str]:
