@@ -650,3 +650,26 @@ def test_nan_is_not_json(tmp_path: Path) -> None:
 
     assert [(p.row, p.field) for p in error.problems] == [(1, "<row>")]
     assert "NaN is not a JSON value (write null for a missing value)" in str(error)
+
+
+def test_corrupt_or_fake_parquet_is_a_file_problem(tmp_path: Path) -> None:
+    good = tmp_path / "good.parquet"
+    pd.DataFrame({"request": ["q1", "q2"]}).to_parquet(good)
+    truncated = tmp_path / "truncated.parquet"
+    truncated.write_bytes(good.read_bytes()[:-20])
+    fake = tmp_path / "fake.parquet"
+    fake.write_text("request\nq1\n", encoding="utf-8")
+
+    for path in (truncated, fake):
+        error = load_error(path)
+        assert str(error).startswith(f"{path}: is not a readable Parquet file")
+
+
+def test_unsupported_file_and_folder_are_dataset_errors(tmp_path: Path) -> None:
+    (tmp_path / "set.xlsx").write_bytes(b"PK\x03\x04")
+    (tmp_path / "set").write_text("request\nq\n", encoding="utf-8")
+    (tmp_path / "folder.jsonl").mkdir()
+
+    assert "unsupported file type '.xlsx'" in str(load_error(tmp_path / "set.xlsx"))
+    assert "unsupported file type '(no extension)'" in str(load_error(tmp_path / "set"))
+    assert "is a folder" in str(load_error(tmp_path / "folder.jsonl"))

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from ragjudge.errors import RowProblem, TextFileError, read_text_file
+from ragjudge.errors import DatasetError, RowProblem, TextFileError, read_text_file
 from ragjudge.loading._cells import clean_record
 from ragjudge.loading._values import value_problem
 
@@ -60,15 +60,18 @@ _TEXT_SUFFIXES = (*JSONL_SUFFIXES, ".json", ".csv")
 
 
 def _read_file(path: Path, label: str) -> ReadResult:
+    if path.is_dir():
+        raise _file_error(label, "is a folder; give the evaluation set's file")
     if not path.is_file():
         raise FileNotFoundError(f"evaluation set not found: {path}")
     suffix = path.suffix.lower()
     if suffix == ".parquet":
-        return _read_records(label, _frame_records(pd.read_parquet(path)), tabular=True)
+        return _read_records(label, _frame_records(_read_parquet(path, label)), tabular=True)
     if suffix not in _TEXT_SUFFIXES:
-        raise ValueError(
-            f"cannot read {label}: unsupported file type {suffix!r} "
-            "(use .jsonl, .ndjson, .json, .csv or .parquet)"
+        raise _file_error(
+            label,
+            f"unsupported file type {suffix or '(no extension)'!r}; "
+            "use .jsonl, .ndjson, .json, .csv or .parquet",
         )
     try:
         text = read_text_file(path, label)
@@ -79,6 +82,20 @@ def _read_file(path: Path, label: str) -> ReadResult:
     if suffix == ".json":
         return _read_json(text, label)
     return _read_csv(text, label)
+
+
+def _file_error(label: str, reason: str) -> DatasetError:
+    """A problem that stops the whole file from being read."""
+    return DatasetError([file_problem(label, reason)])
+
+
+def _read_parquet(path: Path, label: str) -> pd.DataFrame:
+    import pyarrow  # imported by pandas to read Parquet anyway; not needed before
+
+    try:
+        return pd.read_parquet(path)
+    except (pyarrow.ArrowException, OSError, ValueError) as exc:
+        raise _file_error(label, f"is not a readable Parquet file: {exc}") from None
 
 
 class _NotJson(ValueError):
