@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -673,3 +674,56 @@ def test_unsupported_file_and_folder_are_dataset_errors(tmp_path: Path) -> None:
     assert "unsupported file type '.xlsx'" in str(load_error(tmp_path / "set.xlsx"))
     assert "unsupported file type '(no extension)'" in str(load_error(tmp_path / "set"))
     assert "is a folder" in str(load_error(tmp_path / "folder.jsonl"))
+
+
+@pytest.mark.parametrize(
+    ("text", "row", "field", "says"),
+    [
+        # the tester's file: four rows that loaded as one
+        (
+            'request,response\n"q1,r1\nq2,r2\nq3,r3\nq4,r4\n',
+            1,
+            "request",
+            "opened on line 2 is never",
+        ),
+        ('request,response\nq1,r1\nq2,"r2\nq3,r3\n', 2, "response", "opened on line 3 is never"),
+        ('request,response\n"q1,r1\nq2,r2\nq3,"r3"\n', 1, "request", "closes on line 4 with text"),
+        ('request,response\n"q1,r1\nq2,r2\nq3,"\n', 1, "request", "runs from line 2 to line 4"),
+        ('"request,response\nq1,r1\n', 0, "<file>", "the header: the quote opened on line 1"),
+    ],
+)
+def test_csv_with_a_broken_quote_is_refused(
+    tmp_path: Path, text: str, row: int, field: str, says: str
+) -> None:
+    path = tmp_path / "set.csv"
+    path.write_text(text, encoding="utf-8")
+
+    error = load_error(path)
+
+    assert [(p.row, p.field) for p in error.problems] == [(row, field)]
+    assert says in error.problems[0].reason
+
+
+def test_csv_multiline_cells_and_inner_quotes_still_load(tmp_path: Path) -> None:
+    path = tmp_path / "set.csv"
+    path.write_text(
+        'request,response\n"two\nlines","say ""hi"""\n27" screen?,"a,b"\n', encoding="utf-8"
+    )
+
+    samples = load_samples(path)
+
+    assert [(s.request.query, s.response) for s in samples] == [
+        ("two\nlines", 'say "hi"'),
+        ('27" screen?', "a,b"),
+    ]
+
+
+def test_csv_cells_longer_than_the_csv_modules_limit_load(tmp_path: Path) -> None:
+    path = tmp_path / "set.csv"
+    path.write_text("request,response\nq," + "x" * 300_000 + "\n", encoding="utf-8")
+    limit = csv.field_size_limit()
+
+    samples = load_samples(path)
+
+    assert samples[0].response == "x" * 300_000
+    assert csv.field_size_limit() == limit

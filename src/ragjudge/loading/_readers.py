@@ -12,8 +12,6 @@ are not JSON and are refused rather than turned into a missing value.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +22,7 @@ import pandas as pd
 
 from ragjudge.errors import DatasetError, RowProblem, TextFileError, read_text_file
 from ragjudge.loading._cells import clean_record
+from ragjudge.loading._csv import read_csv_rows
 from ragjudge.loading._values import value_problem
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -164,29 +163,10 @@ def _rows_of_json_document(document: Any) -> list[Any] | None:
 
 
 def _read_csv(text: str, label: str) -> ReadResult:
-    result = ReadResult(label)
-    with io.StringIO(text, newline="") as handle:
-        reader = csv.reader(handle)
-        header = next(reader, None)
-        if header is None:
-            return result
-        duplicates = sorted({name for name in header if header.count(name) > 1})
-        if duplicates:
-            result.problems.append(
-                file_problem(label, f"the header repeats the column(s) {', '.join(duplicates)}")
-            )
-            return result
-        for number, cells in enumerate(reader, start=1):
-            if not any(cell.strip() for cell in cells):
-                continue
-            if len(cells) > len(header):
-                reason = f"the row has {len(cells)} cells but the header names {len(header)}"
-                result.problems.append(
-                    RowProblem(source=label, row=number, field="<row>", reason=reason)
-                )
-                continue
-            record = {name: cell for name, cell in zip(header, cells, strict=False) if cell != ""}
-            _add_record(result, number, record, tabular=True)
+    read = read_csv_rows(text, label)
+    result = ReadResult(label, problems=read.problems)
+    for number, record in read.records:
+        _add_record(result, number, record, tabular=True)
     return result
 
 
