@@ -45,6 +45,7 @@ __all__ = [
     "DatasetError",
     "RowProblem",
     "detect_format",
+    "format_named",
     "load_samples",
 ]
 
