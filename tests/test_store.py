@@ -5,7 +5,7 @@ import pytest
 
 from ragjudge.models._types import JudgeCallRecord
 from ragjudge.schema import Output, Sample, Score, Usage
-from ragjudge.store import Store
+from ragjudge.store import Store, StoreError
 
 
 def _samples() -> list[Sample]:
@@ -105,3 +105,41 @@ def test_sample_metadata_and_one_export_row_per_trial(tmp_path: Path) -> None:
             ("b", 0),  # a sample without scores still gets its row
         ]
         assert rows["m"].tolist()[:2] == [1.0, 0.5]
+
+
+# --------------------------------------------------------------------------- unusable paths
+
+
+def test_a_folder_is_not_a_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="is a folder; a store is a SQLite file"):
+        Store(tmp_path)
+
+
+def test_a_file_that_is_not_sqlite_is_refused_and_left_as_is(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("these are not runs\n" * 20, encoding="utf-8")
+
+    with pytest.raises(StoreError, match=r"notes\.txt: it is not a SQLite database"):
+        Store(notes)
+    assert notes.read_text(encoding="utf-8") == "these are not runs\n" * 20
+
+
+def test_another_programs_database_is_refused_untouched(tmp_path: Path) -> None:
+    other = tmp_path / "cache.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE responses (key TEXT)")
+
+    with pytest.raises(StoreError, match=r"cache\.db is another program's database \(responses\)"):
+        Store(other)
+    with sqlite3.connect(other) as conn:
+        tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master")]
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    assert tables == ["responses"] and mode == "delete"
+
+
+def test_a_store_under_a_file_names_the_file(tmp_path: Path) -> None:
+    blocking = tmp_path / "results"
+    blocking.write_text("", encoding="utf-8")
+
+    with pytest.raises(StoreError, match=r"results is a file, not a folder"):
+        Store(blocking / "sub" / "runs.db")
