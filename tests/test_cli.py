@@ -300,6 +300,30 @@ def test_commands_on_a_missing_store_or_cache_say_so(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- bad input
 
 
+def test_empty_response_is_scored_zero_not_a_missing_field(tmp_path: Path) -> None:
+    rows = [
+        {"request": "q1", "response": "", "expected_response": "Paris"},
+        {"request": "q2", "response": "Paris", "expected_response": "Paris"},
+    ]
+    _write_jsonl(tmp_path / "set.jsonl", rows)
+    cfg = _config(tmp_path, "set.jsonl", "[exact_match, token_f1, rouge_l, word_recall]")
+
+    result = runner.invoke(app, ["run", str(cfg), "--json", "--no-progress"])
+
+    assert result.exit_code == 0, result.output
+    summary = {m["metric"]: m for m in json.loads(result.stdout)["metrics"]}
+    assert all(m["n"] == 2 and m["errors"] == 0 and m["mean"] == 0.5 for m in summary.values())
+
+
+def test_null_response_is_still_missing(tmp_path: Path) -> None:
+    rows = [{"request": "q1", "response": None, "expected_response": "a"}]
+    _write_jsonl(tmp_path / "set.jsonl", rows)
+
+    result = runner.invoke(app, ["run", str(_config(tmp_path, "set.jsonl")), "--no-progress"])
+
+    assert result.exit_code == 2 and "needs 'response'" in result.stderr
+
+
 def test_a_store_that_is_a_folder_or_not_sqlite_is_a_message(tmp_path: Path) -> None:
     _write_jsonl(tmp_path / "set.jsonl", MIXED_ROWS)
     (tmp_path / "folder.db").mkdir()
