@@ -324,6 +324,17 @@ def test_null_response_is_still_missing(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "needs 'response'" in result.stderr
 
 
+def test_reserved_metric_name_is_refused_before_the_run(tmp_path: Path) -> None:
+    _write_jsonl(tmp_path / "set.jsonl", MIXED_ROWS)
+    cfg = _config(tmp_path, "set.jsonl", "[{metric: exact_match, name: response}]")
+
+    result = runner.invoke(app, ["run", str(cfg), "--no-progress"])
+
+    assert result.exit_code == 2
+    assert "metric 'response': the score name 'response' is reserved" in result.stderr
+    assert not (tmp_path / ".ragjudge").exists()
+
+
 def test_a_store_that_is_a_folder_or_not_sqlite_is_a_message(tmp_path: Path) -> None:
     _write_jsonl(tmp_path / "set.jsonl", MIXED_ROWS)
     (tmp_path / "folder.db").mkdir()

@@ -1,5 +1,5 @@
 """Tests for reading an evaluation YAML file: encodings, duplicate keys, unknown keys
-and formats, and values that are not text."""
+and formats, and values that are not text; and for metric names the export reserves."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ragjudge.config import ConfigError, load_config
+from ragjudge.preparation import build_metrics
 
 CONFIG = "name: 評価\ndata: set.jsonl\nmetrics: [exact_match]\ntrials: 2\n"
 
@@ -108,3 +109,26 @@ def test_config_that_is_a_folder_or_a_list(tmp_path: Path) -> None:
 
     listed = _write(tmp_path, "- data: set.jsonl\n")
     assert "expected a mapping of settings at the top level" in _error(listed)
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("request_id", "'request_id' is a column of every exported sample"),
+        ("response", "'response' is a column of every exported sample"),
+        ("metadata.lang", "names starting with 'metadata.'"),
+        ("rouge.error", "names ending in .left_out, .error"),
+    ],
+)
+def test_metric_names_the_export_reserves_are_refused(name: str, says: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        build_metrics(["exact_match", {"metric": "rouge_l", "name": name}])
+
+    message = str(info.value)
+    assert f"metric {name!r}: the score name {name!r} is reserved: {says}" in message
+    assert "give the metric another 'name'" in message
+
+
+def test_renamed_multiscore_metric_is_checked_per_score() -> None:
+    with pytest.raises(ConfigError, match=r"the score name 'metadata\.wscore' is reserved"):
+        build_metrics([{"metric": "multiturn", "name": "metadata"}])

@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 
+from ragjudge import frames
 from ragjudge.models._types import JudgeCallRecord
 from ragjudge.schema import Output, Sample, Score, Usage
 from ragjudge.store import Store, StoreError
@@ -143,3 +144,26 @@ def test_a_store_under_a_file_names_the_file(tmp_path: Path) -> None:
 
     with pytest.raises(StoreError, match=r"results is a file, not a folder"):
         Store(blocking / "sub" / "runs.db")
+
+
+def test_export_frame_never_overwrites_a_sample_column(tmp_path: Path) -> None:
+    with Store(tmp_path / "runs.db") as store:
+        run_id = store.create_run(
+            name=None, config={}, versions={}, samples=_samples()[:1], trials=1
+        )
+        # a run stored before score names were checked
+        store.save_scores(run_id, "a", 0, [Score(metric="response", value=1.0)])
+        with pytest.raises(ValueError, match="cannot export the score 'response'"):
+            store.sample_frame(run_id)
+
+
+def test_export_frame_refuses_columns_written_twice() -> None:
+    sample = _samples()[0]
+    scores = [("a", 0, Score.failed("x", "judge failed"))]
+
+    frame = frames.sample_frame([sample], {}, scores)
+    assert frame.loc[0, "x.error"] == "judge failed" and frame.loc[0, "metadata.product"] == "db"
+    with pytest.raises(ValueError, match=r"cannot export the score 'x\.error'"):
+        frames.sample_frame([sample], {}, [*scores, ("a", 0, Score(metric="x.error", value=1))])
+    with pytest.raises(ValueError, match=r"column\(s\) x, x\.error would be written twice"):
+        frames.sample_frame([sample], {}, scores * 2)
