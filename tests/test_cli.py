@@ -295,3 +295,101 @@ def test_commands_on_a_missing_store_or_cache_say_so(tmp_path: Path) -> None:
     assert not absent.exists()
     cache = runner.invoke(app, ["cache", "stats", "--path", str(absent)])
     assert cache.exit_code == 2 and "no cache at" in cache.stderr
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def test_empty_response_is_scored_zero_not_a_missing_field(tmp_path: Path) -> None:
+    rows = [
+        {"request": "q1", "response": "", "expected_response": "Paris"},
+        {"request": "q2", "response": "Paris", "expected_response": "Paris"},
+    ]
+    _write_jsonl(tmp_path / "set.jsonl", rows)
+    cfg = _config(tmp_path, "set.jsonl", "[exact_match, token_f1, rouge_l, word_recall]")
+
+    result = runner.invoke(app, ["run", str(cfg), "--json", "--no-progress"])
+
+    assert result.exit_code == 0, result.output
+    summary = {m["metric"]: m for m in json.loads(result.stdout)["metrics"]}
+    assert all(m["n"] == 2 and m["errors"] == 0 and m["mean"] == 0.5 for m in summary.values())
+
+
+def test_null_response_is_still_missing(tmp_path: Path) -> None:
+    rows = [{"request": "q1", "response": None, "expected_response": "a"}]
+    _write_jsonl(tmp_path / "set.jsonl", rows)
+
+    result = runner.invoke(app, ["run", str(_config(tmp_path, "set.jsonl")), "--no-progress"])
+
+    assert result.exit_code == 2 and "needs 'response'" in result.stderr
+
+
+def test_reserved_metric_name_is_refused_before_the_run(tmp_path: Path) -> None:
+    _write_jsonl(tmp_path / "set.jsonl", MIXED_ROWS)
+    cfg = _config(tmp_path, "set.jsonl", "[{metric: exact_match, name: response}]")
+
+    result = runner.invoke(app, ["run", str(cfg), "--no-progress"])
+
+    assert result.exit_code == 2
+    assert "metric 'response': the score name 'response' is reserved" in result.stderr
+    assert not (tmp_path / ".ragjudge").exists()
+
+
+def test_a_store_that_is_a_folder_or_not_sqlite_is_a_message(tmp_path: Path) -> None:
+    _write_jsonl(tmp_path / "set.jsonl", MIXED_ROWS)
+    (tmp_path / "folder.db").mkdir()
+    (tmp_path / "notes.txt").write_text("not a database\n" * 50, encoding="utf-8")
+    for store in ("folder.db", "notes.txt"):
+        cfg = _config(tmp_path, "set.jsonl", extra=f"store: {store}\n")
+        ran = runner.invoke(app, ["run", str(cfg), "--no-progress"])
+        listed = runner.invoke(app, ["runs", "--store", str(tmp_path / store)])
+        for result in (ran, listed):
+            assert result.exit_code == 2, result.output
+            assert result.exception is None or isinstance(result.exception, SystemExit)
+            assert store in result.stderr and "store" in result.stderr
+
+
+def _stored_run(tmp_path: Path) -> tuple[str, Path]:
+    _write_jsonl(tmp_path / "set.jsonl", MIXED_ROWS)
+    result = runner.invoke(
+        app, ["run", str(_config(tmp_path, "set.jsonl")), "--json", "--no-progress"]
+    )
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["run_id"], tmp_path / ".ragjudge" / "runs.db"
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet", "csv"])
+def test_export_to_an_unwritable_path_is_a_message(tmp_path: Path, fmt: str) -> None:
+    run_id, store = _stored_run(tmp_path)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    cases = {
+        str(tmp_path / "out"): "it is a folder",
+        str(tmp_path / "file" / f"x.{fmt}"): "file is a file, not a folder",
+        str(tmp_path / "file" / "deeper" / f"x.{fmt}"): "file is a file, not a folder",
+    }
+    for output, says in cases.items():
+        result = runner.invoke(
+            app, ["export", run_id, "--store", str(store), "--format", fmt, "-o", output]
+        )
+        assert result.exit_code == 2, result.output
+        assert "cannot write" in result.stderr
+        assert says in " ".join(result.stderr.split())
+
+
+@pytest.mark.skipif(
+    hasattr(os, "geteuid") and os.geteuid() == 0,
+    reason="root may write into a read-only folder",
+)
+def test_export_into_a_read_only_folder_is_a_message(tmp_path: Path) -> None:
+    run_id, store = _stored_run(tmp_path)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        result = runner.invoke(
+            app, ["export", run_id, "--store", str(store), "-o", str(locked / "x.jsonl")]
+        )
+    finally:
+        locked.chmod(0o700)
+    assert result.exit_code == 2 and "Permission denied" in result.stderr

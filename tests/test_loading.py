@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -513,3 +514,216 @@ def test_derived_id_skips_ids_given_explicitly() -> None:
 
     assert samples[1].request_id == derived_alone.request_id
     assert samples[0].request_id == f"{derived_alone.request_id}-2"
+
+
+# --------------------------------------------------------------------------- bad files
+
+JAPANESE_ROWS = [
+    {"request": "主キーとは何ですか?", "response": "行を一意に識別する列です。"},
+    {"request": "索引の利点は?", "response": "検索が速くなります。"},
+]
+
+
+def _jsonl_text(rows: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def _csv_text(rows: list[dict[str, Any]]) -> str:
+    return "request,response\n" + "".join(f"{r['request']},{r['response']}\n" for r in rows)
+
+
+@pytest.mark.parametrize(
+    "encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-16-le-bom", "utf-16-be-bom"]
+)
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".json"])
+def test_utf8_and_marked_utf16_files_are_read(tmp_path: Path, encoding: str, suffix: str) -> None:
+    if suffix == ".csv":
+        text = _csv_text(JAPANESE_ROWS)
+    elif suffix == ".json":
+        text = json.dumps(JAPANESE_ROWS, ensure_ascii=False)
+    else:
+        text = _jsonl_text(JAPANESE_ROWS)
+    path = tmp_path / f"set{suffix}"
+    if encoding.endswith("-bom"):
+        codec = encoding.removesuffix("-bom")
+        path.write_bytes("\ufeff".encode(codec) + text.encode(codec))
+    else:
+        path.write_bytes(text.encode(encoding))
+
+    samples = load_samples(path)
+
+    assert [s.request.query for s in samples] == [r["request"] for r in JAPANESE_ROWS]
+    assert [s.response for s in samples] == [r["response"] for r in JAPANESE_ROWS]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".json"])
+def test_shift_jis_file_is_refused_with_a_conversion_hint(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"set{suffix}"
+    path.write_bytes(_jsonl_text(JAPANESE_ROWS).encode("shift_jis"))
+
+    error = load_error(path)
+
+    message = str(error)
+    assert message.startswith(f"{path}: is not UTF-8 text")
+    assert "line 1, column 14" in message and "looks like Shift_JIS" in message
+    assert f"iconv -f SHIFT_JIS -t UTF-8 set{suffix}" in message
+
+
+def test_invalid_utf8_names_line_column_and_byte(tmp_path: Path) -> None:
+    path = tmp_path / "set.jsonl"
+    path.write_bytes(b'{"request": "q1"}\n{"request": "caf\xe9"}\n')
+
+    error = load_error(path)
+
+    assert [(p.row, p.field) for p in error.problems] == [(0, "<file>")]
+    assert "byte 0xe9 at line 2, column 17 (byte offset 34)" in str(error)
+    assert "iconv -f ITS_ENCODING -t UTF-8 set.jsonl" in str(error)
+
+
+def test_utf16_without_mark_utf32_and_nul_bytes_are_refused(tmp_path: Path) -> None:
+    no_mark = tmp_path / "no_mark.jsonl"
+    no_mark.write_bytes(_jsonl_text(JAPANESE_ROWS).encode("utf-16-le"))
+    utf32 = tmp_path / "utf32.csv"
+    utf32.write_bytes(_csv_text(JAPANESE_ROWS).encode("utf-32"))
+    nul = tmp_path / "nul.csv"
+    nul.write_bytes(b"request,response\nq\x00,a\n")
+
+    assert "holds a NUL character at line 1, column 2" in str(load_error(no_mark))
+    assert "is UTF-32 text" in str(load_error(utf32))
+    assert "holds a NUL character at line 2, column 2" in str(load_error(nul))
+
+
+def test_deep_nesting_is_a_row_problem_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "set.jsonl"
+    deep = "[" * 100_000 + "]" * 100_000
+    path.write_text(
+        f'{{"request": "q1", "metadata": {{"x": {"[" * 150}{"]" * 150}}}}}\n'
+        f'{{"request": {deep}}}\n{{"request": "q3"}}\n',
+        encoding="utf-8",
+    )
+    nested: list[Any] = []
+    for _ in range(5000):
+        nested = [nested]
+
+    rows = by_row(load_error(path))
+    in_memory = load_error([{"request": "q", "trace": nested}])
+
+    assert [p.field for p in rows[1]] == ["metadata"]
+    assert "nested more than 100 levels deep" in rows[1][0].reason
+    assert rows[2][0].reason == "invalid JSON: arrays or objects are nested too deeply to read"
+    assert 3 not in rows
+    assert [(p.row, p.field) for p in in_memory.problems] == [(1, "trace")]
+
+
+def test_deep_json_document_is_a_file_problem(tmp_path: Path) -> None:
+    path = tmp_path / "set.json"
+    path.write_text("[" * 50_000 + "]" * 50_000, encoding="utf-8")
+
+    assert "nested too deeply" in str(load_error(path))
+
+
+def test_lone_surrogate_is_refused_naming_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "set.jsonl"
+    path.write_text(
+        '{"request": "q\\ud800"}\n'
+        '{"request": "q", "metadata": {"tags": ["a", "\\udfff"]}}\n'
+        '{"request": "q", "\\ud83d": 1}\n'
+        '{"request": "絵文字 \\ud83d\\ude00 は対になっていれば文字です"}\n',
+        encoding="utf-8",
+    )
+
+    rows = by_row(load_error(path))
+
+    assert [(n, rows[n][0].field) for n in sorted(rows)] == [
+        (1, "request"),
+        (2, "metadata.tags[1]"),
+        (3, "<row>"),
+    ]
+    assert "lone surrogate '\\ud800'" in rows[1][0].reason
+    assert rows[3][0].reason.startswith("a field name holds the lone surrogate '\\ud83d'")
+
+
+def test_nan_is_not_json(tmp_path: Path) -> None:
+    path = tmp_path / "set.jsonl"
+    path.write_text('{"request": "q", "metadata": {"human": NaN}}\n', encoding="utf-8")
+
+    error = load_error(path)
+
+    assert [(p.row, p.field) for p in error.problems] == [(1, "<row>")]
+    assert "NaN is not a JSON value (write null for a missing value)" in str(error)
+
+
+def test_corrupt_or_fake_parquet_is_a_file_problem(tmp_path: Path) -> None:
+    good = tmp_path / "good.parquet"
+    pd.DataFrame({"request": ["q1", "q2"]}).to_parquet(good)
+    truncated = tmp_path / "truncated.parquet"
+    truncated.write_bytes(good.read_bytes()[:-20])
+    fake = tmp_path / "fake.parquet"
+    fake.write_text("request\nq1\n", encoding="utf-8")
+
+    for path in (truncated, fake):
+        error = load_error(path)
+        assert str(error).startswith(f"{path}: is not a readable Parquet file")
+
+
+def test_unsupported_file_and_folder_are_dataset_errors(tmp_path: Path) -> None:
+    (tmp_path / "set.xlsx").write_bytes(b"PK\x03\x04")
+    (tmp_path / "set").write_text("request\nq\n", encoding="utf-8")
+    (tmp_path / "folder.jsonl").mkdir()
+
+    assert "unsupported file type '.xlsx'" in str(load_error(tmp_path / "set.xlsx"))
+    assert "unsupported file type '(no extension)'" in str(load_error(tmp_path / "set"))
+    assert "is a folder" in str(load_error(tmp_path / "folder.jsonl"))
+
+
+@pytest.mark.parametrize(
+    ("text", "row", "field", "says"),
+    [
+        # the tester's file: four rows that loaded as one
+        (
+            'request,response\n"q1,r1\nq2,r2\nq3,r3\nq4,r4\n',
+            1,
+            "request",
+            "opened on line 2 is never",
+        ),
+        ('request,response\nq1,r1\nq2,"r2\nq3,r3\n', 2, "response", "opened on line 3 is never"),
+        ('request,response\n"q1,r1\nq2,r2\nq3,"r3"\n', 1, "request", "closes on line 4 with text"),
+        ('request,response\n"q1,r1\nq2,r2\nq3,"\n', 1, "request", "runs from line 2 to line 4"),
+        ('"request,response\nq1,r1\n', 0, "<file>", "the header: the quote opened on line 1"),
+    ],
+)
+def test_csv_with_a_broken_quote_is_refused(
+    tmp_path: Path, text: str, row: int, field: str, says: str
+) -> None:
+    path = tmp_path / "set.csv"
+    path.write_text(text, encoding="utf-8")
+
+    error = load_error(path)
+
+    assert [(p.row, p.field) for p in error.problems] == [(row, field)]
+    assert says in error.problems[0].reason
+
+
+def test_csv_multiline_cells_and_inner_quotes_still_load(tmp_path: Path) -> None:
+    path = tmp_path / "set.csv"
+    path.write_text(
+        'request,response\n"two\nlines","say ""hi"""\n27" screen?,"a,b"\n', encoding="utf-8"
+    )
+
+    samples = load_samples(path)
+
+    assert [(s.request.query, s.response) for s in samples] == [
+        ("two\nlines", 'say "hi"'),
+        ('27" screen?', "a,b"),
+    ]
+
+
+def test_csv_cells_longer_than_the_csv_modules_limit_load(tmp_path: Path) -> None:
+    path = tmp_path / "set.csv"
+    path.write_text("request,response\nq," + "x" * 300_000 + "\n", encoding="utf-8")
+    limit = csv.field_size_limit()
+
+    samples = load_samples(path)
+
+    assert samples[0].response == "x" * 300_000
+    assert csv.field_size_limit() == limit

@@ -107,3 +107,25 @@ def test_score_requires_value_or_error_and_rejects_nan() -> None:
 def test_output_usage_defaults_to_none_and_totals() -> None:
     assert Output(response="x").usage.total_tokens == 0
     assert Usage(input_tokens=12, output_tokens=3).total_tokens == 15
+
+
+def test_empty_response_is_an_answer_but_null_is_missing() -> None:
+    empty = Sample(request_id="1", request="q", response="")
+    chat = Sample.model_validate(
+        {"request_id": "2", "request": "q", "response": {"choices": [{"message": {"content": ""}}]}}
+    )
+    absent = Sample(request_id="3", request="q", response=None)
+
+    assert empty.has_field("response") and empty.response == ""
+    assert chat.has_field("response") and chat.response == ""
+    assert not absent.has_field("response")
+    # other fields keep their rule: empty is absent
+    assert not Sample(request_id="4", request="q", expected_response="").has_field(
+        "expected_response"
+    )
+    assert not Sample(request_id="5", request="q", expected_facts=[]).has_field("expected_facts")
+    assert not Sample(request_id="6", request="q", retrieved_context=[]).has_field(
+        "retrieved_context"
+    )
+    with pytest.raises(ValidationError, match="expected_response is an empty list"):
+        Sample(request_id="7", request="q", expected_response=[])

@@ -3,9 +3,10 @@ from pathlib import Path
 
 import pytest
 
+from ragjudge import frames
 from ragjudge.models._types import JudgeCallRecord
 from ragjudge.schema import Output, Sample, Score, Usage
-from ragjudge.store import Store
+from ragjudge.store import Store, StoreError
 
 
 def _samples() -> list[Sample]:
@@ -105,3 +106,64 @@ def test_sample_metadata_and_one_export_row_per_trial(tmp_path: Path) -> None:
             ("b", 0),  # a sample without scores still gets its row
         ]
         assert rows["m"].tolist()[:2] == [1.0, 0.5]
+
+
+# --------------------------------------------------------------------------- unusable paths
+
+
+def test_a_folder_is_not_a_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="is a folder; a store is a SQLite file"):
+        Store(tmp_path)
+
+
+def test_a_file_that_is_not_sqlite_is_refused_and_left_as_is(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("these are not runs\n" * 20, encoding="utf-8")
+
+    with pytest.raises(StoreError, match=r"notes\.txt: it is not a SQLite database"):
+        Store(notes)
+    assert notes.read_text(encoding="utf-8") == "these are not runs\n" * 20
+
+
+def test_another_programs_database_is_refused_untouched(tmp_path: Path) -> None:
+    other = tmp_path / "cache.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE responses (key TEXT)")
+
+    with pytest.raises(StoreError, match=r"cache\.db is another program's database \(responses\)"):
+        Store(other)
+    with sqlite3.connect(other) as conn:
+        tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master")]
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    assert tables == ["responses"] and mode == "delete"
+
+
+def test_a_store_under_a_file_names_the_file(tmp_path: Path) -> None:
+    blocking = tmp_path / "results"
+    blocking.write_text("", encoding="utf-8")
+
+    with pytest.raises(StoreError, match=r"results is a file, not a folder"):
+        Store(blocking / "sub" / "runs.db")
+
+
+def test_export_frame_never_overwrites_a_sample_column(tmp_path: Path) -> None:
+    with Store(tmp_path / "runs.db") as store:
+        run_id = store.create_run(
+            name=None, config={}, versions={}, samples=_samples()[:1], trials=1
+        )
+        # a run stored before score names were checked
+        store.save_scores(run_id, "a", 0, [Score(metric="response", value=1.0)])
+        with pytest.raises(ValueError, match="cannot export the score 'response'"):
+            store.sample_frame(run_id)
+
+
+def test_export_frame_refuses_columns_written_twice() -> None:
+    sample = _samples()[0]
+    scores = [("a", 0, Score.failed("x", "judge failed"))]
+
+    frame = frames.sample_frame([sample], {}, scores)
+    assert frame.loc[0, "x.error"] == "judge failed" and frame.loc[0, "metadata.product"] == "db"
+    with pytest.raises(ValueError, match=r"cannot export the score 'x\.error'"):
+        frames.sample_frame([sample], {}, [*scores, ("a", 0, Score(metric="x.error", value=1))])
+    with pytest.raises(ValueError, match=r"column\(s\) x, x\.error would be written twice"):
+        frames.sample_frame([sample], {}, scores * 2)

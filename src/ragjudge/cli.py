@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 from rich.console import Console
@@ -21,8 +21,11 @@ from ragjudge.models import ResponseCache
 from ragjudge.report import print_plan, print_result, render_comparison, render_meta, runs_table
 from ragjudge.results import summarize_run
 from ragjudge.runner import RequirementError, dry_run, run_evaluation
-from ragjudge.store import Store
+from ragjudge.store import Store, StoreError
 from ragjudge.targets import TargetError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 app = typer.Typer(
     add_completion=False,
@@ -62,7 +65,11 @@ def _opened_store(path: Path) -> Iterator[Store]:
     unknown run or a rejected argument in the block ends the command with its message."""
     if not path.exists():
         raise _fail(f"no store at {path}; pass --store PATH (runs are kept beside their eval.yaml)")
-    with Store(path) as store:
+    try:
+        opened = Store(path)
+    except StoreError as exc:
+        raise _fail(str(exc)) from None
+    with opened as store:
         try:
             yield store
         except (KeyError, ValueError) as exc:
@@ -142,7 +149,15 @@ def run(
                 cfg, resume=resume, retry_errors=retry_errors, progress=progress, use_cache=cache
             )
         )
-    except (ConfigError, DatasetError, RequirementError, TargetError, OSError, KeyError) as exc:
+    except (
+        ConfigError,
+        DatasetError,
+        RequirementError,
+        TargetError,
+        StoreError,
+        OSError,
+        KeyError,
+    ) as exc:
         raise _fail(_message(exc)) from None
     except KeyboardInterrupt:
         err.print(
@@ -196,9 +211,19 @@ def export(
     (and METRIC.left_out where a mean leaves values out)."""
     from ragjudge.meanings import exclusions, run_meanings
 
+    if output.is_dir():
+        raise _fail(f"cannot write {output}: it is a folder; give a file name (-o FILE)")
     with _opened_store(store) as s:
         run = s.run(run_id)
         frame = s.sample_frame(run.run_id, exclusions(run_meanings(run)))
+    try:
+        _write_frame(frame, output, fmt)
+    except OSError as exc:
+        raise _fail(f"cannot write {output}: {_os_reason(output, exc)}") from None
+    err.print(f"wrote {len(frame)} rows to {output}")
+
+
+def _write_frame(frame: pd.DataFrame, output: Path, fmt: ExportFormat) -> None:
     output.parent.mkdir(parents=True, exist_ok=True)
     if fmt is ExportFormat.jsonl:
         frame.to_json(output, orient="records", lines=True, force_ascii=False)
@@ -206,7 +231,15 @@ def export(
         frame.to_parquet(output, index=False)
     else:
         frame.to_csv(output, index=False)
-    err.print(f"wrote {len(frame)} rows to {output}")
+
+
+def _os_reason(path: Path, exc: OSError) -> str:
+    """Why ``path`` could not be written, in words (a file where a folder should be
+    is named)."""
+    blocking = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        return f"{blocking} is a file, not a folder"
+    return exc.strerror or str(exc)
 
 
 @app.command()

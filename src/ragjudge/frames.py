@@ -11,7 +11,50 @@ import pandas as pd
 
 from ragjudge.schema import Output, Sample, Score
 
-__all__ = ["metadata_columns", "sample_frame", "score_frame"]
+__all__ = [
+    "METADATA_PREFIX",
+    "SAMPLE_COLUMNS",
+    "SCORE_COLUMN_SUFFIXES",
+    "metadata_columns",
+    "reserved_name_problem",
+    "sample_frame",
+    "score_frame",
+]
+
+SAMPLE_COLUMNS: tuple[str, ...] = (
+    "request_id",
+    "trial",
+    "request",
+    "response",
+    "target_error",
+    "expected_response",
+)
+"""The columns :func:`sample_frame` gives every sample; no score may take these names."""
+METADATA_PREFIX = "metadata."
+"""The prefix of the columns holding a sample's metadata; no score name may start so."""
+SCORE_COLUMN_SUFFIXES: tuple[str, ...] = (
+    ".left_out",
+    ".error",
+    ".rationale",
+    ".details",
+    ".judge_calls",
+)
+"""What :func:`sample_frame` appends to a score's name for that score's other columns;
+no score name may end so."""
+
+
+def reserved_name_problem(name: str) -> str | None:
+    """Why a score may not be called ``name`` (its export column would take another
+    column's place), or None when it may."""
+    if name in SAMPLE_COLUMNS:
+        return f"{name!r} is a column of every exported sample ({', '.join(SAMPLE_COLUMNS)})"
+    if name.startswith(METADATA_PREFIX):
+        return f"names starting with {METADATA_PREFIX!r} are the columns of sample metadata"
+    if name.endswith(SCORE_COLUMN_SUFFIXES):
+        suffixes = ", ".join(SCORE_COLUMN_SUFFIXES)
+        return f"names ending in {suffixes} are the columns a score's value comes with"
+    return None
+
 
 ScoreRow = tuple[str, int, Score]
 """(request_id, trial, score), as :meth:`ragjudge.store.Store.scores` gives them."""
@@ -44,40 +87,58 @@ def sample_frame(
 ) -> pd.DataFrame:
     """One row per (sample, trial): request, response, reference, each metric's value,
     error, rationale, details (JSON) and judge call ids. For a metric whose mean leaves
-    values out (``excluded``), ``METRIC.left_out`` says whether this value was one."""
+    values out (``excluded``), ``METRIC.left_out`` says whether this value was one.
+
+    A score whose columns would take the place of another column (see
+    :func:`reserved_name_problem`) is a ``ValueError``: no column is ever overwritten.
+    """
     excluded = excluded or {}
     by_sample: dict[str, dict[int, dict[str, Any]]] = {}
     for request_id, trial, score in scores:
-        row = by_sample.setdefault(request_id, {}).setdefault(trial, {})
-        row[score.metric] = score.value
-        if score.metric in excluded:
-            row[f"{score.metric}.left_out"] = score.value in excluded[score.metric]
-        if score.error:
-            row[f"{score.metric}.error"] = score.error
-        if score.rationale:
-            row[f"{score.metric}.rationale"] = score.rationale
-        if score.details:
-            row[f"{score.metric}.details"] = _dumps(score.details)
-        if score.judge_call_ids:
-            row[f"{score.metric}.judge_calls"] = _dumps(score.judge_call_ids)
+        if (problem := reserved_name_problem(score.metric)) is not None:
+            raise ValueError(f"cannot export the score {score.metric!r}: {problem}")
+        metric_columns = by_sample.setdefault(request_id, {}).setdefault(trial, {})
+        _add_columns(metric_columns, _score_columns(score, excluded))
     rows = []
     for sample in samples:
         output = outputs.get(sample.request_id)
         metrics_by_trial = by_sample.get(sample.request_id) or {0: {}}
         for trial in sorted(metrics_by_trial):
-            rows.append(
-                {
-                    "request_id": sample.request_id,
-                    "trial": trial,
-                    "request": sample.request.query,
-                    "response": output.response if output else sample.response,
-                    "target_error": output.error if output else None,
-                    "expected_response": _scalar(sample.expected_response),
-                    **metadata_columns(sample.metadata),
-                    **metrics_by_trial[trial],
-                }
-            )
+            row = {
+                "request_id": sample.request_id,
+                "trial": trial,
+                "request": sample.request.query,
+                "response": output.response if output else sample.response,
+                "target_error": output.error if output else None,
+                "expected_response": _scalar(sample.expected_response),
+            }
+            _add_columns(row, metadata_columns(sample.metadata))
+            _add_columns(row, metrics_by_trial[trial])
+            rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _score_columns(score: Score, excluded: Mapping[str, Sequence[float]]) -> dict[str, Any]:
+    """A score's value and, when it has them, its other columns."""
+    columns: dict[str, Any] = {score.metric: score.value}
+    if score.metric in excluded:
+        columns[f"{score.metric}.left_out"] = score.value in excluded[score.metric]
+    if score.error:
+        columns[f"{score.metric}.error"] = score.error
+    if score.rationale:
+        columns[f"{score.metric}.rationale"] = score.rationale
+    if score.details:
+        columns[f"{score.metric}.details"] = _dumps(score.details)
+    if score.judge_call_ids:
+        columns[f"{score.metric}.judge_calls"] = _dumps(score.judge_call_ids)
+    return columns
+
+
+def _add_columns(row: dict[str, Any], columns: Mapping[str, Any]) -> None:
+    """Add ``columns`` to ``row``; a column already there is a ``ValueError``."""
+    if taken := sorted(row.keys() & columns.keys()):
+        raise ValueError(f"the export column(s) {', '.join(taken)} would be written twice")
+    row.update(columns)
 
 
 def metadata_columns(metadata: Mapping[str, Any]) -> dict[str, Any]:

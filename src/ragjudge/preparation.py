@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ragjudge.config import ConfigError, EvalConfig
+from ragjudge.frames import reserved_name_problem
 from ragjudge.http_targets import (
     HTTP_TARGET_KINDS,
     http_retriever_from_config,
@@ -101,7 +102,8 @@ def build_target(config: EvalConfig, target: Any = None) -> Target:
 
 def build_metrics(specs: Sequence[MetricSpec], *, base_dir: Path | None = None) -> list[Metric]:
     """The run's metrics from names, option dicts or instances; an unknown metric, a
-    bad option or a repeated score name is a :class:`ConfigError`. ``module:Class``
+    bad option, a repeated score name or one reserved for the export's other columns
+    (:func:`ragjudge.frames.reserved_name_problem`) is a :class:`ConfigError`. ``module:Class``
     metrics are looked up beside the config (``base_dir``) first."""
     metrics: list[Metric] = []
     problems: list[str] = []
@@ -112,6 +114,16 @@ def build_metrics(specs: Sequence[MetricSpec], *, base_dir: Path | None = None) 
             problems.append(str(exc))
     if problems:
         raise ConfigError("metrics: " + "\n  ".join(problems))
+    reserved = [
+        f"metric {m.name!r}: the score name {n!r} is reserved: {problem}"
+        for m in metrics
+        for n in m.score_names()
+        if (problem := reserved_name_problem(n)) is not None
+    ]
+    if reserved:
+        raise ConfigError(
+            "metrics: " + "\n  ".join(reserved) + "\n  (give the metric another 'name')"
+        )
     names = [n for m in metrics for n in m.score_names()]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:

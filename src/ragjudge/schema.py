@@ -130,6 +130,11 @@ def response_text(value: Any) -> str:
     raise ValueError("response must be a string or {'choices': [{'message': {'content': ...}}]}")
 
 
+_EMPTY_IS_A_VALUE = frozenset({"response"})
+"""Sample fields whose empty text is a value, not a missing one (see
+:meth:`Sample.has_field`)."""
+
+
 class Sample(BaseModel):
     """One row of an evaluation set, validated and normalised."""
 
@@ -189,10 +194,16 @@ class Sample(BaseModel):
         return dict(self.guidelines)
 
     def has_field(self, name: str) -> bool:
-        """Whether the row carries a value for ``name`` (a field or ``metadata.KEY``)."""
+        """Whether the row carries a value for ``name`` (a field or ``metadata.KEY``).
+
+        None is absent, and so are empty text, lists and dicts, except an empty
+        ``response``: that is an answer (a wrong one, which metrics score), not a
+        missing one."""
         if name.startswith("metadata."):
             return name.split(".", 1)[1] in self.metadata
         value = getattr(self, name, None)
+        if name in _EMPTY_IS_A_VALUE:
+            return value is not None
         return value is not None and value not in ("", [], {})
 
 

@@ -128,17 +128,45 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+class StoreError(Exception):
+    """The store cannot be used: a folder, a file that is not a ragjudge SQLite store,
+    or a place that cannot be written. The message names the path."""
+
+
 class Store:
     """A SQLite file holding every run. Safe to reopen while another process has it open."""
 
     def __init__(self, path: str | Path) -> None:
+        """Open (or create) the store at ``path``; :class:`StoreError` when it cannot
+        be one."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.is_dir():
+            raise StoreError(f"the store {self.path} is a folder; a store is a SQLite file")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            file = next((p for p in self.path.parents if p.is_file()), None)
+            reason = f"{file} is a file, not a folder" if file else exc.strerror or str(exc)
+            raise StoreError(f"cannot create the store {self.path}: {reason}") from None
         self._conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.executescript(_SCHEMA)
-        self._add_missing_columns()
+        try:
+            # Checked before anything is written: another program's database stays as is.
+            found = self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            tables = {row[0] for row in found}
+            if tables and "runs" not in tables:
+                listed = ", ".join(sorted(tables)[:5])
+                raise StoreError(f"the store {self.path} is another program's database ({listed})")
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.executescript(_SCHEMA)
+            self._add_missing_columns()
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            reason = "it is not a SQLite database" if "not a database" in str(exc) else str(exc)
+            raise StoreError(f"cannot open the store {self.path}: {reason}") from None
+        except StoreError:
+            self._conn.close()
+            raise
 
     def _add_missing_columns(self) -> None:
         """Bring a store written by an older version up to the current schema."""

@@ -10,7 +10,19 @@ HealthBench (``prompt``/``rubrics``/``ideal_completions_data``). The format is d
 from the column names; ``format=`` overrides the guess.
 
 Nothing is dropped silently: every bad row becomes a :class:`RowProblem`, and all of
-them are raised together in one :class:`DatasetError`.
+them are raised together in one :class:`DatasetError`. What counts as bad input:
+
+- text files must be UTF-8 (with or without a byte-order mark) or UTF-16 with a
+  byte-order mark; any other bytes (Shift_JIS, Latin-1, UTF-16 without a mark, NUL
+  characters) stop the load, naming the line, column and byte offset;
+- JSON is strict: ``NaN``/``Infinity`` are refused, not read as missing values;
+- a value nested more than 100 levels deep, or text holding a lone UTF-16 surrogate
+  (``"\\ud800"``), is a problem of that row and field;
+- in CSV, a quote never closed, text after a closing quote, and a row short of cells
+  whose quoted cell spans several lines are refused (see :mod:`ragjudge.loading._csv`);
+  an empty CSV cell is an absent value;
+- a corrupt Parquet file, a folder and an unsupported file type are problems of the
+  file.
 """
 
 from __future__ import annotations
@@ -33,6 +45,7 @@ __all__ = [
     "DatasetError",
     "RowProblem",
     "detect_format",
+    "format_named",
     "load_samples",
 ]
 
@@ -52,8 +65,10 @@ def load_samples(
     by that benchmark's loader.
 
     Rows without a ``request_id`` get one derived from their content, stable across
-    loads. Raises :class:`DatasetError` listing every bad row, ``FileNotFoundError``
-    for a missing file and ``ValueError`` for an unsupported file type or format name.
+    loads. Raises :class:`DatasetError` listing every bad row (or saying why the file
+    cannot be read: its encoding, its type, a corrupt Parquet file),
+    ``FileNotFoundError`` for a missing file and ``ValueError`` for an unknown format
+    name.
     """
     chosen = None if format is None else format_named(format)
     if isinstance(chosen, FileFormat):

@@ -88,7 +88,7 @@ def _parse_literal(text: str) -> Any:
     """JSON, or a Python literal (pandas writes lists into CSV as ``['a', 'b']``)."""
     try:
         return json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         pass
     try:
         return ast.literal_eval(text)

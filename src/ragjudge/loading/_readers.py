@@ -1,13 +1,17 @@
 """Reading the rows of an evaluation set from a file, a DataFrame or a list of dicts.
 
 Each row keeps its number for problem reports (see :class:`~ragjudge.errors.RowProblem`
-for how rows are counted). Rows that are not objects, lines that are not JSON and
-unreadable files become problems; they never stop the other rows from being read.
+for how rows are counted). Rows that are not objects, lines that are not JSON, values
+nested too deeply or holding invalid text, and unreadable files become problems; a bad
+row never stops the other rows from being read.
+
+Text files are decoded by :func:`ragjudge.errors.decode_text`: UTF-8, with or without
+a byte-order mark, or UTF-16 with one. JSON is read strictly: ``NaN`` and ``Infinity``
+are not JSON and are refused rather than turned into a missing value.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,8 +20,10 @@ from typing import Any
 
 import pandas as pd
 
-from ragjudge.errors import RowProblem
+from ragjudge.errors import DatasetError, RowProblem, TextFileError, read_text_file
 from ragjudge.loading._cells import clean_record
+from ragjudge.loading._csv import read_csv_rows
+from ragjudge.loading._values import value_problem
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _ROW_LIST_KEYS = ("data", "samples", "rows")
@@ -49,22 +55,63 @@ def read_source(source: str | Path | pd.DataFrame | Sequence[Mapping[str, Any]])
     return _read_records("<list>", list(source), tabular=False)
 
 
+_TEXT_SUFFIXES = (*JSONL_SUFFIXES, ".json", ".csv")
+
+
 def _read_file(path: Path, label: str) -> ReadResult:
+    if path.is_dir():
+        raise _file_error(label, "is a folder; give the evaluation set's file")
     if not path.is_file():
         raise FileNotFoundError(f"evaluation set not found: {path}")
     suffix = path.suffix.lower()
-    if suffix in JSONL_SUFFIXES:
-        return _read_jsonl(path.read_text(encoding="utf-8-sig"), label)
-    if suffix == ".json":
-        return _read_json(path.read_text(encoding="utf-8-sig"), label)
-    if suffix == ".csv":
-        return _read_csv(path, label)
     if suffix == ".parquet":
-        return _read_records(label, _frame_records(pd.read_parquet(path)), tabular=True)
-    raise ValueError(
-        f"cannot read {label}: unsupported file type {suffix!r} "
-        "(use .jsonl, .ndjson, .json, .csv or .parquet)"
-    )
+        return _read_records(label, _frame_records(_read_parquet(path, label)), tabular=True)
+    if suffix not in _TEXT_SUFFIXES:
+        raise _file_error(
+            label,
+            f"unsupported file type {suffix or '(no extension)'!r}; "
+            "use .jsonl, .ndjson, .json, .csv or .parquet",
+        )
+    try:
+        text = read_text_file(path, label)
+    except TextFileError as exc:
+        return ReadResult(label, problems=[file_problem(label, exc.reason)])
+    if suffix in JSONL_SUFFIXES:
+        return _read_jsonl(text, label)
+    if suffix == ".json":
+        return _read_json(text, label)
+    return _read_csv(text, label)
+
+
+def _file_error(label: str, reason: str) -> DatasetError:
+    """A problem that stops the whole file from being read."""
+    return DatasetError([file_problem(label, reason)])
+
+
+def _read_parquet(path: Path, label: str) -> pd.DataFrame:
+    import pyarrow  # imported by pandas to read Parquet anyway; not needed before
+
+    try:
+        return pd.read_parquet(path)
+    except (pyarrow.ArrowException, OSError, ValueError) as exc:
+        raise _file_error(label, f"is not a readable Parquet file: {exc}") from None
+
+
+class _NotJson(ValueError):
+    """Text that strict JSON does not accept; the message says why."""
+
+
+def _strict_json(text: str) -> Any:
+    """``json.loads`` that refuses ``NaN``/``Infinity`` and nesting Python cannot read,
+    raising :class:`_NotJson` (or ``json.JSONDecodeError``)."""
+
+    def refuse(constant: str) -> Any:
+        raise _NotJson(f"{constant} is not a JSON value (write null for a missing value)")
+
+    try:
+        return json.loads(text, parse_constant=refuse)
+    except RecursionError:
+        raise _NotJson("arrays or objects are nested too deeply to read") from None
 
 
 def _read_jsonl(text: str, label: str) -> ReadResult:
@@ -75,8 +122,8 @@ def _read_jsonl(text: str, label: str) -> ReadResult:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
+            value = _strict_json(line)
+        except (json.JSONDecodeError, _NotJson) as exc:
             result.problems.append(
                 RowProblem(source=label, row=number, field="<row>", reason=f"invalid JSON: {exc}")
             )
@@ -87,11 +134,13 @@ def _read_jsonl(text: str, label: str) -> ReadResult:
 
 def _read_json(text: str, label: str) -> ReadResult:
     try:
-        document = json.loads(text)
+        document = _strict_json(text)
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data":
             # Many JSON Lines files are named .json; read them as what they are.
             return _read_jsonl(text, label)
+        return ReadResult(label, problems=[file_problem(label, f"invalid JSON: {exc}")])
+    except _NotJson as exc:
         return ReadResult(label, problems=[file_problem(label, f"invalid JSON: {exc}")])
     records = _rows_of_json_document(document)
     if records is None:
@@ -113,30 +162,11 @@ def _rows_of_json_document(document: Any) -> list[Any] | None:
     return None
 
 
-def _read_csv(path: Path, label: str) -> ReadResult:
-    result = ReadResult(label)
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle)
-        header = next(reader, None)
-        if header is None:
-            return result
-        duplicates = sorted({name for name in header if header.count(name) > 1})
-        if duplicates:
-            result.problems.append(
-                file_problem(label, f"the header repeats the column(s) {', '.join(duplicates)}")
-            )
-            return result
-        for number, cells in enumerate(reader, start=1):
-            if not any(cell.strip() for cell in cells):
-                continue
-            if len(cells) > len(header):
-                reason = f"the row has {len(cells)} cells but the header names {len(header)}"
-                result.problems.append(
-                    RowProblem(source=label, row=number, field="<row>", reason=reason)
-                )
-                continue
-            record = {name: cell for name, cell in zip(header, cells, strict=False) if cell != ""}
-            _add_record(result, number, record, tabular=True)
+def _read_csv(text: str, label: str) -> ReadResult:
+    read = read_csv_rows(text, label)
+    result = ReadResult(label, problems=read.problems)
+    for number, record in read.records:
+        _add_record(result, number, record, tabular=True)
     return result
 
 
@@ -161,7 +191,19 @@ def _add_record(result: ReadResult, number: int, record: Any, *, tabular: bool) 
             RowProblem(source=result.label, row=number, field="<row>", reason=reason)
         )
         return
-    result.rows.append(RawRow(number, clean_record(record, tabular=tabular)))
+    # Checked before cleaning, which recurses; and after it for tabular rows, whose
+    # cells may hold JSON text.
+    problem = value_problem(record)
+    cleaned: dict[str, Any] = {}
+    if problem is None:
+        cleaned = clean_record(record, tabular=tabular)
+        problem = value_problem(cleaned) if tabular else None
+    if problem is not None:
+        result.problems.append(
+            RowProblem(source=result.label, row=number, field=problem.field, reason=problem.reason)
+        )
+        return
+    result.rows.append(RawRow(number, cleaned))
 
 
 def all_keys(rows: Iterable[RawRow]) -> list[str]:

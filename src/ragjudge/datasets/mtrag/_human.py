@@ -16,6 +16,7 @@ from ragjudge.datasets.mtrag._records import (
     list_field,
     make_sample,
     passage_chunk,
+    read_text,
     reference_answer,
     resolve_file,
     samples_or_error,
@@ -84,10 +85,10 @@ def _read_human_file(path: str | Path) -> tuple[str, dict[str, Any]]:
     file = resolve_file(path, MTRAG_HUMAN_FILE)
     label = str(file)
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
+        data = json.loads(read_text(file))
+    except (json.JSONDecodeError, RecursionError) as exc:
         problem = RowProblem(source=label, row=0, field="", reason=f"not valid JSON: {exc}")
-        raise DatasetError([problem]) from exc
+        raise DatasetError([problem]) from None
     if not isinstance(data, dict):
         reason = "expected a JSON object with 'tasks', 'documents' and 'evaluations'"
         raise DatasetError([RowProblem(source=label, row=0, field="", reason=reason)])

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ragjudge.errors import DatasetError, RowProblem
+from ragjudge.errors import DatasetError, RowProblem, TextFileError, read_text_file
 from ragjudge.schema import ContextChunk, Sample
 
 _SPEAKER_ROLES = {"user": "user", "agent": "assistant"}
@@ -34,6 +34,16 @@ def resolve_file(path: str | Path, default_name: str) -> Path:
     if not resolved.is_file():
         raise FileNotFoundError(f"{resolved}: no such file")
     return resolved
+
+
+def read_text(file: Path) -> str:
+    """The text of a benchmark file; a :class:`DatasetError` naming the file and the
+    position when it is not UTF-8 (see :func:`ragjudge.errors.decode_text`)."""
+    try:
+        return read_text_file(file)
+    except TextFileError as exc:
+        problem = RowProblem(source=str(file), row=0, field="", reason=exc.reason)
+        raise DatasetError([problem]) from None
 
 
 @contextmanager

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -14,6 +15,7 @@ from ragjudge.datasets.mtrag._records import (
     list_field,
     make_sample,
     passage_chunk,
+    read_text,
     reference_answer,
     resolve_file,
     samples_or_error,
@@ -46,12 +48,11 @@ def load_mtrag_un(path: str | Path) -> list[Sample]:
     label = str(file)
     rows: list[tuple[int, Sample]] = []
     problems: list[RowProblem] = []
-    with file.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            with collect_problems(problems, label, number, ""):
-                rows.append((number, _un_sample(_json_line(line))))
+    for number, line in enumerate(io.StringIO(read_text(file), newline=None), start=1):
+        if not line.strip():
+            continue
+        with collect_problems(problems, label, number, ""):
+            rows.append((number, _un_sample(_json_line(line))))
     return samples_or_error(label, rows, problems, empty="no tasks")
 
 
@@ -60,6 +61,8 @@ def _json_line(line: str) -> dict[str, Any]:
         record = json.loads(line)
     except json.JSONDecodeError as exc:
         raise BadField("", f"not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise BadField("", "not valid JSON: nested too deeply to read") from None
     if not isinstance(record, dict):
         raise BadField("", "a line must hold a JSON object")
     return record
