@@ -48,6 +48,9 @@ class TargetConfig(BaseModel):
     imports ``path`` (``package.module:function``); ``kind: openai_chat`` and
     ``kind: json_api`` call an HTTP endpoint (their further fields are checked by
     :func:`ragjudge.http_targets.http_target_from_config`).
+
+    The caps on a reply apply to every kind but ``data`` (unset: the defaults of
+    :class:`ragjudge.targets.ReplyLimits`); a reply beyond them is that sample's error.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -55,6 +58,12 @@ class TargetConfig(BaseModel):
     kind: str = "callable"
     path: str | None = None
     timeout: float | None = Field(default=None, gt=0)
+    max_reply_bytes: int | None = Field(default=None, gt=0)
+    """The most bytes a reply may have (an HTTP body counted after decompression)."""
+    max_contexts: int | None = Field(default=None, gt=0)
+    """The most retrieved contexts a reply may list."""
+    max_context_bytes: int | None = Field(default=None, gt=0)
+    """The most bytes (UTF-8) one retrieved context may have."""
 
     @model_validator(mode="after")
     def _no_stray_keys(self) -> TargetConfig:
