@@ -3,8 +3,25 @@ store, cache, exports and CLI output are searched for a planted key."""
 
 from __future__ import annotations
 
-import pytest
+import contextlib
+import json
+import socket
+import sqlite3
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
+import pandas as pd
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+from typer.testing import CliRunner
+
+from ragjudge.cli import app
+from ragjudge.models.scripted import ReplyScript
 from ragjudge.redact import (
     MASK,
     header_secrets,
@@ -15,6 +32,8 @@ from ragjudge.redact import (
     scrub_url,
     url_secrets,
 )
+from ragjudge.store import Store
+from ragjudge.testing import BackgroundASGIServer, OpenAITestServer
 
 PLANTED = "sk-planted-4f2b9d71e3"
 
@@ -125,3 +144,220 @@ def test_records_keep_references_and_mask_the_rest() -> None:
     assert target["body_template"] == {"question": "{{query}}", "token": MASK}
     assert masked["judge"] == {"base_url": "https://***@judge/v1", "max_tokens": 5}
     assert masked["metrics"] == record["metrics"]
+
+
+# -- real runs: the planted key is nowhere ------------------------------------------
+
+
+class LeakyApp:
+    """Endpoints that do their best to spread the key: they quote the credentials they
+    receive in their errors, and redirect to another origin that reports the headers
+    it was sent."""
+
+    def __init__(self) -> None:
+        self.collected: list[dict[str, str]] = []
+        self.collector_url = ""
+        self.app = Starlette(
+            routes=[
+                Route("/leak/v1/chat/completions", self.judge_error, methods=["POST"]),
+                Route("/answer", self.target_error, methods=["POST"]),
+                Route("/redirect", self.redirect, methods=["POST"]),
+                Route("/collect", self.collect, methods=["POST"]),
+            ]
+        )
+
+    async def judge_error(self, request: Request) -> Response:
+        said = request.headers.get("authorization")
+        return JSONResponse({"error": {"message": f"Incorrect API key provided: {said}"}}, 401)
+
+    async def target_error(self, request: Request) -> Response:
+        said = f"key {request.headers.get('x-api-key')} is not valid for {request.url}"
+        return JSONResponse({"error": said}, 401)
+
+    async def redirect(self, request: Request) -> Response:
+        return RedirectResponse(self.collector_url, status_code=307)
+
+    async def collect(self, request: Request) -> Response:
+        self.collected.append(dict(request.headers))
+        return JSONResponse({"answer": json.dumps(dict(request.headers))})
+
+
+@dataclass
+class Endpoints:
+    judge: OpenAITestServer
+    leaky: LeakyApp
+    here: str
+    elsewhere: str
+
+
+@pytest.fixture(scope="module")
+def endpoints() -> Iterator[Endpoints]:
+    leaky = LeakyApp()
+    verdict = "Rationale: it answers the question.\nAnswer: yes"
+    replies = ReplyScript(
+        rules=[(r"You judge whether a response is relevant", verdict)],
+        default="Two transactions wait for each other.",
+    )
+    with (
+        OpenAITestServer(replies=replies) as judge,
+        BackgroundASGIServer(leaky.app) as here,
+        BackgroundASGIServer(leaky.app) as elsewhere,
+    ):
+        leaky.collector_url = f"{elsewhere.url}/collect"
+        yield Endpoints(judge, leaky, here.url, elsewhere.url)
+
+
+ROWS = [
+    {
+        "request_id": "deadlock",
+        "request": "What is a deadlock?",
+        "response": "Two transactions wait for each other.",
+        "expected_response": "Two transactions each wait for a lock the other holds.",
+    },
+    {
+        "request_id": "mvcc",
+        "request": "What is MVCC?",
+        "response": "Readers see a snapshot.",
+        "expected_response": "Multi-version concurrency control gives readers a snapshot.",
+    },
+]
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def run_configs(endpoints: Endpoints) -> dict[str, str]:
+    """One config per way the key could escape; every one shares the store."""
+    judge = (
+        f"judge: {{model: openai/test-model, base_url: '{endpoints.judge.base_url}', "
+        "api_key_env: RJ_PLANTED_KEY, max_retries: 0}"
+    )
+    failing_judge = (
+        f"judge: {{model: openai/test-model, base_url: '{endpoints.here}/leak/v1', "
+        "api_key_env: RJ_PLANTED_KEY, max_retries: 0}"
+    )
+    return {
+        "answered": f"""
+            target:
+              kind: openai_chat
+              base_url: {endpoints.judge.base_url}
+              model: rag-model
+              api_key: ${{RJ_PLANTED_KEY}}
+              headers: {{X-Api-Key: "${{RJ_PLANTED_KEY}}"}}
+            metrics: [relevance_to_query, rouge_l]
+            {judge}
+            """,
+        "target_echoes_the_key": f"""
+            target:
+              kind: json_api
+              url: {endpoints.here}/answer?key=${{RJ_PLANTED_KEY}}
+              headers: {{X-Api-Key: "${{RJ_PLANTED_KEY}}", Authorization: "Bearer {PLANTED}"}}
+              body_template: {{question: "{{{{query}}}}"}}
+              response_path: answer
+              max_retries: 0
+            metrics: [rouge_l]
+            """,
+        "judge_echoes_the_key": f"""
+            target: data
+            metrics: [relevance_to_query]
+            {failing_judge}
+            """,
+        "redirected": f"""
+            target:
+              kind: json_api
+              url: {endpoints.here}/redirect?token=${{RJ_PLANTED_KEY}}
+              headers: {{X-Api-Key: "${{RJ_PLANTED_KEY}}"}}
+              body_template: {{question: "{{{{query}}}}"}}
+              response_path: answer
+            metrics: [rouge_l]
+            """,
+        "unreachable": f"""
+            target:
+              kind: json_api
+              url: http://user:${{RJ_PLANTED_KEY}}@127.0.0.1:{closed_port()}/a?api_key=${{RJ_PLANTED_KEY}}
+              method: GET
+              body_template: {{q: "{{{{query}}}}", token: "${{RJ_PLANTED_KEY}}"}}
+              response_path: answer
+              max_retries: 0
+            metrics: [rouge_l]
+            """,
+    }
+
+
+def invoke(*args: str) -> str:
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def readable_store(path: Path) -> str:
+    """A SQLite file as text: its raw bytes (and its write-ahead log's) and a dump of
+    every table."""
+    raw = b"".join(p.read_bytes() for p in (path, Path(f"{path}-wal")) if p.exists())
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        dump = "\n".join(conn.iterdump())
+    return raw.decode("utf-8", errors="replace") + dump
+
+
+def test_a_planted_key_is_in_no_store_cache_export_or_output(
+    endpoints: Endpoints, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RJ_PLANTED_KEY", PLANTED)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    (tmp_path / "set.jsonl").write_text("\n".join(json.dumps(row) for row in ROWS) + "\n")
+    outputs: list[str] = []
+    runs: dict[str, str] = {}
+    for name, body in run_configs(endpoints).items():
+        config = tmp_path / f"{name}.yaml"
+        config.write_text(
+            f"name: {name}\ndata: set.jsonl\nstore: runs.db\n" + textwrap.dedent(body)
+        )
+        output = invoke("run", str(config), "--json", "--no-progress")
+        outputs.append(output)
+        runs[name] = json.loads(output[output.index("{") :])["run_id"]
+    store = tmp_path / "runs.db"
+    outputs.append(invoke("runs", "--store", str(store)))
+    exported: list[str] = []
+    for name, run_id in runs.items():
+        outputs.append(invoke("show", run_id, "--store", str(store)))
+        outputs.append(invoke("show", run_id, "--store", str(store), "--json"))
+        for fmt in ("jsonl", "csv", "parquet"):
+            file = tmp_path / f"{name}.{fmt}"
+            outputs.append(
+                invoke("export", run_id, "--store", str(store), "--format", fmt, "-o", str(file))
+            )
+            exported.append(file.read_bytes().decode("utf-8", errors="replace"))
+            if fmt == "parquet":
+                exported.append(pd.read_parquet(file).to_json(orient="records"))
+
+    places = {
+        "the store": readable_store(store),
+        "the cache": readable_store(tmp_path / "cache.db"),
+        "the exports": "\n".join(exported),
+        "the CLI output": "\n".join(outputs),
+        "the requests the other origin received": json.dumps(endpoints.leaky.collected),
+    }
+    for where, text in places.items():
+        assert PLANTED not in text, f"the key is in {where}"
+
+    # The runs went where they were meant to: answered, echoed, redirected, refused.
+    with Store(store) as opened:
+        config = opened.run(runs["answered"]).config
+        assert config["target"]["api_key"] == "${RJ_PLANTED_KEY}"
+        assert config["target"]["headers"] == {"X-Api-Key": "${RJ_PLANTED_KEY}"}
+        assert config["judge"]["base_url"] == endpoints.judge.base_url
+        answered = opened.sample_frame(runs["answered"])
+        assert answered["response/llm_judged/relevance_to_query/rating"].tolist() == [1.0, 1.0]
+        echoed = opened.outputs(runs["target_echoes_the_key"])["deadlock"].error or ""
+        assert "HTTP 401" in echoed and "is not valid for" in echoed and "key=***" in echoed
+        calls = opened.judge_calls(runs["judge_echoes_the_key"])
+        assert calls["error"].str.contains("Incorrect API key provided").all()
+        redirected = opened.outputs(runs["redirected"])["deadlock"].response or ""
+        assert "user-agent" in redirected and "x-api-key" not in redirected
+        refused = opened.outputs(runs["unreachable"])["mvcc"].error or ""
+        assert "cannot reach http://***@127.0.0.1" in refused
+    assert len(endpoints.leaky.collected) == len(ROWS)
