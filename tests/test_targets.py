@@ -292,3 +292,15 @@ def test_a_configured_python_target_gets_the_runs_concurrency_and_its_caps(
     assert target.limits == ReplyLimits(max_contexts=5)
     given = build_target(config, lambda query: query)
     assert isinstance(given, CallableTarget) and given.concurrency == 3
+
+
+async def test_a_timeout_the_function_raises_itself_is_its_own_error() -> None:
+    def sync_answer(query: str) -> str:
+        raise TimeoutError("the index server did not answer")
+
+    async def async_answer(query: str) -> str:
+        raise TimeoutError("the index server did not answer")
+
+    for fn in (sync_answer, async_answer):
+        out = await CallableTarget(fn, timeout=5)(SAMPLE)
+        assert out.error == "TimeoutError: the index server did not answer"

@@ -224,10 +224,13 @@ class CallableTarget:
         if not inspect.iscoroutinefunction(self.fn):
             return await self._threads.call(kwargs, self.timeout)
         started = time.perf_counter()
+        deadline = asyncio.timeout(self.timeout)
         try:
-            async with asyncio.timeout(self.timeout):
+            async with deadline:
                 result = await self.fn(**kwargs)
         except TimeoutError:
+            if not deadline.expired():  # the function's own TimeoutError
+                raise
             raise TimeoutError(f"no answer within {self.timeout:g} s") from None
         return result, time.perf_counter() - started
 
@@ -260,12 +263,15 @@ class _ThreadedCalls:
             ).start()
             began = await started
             remaining = None if timeout is None else timeout - (time.monotonic() - began)
+            deadline = asyncio.timeout(remaining)
             try:
-                async with asyncio.timeout(remaining):
+                async with deadline:
                     result = await finished
                     if inspect.isawaitable(result):
                         result = await result
             except TimeoutError:
+                if not deadline.expired():  # the function's own TimeoutError
+                    raise
                 raise TimeoutError(
                     f"no answer within {timeout:g} s; the call was abandoned"
                 ) from None
@@ -289,7 +295,7 @@ class _ThreadedCalls:
         _settle(loop, started, time.monotonic())
         try:
             result = self._fn(**kwargs)
-        except Exception as exc:
+        except BaseException as exc:  # handed on as asyncio.to_thread would
             _settle(loop, finished, exc, failed=True)
         else:
             _settle(loop, finished, result)
