@@ -51,8 +51,9 @@ class _Inflater:
         try:
             out = self._inflater.decompress(data, room)
         except zlib.error as exc:
-            if not (self._first and not self._gzip):
+            if self._gzip or not self._first:
                 raise BodyUndecodable(str(exc)) from None
+            self._first = False
             self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
             return self.decode(data, room)
         self._first = False
