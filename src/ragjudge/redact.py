@@ -28,9 +28,9 @@ from urllib.parse import quote, quote_plus, unquote_plus
 MASK = "***"
 """What a secret is replaced by."""
 
-MIN_SECRET_CHARS = 4
-"""Known secret values shorter than this are not searched for in text (a one-letter
-"key" would mask every word that holds the letter)."""
+MIN_SECRET_CHARS = 6
+"""Known secret values shorter than this are not searched for in text (a short
+"key" would mask every word that holds it)."""
 
 HARMLESS_HEADERS = frozenset(
     {
@@ -42,7 +42,8 @@ HARMLESS_HEADERS = frozenset(
         "user-agent",
     }
 )
-"""Headers whose values a stored config keeps; every other header value is masked."""
+"""Headers whose values a stored config keeps; every other header value is masked
+(a secret may travel under any header name)."""
 
 _SECRET_WORDS = frozenset(
     {
@@ -159,12 +160,21 @@ def url_secrets(url: str) -> list[str]:
     return [s for s in found if s and not is_reference(s)]
 
 
+def is_secret_header(name: str) -> bool:
+    """Whether a header of this name carries a credential: a key-like name
+    (:func:`is_secret_name`) or any name that ends in ``key`` (``X-Functions-Key``)
+    or speaks of a session."""
+    words = _words(name)
+    return is_secret_name(name) or (bool(words) and words[-1] == "key") or "session" in words
+
+
 def header_secrets(headers: Mapping[str, str] | None) -> list[str]:
-    """The values of every header but the harmless ones (and, for ``Bearer xyz``,
-    the credential ``xyz``), for :func:`scrub_text`."""
+    """The values of the credential headers (:func:`is_secret_header`) and, for
+    ``Bearer xyz``, the credential ``xyz``, for :func:`scrub_text`. Other header
+    values are left alone: searching messages for ``search`` would maim them."""
     found: list[str] = []
     for name, value in (headers or {}).items():
-        if name.lower() in HARMLESS_HEADERS or not value:
+        if not value or not is_secret_header(name):
             continue
         found.append(value)
         credential = _SCHEME.sub("", value)

@@ -88,8 +88,15 @@ def test_url_and_header_secrets_are_collected_for_text_scrubbing() -> None:
     assert PLANTED in url_secrets(f"http://u:{PLANTED}@h/?x=1")
     assert PLANTED in url_secrets(f"http://h/?apikey={PLANTED}")
     assert url_secrets("http://h/?token=${TOKEN}") == []
-    headers = {"Authorization": f"Bearer {PLANTED}", "Content-Type": "application/json"}
-    assert header_secrets(headers) == [f"Bearer {PLANTED}", PLANTED]
+    headers = {
+        "Authorization": f"Bearer {PLANTED}",
+        "X-Functions-Key": "f-key-123",
+        "X-Team": "search",
+        "Content-Type": "application/json",
+    }
+    assert header_secrets(headers) == [f"Bearer {PLANTED}", PLANTED, "f-key-123"]
+    message = "HTTP 404 from http://h/search: no such route"
+    assert scrub_text(message, header_secrets(headers)) == message
 
 
 def test_text_loses_known_secrets_urls_bearer_tokens_and_assignments() -> None:
@@ -99,11 +106,11 @@ def test_text_loses_known_secrets_urls_bearer_tokens_and_assignments() -> None:
         f'({quoted}) "api_key": "{PLANTED}x" Authorization: Bearer abcdefgh123 token=zz99 '
         "max_tokens=5"
     )
-    scrubbed = scrub_text(text, [PLANTED, None, "abc"])
+    scrubbed = scrub_text(text, [PLANTED, None, "abcde"])
     assert PLANTED not in scrubbed and "abcdefgh123" not in scrubbed and "zz99" not in scrubbed
     assert "http://h/x?key=***: invalid key ***" in scrubbed
     assert "max_tokens=5" in scrubbed
-    assert scrub_text("a short abc stays", ["abc"]) == "a short abc stays"
+    assert scrub_text("a short abcde stays", ["abcde"]) == "a short abcde stays"
 
 
 def test_references_name_secrets_without_holding_them() -> None:
