@@ -101,7 +101,11 @@ def build_target(config: EvalConfig, target: Any = None) -> Target:
         # A resumed run's stored record keeps ${VAR} references.
         path = str(expand_environment(spec.path, source="target"))
         fn = import_callable(path, search_dir=config.base_dir)
-        limits = ReplyLimits.of(spec.max_reply_bytes, spec.max_contexts, spec.max_context_bytes)
+        limits = ReplyLimits.of(
+            max_reply_bytes=spec.max_reply_bytes,
+            max_contexts=spec.max_contexts,
+            max_context_bytes=spec.max_context_bytes,
+        )
         return CallableTarget(
             fn,
             name=path,

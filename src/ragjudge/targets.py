@@ -61,22 +61,9 @@ class ReplyLimits:
                 raise TargetError(f"{name} must be positive, got {getattr(self, name)}")
 
     @classmethod
-    def of(
-        cls,
-        max_reply_bytes: int | None = None,
-        max_contexts: int | None = None,
-        max_context_bytes: int | None = None,
-    ) -> ReplyLimits:
-        """The caps given, with the defaults for those that are None."""
-        return cls(
-            max_reply_bytes=max_reply_bytes or DEFAULT_MAX_REPLY_BYTES,
-            max_contexts=max_contexts or DEFAULT_MAX_CONTEXTS,
-            max_context_bytes=max_context_bytes or DEFAULT_MAX_CONTEXT_BYTES,
-        )
-
-    def too_large(self, what: str = "reply") -> ReplyTooLarge:
-        """The error of a reply over ``max_reply_bytes``."""
-        return ReplyTooLarge(f"{what} larger than {self.max_reply_bytes} bytes (max_reply_bytes)")
+    def of(cls, **caps: int | None) -> ReplyLimits:
+        """The caps given by name, with the defaults for those that are None."""
+        return cls(**{name: value for name, value in caps.items() if value is not None})
 
     def check_count(self, count: int) -> None:
         """Raise :class:`ReplyTooLarge` when ``count`` contexts are too many."""
@@ -100,11 +87,12 @@ class ReplyLimits:
         """Raise :class:`ReplyTooLarge` when ``output`` (response, contexts, trace)
         breaks a cap."""
         self.check_contexts(output.retrieved_context)
-        if _utf8_longer(output.response or "", self.max_reply_bytes):
-            raise self.too_large()
-        counted = output.model_dump_json(include={"response", "retrieved_context", "trace"})
-        if _utf8_longer(counted, self.max_reply_bytes):
-            raise self.too_large()
+        counted = {"response", "retrieved_context", "trace"}
+        # A huge response is refused before the whole reply is serialised to count it.
+        if _utf8_longer(output.response or "", self.max_reply_bytes) or _utf8_longer(
+            output.model_dump_json(include=counted), self.max_reply_bytes
+        ):
+            raise ReplyTooLarge(f"reply larger than {self.max_reply_bytes} bytes (max_reply_bytes)")
 
 
 def _utf8_longer(text: str, limit: int) -> bool:

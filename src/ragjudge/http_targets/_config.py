@@ -34,7 +34,11 @@ class _HttpSpec(BaseModel):
 
     def limits(self) -> ReplyLimits:
         """The caps on a reply, defaults for those not given."""
-        return ReplyLimits.of(self.max_reply_bytes, self.max_contexts, self.max_context_bytes)
+        return ReplyLimits.of(
+            max_reply_bytes=self.max_reply_bytes,
+            max_contexts=self.max_contexts,
+            max_context_bytes=self.max_context_bytes,
+        )
 
 
 class OpenAIChatSpec(_HttpSpec):
