@@ -5,19 +5,24 @@ flaky, busy, malformed) in front of it."""
 from __future__ import annotations
 
 import asyncio
+import functools
+import gzip
 import json
 import socket
 import time
+import tracemalloc
+import zlib
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 import ragjudge
@@ -34,9 +39,10 @@ from ragjudge.http_targets import (
     http_target_from_config,
     resolve_path,
 )
+from ragjudge.http_targets._reading import BodyTooLarge, BodyUndecodable, read_body, read_start
 from ragjudge.schema import Sample
 from ragjudge.store import Store
-from ragjudge.targets import TargetError
+from ragjudge.targets import DEFAULT_MAX_REPLY_BYTES, ReplyLimits, TargetError
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "examples" / "quickstart"
 SLOW_SECONDS = 1.0
@@ -88,6 +94,11 @@ class FaultyApp:
             routes=[
                 Route("/v1/chat/completions", self.chat, methods=["POST"]),
                 Route("/json/echo", self.json_echo, methods=["GET", "POST"]),
+                Route("/json/big", self.json_big, methods=["POST"]),
+                Route("/json/bomb", self.json_bomb, methods=["POST"]),
+                Route("/json/redirect", self.json_redirect, methods=["GET", "POST"]),
+                Route("/json/headers", self.json_headers, methods=["GET", "POST"]),
+                Route("/json/leak", self.json_leak, methods=["GET", "POST"]),
             ]
         )
 
@@ -142,12 +153,53 @@ class FaultyApp:
             }
         )
 
+    async def json_big(self, request: Request) -> Response:
+        size = int(request.query_params["bytes"])
+        return JSONResponse({"answer": "x" * size})
+
+    async def json_bomb(self, request: Request) -> Response:
+        headers = {"Content-Encoding": "gzip"}
+        return Response(gzip_bomb(), media_type="application/json", headers=headers)
+
+    async def json_redirect(self, request: Request) -> Response:
+        status = int(request.query_params.get("status", "307"))
+        return RedirectResponse(request.query_params["to"], status_code=status)
+
+    async def json_headers(self, request: Request) -> Response:
+        received = json.dumps({"method": request.method, "headers": dict(request.headers)})
+        return JSONResponse({"data": {"answer": received}, "results": [received]})
+
+    async def json_leak(self, request: Request) -> Response:
+        said = f"key {request.headers.get('x-api-key')} is not valid for {request.url}"
+        return JSONResponse({"error": said}, 401)
+
+
+BOMB_BYTES = 100 * 1024 * 1024
+
+
+@functools.cache
+def gzip_bomb() -> bytes:
+    """A gzip body of about 100 KB that inflates to a 100 MB JSON object."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    parts = [packer.compress(b'{"answer": "')]
+    block = b"a" * (1024 * 1024)
+    parts += [packer.compress(block) for _ in range(BOMB_BYTES // len(block))]
+    parts += [packer.compress(b'"}'), packer.flush()]
+    return b"".join(parts)
+
 
 @pytest.fixture(scope="module")
 def faulty(serve: ModuleType) -> Iterator[tuple[Any, FaultyApp]]:
     app = FaultyApp(serve)
     with serve.BackgroundServer(app.app) as server:
         yield server, app
+
+
+@pytest.fixture(scope="module")
+def elsewhere(serve: ModuleType) -> Iterator[Any]:
+    """The same app on another port: another origin."""
+    with serve.BackgroundServer(FaultyApp(serve).app) as server:
+        yield server
 
 
 def chat_target(base_url: str, **kw: Any) -> OpenAIChatTarget:
@@ -591,3 +643,212 @@ def test_evaluate_records_per_sample_errors_and_completes(
         outputs = store.outputs(result.run_id)
     assert outputs["broken"].trace["http"]["attempts"] == 2
     assert outputs[rows[0]["request_id"]].retrieved_context
+
+
+# caps on a reply ------------------------------------------------------------------------
+
+
+async def test_a_reply_over_the_cap_is_an_error_and_is_not_retried(
+    faulty: tuple[Any, FaultyApp],
+) -> None:
+    server, _ = faulty
+    target = JsonApiTarget(
+        f"{server.url}/json/big?bytes=5000",
+        body_template={"q": "{{query}}"},
+        response_path="answer",
+        limits=ReplyLimits(max_reply_bytes=1000),
+    )
+    output = await target(sample("q"))
+    assert output.response is None and output.error is not None
+    assert output.error.startswith("reply larger than 1000 bytes (max_reply_bytes) from http://")
+    assert output.trace["http"]["attempts"] == 1
+    fits = JsonApiTarget(
+        f"{server.url}/json/big?bytes=900",
+        body_template={"q": "{{query}}"},
+        response_path="answer",
+        limits=ReplyLimits(max_reply_bytes=1000),
+    )
+    assert (await fits(sample("q"))).response == "x" * 900
+
+
+async def test_a_gzip_bomb_is_stopped_at_the_cap_after_decompression(
+    faulty: tuple[Any, FaultyApp],
+) -> None:
+    server, _ = faulty
+    assert len(gzip_bomb()) < 1024 * 1024
+    target = JsonApiTarget(
+        f"{server.url}/json/bomb", body_template={"q": "{{query}}"}, response_path="answer"
+    )
+    tracemalloc.start()
+    try:
+        output = await target(sample("q"))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert output.response is None and output.error is not None
+    assert f"reply larger than {DEFAULT_MAX_REPLY_BYTES} bytes" in output.error
+    assert peak < 8 * DEFAULT_MAX_REPLY_BYTES  # never the 100 MB it inflates to
+
+
+async def test_a_gzip_bomb_stops_the_retriever_too(faulty: tuple[Any, FaultyApp]) -> None:
+    server, _ = faulty
+    retriever = HttpRetriever(f"{server.url}/json/bomb", max_reply_bytes=64 * 1024)
+    with pytest.raises(HttpCallError, match="reply larger than 65536 bytes"):
+        await retriever.search("q", k=1)
+
+
+async def test_too_many_contexts_over_http_are_an_error(faulty: tuple[Any, FaultyApp]) -> None:
+    server, _ = faulty
+    target = JsonApiTarget(
+        f"{server.url}/json/echo",
+        body_template={"q": "{{query}}"},
+        response_path="data.answer",
+        context_path="contexts",
+        limits=ReplyLimits(max_contexts=1),
+    )
+    output = await target(sample("q"))
+    assert output.response is None
+    assert output.error == "reply lists 2 retrieved contexts, more than 1 (max_contexts)"
+
+
+# redirects and secrets ------------------------------------------------------------------
+
+KEY = "k-planted-70c4e1d9"
+SECRET_HEADERS = {"X-Api-Key": KEY, "Authorization": f"Bearer {KEY}", "X-Team": "search"}
+
+
+def received_headers(output: Any) -> dict[str, str]:
+    assert output.error is None, output.error
+    headers: dict[str, str] = json.loads(output.response)["headers"]
+    return headers
+
+
+async def test_configured_headers_stay_on_their_origin_when_redirected(
+    faulty: tuple[Any, FaultyApp], elsewhere: Any
+) -> None:
+    server, _ = faulty
+    away = JsonApiTarget(
+        f"{server.url}/json/redirect?to={elsewhere.url}/json/headers",
+        body_template={"q": "{{query}}"},
+        response_path="data.answer",
+        headers=SECRET_HEADERS,
+    )
+    sent_away = received_headers(await away(sample("q")))
+    assert KEY not in json.dumps(sent_away) and "x-team" not in sent_away
+    home = JsonApiTarget(
+        f"{server.url}/json/redirect?to=/json/headers",
+        body_template={"q": "{{query}}"},
+        response_path="data.answer",
+        headers=SECRET_HEADERS,
+    )
+    sent_home = received_headers(await home(sample("q")))
+    assert sent_home["x-api-key"] == KEY and sent_home["x-team"] == "search"
+    see_other = JsonApiTarget(
+        f"{server.url}/json/redirect?status=303&to=/json/headers",
+        body_template={"q": "{{query}}"},
+        response_path="data.answer",
+    )
+    assert json.loads((await see_other(sample("q"))).response or "")["method"] == "GET"
+    retriever = HttpRetriever(
+        f"{server.url}/json/redirect?to={elsewhere.url}/json/headers", headers=SECRET_HEADERS
+    )
+    [chunk] = await retriever.search("q", k=1)
+    assert KEY not in (chunk.content or "")
+
+
+async def test_errors_traces_and_names_hold_no_secret(faulty: tuple[Any, FaultyApp]) -> None:
+    server, _ = faulty
+    target = JsonApiTarget(
+        f"{server.url}/json/leak?key={KEY}",
+        body_template={"q": "{{query}}"},
+        response_path="data.answer",
+        headers={"X-Api-Key": KEY},
+        max_retries=0,
+    )
+    output = await target(sample("q"))
+    assert (
+        output.error is not None and "HTTP 401" in output.error and "is not valid" in output.error
+    )
+    assert KEY not in output.error + json.dumps(output.trace) + target.name + repr(target)
+    assert output.trace["http"]["url"].endswith("/json/leak?key=***")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    unreachable = JsonApiTarget(
+        f"http://user:{KEY}@127.0.0.1:{port}/answer",
+        method="GET",
+        body_template={"q": "{{query}}", "api_key": KEY},
+        response_path="answer",
+        max_retries=0,
+    )
+    failed = await unreachable(sample("q"))
+    assert failed.error is not None and "cannot reach http://***@127.0.0.1" in failed.error
+    assert KEY not in failed.error + json.dumps(failed.trace)
+
+
+def test_factory_expands_references_and_refuses_masked_secrets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("RAG_KEY", KEY)
+    spec = {
+        "kind": "json_api",
+        "url": "http://h/answer?key=${RAG_KEY}",
+        "headers": {"X-Api-Key": "${RAG_KEY}"},
+        "body_template": {"q": "{{query}}"},
+        "response_path": "answer",
+        "max_reply_bytes": 1000,
+        "max_contexts": 3,
+    }
+    target = http_target_from_config(spec)
+    assert isinstance(target, JsonApiTarget)
+    assert target.url == f"http://h/answer?key={KEY}"
+    assert target.http.headers == {"X-Api-Key": KEY}
+    assert target.http.max_reply_bytes == 1000 and target.limits.max_contexts == 3
+    with pytest.raises(TargetError, match=r"headers\.X-Api-Key: the secret was not stored"):
+        http_target_from_config({**spec, "headers": {"X-Api-Key": "***"}})
+    with pytest.raises(TargetError, match="url: the secret was not stored"):
+        http_target_from_config({**spec, "url": "http://h/answer?key=***"})
+    with pytest.raises(TargetError, match="NO_SUCH_KEY"):
+        http_target_from_config({**spec, "headers": {"X-Api-Key": "${NO_SUCH_KEY}"}})
+    retriever = http_retriever_from_config(
+        {"url": "http://h/search", "headers": {"X-Api-Key": "${RAG_KEY}"}, "max_reply_bytes": 9}
+    )
+    assert retriever.http.headers == {"X-Api-Key": KEY} and retriever.http.max_reply_bytes == 9
+
+
+def _raw_deflate(data: bytes) -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    return packer.compress(data) + packer.flush()
+
+
+BODY = b'{"answer": "' + "答え".encode() * 2000 + b'"}'
+
+
+@pytest.mark.parametrize(
+    ("encoding", "data"),
+    [
+        ("", BODY),
+        ("gzip", gzip.compress(BODY)),
+        ("gzip", gzip.compress(BODY[:10]) + gzip.compress(BODY[10:])),
+        ("deflate", zlib.compress(BODY)),
+        ("deflate", _raw_deflate(BODY)),
+    ],
+)
+async def test_bodies_are_decoded_up_to_the_cap(encoding: str, data: bytes) -> None:
+    def response() -> httpx.Response:
+        headers = {"Content-Encoding": encoding} if encoding else {}
+        return httpx.Response(200, headers=headers, stream=httpx.ByteStream(data))
+
+    assert await read_body(response(), len(BODY)) == BODY
+    with pytest.raises(BodyTooLarge):
+        await read_body(response(), len(BODY) - 1)
+    assert await read_start(response(), 100) == BODY[:100]
+
+
+async def test_a_body_that_does_not_inflate_is_undecodable() -> None:
+    for encoding in ("gzip", "deflate"):
+        garbage = httpx.Response(
+            200, headers={"Content-Encoding": encoding}, stream=httpx.ByteStream(b"not packed")
+        )
+        with pytest.raises(BodyUndecodable):
+            await read_body(garbage, 1000)

@@ -1,12 +1,25 @@
 import asyncio
+import subprocess
+import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ragjudge.config import EvalConfig
+from ragjudge.preparation import build_target
 from ragjudge.schema import Sample
-from ragjudge.targets import CallableTarget, DataTarget, TargetError, import_callable
+from ragjudge.targets import (
+    DEFAULT_MAX_REPLY_BYTES,
+    CallableTarget,
+    DataTarget,
+    ReplyLimits,
+    TargetError,
+    import_callable,
+)
 
 SAMPLE = Sample(
     request_id="1",
@@ -142,3 +155,155 @@ async def test_malformed_contexts_are_an_error_naming_the_item() -> None:
         SAMPLE
     )
     assert not_a_list.error is not None and "not a list" in not_a_list.error
+
+
+# caps on a reply --------------------------------------------------------------------
+
+
+async def test_a_reply_over_the_size_cap_is_an_error_and_not_kept() -> None:
+    huge = "x" * (DEFAULT_MAX_REPLY_BYTES + 1)
+    out = await CallableTarget(lambda query: huge)(SAMPLE)
+    assert out.response is None
+    assert out.error == f"reply larger than {DEFAULT_MAX_REPLY_BYTES} bytes (max_reply_bytes)"
+    small = ReplyLimits(max_reply_bytes=1000)
+    japanese = await CallableTarget(lambda query: "答" * 400, limits=small)(SAMPLE)
+    assert japanese.error is not None and "larger than 1000 bytes" in japanese.error  # UTF-8
+    padded_trace = await CallableTarget(
+        lambda query: {"response": "ok", "trace": {"log": "y" * 2000}}, limits=small
+    )(SAMPLE)
+    assert padded_trace.error is not None and "max_reply_bytes" in padded_trace.error
+    fits = await CallableTarget(lambda query: "x" * 900, limits=small)(SAMPLE)
+    assert fits.error is None and fits.response == "x" * 900
+
+
+async def test_too_many_or_too_long_contexts_are_errors() -> None:
+    many = [{"doc_uri": f"d{i}", "content": "c"} for i in range(101)]
+    out = await CallableTarget(lambda query: {"response": "r", "retrieved_context": many})(SAMPLE)
+    assert out.error is not None and "101 retrieved contexts, more than 100" in out.error
+    limits = ReplyLimits(max_contexts=2, max_context_bytes=10)
+    long_one = ["short", "a context of more than ten bytes"]
+    out = await CallableTarget(
+        lambda query: {"response": "r", "retrieved_context": long_one}, limits=limits
+    )(SAMPLE)
+    assert out.error is not None
+    assert "'retrieved_context[1]' is larger than 10 bytes (max_context_bytes)" in out.error
+    with pytest.raises(TargetError, match="max_contexts"):
+        ReplyLimits(max_contexts=0)
+    assert ReplyLimits.of(max_contexts=3) == ReplyLimits(max_contexts=3)
+
+
+# timeouts and threads of sync functions ------------------------------------------------
+
+
+async def test_a_sync_timeout_counts_the_call_not_the_wait_for_a_slot() -> None:
+    def answer(query: str) -> str:
+        time.sleep(0.2)
+        return "done"
+
+    # Three waves of two: the last starts 0.4 s in and ends after the 0.5 s timeout.
+    target = CallableTarget(answer, timeout=0.5, concurrency=2)
+    started = time.perf_counter()
+    outputs = await asyncio.gather(*(target(SAMPLE) for _ in range(6)))
+    assert time.perf_counter() - started >= 0.55
+    assert [o.error for o in outputs] == [None] * 6
+    assert all(o.latency is not None and 0.15 < o.latency < 0.5 for o in outputs)
+
+
+async def test_sync_calls_run_as_many_at_once_as_the_concurrency() -> None:
+    # More than the default executor's 32 workers (min(32, cpus + 4)): every wave of
+    # 40 calls meets at the barrier, which breaks if fewer run at once.
+    barrier = threading.Barrier(40, timeout=10)
+    lock = threading.Lock()
+    running, most = 0, 0
+
+    def answer(query: str) -> str:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        barrier.wait()
+        with lock:
+            running -= 1
+        return "ok"
+
+    target = CallableTarget(answer, timeout=20, concurrency=40)
+    outputs = await asyncio.gather(*(target(SAMPLE) for _ in range(80)))
+    assert [o.error for o in outputs] == [None] * 80
+    assert most == 40
+
+
+async def test_hung_sync_calls_are_abandoned_and_do_not_starve_the_others() -> None:
+    release = threading.Event()
+
+    def answer(query: str) -> str:
+        if query.startswith("hang"):
+            release.wait(10)
+            return "late"
+        time.sleep(0.02)
+        return "ok"
+
+    target = CallableTarget(answer, timeout=0.3, concurrency=8)
+    queries = [f"hang {i}" if i % 5 == 0 else f"q {i}" for i in range(30)]
+    try:
+        outputs = await asyncio.gather(*(target(Sample(request_id=q, request=q)) for q in queries))
+    finally:
+        release.set()
+    errors = [o.error for o in outputs if o.error is not None]
+    assert len(errors) == 6
+    assert all(e == "TimeoutError: no answer within 0.3 s; the call was abandoned" for e in errors)
+    assert [o.response for o in outputs if o.error is None] == ["ok"] * 24
+
+
+def test_a_hung_sync_target_does_not_keep_the_process_alive(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        f"""
+        import time
+        import ragjudge
+        from ragjudge.targets import CallableTarget
+
+        def hang(query):
+            time.sleep(60)
+
+        rows = [{{"request": "q", "expected_response": "a"}}] * 2
+        result = ragjudge.evaluate(
+            rows,
+            target=CallableTarget(hang, timeout=0.2),
+            metrics=["exact_match"],
+            store={str(tmp_path / "runs.db")!r},
+            progress=False,
+        )
+        print(result.status, int(result.to_pandas()["target_error"].notna().sum()))
+        """
+    )
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=40, check=True
+    )
+    assert done.stdout.split() == ["completed", "2"]
+    assert time.monotonic() - started < 30
+
+
+def test_a_configured_python_target_gets_the_runs_concurrency_and_its_caps(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "capped_rag_mod.py").write_text("def answer(query):\n    return query\n")
+    target_spec = {"path": "capped_rag_mod:answer", "timeout": 2, "max_contexts": 5}
+    config = EvalConfig(metrics=["rouge_l"], target=target_spec, concurrency=3, base_dir=tmp_path)
+    target = build_target(config)
+    assert isinstance(target, CallableTarget)
+    assert (target.concurrency, target.timeout) == (3, 2)
+    assert target.limits == ReplyLimits(max_contexts=5)
+    given = build_target(config, lambda query: query)
+    assert isinstance(given, CallableTarget) and given.concurrency == 3
+
+
+async def test_a_timeout_the_function_raises_itself_is_its_own_error() -> None:
+    def sync_answer(query: str) -> str:
+        raise TimeoutError("the index server did not answer")
+
+    async def async_answer(query: str) -> str:
+        raise TimeoutError("the index server did not answer")
+
+    for fn in (sync_answer, async_answer):
+        out = await CallableTarget(fn, timeout=5)(SAMPLE)
+        assert out.error == "TimeoutError: the index server did not answer"

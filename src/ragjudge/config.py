@@ -15,6 +15,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
@@ -23,7 +24,13 @@ from pydantic import (
 from ragjudge.errors import TextFileError, read_text_file
 from ragjudge.loading import format_named
 from ragjudge.loading._values import value_problem
-from ragjudge.models.model import ModelSettings
+from ragjudge.models.cache import provider_endpoint
+from ragjudge.models.model import ModelSettings, make_provider
+from ragjudge.redact import is_secret_name, mask_record, scrub_url
+
+EnvReferences = dict[tuple[str | int, ...], tuple[str, str]]
+"""Per place in a config mapping (its path of keys and list indexes), a string that
+used ``${VAR}``: as written and as expanded."""
 
 
 class ConfigError(ValueError):
@@ -53,6 +60,9 @@ class TargetConfig(BaseModel):
     imports ``path`` (``package.module:function``); ``kind: openai_chat`` and
     ``kind: json_api`` call an HTTP endpoint (their further fields are checked by
     :func:`ragjudge.http_targets.http_target_from_config`).
+
+    The caps on a reply apply to every kind but ``data`` (unset: the defaults of
+    :class:`ragjudge.targets.ReplyLimits`); a reply beyond them is that sample's error.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -60,6 +70,12 @@ class TargetConfig(BaseModel):
     kind: str = "callable"
     path: str | None = None
     timeout: float | None = Field(default=None, gt=0)
+    max_reply_bytes: int | None = Field(default=None, gt=0)
+    """The most bytes a reply may have (an HTTP body counted after decompression)."""
+    max_contexts: int | None = Field(default=None, gt=0)
+    """The most retrieved contexts a reply may list."""
+    max_context_bytes: int | None = Field(default=None, gt=0)
+    """The most bytes (UTF-8) one retrieved context may have."""
 
     @model_validator(mode="after")
     def _no_stray_keys(self) -> TargetConfig:
@@ -122,6 +138,8 @@ class EvalConfig(BaseModel):
     store: str | None = None
     seed: int = 0
     base_dir: Path = Field(default_factory=Path.cwd)
+    _env_references: EnvReferences = PrivateAttr(default_factory=dict)
+    """Strings of the config file that used ``${VAR}`` (see :func:`load_config`)."""
 
     @field_validator("target", mode="before")
     @classmethod
@@ -160,10 +178,63 @@ class EvalConfig(BaseModel):
         return self.resolve(self.store or ".ragjudge/runs.db")
 
     def to_record(self) -> dict[str, Any]:
-        """JSON-able form kept with the run (paths absolute, so a resume finds them)."""
+        """JSON-able form kept with the run (paths absolute, so a resume finds them).
+
+        No secret is kept. A string of the target or the retriever (or of a key-like
+        field anywhere) written with ``${VAR}`` keeps that form: the target and the
+        retriever expand it again when they are built, so a resumed run reads the
+        environment afresh. Values of key-like fields (``api_key``, ``token``,
+        ``password`` …) and of every header but a few harmless ones are masked unless
+        they are ``${VAR}`` references, and URLs lose their credentials and key-like
+        query values (:func:`ragjudge.redact.mask_record`). The judge's ``base_url``
+        is the endpoint that judged the run (from ``OPENAI_BASE_URL``, or OpenAI's,
+        when not set), without credentials."""
         record = self.model_dump(mode="json")
         record["base_dir"] = str(self.base_dir.resolve())
-        return record
+        for path, (written, expanded) in self._env_references.items():
+            if _may_hold_secret(path):
+                _restore_reference(record, path, written, expanded)
+        if self.judge is not None:
+            record["judge"]["base_url"] = _judge_endpoint(self.judge)
+        masked: dict[str, Any] = mask_record(record)
+        return masked
+
+
+def _may_hold_secret(path: tuple[str | int, ...]) -> bool:
+    """Whether a string at ``path`` may carry a secret: the target's and the
+    retriever's settings (keys, headers, URLs, request bodies) and key-like fields.
+    Other strings (paths, names) keep their expansion, which a resumed run needs."""
+    if path and path[0] in ("target", "retriever"):
+        return True
+    return any(isinstance(step, str) and is_secret_name(step) for step in path)
+
+
+def _restore_reference(
+    record: dict[str, Any], path: tuple[str | int, ...], written: str, expanded: str
+) -> None:
+    """Put the ``${VAR}`` form back at ``path`` if the record still holds its expansion
+    there (an override or a reshaped value is left alone)."""
+    parent: Any = record
+    for step in path[:-1]:
+        try:
+            parent = parent[step]
+        except (KeyError, IndexError, TypeError):
+            return
+    last = path[-1]
+    holds = isinstance(parent, dict) and last in parent
+    holds = holds or (isinstance(parent, list) and isinstance(last, int) and last < len(parent))
+    if holds and parent[last] == expanded:
+        parent[last] = written
+
+
+def _judge_endpoint(judge: JudgeConfig) -> str | None:
+    """The base URL the judge's provider talks to, without credentials; None for a
+    model that has no server."""
+    try:
+        provider = make_provider(judge.model, base_url=judge.base_url)
+    except ValueError:
+        return scrub_url(judge.base_url) if judge.base_url else None
+    return provider_endpoint(provider)
 
 
 def load_config(path: str | Path, **overrides: Any) -> EvalConfig:
@@ -185,7 +256,8 @@ def load_config(path: str | Path, **overrides: Any) -> EvalConfig:
         )
     if (problem := value_problem(raw)) is not None:
         raise ConfigError(f"{path}: {problem.field}: {problem.reason}")
-    raw = expand_environment(raw, source=path)
+    references: EnvReferences = {}
+    raw = expand_environment(raw, source=path, references=references)
     raw.update({k: v for k, v in overrides.items() if v is not None})
     raw["base_dir"] = path.resolve().parent
     try:
@@ -197,6 +269,7 @@ def load_config(path: str | Path, **overrides: Any) -> EvalConfig:
             format_named(config.format)
         except ValueError as exc:
             raise ConfigError(f"{path}: format: {exc}") from None
+    config._env_references = references
     return config
 
 
@@ -261,16 +334,34 @@ def _read_yaml(path: Path) -> Any:
 _ENV_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
-def expand_environment(value: Any, *, source: Path | str = "config") -> Any:
+def expand_environment(
+    value: Any, *, source: Path | str = "config", references: EnvReferences | None = None
+) -> Any:
     """Replace ``${VAR}`` and ``${VAR:-default}`` in every string of a config with the
-    environment's value; an unset variable without a default is an error naming it."""
+    environment's value; an unset variable without a default is an error naming it.
+
+    ``references``, when given, receives every string that used a variable, as written
+    and as expanded, under its path, so that a stored record can keep the written form
+    (the value may be a secret)."""
+    return _expand(value, str(source), references, ())
+
+
+def _expand(
+    value: Any, source: str, references: EnvReferences | None, path: tuple[str | int, ...]
+) -> Any:
     if isinstance(value, dict):
-        return {k: expand_environment(v, source=source) for k, v in value.items()}
+        return {k: _expand(v, source, references, (*path, k)) for k, v in value.items()}
     if isinstance(value, list):
-        return [expand_environment(v, source=source) for v in value]
+        return [_expand(v, source, references, (*path, i)) for i, v in enumerate(value)]
     if not isinstance(value, str):
         return value
+    expanded = _expand_string(value, source)
+    if references is not None and expanded != value:
+        references[path] = (value, expanded)
+    return expanded
 
+
+def _expand_string(value: str, source: str) -> str:
     def substitute(match: re.Match[str]) -> str:
         name, default = match.group(1), match.group(2)
         found = os.environ.get(name)

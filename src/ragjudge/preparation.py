@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from ragjudge.config import ConfigError, EvalConfig
+from ragjudge.config import ConfigError, EvalConfig, expand_environment
 from ragjudge.frames import reserved_name_problem
 from ragjudge.http_targets import (
     HTTP_TARGET_KINDS,
@@ -19,7 +19,14 @@ from ragjudge.http_targets import (
 from ragjudge.loading import load_samples
 from ragjudge.metrics import Metric, create_metric
 from ragjudge.schema import Sample
-from ragjudge.targets import CallableTarget, DataTarget, Target, TargetError, import_callable
+from ragjudge.targets import (
+    CallableTarget,
+    DataTarget,
+    ReplyLimits,
+    Target,
+    TargetError,
+    import_callable,
+)
 
 __all__ = [
     "MetricSpec",
@@ -79,12 +86,13 @@ def prepare(
 
 
 def build_target(config: EvalConfig, target: Any = None) -> Target:
-    """The target from an explicit object (callable or Target) or from the config."""
+    """The target from an explicit object (callable or Target) or from the config. A
+    Python function's calls run at most ``config.concurrency`` at a time."""
     if target is not None and not isinstance(target, str):
         if hasattr(target, "supplies_response"):
             return cast(Target, target)
         if callable(target):
-            return CallableTarget(target)
+            return CallableTarget(target, concurrency=config.concurrency)
         raise TargetError(f"target {target!r} is neither a callable nor a 'module:function' path")
     spec = config.target
     if spec is None or spec.kind == "data":
@@ -92,8 +100,21 @@ def build_target(config: EvalConfig, target: Any = None) -> Target:
     if spec.kind == "callable":
         if not spec.path:
             raise TargetError("target kind 'callable' needs 'path: package.module:function'")
-        fn = import_callable(spec.path, search_dir=config.base_dir)
-        return CallableTarget(fn, name=spec.path, timeout=spec.timeout)
+        # A resumed run's stored record keeps ${VAR} references.
+        path = str(expand_environment(spec.path, source="target"))
+        fn = import_callable(path, search_dir=config.base_dir)
+        limits = ReplyLimits.of(
+            max_reply_bytes=spec.max_reply_bytes,
+            max_contexts=spec.max_contexts,
+            max_context_bytes=spec.max_context_bytes,
+        )
+        return CallableTarget(
+            fn,
+            name=path,
+            timeout=spec.timeout,
+            concurrency=config.concurrency,
+            limits=limits,
+        )
     if spec.kind in HTTP_TARGET_KINDS:
         return http_target_from_config(spec.model_dump(exclude_none=True))
     known = ", ".join(("data", "callable", *HTTP_TARGET_KINDS))

@@ -1,26 +1,103 @@
 """Targets: the system under test, as ``async (sample) -> Output``.
 
 Here: the responses already in the evaluation set, a Python callable given as
-``package.module:function``, and the readers of a target's reply (contexts, token
-usage) that every kind shares. HTTP targets are in :mod:`ragjudge.http_targets`.
+``package.module:function``, the caps on a target's reply (:class:`ReplyLimits`) and
+the readers of a reply (contexts, token usage) that every kind shares. HTTP targets are
+in :mod:`ragjudge.http_targets`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import importlib
 import inspect
 import sys
+import threading
 import time
-from collections.abc import Callable, Mapping
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeGuard
 
 from ragjudge.schema import ContextChunk, Output, Sample, Usage, response_text
 
+DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
+DEFAULT_MAX_CONTEXTS = 100
+DEFAULT_MAX_CONTEXT_BYTES = 256 * 1024
+DEFAULT_CONCURRENCY = 8
+
 
 class TargetError(ValueError):
     """The target cannot be set up (bad path, missing function, wrong signature)."""
+
+
+class ReplyTooLarge(ValueError):
+    """A reply beyond its target's :class:`ReplyLimits`: that sample's error."""
+
+
+@dataclass(frozen=True)
+class ReplyLimits:
+    """Caps on what a target may return, so that one runaway reply cannot exhaust
+    memory, be stored whole or be sent whole to the judge.
+
+    ``max_reply_bytes`` bounds the whole reply (an HTTP body is counted after
+    decompression while it streams in, and reading stops at the cap; a Python
+    target's response, contexts and trace are counted as UTF-8 JSON),
+    ``max_contexts`` the number of retrieved contexts and ``max_context_bytes`` the
+    text of one context. A reply beyond a cap is an explicit error of its sample and
+    is not stored.
+    """
+
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
+    max_contexts: int = DEFAULT_MAX_CONTEXTS
+    max_context_bytes: int = DEFAULT_MAX_CONTEXT_BYTES
+
+    def __post_init__(self) -> None:
+        for name in ("max_reply_bytes", "max_contexts", "max_context_bytes"):
+            if getattr(self, name) <= 0:
+                raise TargetError(f"{name} must be positive, got {getattr(self, name)}")
+
+    @classmethod
+    def of(cls, **caps: int | None) -> ReplyLimits:
+        """The caps given by name, with the defaults for those that are None."""
+        return cls(**{name: value for name, value in caps.items() if value is not None})
+
+    def check_count(self, count: int) -> None:
+        """Raise :class:`ReplyTooLarge` when ``count`` contexts are too many."""
+        if count > self.max_contexts:
+            raise ReplyTooLarge(
+                f"reply lists {count} retrieved contexts, more than {self.max_contexts}"
+                " (max_contexts)"
+            )
+
+    def check_contexts(self, contexts: Sequence[ContextChunk] | None) -> None:
+        """Raise :class:`ReplyTooLarge` for too many contexts or one too long."""
+        self.check_count(len(contexts or []))
+        for chunk in contexts or []:
+            if chunk.content is not None and _utf8_longer(chunk.content, self.max_context_bytes):
+                raise ReplyTooLarge(
+                    f"retrieved context {chunk.doc_uri!r} is larger than"
+                    f" {self.max_context_bytes} bytes (max_context_bytes)"
+                )
+
+    def check_output(self, output: Output) -> None:
+        """Raise :class:`ReplyTooLarge` when ``output`` (response, contexts, trace)
+        breaks a cap."""
+        self.check_contexts(output.retrieved_context)
+        counted = {"response", "retrieved_context", "trace"}
+        # A huge response is refused before the whole reply is serialised to count it.
+        if _utf8_longer(output.response or "", self.max_reply_bytes) or _utf8_longer(
+            output.model_dump_json(include=counted), self.max_reply_bytes
+        ):
+            raise ReplyTooLarge(f"reply larger than {self.max_reply_bytes} bytes (max_reply_bytes)")
+
+
+def _utf8_longer(text: str, limit: int) -> bool:
+    # A character is at least one byte: a long text is refused without encoding it.
+    return len(text) > limit or len(text.encode("utf-8")) > limit
 
 
 class Target(Protocol):
@@ -75,18 +152,41 @@ class CallableTarget:
     parameter of another name receives the query. It returns a string, or a dict with
     ``response`` and optionally ``retrieved_context`` (a list of ``{doc_uri, content}``
     objects or strings, read by :func:`context_chunk`), ``trace`` and ``usage`` (read
-    by :func:`usage_from`).
+    by :func:`usage_from`). A reply beyond ``limits`` (:class:`ReplyLimits`) is the
+    sample's error.
+
+    ``timeout`` bounds the function's own call. A sync function runs in a daemon
+    thread of its own, at most ``concurrency`` calls at once (a run passes its
+    concurrency); its clock starts when its thread starts running it, so waiting for
+    a free slot never counts. A sync call that overruns its timeout is abandoned:
+    its sample gets the timeout error at once and its slot goes to the next call,
+    while the thread runs on in the background until the function returns — its
+    result is then discarded, and being a daemon thread it does not keep the process
+    alive after the run (Python cannot stop a thread from outside, so a function
+    that may hang should also bound its own I/O). An async function is cancelled at
+    its timeout.
     """
 
     supplies_response = True
 
     def __init__(
-        self, fn: Callable[..., Any], *, name: str | None = None, timeout: float | None = None
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        timeout: float | None = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        limits: ReplyLimits | None = None,
     ) -> None:
+        if concurrency < 1:
+            raise TargetError(f"concurrency must be at least 1, got {concurrency}")
         self.fn = fn
         self.name: str = name or str(getattr(fn, "__qualname__", repr(fn)))
         self.timeout = timeout
+        self.concurrency = concurrency
+        self.limits = limits or ReplyLimits()
         self._arg_names = _argument_names(fn)
+        self._threads = _ThreadedCalls(fn, concurrency)
         self.supports_history = bool(set(self._arg_names) & _HISTORY_ARGUMENTS)
         """Whether the function receives the conversation (a dialogue can be held)."""
 
@@ -96,23 +196,119 @@ class CallableTarget:
             kwargs = {self._arg_names[0]: sample.request.query}
         started = time.perf_counter()
         try:
-            async with asyncio.timeout(self.timeout):
-                result = await self._invoke(kwargs)
-            output = _to_output(result)
+            result, latency = await self._invoke(kwargs)
+            output = _to_output(result, self.limits)
+        except ReplyTooLarge as exc:
+            return Output(error=str(exc), latency=time.perf_counter() - started)
         except Exception as exc:  # the target's failure is this sample's error, not the run's
             return Output(
                 error=f"{type(exc).__name__}: {exc}", latency=time.perf_counter() - started
             )
-        output.latency = time.perf_counter() - started
+        output.latency = latency
         return output
 
-    async def _invoke(self, kwargs: dict[str, Any]) -> Any:
-        if inspect.iscoroutinefunction(self.fn):
-            return await self.fn(**kwargs)
-        result = await asyncio.to_thread(self.fn, **kwargs)
-        if inspect.isawaitable(result):
-            return await result
-        return result
+    async def _invoke(self, kwargs: dict[str, Any]) -> tuple[Any, float]:
+        """The function's result and how long its own call took."""
+        if not inspect.iscoroutinefunction(self.fn):
+            return await self._threads.call(kwargs, self.timeout)
+        started = time.perf_counter()
+        deadline = asyncio.timeout(self.timeout)
+        try:
+            async with deadline:
+                result = await self.fn(**kwargs)
+        except TimeoutError:
+            if not deadline.expired():  # the function's own TimeoutError
+                raise
+            raise TimeoutError(f"no answer within {self.timeout:g} s") from None
+        return result, time.perf_counter() - started
+
+
+class _ThreadedCalls:
+    """Calls of one sync function, each in a daemon thread of its own, at most
+    ``size`` running at once in each event loop. An abandoned call (past its timeout)
+    frees its slot at once; its thread is left to end on its own."""
+
+    def __init__(self, fn: Callable[..., Any], size: int) -> None:
+        self._fn = fn
+        self._size = size
+        self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
+        self._slots = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    async def call(self, kwargs: dict[str, Any], timeout: float | None) -> tuple[Any, float]:
+        """The result and the call's own duration; ``TimeoutError`` when the call
+        runs longer than ``timeout`` seconds from the moment its thread starts it."""
+        loop = asyncio.get_running_loop()
+        async with self._slot(loop):
+            started: asyncio.Future[float] = loop.create_future()
+            finished: asyncio.Future[Any] = loop.create_future()
+            context = contextvars.copy_context()  # as asyncio.to_thread does
+            threading.Thread(
+                target=context.run,
+                args=(self._run, loop, kwargs, started, finished),
+                name="ragjudge-target",
+                daemon=True,
+            ).start()
+            began = await started
+            remaining = None if timeout is None else timeout - (time.monotonic() - began)
+            deadline = asyncio.timeout(remaining)
+            try:
+                async with deadline:
+                    result = await finished
+                    if inspect.isawaitable(result):
+                        result = await result
+            except TimeoutError:
+                if not deadline.expired():  # the function's own TimeoutError
+                    raise
+                raise TimeoutError(
+                    f"no answer within {timeout:g} s; the call was abandoned"
+                ) from None
+            return result, time.monotonic() - began
+
+    def _slot(self, loop: asyncio.AbstractEventLoop) -> asyncio.Semaphore:
+        with self._lock:
+            slots = self._slots.get(loop)
+            if slots is None:
+                slots = self._slots[loop] = asyncio.Semaphore(self._size)
+            return slots
+
+    def _run(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        kwargs: dict[str, Any],
+        started: asyncio.Future[float],
+        finished: asyncio.Future[Any],
+    ) -> None:
+        """In the worker thread: report the start, call, hand back the outcome."""
+        _settle(loop, started, time.monotonic())
+        try:
+            result = self._fn(**kwargs)
+        except BaseException as exc:  # handed on as asyncio.to_thread would
+            _settle(loop, finished, exc, failed=True)
+        else:
+            _settle(loop, finished, result)
+
+
+def _settle(
+    loop: asyncio.AbstractEventLoop,
+    future: asyncio.Future[Any],
+    value: Any,
+    *,
+    failed: bool = False,
+) -> None:
+    """From a worker thread: resolve ``future`` in its loop unless it was given up."""
+
+    def resolve() -> None:
+        if future.done():  # the call was abandoned at its timeout
+            return
+        if failed:
+            future.set_exception(value)
+        else:
+            future.set_result(value)
+
+    # A closed loop raises RuntimeError: the run is over and nobody waits.
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(resolve)
 
 
 def _argument_names(fn: Callable[..., Any]) -> list[str]:
@@ -135,7 +331,14 @@ def _argument_names(fn: Callable[..., Any]) -> list[str]:
     return names
 
 
-def _to_output(result: Any) -> Output:
+def _to_output(result: Any, limits: ReplyLimits) -> Output:
+    """The function's return value as an Output, within ``limits``."""
+    output = _read_reply(result, limits)
+    limits.check_output(output)
+    return output
+
+
+def _read_reply(result: Any, limits: ReplyLimits) -> Output:
     if isinstance(result, Output):
         return result
     if isinstance(result, str):
@@ -147,20 +350,32 @@ def _to_output(result: Any) -> Output:
     try:
         return Output(
             response=response_text(result["response"]),
-            retrieved_context=_contexts(result.get("retrieved_context")),
+            retrieved_context=_contexts(result.get("retrieved_context"), limits),
             trace=result.get("trace"),
             usage=usage_from(result.get("usage")),
         )
+    except ReplyTooLarge:
+        raise
     except ValueError as exc:  # pydantic's ValidationError included
         raise TypeError(f"target returned a malformed dict: {exc}") from exc
 
 
-def _contexts(value: Any) -> list[ContextChunk] | None:
+def _contexts(value: Any, limits: ReplyLimits) -> list[ContextChunk] | None:
     if value is None:
         return None
     if not isinstance(value, list):
         raise ValueError(f"retrieved_context is {type(value).__name__}, not a list")
-    return [context_chunk(item, f"retrieved_context[{i}]") for i, item in enumerate(value)]
+    return read_contexts(value, lambda i: f"retrieved_context[{i}]", limits)
+
+
+def read_contexts(
+    items: Sequence[Any], where: Callable[[int], str], limits: ReplyLimits
+) -> list[ContextChunk]:
+    """The contexts of a reply (each read by :func:`context_chunk`, ``where(i)``
+    naming item ``i``), after checking that there are not more than ``limits``
+    allows; :class:`ReplyTooLarge` otherwise, before any item is read."""
+    limits.check_count(len(items))
+    return [context_chunk(item, where(i)) for i, item in enumerate(items)]
 
 
 def context_chunk(item: Any, where: str) -> ContextChunk:

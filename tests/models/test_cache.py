@@ -15,6 +15,7 @@ from ragjudge.models.cache import (
     canonical_json,
     default_cache_path,
     embedding_key,
+    provider_endpoint,
 )
 
 MESSAGES = [{"role": "system", "content": "Judge."}, {"role": "user", "content": "回答を採点して"}]
@@ -34,6 +35,31 @@ def test_key_ignores_dict_order_but_not_content() -> None:
     assert len({base, *variants}) == 6
     assert len(base) == 64
     assert embedding_key("p", "m", ["a", "b"]) != embedding_key("p", "m", ["b", "a"])
+
+
+def test_endpoint_changes_chat_and_embedding_keys() -> None:
+    config = {"temperature": 0}
+    here = cache_key("openai", "m", MESSAGES, config, 0, endpoint="http://127.0.0.1:8000/v1")
+    there = cache_key("openai", "m", MESSAGES, config, 0, endpoint="http://127.0.0.1:9000/v1")
+    unknown = cache_key("openai", "m", MESSAGES, config, 0)
+    assert len({here, there, unknown}) == 3
+    embedded = {
+        embedding_key("openai", "e", ["a"], endpoint="http://a/v1"),
+        embedding_key("openai", "e", ["a"], endpoint="http://b/v1"),
+        embedding_key("openai", "e", ["a"]),
+    }
+    assert len(embedded) == 3
+
+
+def test_provider_endpoint_is_read_from_the_provider() -> None:
+    class Served:
+        endpoint = "http://127.0.0.1:8000/v1"
+
+    class Local:
+        pass
+
+    assert provider_endpoint(Served()) == "http://127.0.0.1:8000/v1"
+    assert provider_endpoint(Local()) is None
 
 
 def test_canonical_json_is_stable() -> None:

@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from model_helpers import MemoryRecorder, result_score, user
@@ -22,6 +23,7 @@ from ragjudge.models import (
     ModelError,
     ModelSettings,
     OpenAIProvider,
+    ResponseCache,
     get_model,
 )
 from ragjudge.models.openai_provider import LOCAL_API_KEY, parse_retry_after
@@ -314,3 +316,112 @@ def test_same_provider_in_several_event_loops(server: OpenAITestServer) -> None:
     thread.join(timeout=10)
     second = asyncio.run(judge.generate(user("capital of France, second")))
     assert [first.text, *results, second.text] == ["Paris", "Paris", "Paris"]
+
+
+# -- endpoints in cache keys, and no secret in what is reported -------------------
+
+PLANTED_KEY = "sk-provider-planted-5c1e9a"
+
+
+async def test_same_model_on_another_server_is_asked_not_served_from_the_cache(
+    server: OpenAITestServer,
+) -> None:
+    cache = ResponseCache(":memory:")
+    first = get_model("openai/test-model", base_url=server.base_url, settings=FAST, cache=cache)
+    assert (await first.generate(user("Grade it."))).text == "[RESULT] 4"
+    other = OpenAITestServer(replies=ReplyScript(default="[RESULT] 1"))
+    with other:
+        second = get_model("openai/test-model", base_url=other.base_url, settings=FAST, cache=cache)
+        generation = await second.generate(user("Grade it."))
+        assert generation.text == "[RESULT] 1" and not generation.cached
+        assert len(other.requests_log) == 1
+        assert (await second.generate(user("Grade it."))).cached
+        await second.aclose()
+    await first.aclose()
+
+
+def test_endpoint_is_the_base_url_without_credentials() -> None:
+    provider = OpenAIProvider(
+        "m", base_url=f"https://user:{PLANTED_KEY}@judge.example/v1?api-version=2&key=k123/"
+    )
+    assert provider.endpoint == "https://***@judge.example/v1?api-version=2&key=***"
+    assert PLANTED_KEY not in repr(provider) and "k123" not in repr(provider)
+
+
+class _Leaky:
+    """An endpoint that quotes the credentials it received in its error messages, and
+    one that redirects to another origin."""
+
+    def __init__(self) -> None:
+        from starlette.applications import Starlette
+        from starlette.routing import Route
+
+        self.received: list[dict[str, str]] = []
+        self.app = Starlette(
+            routes=[
+                Route("/leak/v1/chat/completions", self.leak, methods=["POST"]),
+                Route("/moved/v1/chat/completions", self.moved, methods=["POST"]),
+                Route("/collect", self.collect, methods=["GET", "POST"]),
+            ]
+        )
+        self.collector_url = ""
+
+    async def leak(self, request: Any) -> Any:
+        from starlette.responses import JSONResponse
+
+        said = request.headers.get("authorization")
+        return JSONResponse({"error": {"message": f"Incorrect API key provided: {said}"}}, 401)
+
+    async def moved(self, request: Any) -> Any:
+        from starlette.responses import RedirectResponse
+
+        return RedirectResponse(self.collector_url, status_code=307)
+
+    async def collect(self, request: Any) -> Any:
+        from starlette.responses import JSONResponse
+
+        self.received.append(dict(request.headers))
+        return JSONResponse({"choices": [{"message": {"content": "collected"}}]})
+
+
+@pytest.fixture(scope="module")
+def leaky() -> Iterator[tuple[_Leaky, str, str]]:
+    from ragjudge.testing import BackgroundASGIServer
+
+    app = _Leaky()
+    with BackgroundASGIServer(app.app) as here, BackgroundASGIServer(app.app) as elsewhere:
+        app.collector_url = f"{elsewhere.url}/collect"
+        yield app, here.url, elsewhere.url
+
+
+async def test_errors_never_hold_the_key_even_when_the_server_echoes_it(
+    leaky: tuple[_Leaky, str, str],
+) -> None:
+    _, url, _ = leaky
+    provider = OpenAIProvider("m", base_url=f"{url}/leak/v1", api_key=PLANTED_KEY)
+    with pytest.raises(ModelError) as caught:
+        await provider.complete(user("hi"), GenerateConfig())
+    assert caught.value.status == 401 and "Incorrect API key provided" in str(caught.value)
+    assert PLANTED_KEY not in str(caught.value)
+    assert caught.value.__cause__ is None
+    await provider.aclose()
+    unreachable = OpenAIProvider(
+        "m", base_url=f"http://user:{PLANTED_KEY}@127.0.0.1:{closed_port()}/v1", api_key="k"
+    )
+    with pytest.raises(ModelError) as refused:
+        await unreachable.complete(user("hi"), GenerateConfig())
+    assert refused.value.kind == "connection" and "***@127.0.0.1" in str(refused.value)
+    assert PLANTED_KEY not in str(refused.value)
+
+
+async def test_a_redirect_to_another_origin_is_not_followed(
+    leaky: tuple[_Leaky, str, str],
+) -> None:
+    app, url, _ = leaky
+    app.received.clear()
+    provider = OpenAIProvider("m", base_url=f"{url}/moved/v1", api_key=PLANTED_KEY)
+    with pytest.raises(ModelError) as caught:
+        await provider.complete(user("hi"), GenerateConfig())
+    assert caught.value.status == 307 and not caught.value.retryable
+    assert app.received == []
+    await provider.aclose()

@@ -1,4 +1,9 @@
-"""HTTP targets and retrievers from their mappings in a config file."""
+"""HTTP targets and retrievers from their mappings in a config file.
+
+``${VAR}`` references in a mapping are expanded here (again), so that a run resumed
+from its stored record — which keeps the references, never the secrets — reads them
+from the environment afresh.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,11 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ragjudge.config import ConfigError, expand_environment
 from ragjudge.http_targets._retriever import HttpRetriever
 from ragjudge.http_targets._targets import JsonApiTarget, OpenAIChatTarget
-from ragjudge.targets import Target, TargetError
+from ragjudge.redact import MASK, is_secret_name
+from ragjudge.targets import DEFAULT_MAX_REPLY_BYTES, ReplyLimits, Target, TargetError
 
 
 class _HttpSpec(BaseModel):
@@ -21,6 +28,17 @@ class _HttpSpec(BaseModel):
     timeout: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=2, ge=0, le=10)
     backoff: float = Field(default=0.5, ge=0)
+    max_reply_bytes: int | None = Field(default=None, gt=0)
+    max_contexts: int | None = Field(default=None, gt=0)
+    max_context_bytes: int | None = Field(default=None, gt=0)
+
+    def limits(self) -> ReplyLimits:
+        """The caps on a reply, defaults for those not given."""
+        return ReplyLimits.of(
+            max_reply_bytes=self.max_reply_bytes,
+            max_contexts=self.max_contexts,
+            max_context_bytes=self.max_context_bytes,
+        )
 
 
 class OpenAIChatSpec(_HttpSpec):
@@ -63,6 +81,7 @@ class HttpRetrieverSpec(BaseModel):
     headers: dict[str, str] | None = None
     timeout: float = Field(default=30.0, gt=0)
     max_retries: int = Field(default=2, ge=0, le=10)
+    max_reply_bytes: int = Field(default=DEFAULT_MAX_REPLY_BYTES, gt=0)
 
 
 HTTP_TARGET_KINDS = ("openai_chat", "json_api")
@@ -71,6 +90,7 @@ HTTP_TARGET_KINDS = ("openai_chat", "json_api")
 def http_target_from_config(spec: Mapping[str, Any]) -> Target:
     """An HTTP target from its config mapping (``kind: openai_chat`` or ``json_api``);
     a bad or incomplete spec raises :class:`~ragjudge.targets.TargetError`."""
+    spec = _expanded(spec, "target")
     kind = spec.get("kind")
     if kind == "openai_chat":
         chat = _validated(OpenAIChatSpec, spec)
@@ -85,6 +105,7 @@ def http_target_from_config(spec: Mapping[str, Any]) -> Target:
             max_retries=chat.max_retries,
             backoff=chat.backoff,
             name=chat.name,
+            limits=chat.limits(),
         )
     if kind == "json_api":
         api = _validated(JsonApiSpec, spec)
@@ -100,13 +121,14 @@ def http_target_from_config(spec: Mapping[str, Any]) -> Target:
             max_retries=api.max_retries,
             backoff=api.backoff,
             name=api.name,
+            limits=api.limits(),
         )
     raise TargetError(f"unknown HTTP target kind {kind!r}; known: {', '.join(HTTP_TARGET_KINDS)}")
 
 
 def http_retriever_from_config(spec: Mapping[str, Any]) -> HttpRetriever:
     """An :class:`HttpRetriever` from its config mapping (``kind: http``)."""
-    parsed = _validated(HttpRetrieverSpec, spec)
+    parsed = _validated(HttpRetrieverSpec, _expanded(spec, "retriever"))
     return HttpRetriever(
         parsed.url,
         query_field=parsed.query_field,
@@ -117,7 +139,35 @@ def http_retriever_from_config(spec: Mapping[str, Any]) -> HttpRetriever:
         headers=parsed.headers,
         timeout=parsed.timeout,
         max_retries=parsed.max_retries,
+        max_reply_bytes=parsed.max_reply_bytes,
     )
+
+
+def _expanded(spec: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """``spec`` with its ``${VAR}`` references expanded; a secret that a stored
+    record masked is refused, as it cannot be sent."""
+    try:
+        expanded: dict[str, Any] = expand_environment(dict(spec), source=what)
+    except ConfigError as exc:
+        raise TargetError(str(exc)) from None
+    masked = _masked_fields(expanded)
+    if masked:
+        raise TargetError(
+            f"{what} {', '.join(masked)}: the secret was not stored with the run (it was "
+            "written in the config, not as ${VAR}); give it again as a ${VAR} reference"
+        )
+    return expanded
+
+
+def _masked_fields(spec: Mapping[str, Any]) -> list[str]:
+    """The fields of ``spec`` that hold a masked secret instead of a value."""
+    found = [f"headers.{k}" for k, v in (spec.get("headers") or {}).items() if v == MASK]
+    found += [k for k, v in spec.items() if v == MASK and is_secret_name(str(k))]
+    for key in ("url", "base_url"):
+        url = spec.get(key)
+        if isinstance(url, str) and (f"={MASK}" in url or f"{MASK}@" in url):
+            found.append(key)
+    return found
 
 
 _Spec = TypeVar("_Spec", bound=BaseModel)

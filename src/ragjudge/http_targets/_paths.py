@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragjudge.schema import ContextChunk
-from ragjudge.targets import context_chunk
+from ragjudge.targets import ReplyLimits, ReplyTooLarge, read_contexts
 
 
 class ResponseFormatError(ValueError):
@@ -87,9 +87,13 @@ def text_at(document: Any, path: str) -> str:
     raise ResponseFormatError(f"{path!r} in the response is {json_type(value)}, not text")
 
 
-def contexts_at(document: Any, path: str) -> list[ContextChunk] | None:
+def contexts_at(
+    document: Any, path: str, limits: ReplyLimits | None = None
+) -> list[ContextChunk] | None:
     """Chunks from the list at ``path``: items are ``{doc_uri, content}`` objects
-    (``text`` is accepted for ``content``) or strings; a null value means none given."""
+    (``text`` is accepted for ``content``) or strings; a null value means none given.
+    More items than ``limits.max_contexts`` raise
+    :class:`~ragjudge.targets.ReplyTooLarge`."""
     value = resolve_path(document, path)
     if value is None:
         return None
@@ -98,6 +102,8 @@ def contexts_at(document: Any, path: str) -> list[ContextChunk] | None:
             f"{path!r} in the response is {json_type(value)}, not a list of contexts"
         )
     try:
-        return [context_chunk(item, f"{path}.{i}") for i, item in enumerate(value)]
+        return read_contexts(value, lambda i: f"{path}.{i}", limits or ReplyLimits())
+    except ReplyTooLarge:
+        raise
     except ValueError as exc:
         raise ResponseFormatError(f"in the response, {exc}") from None

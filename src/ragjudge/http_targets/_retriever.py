@@ -7,7 +7,9 @@ from typing import Any
 
 from ragjudge.http_targets._client import HttpClient, check_url
 from ragjudge.http_targets._paths import ResponseFormatError, json_type, resolve_path
+from ragjudge.redact import scrub_url
 from ragjudge.schema import ContextChunk
+from ragjudge.targets import DEFAULT_MAX_REPLY_BYTES
 
 
 class HttpRetriever:
@@ -18,7 +20,9 @@ class HttpRetriever:
     ``content_key``, the document under ``doc_uri_key`` (its position when absent) and
     an optional numeric ``score``, or a plain string. Failures raise
     :class:`HttpCallError` or :class:`ResponseFormatError` (a metric records them as
-    its score's error).
+    its score's error); a reply over ``max_reply_bytes`` (decompressed) is such an
+    error too. Requests follow the rules of :class:`HttpClient`: the configured
+    ``headers`` never go to another origin and errors hold no secret.
     """
 
     def __init__(
@@ -34,6 +38,7 @@ class HttpRetriever:
         timeout: float = 30.0,
         max_retries: int = 2,
         backoff: float = 0.5,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         self.url = check_url(url)
         self.query_field = query_field
@@ -42,11 +47,15 @@ class HttpRetriever:
         self.content_key = content_key
         self.doc_uri_key = doc_uri_key
         self.http = HttpClient(
-            headers=headers, timeout=timeout, max_retries=max_retries, backoff=backoff
+            headers=headers,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff=backoff,
+            max_reply_bytes=max_reply_bytes,
         )
 
     def __repr__(self) -> str:
-        return f"HttpRetriever({self.url!r})"
+        return f"HttpRetriever({scrub_url(self.url)!r})"
 
     async def search(self, query: str, k: int = 5) -> list[ContextChunk]:
         """The at most ``k`` chunks the endpoint returns for ``query``, in its order."""

@@ -1,5 +1,7 @@
 """The system under test over HTTP: an OpenAI-compatible chat endpoint or any JSON
-API. A target never raises for a failed call: the sample's output carries the error."""
+API. A target never raises for a failed call: the sample's output carries the error.
+Its name, errors and trace show URLs without credentials or key-like query values and
+hold none of the configured header values."""
 
 from __future__ import annotations
 
@@ -12,12 +14,14 @@ from pydantic import ValidationError
 from ragjudge.http_targets._client import HttpCallError, HttpClient, check_url, excerpt
 from ragjudge.http_targets._paths import ResponseFormatError, contexts_at, resolve_path, text_at
 from ragjudge.http_targets._template import BodyTemplate, as_text, compact_json
+from ragjudge.redact import scrub_url
 from ragjudge.schema import Output, Sample, Usage
-from ragjudge.targets import TargetError, usage_from
+from ragjudge.targets import ReplyLimits, ReplyTooLarge, TargetError, usage_from
 
 
 async def _call(
     http: HttpClient,
+    limits: ReplyLimits,
     method: str,
     url: str,
     read: Callable[[Any], Output],
@@ -25,28 +29,31 @@ async def _call(
     json_body: Any = None,
     params: Mapping[str, str] | None = None,
 ) -> Output:
-    """One target call: send, read the reply with ``read(body) -> Output``, and turn
-    every failure into the sample's error."""
+    """One target call: send, read the reply with ``read(body) -> Output`` within
+    ``limits``, and turn every failure into the sample's error."""
     started = time.perf_counter()
     try:
         reply = await http.request_json(method, url, json_body=json_body, params=params)
     except HttpCallError as exc:
-        trace = {"http": {"url": url, "status": exc.status, "attempts": exc.attempts}}
+        trace = {"http": {"url": exc.url, "status": exc.status, "attempts": exc.attempts}}
         return Output(error=str(exc), trace=trace, latency=time.perf_counter() - started)
     try:
         output = read(reply.body)
+        limits.check_contexts(output.retrieved_context)
+    except ReplyTooLarge as exc:
+        return Output(error=str(exc), trace=reply.trace(), latency=time.perf_counter() - started)
     except (ResponseFormatError, ValidationError) as exc:
-        message = f"{exc}; response body: {excerpt(compact_json(reply.body))}"
+        message = http.scrub(f"{exc}; response body: {excerpt(compact_json(reply.body))}", url)
         return Output(error=message, trace=reply.trace(), latency=time.perf_counter() - started)
     output.trace = reply.trace()
     output.latency = time.perf_counter() - started
     return output
 
 
-def _unexpected(target: str, exc: Exception) -> Output:
+def _unexpected(target: str, http: HttpClient, url: str, exc: Exception) -> Output:
     """An unforeseen failure (a bug, a bad template value) as the sample's error: a
     target never stops the run."""
-    return Output(error=f"target {target!r} failed: {type(exc).__name__}: {exc}")
+    return Output(error=http.scrub(f"target {target!r} failed: {type(exc).__name__}: {exc}", url))
 
 
 class OpenAIChatTarget:
@@ -58,6 +65,7 @@ class OpenAIChatTarget:
     to them in the response JSON (``retrieved_context``, ``choices.0.message.context``),
     a list of ``{doc_uri, content}`` objects or strings. Token usage comes from
     ``usage``. ``extra_body`` is merged into every request body (``temperature`` …).
+    ``limits`` caps the reply (:class:`~ragjudge.targets.ReplyLimits`).
     """
 
     supplies_response = True
@@ -76,29 +84,37 @@ class OpenAIChatTarget:
         max_retries: int = 2,
         backoff: float = 0.5,
         name: str | None = None,
+        limits: ReplyLimits | None = None,
     ) -> None:
         self.base_url = check_url(base_url).rstrip("/")
         self.model = model
         self.context_field = context_field
         self.extra_body = dict(extra_body or {})
-        self.name: str = name or f"{model} @ {self.base_url}"
+        self.name: str = name or f"{model} @ {scrub_url(self.base_url)}"
+        self.limits = limits or ReplyLimits()
         all_headers = dict(headers or {})
         if api_key:
             all_headers["Authorization"] = f"Bearer {api_key}"
         self.http = HttpClient(
-            headers=all_headers, timeout=timeout, max_retries=max_retries, backoff=backoff
+            headers=all_headers,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff=backoff,
+            max_reply_bytes=self.limits.max_reply_bytes,
         )
 
     def __repr__(self) -> str:
-        return f"OpenAIChatTarget(base_url={self.base_url!r}, model={self.model!r})"
+        shown = scrub_url(self.base_url)
+        return f"OpenAIChatTarget(base_url={shown!r}, model={self.model!r})"
 
     async def __call__(self, sample: Sample) -> Output:
         """Ask the endpoint; the answer, contexts and usage, or the sample's error."""
         url = f"{self.base_url}/chat/completions"
         try:
-            return await _call(self.http, "POST", url, self._read, json_body=self.payload(sample))
+            body = self.payload(sample)
+            return await _call(self.http, self.limits, "POST", url, self._read, json_body=body)
         except Exception as exc:
-            return _unexpected(self.name, exc)
+            return _unexpected(self.name, self.http, url, exc)
 
     def payload(self, sample: Sample) -> dict[str, Any]:
         """The request body for ``sample``: the model and the whole conversation."""
@@ -109,7 +125,11 @@ class OpenAIChatTarget:
         if isinstance(body, dict) and "error" in body and "choices" not in body:
             raise ResponseFormatError(f"the endpoint answered with an error: {body['error']}")
         response = text_at(body, "choices.0.message.content")
-        contexts = None if self.context_field is None else contexts_at(body, self.context_field)
+        contexts = (
+            None
+            if self.context_field is None
+            else contexts_at(body, self.context_field, self.limits)
+        )
         usage = usage_from(body.get("usage")) if isinstance(body, dict) else Usage()
         return Output(response=response, retrieved_context=contexts, usage=usage)
 
@@ -126,6 +146,7 @@ class JsonApiTarget:
     the rendered template's top-level fields are sent as query parameters instead.
     ``response_path`` is the dotted path to the answer text, ``context_path`` (optional)
     to the retrieved contexts, ``usage_path`` (optional) to an OpenAI-style usage object.
+    ``limits`` caps the reply (:class:`~ragjudge.targets.ReplyLimits`).
     """
 
     supplies_response = True
@@ -144,6 +165,7 @@ class JsonApiTarget:
         max_retries: int = 2,
         backoff: float = 0.5,
         name: str | None = None,
+        limits: ReplyLimits | None = None,
     ) -> None:
         self.url = check_url(url)
         self.method = method.upper()
@@ -157,9 +179,14 @@ class JsonApiTarget:
         self.response_path = response_path
         self.context_path = context_path
         self.usage_path = usage_path
-        self.name: str = name or f"{self.method} {self.url}"
+        self.name: str = name or f"{self.method} {scrub_url(self.url)}"
+        self.limits = limits or ReplyLimits()
         self.http = HttpClient(
-            headers=headers, timeout=timeout, max_retries=max_retries, backoff=backoff
+            headers=headers,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff=backoff,
+            max_reply_bytes=self.limits.max_reply_bytes,
         )
 
     @property
@@ -169,7 +196,8 @@ class JsonApiTarget:
         return bool(self.template.names & {"history", "messages", "request"})
 
     def __repr__(self) -> str:
-        return f"JsonApiTarget({self.method} {self.url!r}, response_path={self.response_path!r})"
+        shown = scrub_url(self.url)
+        return f"JsonApiTarget({self.method} {shown!r}, response_path={self.response_path!r})"
 
     async def __call__(self, sample: Sample) -> Output:
         """Call the API; the answer (and contexts, usage), or the sample's error."""
@@ -177,14 +205,20 @@ class JsonApiTarget:
             body = self.template.render(BodyTemplate.values_for(sample))
             if self.method == "GET":
                 params = {k: as_text(v) for k, v in body.items()}
-                return await _call(self.http, "GET", self.url, self._read, params=params)
-            return await _call(self.http, self.method, self.url, self._read, json_body=body)
+                return await _call(
+                    self.http, self.limits, "GET", self.url, self._read, params=params
+                )
+            return await _call(
+                self.http, self.limits, self.method, self.url, self._read, json_body=body
+            )
         except Exception as exc:
-            return _unexpected(self.name, exc)
+            return _unexpected(self.name, self.http, self.url, exc)
 
     def _read(self, body: Any) -> Output:
         response = text_at(body, self.response_path)
-        contexts = None if self.context_path is None else contexts_at(body, self.context_path)
+        contexts = (
+            None if self.context_path is None else contexts_at(body, self.context_path, self.limits)
+        )
         usage = (
             Usage() if self.usage_path is None else usage_from(resolve_path(body, self.usage_path))
         )

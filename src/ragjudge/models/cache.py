@@ -1,8 +1,11 @@
 """The judge-response cache: one SQLite file, shared safely by threads and processes.
 
 A key is the SHA-256 of the canonical JSON of everything that determines a reply
-(provider, model, messages, sampling config, trial index), so a re-run pays only for
-calls it has not made before, and a new trial asks the judge afresh.
+(provider, endpoint, model, messages, sampling config, trial index), so a re-run pays
+only for calls it has not made before, a new trial asks the judge afresh, and the same
+model name served by another server is asked again rather than answered with the first
+server's verdicts. The endpoint enters the key without credentials, so no key is
+needed to compute it and none can be recovered from it.
 
 Reads are direct (a WAL-mode read of one row by primary key takes microseconds and
 never waits for writers); writes are queued and committed in batches by a
@@ -66,11 +69,15 @@ def cache_key(
     messages: list[dict[str, Any]],
     config: dict[str, Any],
     trial: int,
+    *,
+    endpoint: str | None = None,
 ) -> str:
     """The cache key of one chat call. ``config`` should hold only the fields that
-    are set, so adding an unset option later keeps old keys valid."""
+    are set, so adding an unset option later keeps old keys valid; ``endpoint`` is
+    the server's base URL without credentials (:func:`provider_endpoint`)."""
     payload = {
         "provider": provider,
+        "endpoint": endpoint,
         "model": model,
         "messages": messages,
         "config": config,
@@ -79,10 +86,20 @@ def cache_key(
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 
-def embedding_key(provider: str, model: str, texts: list[str]) -> str:
-    """The cache key of one embedding batch."""
-    payload = {"provider": provider, "model": model, "embed": texts}
+def embedding_key(
+    provider: str, model: str, texts: list[str], *, endpoint: str | None = None
+) -> str:
+    """The cache key of one embedding batch (``endpoint`` as for :func:`cache_key`)."""
+    payload = {"provider": provider, "endpoint": endpoint, "model": model, "embed": texts}
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def provider_endpoint(provider: object) -> str | None:
+    """The endpoint a provider's replies come from, for cache keys: its ``endpoint``
+    attribute (the base URL without credentials), or None for a provider that has no
+    server (a scripted model)."""
+    endpoint = getattr(provider, "endpoint", None)
+    return endpoint if isinstance(endpoint, str) else None
 
 
 class CacheStats(BaseModel):

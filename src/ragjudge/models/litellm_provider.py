@@ -20,7 +20,8 @@ from ragjudge.models._types import (
     Generation,
     ModelError,
 )
-from ragjudge.models.openai_provider import parse_retry_after
+from ragjudge.models.openai_provider import parse_retry_after, scrub_error
+from ragjudge.redact import scrub_url, url_secrets
 from ragjudge.schema import Usage
 
 INSTALL_HINT = "LiteLLM is not installed; install it with: pip install 'ragjudge[litellm]'"
@@ -82,7 +83,8 @@ def _usage(response: Any) -> Usage:
 class LiteLLMProvider:
     """A model addressed as ``<provider>/<model>`` in LiteLLM's naming, e.g.
     ``anthropic/claude-3-5-haiku-latest``. Keys come from the variables LiteLLM reads
-    (``ANTHROPIC_API_KEY`` …) unless ``api_key`` is given."""
+    (``ANTHROPIC_API_KEY`` …) unless ``api_key`` is given. Error messages never hold
+    the key or URL credentials."""
 
     name = "litellm"
 
@@ -100,9 +102,19 @@ class LiteLLMProvider:
         self.base_url = base_url
         self.timeout = timeout
         self._api_key = api_key
+        self._secrets = [*([api_key] if api_key else []), *url_secrets(base_url or "")]
 
     def __repr__(self) -> str:
         return f"LiteLLMProvider(model={self.model!r})"
+
+    @property
+    def endpoint(self) -> str | None:
+        """The ``base_url`` without credentials, or None when LiteLLM picks the
+        provider's own endpoint."""
+        return scrub_url(self.base_url) if self.base_url else None
+
+    def _error(self, exc: Exception) -> ModelError:
+        return scrub_error(error_from_litellm(exc), self._secrets)
 
     async def complete(self, messages: list[ChatMessage], config: GenerateConfig) -> Generation:
         """One ``litellm.acompletion`` call, without LiteLLM's retries."""
@@ -116,7 +128,7 @@ class LiteLLMProvider:
                 model=self.model, messages=messages, **self._call_options(), **options
             )
         except Exception as exc:
-            raise error_from_litellm(exc) from exc
+            raise self._error(exc) from None
         return Generation(
             text=self._text(response),
             usage=_usage(response),
@@ -132,7 +144,7 @@ class LiteLLMProvider:
                 model=self.model, input=texts, **self._call_options()
             )
         except Exception as exc:
-            raise error_from_litellm(exc) from exc
+            raise self._error(exc) from None
         data = _field(response, "data") or []
         try:
             vectors = [[float(x) for x in _field(item, "embedding")] for item in data]

@@ -38,7 +38,7 @@ from ragjudge.models._types import (
     ModelError,
     Provider,
 )
-from ragjudge.models.cache import ResponseCache, cache_key, embedding_key
+from ragjudge.models.cache import ResponseCache, cache_key, embedding_key, provider_endpoint
 from ragjudge.models.limits import Limiter, LimiterStats, RateLimits
 from ragjudge.models.pricing import PriceTable, UsageTracker
 from ragjudge.models.tokens import estimate_messages_tokens, estimate_tokens
@@ -162,7 +162,12 @@ class JudgeModel:
     async def embed(self, texts: list[str], *, purpose: str | None = None) -> EmbeddingResult:
         """Vectors for ``texts`` (cached, limited and retried like chat calls)."""
         purpose = purpose or EMBEDDINGS_PURPOSE
-        key = embedding_key(self.provider.name, self.provider.model, list(texts))
+        key = embedding_key(
+            self.provider.name,
+            self.provider.model,
+            list(texts),
+            endpoint=provider_endpoint(self.provider),
+        )
         started = time.perf_counter()
         hit = self._cache_get(key)
         if hit is not None:
@@ -219,7 +224,12 @@ class JudgeModel:
         in flight when the caller is cancelled is still awaited and kept."""
         started = time.perf_counter()
         key = cache_key(
-            self.provider.name, self.provider.model, messages, config_dict(config), trial
+            self.provider.name,
+            self.provider.model,
+            messages,
+            config_dict(config),
+            trial,
+            endpoint=provider_endpoint(self.provider),
         )
         hit = self._cache_get(key)
         if hit is not None:

@@ -6,6 +6,11 @@ LM Studio, the llama.cpp server and TGI: they all speak ``/chat/completions`` an
 retries: one :meth:`OpenAIProvider.complete` call is exactly one request, and every
 failure becomes a :class:`~ragjudge.models.ModelError` of the right kind for the
 layer around it to retry or report.
+
+Error messages name the URL without credentials and never hold the key in use (nor a
+header value, nor a key-like query value of the base URL), even when the server
+echoes it; redirects are not followed, so the key is only ever sent to the
+configured server.
 """
 
 from __future__ import annotations
@@ -30,12 +35,29 @@ from ragjudge.models._types import (
     Generation,
     ModelError,
 )
+from ragjudge.redact import header_secrets, scrub_text, scrub_url, url_secrets
 from ragjudge.schema import Usage
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 LOCAL_API_KEY = "ragjudge-no-key"
 """Sent when no key is configured and the server is not OpenAI's (local servers
 accept any key)."""
+
+
+def resolve_base_url(base_url: str | None = None) -> str:
+    """The base URL an OpenAI-compatible provider uses: ``base_url``, else
+    ``OPENAI_BASE_URL``, else OpenAI's; without a trailing slash."""
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
+    return url.rstrip("/")
+
+
+def scrub_error(error: ModelError, secrets: list[str]) -> ModelError:
+    """``error`` with its message scrubbed (:func:`ragjudge.redact.scrub_text`): no
+    URL credentials, no key-like query values, none of ``secrets``."""
+    message = scrub_text(str(error), secrets)
+    if message == str(error):
+        return error
+    return ModelError(message, kind=error.kind, status=error.status, retry_after=error.retry_after)
 
 
 def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
@@ -85,7 +107,8 @@ def error_from_status(response: httpx.Response) -> ModelError:
     its ``Retry-After``, 408 → ``timeout``, 5xx → ``server``, other 4xx → ``client``."""
     status = response.status_code
     detail = _error_detail(response)
-    message = f"HTTP {status} from {response.request.url}: {detail}".rstrip(": ")
+    where = scrub_url(str(response.request.url))
+    message = f"HTTP {status} from {where}: {detail}".rstrip(": ")
     retry_after = parse_retry_after(response.headers)
     if status == 429:
         return ModelError(message, kind="rate_limit", status=status, retry_after=retry_after)
@@ -99,6 +122,7 @@ def error_from_status(response: httpx.Response) -> ModelError:
 def error_from_transport(exc: httpx.HTTPError, url: str) -> ModelError:
     """Map an httpx transport failure to a :class:`ModelError`."""
     name = type(exc).__name__
+    url = scrub_url(url)
     if isinstance(exc, httpx.TimeoutException):
         return ModelError(f"request to {url} timed out ({name})", kind="timeout")
     if isinstance(exc, httpx.RemoteProtocolError):
@@ -111,18 +135,18 @@ def error_from_transport(exc: httpx.HTTPError, url: str) -> ModelError:
 
 
 def _json_body(response: httpx.Response) -> dict[str, Any]:
+    where = scrub_url(str(response.request.url))
     try:
         body = response.json()
     except ValueError as exc:
         raise ModelError(
-            f"response from {response.request.url} is not valid JSON "
-            f"({len(response.content)} bytes): {exc}",
+            f"response from {where} is not valid JSON ({len(response.content)} bytes): {exc}",
             kind="bad_response",
             status=response.status_code,
         ) from exc
     if not isinstance(body, dict):
         raise ModelError(
-            f"response from {response.request.url} is not a JSON object",
+            f"response from {where} is not a JSON object",
             kind="bad_response",
             status=response.status_code,
         )
@@ -167,6 +191,8 @@ class OpenAIProvider:
     ``base_url`` and ``api_key`` default to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``;
     a server other than OpenAI's gets a dummy key when none is set. One
     :class:`httpx.AsyncClient` is created lazily per event loop and reused.
+    :attr:`endpoint` is the base URL without credentials (it is part of every cache
+    key and of the stored run record).
     """
 
     name = "openai"
@@ -181,8 +207,7 @@ class OpenAIProvider:
         headers: Mapping[str, str] | None = None,
     ) -> None:
         self.model = model
-        url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
-        self.base_url = url.rstrip("/")
+        self.base_url = resolve_base_url(base_url)
         self.timeout = timeout
         host = urlparse(self.base_url).hostname or ""
         self._is_openai = host == "api.openai.com"
@@ -190,12 +215,22 @@ class OpenAIProvider:
         key = api_key or os.environ.get("OPENAI_API_KEY")
         self._api_key = key or (None if self._is_openai else LOCAL_API_KEY)
         self._headers = dict(headers or {})
+        self._secrets = [
+            *([self._api_key] if self._api_key else []),
+            *header_secrets(self._headers),
+            *url_secrets(self.base_url),
+        ]
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
         self._clients = weakref.WeakKeyDictionary()
         self._clients_lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
+        return f"OpenAIProvider(model={self.model!r}, base_url={self.endpoint!r})"
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL without credentials or key-like query values."""
+        return scrub_url(self.base_url)
 
     @property
     def has_credentials(self) -> bool:
@@ -282,6 +317,13 @@ class OpenAIProvider:
             raise ModelError(
                 "no API key for OpenAI: set OPENAI_API_KEY or pass api_key", kind="client"
             )
+        try:
+            return await self._exchange(path, payload)
+        except ModelError as exc:
+            # Raised without its cause: the transport's exception may name the key.
+            raise scrub_error(exc, self._secrets) from None
+
+    async def _exchange(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
         url = self.base_url + path
         try:
             response = await self._client().post(path.lstrip("/"), json=payload)
