@@ -255,3 +255,58 @@ def test_retry_errors_computes_errored_results_again(
     assert retried.exit_code == 0, retried.output
     metric = json.loads(retried.stdout)["metrics"][0]
     assert (metric["n"], metric["errors"], metric["mean"]) == (40, 0, 4.0)
+
+
+def test_a_resume_takes_masked_secrets_from_the_config_it_was_started_with() -> None:
+    from ragjudge.config import EvalConfig
+    from ragjudge.runner import _resumed_config
+    from ragjudge.store import RunInfo
+
+    stored = {
+        "metrics": ["rouge_l"],
+        "target": {"kind": "json_api", "url": "http://app/answer", "headers": {"X-Api-Key": "***"}},
+        "judge": {"model": "openai/j", "base_url": "http://***@judge/v1", "temperature": 0.5},
+        "trials": 2,
+    }
+    run = RunInfo(
+        run_id="r", name=None, status="interrupted", created_at="", finished_at=None,
+        config=stored, versions={}, n_samples=1, trials=2,
+    )  # fmt: skip
+    given = EvalConfig.model_validate(
+        {
+            "metrics": ["token_f1"],
+            "target": {
+                "kind": "json_api",
+                "url": "http://app/answer",
+                "headers": {"X-Api-Key": "k1"},
+            },
+            "judge": {"model": "openai/j", "base_url": "http://user:k2@judge/v1"},
+        }
+    )
+    resumed = _resumed_config(run, given)
+    assert resumed.metrics == ["rouge_l"] and resumed.trials == 2  # the run's own
+    assert resumed.target is not None and resumed.target.model_extra == {
+        "url": "http://app/answer",
+        "headers": {"X-Api-Key": "k1"},
+    }
+    assert resumed.judge is not None
+    assert (resumed.judge.base_url, resumed.judge.temperature) == ("http://user:k2@judge/v1", 0.5)
+
+
+def test_a_cache_that_is_not_sqlite_is_a_clear_error(tmp_path: Path) -> None:
+    folder = tmp_path / "cache_folder"
+    folder.mkdir()
+    stats = CliRunner().invoke(app, ["cache", "stats", "--path", str(folder)])
+    assert stats.exit_code == 2 and "is a folder" in stats.output
+    garbage = tmp_path / "cache.db"
+    garbage.write_bytes(b"this is not a database at all" * 100)
+    stats = CliRunner().invoke(app, ["cache", "stats", "--path", str(garbage)])
+    assert stats.exit_code == 2 and "cannot open the cache" in stats.output
+    (tmp_path / "set.jsonl").write_text(json.dumps(ROWS[0]) + "\n")
+    config = tmp_path / "eval.yaml"
+    config.write_text(
+        "data: set.jsonl\nmetrics: [{metric: answer_accuracy, contexts: none}]\n"
+        f"cache: {garbage.name}\njudge: scripted\n"
+    )
+    run = CliRunner().invoke(app, ["run", str(config), "--no-progress"])
+    assert run.exit_code == 2 and "cache: cannot open the cache" in run.output

@@ -17,7 +17,7 @@ from rich.text import Text
 from ragjudge.config import ConfigError, load_config
 from ragjudge.loading import DatasetError
 from ragjudge.metrics import available_metrics
-from ragjudge.models import ResponseCache
+from ragjudge.models import CacheError, ResponseCache
 from ragjudge.report import print_plan, print_result, render_comparison, render_meta, runs_table
 from ragjudge.results import summarize_run
 from ragjudge.runner import RequirementError, dry_run, run_evaluation
@@ -50,7 +50,7 @@ class ExportFormat(StrEnum):
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
     # the message is the user's words (paths, option values): never rich markup
-    err.print(Text("error: ", style="bold red") + Text(message), highlight=False)
+    err.print(Text("error: ", style="bold red") + Text(message), highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -327,7 +327,12 @@ DEFAULT_CACHE = Path(".ragjudge/cache.db")
 def _existing_cache(path: Path) -> ResponseCache:
     if not path.exists():
         raise _fail(f"no cache at {path}")
-    return ResponseCache(path)
+    cache = ResponseCache(path)
+    try:
+        cache.check()
+    except CacheError as exc:
+        raise _fail(str(exc)) from None
+    return cache
 
 
 @cache_app.command("stats")

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from ragjudge.config import ConfigError, EvalConfig, JudgeConfig
 from ragjudge.metrics import Metric
 from ragjudge.models import (
+    CacheError,
     GenerateConfig,
     JudgeCallRecord,
     JudgeModel,
@@ -186,7 +187,16 @@ def store_recorder(store: Store, run_id: str, prices: PriceTable | None = None) 
 
 def _open_cache(config: EvalConfig, use_cache: bool) -> ResponseCache | None:
     path = config.cache_path if use_cache else None
-    return ResponseCache(path) if path is not None else None
+    if path is None:
+        return None
+    cache = ResponseCache(path)
+    try:
+        cache.check()
+    except CacheError as exc:
+        raise ConfigError(
+            f"cache: {exc} (set 'cache' to another file, or run with --no-cache)"
+        ) from None
+    return cache
 
 
 def build_judge(

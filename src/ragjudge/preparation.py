@@ -239,9 +239,12 @@ def build_retriever(config: EvalConfig) -> Any:
     if kb.retriever not in retrieval.RETRIEVER_KINDS:
         known = ", ".join(retrieval.RETRIEVER_KINDS)
         raise ConfigError(f"unknown retriever {kb.retriever!r}; known: {known}")
-    base = KnowledgeBase.load(
-        config.resolve(kb.path), chunk_size=kb.chunk_size, chunk_overlap=kb.chunk_overlap
-    )
+    try:
+        base = KnowledgeBase.load(
+            config.resolve(kb.path), chunk_size=kb.chunk_size, chunk_overlap=kb.chunk_overlap
+        )
+    except (ValueError, OSError) as exc:  # TextFileError is a ValueError
+        raise ConfigError(f"knowledge_base: {exc}") from None
     return retrieval.build_retriever(
         base,
         kb.retriever,  # type: ignore[arg-type]

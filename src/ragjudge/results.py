@@ -40,6 +40,8 @@ class EvaluationResult:
     """Each metric's errors grouped by cause, with a count and one example."""
     max_error_rate: float = 0.0
     """The share of a metric's results that may fail before the run counts as failed."""
+    judge: str | None = None
+    """The judge model spec and the endpoint that judged the run (no credentials)."""
 
     @property
     def verdict(self) -> Verdict:
@@ -73,6 +75,7 @@ class EvaluationResult:
             "judge_usage": self.judge_usage,
             "target_usage": self.target_usage,
             "errors_by_cause": [group.to_dict() for group in self.errors],
+            "judge": self.judge,
             "exit_code": self.verdict.exit_code,
             "exit_reasons": self.verdict.reasons,
         }
@@ -131,4 +134,14 @@ def summarize_run(
         meanings=meanings,
         errors=error_groups(frame),
         max_error_rate=float(run.config.get("max_error_rate") or 0.0),
+        judge=_judge_of(run.config),
     )
+
+
+def _judge_of(config: dict[str, Any]) -> str | None:
+    """``model at endpoint`` from a stored config, when the run had a judge."""
+    judge = config.get("judge")
+    if not isinstance(judge, dict) or not judge.get("model"):
+        return None
+    endpoint = judge.get("base_url")
+    return f"{judge['model']} at {endpoint}" if endpoint else str(judge["model"])

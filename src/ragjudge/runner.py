@@ -32,6 +32,7 @@ from ragjudge.judging import (
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeCallRecord, JudgeModel, Provider
 from ragjudge.preparation import MetricSpec, Prepared, RequirementError, prepare
+from ragjudge.redact import MASK
 from ragjudge.results import EvaluationResult, summarize_run
 from ragjudge.runlock import run_lock
 from ragjudge.schema import Sample
@@ -177,16 +178,35 @@ def _stored_run(config: EvalConfig, run_id: str) -> tuple[RunInfo, list[Sample]]
 
 def _resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
     """The stored run's config, with the pace, the breakdown and the store of
-    ``given``: a resumed run keeps its samples, metrics, trials and models."""
+    ``given``: a resumed run keeps its samples, metrics, trials and models. Secrets are
+    not stored (``***``): a target, retriever or judge connection whose stored form
+    holds one is taken from ``given``, the config the resume was started with."""
     stored = EvalConfig.model_validate(run.config)
-    return stored.model_copy(
-        update={
-            "concurrency": given.concurrency,
-            "by": given.by or stored.by,
-            # the store the run was found in, wherever the stored config says it was
-            "store": str(given.store_path),
-        }
-    )
+    update: dict[str, Any] = {
+        "concurrency": given.concurrency,
+        "by": given.by or stored.by,
+        # the store the run was found in, wherever the stored config says it was
+        "store": str(given.store_path),
+    }
+    for section in ("target", "retriever"):
+        if _holds_mask(run.config.get(section)) and getattr(given, section) is not None:
+            update[section] = getattr(given, section)
+    judge = run.config.get("judge")
+    if stored.judge is not None and given.judge is not None and _holds_mask(judge):
+        connection = given.judge.model_dump(include={"base_url", "api_key_env"})
+        update["judge"] = stored.judge.model_copy(update=connection)
+    return stored.model_copy(update=update)
+
+
+def _holds_mask(value: Any) -> bool:
+    """Whether a stored config section holds a masked secret."""
+    if isinstance(value, str):
+        return MASK in value
+    if isinstance(value, dict):
+        return any(_holds_mask(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_mask(v) for v in value)
+    return False
 
 
 def _build_models(

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from ragjudge.errors import read_text_file
 from ragjudge.knowledge._html import html_to_text
 
 DocumentReader = Callable[[Path], str]
@@ -17,11 +18,9 @@ _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]
 
 
 def _read_plain_text(path: Path) -> str:
-    try:
-        # utf-8-sig drops a byte-order mark; read_text turns \r\n into \n.
-        return path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    """A text file under the one encoding rule of every file ragjudge reads, with its
+    line breaks made ``\n``."""
+    return read_text_file(path).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _read_html(path: Path) -> str:

@@ -21,7 +21,13 @@ from ragjudge.models._types import (
     ModelError,
     Provider,
 )
-from ragjudge.models.cache import CacheStats, ResponseCache, cache_key, default_cache_path
+from ragjudge.models.cache import (
+    CacheError,
+    CacheStats,
+    ResponseCache,
+    cache_key,
+    default_cache_path,
+)
 from ragjudge.models.limits import Limiter, LimiterStats, RateLimits
 from ragjudge.models.litellm_provider import LiteLLMProvider
 from ragjudge.models.model import (
@@ -39,6 +45,7 @@ from ragjudge.models.tokens import estimate_messages_tokens, estimate_tokens
 
 __all__ = [
     "REASK_MESSAGE",
+    "CacheError",
     "CacheStats",
     "CallRecorder",
     "ChatMessage",

@@ -114,6 +114,10 @@ class CacheStats(BaseModel):
     path: str
 
 
+class CacheError(ValueError):
+    """The cache path cannot be a cache: a folder, or a file that is not SQLite."""
+
+
 class ResponseCache:
     """A SQLite key → JSON-object store for judge replies.
 
@@ -138,6 +142,23 @@ class ResponseCache:
         self._writer_thread: threading.Thread | None = None
 
     # public API -----------------------------------------------------------
+
+    def check(self) -> None:
+        """Open the file now; :class:`CacheError` naming the path when it is a folder or
+        not a SQLite database (a run checks before it starts)."""
+        if self._memory:
+            return
+        if Path(self.path).is_dir():
+            raise CacheError(f"the cache {self.path} is a folder; a cache is a SQLite file")
+        try:
+            with self._read_lock:
+                self._read_connection().execute("SELECT COUNT(*) FROM responses").fetchone()
+        except sqlite3.DatabaseError as exc:
+            with self._read_lock:
+                if self._reader is not None:
+                    self._reader.close()
+                    self._reader = None
+            raise CacheError(f"cannot open the cache {self.path}: {exc}") from None
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored value for ``key`` (counting a hit) or ``None`` (a miss)."""

@@ -79,6 +79,8 @@ def print_result(result: EvaluationResult, console: Console) -> None:
         console.print(errors_table(result.errors))
     if result.judge_usage:
         console.print(usage_table(result.judge_usage))
+    if result.judge:
+        console.print(Text(f"judge: {result.judge}"))
     console.print(f"status: {result.status}; stored in {result.store_path}", highlight=False)
     verdict = result.verdict
     if verdict.exit_code:

@@ -1,0 +1,122 @@
+"""The store's SQLite file: its schema, and opening it safely — never a folder, never
+another program's database, an older ragjudge store brought up to the current schema."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+__all__ = ["StoreError", "open_store_file"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    name TEXT,
+    status TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    finished_at TEXT,
+    config_json TEXT NOT NULL,
+    versions_json TEXT NOT NULL,
+    n_samples INTEGER NOT NULL,
+    trials INTEGER NOT NULL,
+    meanings_json TEXT
+);
+CREATE TABLE IF NOT EXISTS samples (
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    position INTEGER NOT NULL,
+    request_id TEXT NOT NULL,
+    sample_json TEXT NOT NULL,
+    PRIMARY KEY (run_id, request_id)
+);
+CREATE TABLE IF NOT EXISTS outputs (
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    request_id TEXT NOT NULL,
+    output_json TEXT NOT NULL,
+    error TEXT,
+    latency REAL,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, request_id)
+);
+CREATE TABLE IF NOT EXISTS scores (
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    request_id TEXT NOT NULL,
+    trial INTEGER NOT NULL,
+    metric TEXT NOT NULL,
+    value REAL,
+    error TEXT,
+    rationale TEXT,
+    details_json TEXT NOT NULL,
+    judge_call_ids_json TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, request_id, trial, metric)
+);
+CREATE TABLE IF NOT EXISTS judge_calls (
+    call_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    purpose TEXT,
+    trial INTEGER NOT NULL,
+    messages_json TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    text TEXT,
+    parsed_json TEXT,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    latency REAL NOT NULL,
+    attempts INTEGER NOT NULL,
+    cached INTEGER NOT NULL,
+    error TEXT,
+    cost REAL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS judge_calls_run ON judge_calls(run_id);
+"""
+
+
+class StoreError(Exception):
+    """The store cannot be used: a folder, a file that is not a ragjudge SQLite store,
+    or a place that cannot be written. The message names the path."""
+
+
+def open_store_file(path: Path) -> sqlite3.Connection:
+    """A connection to the store at ``path``, created when missing; :class:`StoreError`
+    when the path cannot be one."""
+    if path.is_dir():
+        raise StoreError(f"the store {path} is a folder; a store is a SQLite file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        file = next((p for p in path.parents if p.is_file()), None)
+        reason = f"{file} is a file, not a folder" if file else exc.strerror or str(exc)
+        raise StoreError(f"cannot create the store {path}: {reason}") from None
+    conn = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
+    try:
+        # Checked before anything is written: another program's database stays as is.
+        found = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        tables = {row[0] for row in found}
+        if tables and "runs" not in tables:
+            listed = ", ".join(sorted(tables)[:5])
+            raise StoreError(f"the store {path} is another program's database ({listed})")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(_SCHEMA)
+        _add_missing_columns(conn)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        reason = "it is not a SQLite database" if "not a database" in str(exc) else str(exc)
+        raise StoreError(f"cannot open the store {path}: {reason}") from None
+    except StoreError:
+        conn.close()
+        raise
+    return conn
+
+
+def _add_missing_columns(conn: sqlite3.Connection) -> None:
+    """Bring a store written by an older version up to the current schema."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+    if "meanings_json" not in columns:
+        with conn:
+            conn.execute("ALTER TABLE runs ADD COLUMN meanings_json TEXT")
