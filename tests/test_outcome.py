@@ -177,3 +177,24 @@ def test_exit_codes() -> None:
     none = [summary("a", scored=9, errors=1), summary("b", scored=0, errors=10)]
     assert run_verdict(none, max_error_rate=1.0).exit_code == EXIT_NO_VALUES
     assert run_verdict([]).exit_code == EXIT_NO_VALUES
+
+
+def test_a_metric_value_that_is_not_finite_is_an_error_everywhere(tmp_path: Path) -> None:
+    import ragjudge as rj
+    from ragjudge.metrics import Metric
+
+    class Unbounded(Metric):
+        name = "unbounded"
+
+        async def compute(self, sample: object, output: object, ctx: object) -> float:
+            return float("inf")
+
+    result = rj.evaluate(
+        [{"request": "q", "response": "a"}], metrics=[Unbounded()], store=tmp_path / "r.db",
+        progress=False,
+    )  # fmt: skip
+    (summary,) = result.summaries
+    assert (summary.n, summary.errors, summary.mean) == (0, 1, None)
+    assert result.verdict.exit_code == EXIT_NO_VALUES
+    (error,) = result.to_pandas()["unbounded.error"]
+    assert "a value must be finite" in error
