@@ -9,6 +9,7 @@ import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -21,6 +22,7 @@ from ragjudge.outcome import (
     error_cause,
     run_verdict,
 )
+from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import MetricSummary
 from ragjudge.testing.server import OpenAITestServer, ReplyScript
 
@@ -198,3 +200,32 @@ def test_a_metric_value_that_is_not_finite_is_an_error_everywhere(tmp_path: Path
     assert result.verdict.exit_code == EXIT_NO_VALUES
     (error,) = result.to_pandas()["unbounded.error"]
     assert "a value must be finite" in error
+
+
+def test_a_metric_that_does_not_apply_to_a_row_is_not_an_error(tmp_path: Path) -> None:
+    import ragjudge as rj
+    from ragjudge.metrics import Metric, NotApplicable
+
+    class NeedsFacts(Metric):
+        name = "fact_count"
+        meaning = ScoreMeaning(low=0, high=None)
+
+        async def compute(self, sample: Any, output: Any, ctx: Any) -> float:
+            if not sample.expected_facts:
+                raise NotApplicable("the row has no expected_facts")
+            return float(len(sample.expected_facts))
+
+    rows = [
+        {"request": "a", "response": "x", "expected_facts": ["f1", "f2"]},
+        {"request": "b", "response": "y"},
+    ]
+    result = rj.evaluate(rows, metrics=[NeedsFacts()], store=tmp_path / "r.db", progress=False)
+    (summary,) = result.summaries
+    assert (summary.mean, summary.n, summary.errors, summary.skipped) == (2.0, 1, 0, 1)
+    assert result.verdict.exit_code == EXIT_OK
+    frame = result.to_pandas()
+    assert frame["fact_count.skipped"].tolist()[1] == "the row has no expected_facts"
+    nowhere = rj.evaluate(rows[1:], metrics=[NeedsFacts()], store=tmp_path / "s.db", progress=False)
+    (alone,) = nowhere.summaries
+    assert (alone.n, alone.errors, alone.skipped) == (0, 0, 1)
+    assert nowhere.verdict.exit_code == EXIT_NO_VALUES  # the run has no value at all

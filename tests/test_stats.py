@@ -267,13 +267,14 @@ def test_summary_frame_has_one_row_per_metric() -> None:
         ]
     )
     table = summary_frame(summarize_scores(frame))
-    assert list(table.columns[:7]) == [
+    assert list(table.columns[:8]) == [
         "metric",
         "mean",
         "ci_low",
         "ci_high",
         "n",
         "errors",
+        "skipped",
         "excluded",
     ]
     assert list(table["metric"]) == ["m", "single"]

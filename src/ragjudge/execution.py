@@ -52,7 +52,7 @@ class Execution:
             (trial, metric)
             for trial in range(self.trials)
             for metric in self.metrics
-            if any((rid, trial, n) not in self.finished for n in metric.score_names())
+            if any((rid, trial, n) not in self.finished for n in metric.score_names_for(sample))
         ]
 
     async def run(self, samples: Sequence[Sample], concurrency: int, progress: bool) -> None:
@@ -108,12 +108,13 @@ async def score_one(
 ) -> list[Score]:
     """The metric's scores for one sample; a failed target or a metric that raises
     gives an explicit error for each of its scores."""
+    names = metric.score_names_for(sample)
     if output.error is not None and output.response is None:
-        return [Score.failed(n, f"target failed: {output.error}") for n in metric.score_names()]
+        return [Score.failed(n, f"target failed: {output.error}") for n in names]
     try:
         result = await metric.score(sample, output, ctx)
     except Exception as exc:  # a metric bug or bad row becomes this score's error
-        return [Score.failed(n, f"{type(exc).__name__}: {exc}") for n in metric.score_names()]
+        return [Score.failed(n, f"{type(exc).__name__}: {exc}") for n in names]
     return result if isinstance(result, list) else [result]
 
 

@@ -34,6 +34,7 @@ METADATA_PREFIX = "metadata."
 """The prefix of the columns holding a sample's metadata; no score name may start so."""
 SCORE_COLUMN_SUFFIXES: tuple[str, ...] = (
     ".left_out",
+    ".skipped",
     ".error",
     ".rationale",
     ".details",
@@ -62,7 +63,8 @@ ScoreRow = tuple[str, int, Score]
 
 def score_frame(metadata: Mapping[str, dict[str, Any]], scores: Sequence[ScoreRow]) -> pd.DataFrame:
     """One row per (sample, trial, metric) with the sample's ``metadata`` as
-    ``metadata.KEY`` columns; the input of :mod:`ragjudge.stats`."""
+    ``metadata.KEY`` columns; the input of :mod:`ragjudge.stats`. Scores of a metric
+    that does not apply to the sample (``skipped``) are not in it."""
     columns_of = {request_id: metadata_columns(values) for request_id, values in metadata.items()}
     rows = [
         {
@@ -74,6 +76,7 @@ def score_frame(metadata: Mapping[str, dict[str, Any]], scores: Sequence[ScoreRo
             **columns_of[request_id],
         }
         for request_id, trial, score in scores
+        if not score.skipped
     ]
     columns = ["sample_id", "trial", "metric", "value", "error"]
     return pd.DataFrame(rows, columns=None if rows else columns)
@@ -125,6 +128,8 @@ def _score_columns(score: Score, excluded: Mapping[str, Sequence[float]]) -> dic
         columns[f"{score.metric}.left_out"] = score.value in excluded[score.metric]
     if score.error:
         columns[f"{score.metric}.error"] = score.error
+    if score.skipped:
+        columns[f"{score.metric}.skipped"] = score.skipped
     if score.rationale:
         columns[f"{score.metric}.rationale"] = score.rationale
     if score.details:

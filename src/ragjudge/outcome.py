@@ -105,11 +105,13 @@ class Verdict:
 
 def run_verdict(summaries: Sequence[MetricSummary], *, max_error_rate: float = 0.0) -> Verdict:
     """The exit code of a run with these per-metric summaries: a metric with no value
-    at all (or no metric at all) is :data:`EXIT_NO_VALUES`; a metric whose share of
-    failed results exceeds ``max_error_rate`` is :data:`EXIT_ERRORS`."""
-    if not summaries:
+    at all — only errors — (or a run with no value at all) is :data:`EXIT_NO_VALUES`; a
+    metric whose share of failed results exceeds ``max_error_rate`` is
+    :data:`EXIT_ERRORS`. A metric that applied to no sample (only ``skipped``) fails
+    nothing."""
+    empty = [s.metric for s in summaries if s.scored == 0 and s.errors]
+    if not any(s.scored for s in summaries) and not empty:
         return Verdict(EXIT_NO_VALUES, ["the run has no scores"])
-    empty = [s.metric for s in summaries if s.scored == 0]
     if empty:
         return Verdict(
             EXIT_NO_VALUES, [f"{m}: no value at all ({_errors_of(summaries, m)})" for m in empty]

@@ -3,7 +3,7 @@ interval, n, errors and excluded values, per subset, with judge and target usage
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,7 @@ class EvaluationResult:
             "ci95": None if s.ci is None else [s.ci.low, s.ci.high],
             "n": s.n,
             "errors": s.errors,
+            "skipped": s.skipped,
             "excluded": s.excluded,
             "excluded_share": s.excluded_share,
             "mean_all": s.mean_all,
@@ -114,6 +115,7 @@ def summarize_run(
         seed = int(run.config.get("seed", 0))
     frame = store.score_frame(run.run_id)
     summaries = summarize_scores(frame, exclude=exclude, seed=seed) if len(frame) else []
+    summaries = _with_skipped(summaries, store.skipped_counts(run.run_id))
     subsets: dict[str, list[MetricSummary]] = {}
     if by is not None and len(frame):
         column = by if by in frame.columns else f"metadata.{by}"
@@ -136,6 +138,31 @@ def summarize_run(
         max_error_rate=float(run.config.get("max_error_rate") or 0.0),
         judge=_judge_of(run.config),
     )
+
+
+def _with_skipped(summaries: list[MetricSummary], skipped: dict[str, int]) -> list[MetricSummary]:
+    """The summaries with each metric's not-applicable count; a metric that applied to
+    no sample gets a summary of its own (no mean, nothing failed)."""
+    known = {s.metric for s in summaries}
+    counted = [replace(s, skipped=skipped.get(s.metric, 0)) for s in summaries]
+    alone = [
+        MetricSummary(
+            metric=metric,
+            mean=None,
+            ci=None,
+            n=0,
+            errors=0,
+            excluded=0,
+            mean_all=None,
+            trials=0,
+            trial_sd=None,
+            trial_agreement=None,
+            skipped=count,
+        )
+        for metric, count in skipped.items()
+        if metric not in known
+    ]
+    return counted + alone
 
 
 def _judge_of(config: dict[str, Any]) -> str | None:

@@ -260,7 +260,11 @@ def _record_start(
         versions=_versions(),
         samples=setup.samples,
         trials=config.trials,
-        meanings={n: m for metric in setup.metrics for n, m in metric.meanings().items()},
+        meanings={
+            name: meaning
+            for metric in setup.metrics
+            for name, meaning in metric.meanings_for(setup.samples).items()
+        },
     )
 
 

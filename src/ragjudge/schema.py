@@ -262,8 +262,9 @@ class ScoreMeaning(BaseModel):
 class Score(BaseModel):
     """One metric's result for one sample and trial.
 
-    ``value`` is None exactly when ``error`` says why the score could not be computed;
-    a failure is never recorded as 0, pass or NaN.
+    ``value`` is None exactly when ``error`` says why the score could not be computed
+    (or ``skipped`` why the metric does not apply to the sample); a failure is never
+    recorded as 0, pass or NaN.
     """
 
     metric: str
@@ -272,9 +273,16 @@ class Score(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
     judge_call_ids: list[int] = Field(default_factory=list)
     error: str | None = None
+    skipped: str | None = None
+    """Why the metric does not apply to this sample (a row without the input a judge
+    needs): neither a value nor an error, left out of the mean and the error count."""
 
     @model_validator(mode="after")
     def _value_or_error(self) -> Score:
+        if self.skipped:
+            if self.value is not None or self.error:
+                raise ValueError(f"score {self.metric!r} is skipped but has a value or an error")
+            return self
         if self.value is None and not self.error:
             raise ValueError(f"score {self.metric!r} has neither a value nor an error")
         if self.value is not None and not math.isfinite(self.value):
@@ -290,3 +298,8 @@ class Score(BaseModel):
     def failed(cls, metric: str, error: str, **details: Any) -> Score:
         """A score that could not be computed, with the reason."""
         return cls(metric=metric, value=None, error=error, details=details)
+
+    @classmethod
+    def not_applicable(cls, metric: str, reason: str) -> Score:
+        """A metric that does not apply to this sample, with the reason."""
+        return cls(metric=metric, value=None, skipped=reason)

@@ -217,7 +217,7 @@ class Store:
         now = _now()
         with self._tx() as conn:
             conn.executemany(
-                "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         run_id,
@@ -230,10 +230,20 @@ class Store:
                         _dumps(s.details),
                         _dumps(s.judge_call_ids),
                         now,
+                        s.skipped,
                     )
                     for s in scores
                 ],
             )
+
+    def skipped_counts(self, run_id: str) -> dict[str, int]:
+        """Per metric, the results (sample × trial) where it did not apply."""
+        rows = self._conn.execute(
+            "SELECT metric, COUNT(*) FROM scores WHERE run_id = ? AND skipped IS NOT NULL"
+            " GROUP BY metric",
+            (run_id,),
+        ).fetchall()
+        return {str(metric): int(count) for metric, count in rows}
 
     def discard_errors(self, run_id: str) -> tuple[int, int]:
         """Delete the run's errored scores, and the outputs of samples whose target
@@ -260,7 +270,7 @@ class Store:
         """(request_id, trial, Score) for every stored score, in sample order."""
         rows = self._conn.execute(
             "SELECT sc.request_id, sc.trial, sc.metric, sc.value, sc.error, sc.rationale,"
-            " sc.details_json, sc.judge_call_ids_json FROM scores sc"
+            " sc.details_json, sc.judge_call_ids_json, sc.skipped FROM scores sc"
             " JOIN samples sa ON sa.run_id = sc.run_id AND sa.request_id = sc.request_id"
             " WHERE sc.run_id = ? ORDER BY sa.position, sc.trial, sc.rowid",
             (run_id,),
@@ -276,6 +286,7 @@ class Store:
                     rationale=r[5],
                     details=json.loads(r[6]),
                     judge_call_ids=json.loads(r[7]),
+                    skipped=r[8],
                 ),
             )
             for r in rows

@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS scores (
     details_json TEXT NOT NULL,
     judge_call_ids_json TEXT NOT NULL,
     created_at TEXT NOT NULL,
+    skipped TEXT,
     PRIMARY KEY (run_id, request_id, trial, metric)
 );
 CREATE TABLE IF NOT EXISTS judge_calls (
@@ -116,7 +117,8 @@ def open_store_file(path: Path) -> sqlite3.Connection:
 
 def _add_missing_columns(conn: sqlite3.Connection) -> None:
     """Bring a store written by an older version up to the current schema."""
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-    if "meanings_json" not in columns:
-        with conn:
-            conn.execute("ALTER TABLE runs ADD COLUMN meanings_json TEXT")
+    for table, column in (("runs", "meanings_json"), ("scores", "skipped")):
+        columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if column not in columns:
+            with conn:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")

@@ -17,6 +17,7 @@ __all__ = [
     "MetricContext",
     "MetricFailure",
     "MetricOptions",
+    "NotApplicable",
     "Produced",
     "Result",
     "references",
@@ -48,6 +49,16 @@ class MetricFailure(Exception):
         self.message = message
         self.details = dict(details or {})
         self.call_ids = list(call_ids)
+
+
+class NotApplicable(Exception):
+    """Raised inside a metric when it does not apply to a sample (a row without the input
+    it judges): every score of the metric is stored as not applicable, with the reason —
+    neither a value nor an error."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass
@@ -163,6 +174,16 @@ class Metric:
         """The names of the scores this metric produces."""
         return list(self.meanings())
 
+    def score_names_for(self, sample: Sample) -> list[str]:
+        """The scores this metric gives ``sample``: every declared one, unless the
+        metric's scores depend on the row (one per named guideline)."""
+        return self.score_names()
+
+    def meanings_for(self, samples: Sequence[Sample]) -> dict[str, ScoreMeaning]:
+        """The meanings of every score the metric gives these samples (stored with the
+        run)."""
+        return self.meanings()
+
     def score_name(self, base: str) -> str:
         """The stored name of declared score ``base``: as declared for an instance with
         the registered name, prefixed ``NAME.`` for a renamed one."""
@@ -184,14 +205,25 @@ class Metric:
         an error score for every declared score."""
         try:
             produced = await self.compute(sample, output, ctx)
+        except NotApplicable as exc:
+            return self.not_applicable(exc.reason, sample)
         except MetricFailure as exc:
-            return self.failed(exc.message, details=exc.details, call_ids=exc.call_ids)
+            return self.failed(
+                exc.message, details=exc.details, call_ids=exc.call_ids, sample=sample
+            )
         return self.to_scores(produced)
 
     def failed(
-        self, error: str, *, details: Mapping[str, Any] | None = None, call_ids: Sequence[int] = ()
+        self,
+        error: str,
+        *,
+        details: Mapping[str, Any] | None = None,
+        call_ids: Sequence[int] = (),
+        sample: Sample | None = None,
     ) -> list[Score]:
-        """An error score, with the reason, for every score the metric declares."""
+        """An error score, with the reason, for every score the metric gives ``sample``
+        (every declared one without it)."""
+        names = self.score_names() if sample is None else self.score_names_for(sample)
         return [
             Score(
                 metric=name,
@@ -200,8 +232,12 @@ class Metric:
                 details=dict(details or {}),
                 judge_call_ids=list(call_ids),
             )
-            for name in self.score_names()
+            for name in names
         ]
+
+    def not_applicable(self, reason: str, sample: Sample) -> list[Score]:
+        """A not-applicable score, with the reason, for every score of ``sample``."""
+        return [Score.not_applicable(name, reason) for name in self.score_names_for(sample)]
 
     def to_scores(self, produced: Produced, call_ids: Sequence[int] = ()) -> list[Score]:
         """Score objects from what :meth:`compute` returned; ``call_ids`` go on every

@@ -24,7 +24,13 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from ragjudge.metrics._base import Metric, MetricContext, MetricFailure, Produced
+from ragjudge.metrics._base import (
+    Metric,
+    MetricContext,
+    MetricFailure,
+    NotApplicable,
+    Produced,
+)
 from ragjudge.metrics._prompts import Instruction, render
 from ragjudge.metrics.replies import Reply
 from ragjudge.models._types import ChatMessage, ModelError
@@ -133,13 +139,15 @@ class JudgedMetric(Metric):
         """Check for a judge, run :meth:`judge`, attach every call id; a failure of any
         call (or a missing input) makes every score an explicit error."""
         if ctx.judge is None:
-            return self.failed("no judge model configured")
+            return self.failed("no judge model configured", sample=sample)
         judging = Judging(self, ctx)
         try:
             produced = await self.judge(sample, output, judging)
+        except NotApplicable as exc:
+            return self.not_applicable(exc.reason, sample)
         except MetricFailure as exc:
             ids = [*judging.call_ids, *(i for i in exc.call_ids if i not in judging.call_ids)]
-            return self.failed(exc.message, details=exc.details, call_ids=ids)
+            return self.failed(exc.message, details=exc.details, call_ids=ids, sample=sample)
         return self.to_scores(produced, judging.call_ids)
 
     async def judge(self, sample: Sample, output: Output, j: Judging) -> Produced:

@@ -34,12 +34,15 @@ def summary_table(
     meanings = meanings or {}
     trials = max((s.trials for s in summaries), default=1)
     excluded = any(s.excluded or s.excludes for s in summaries)
+    skipped = any(s.skipped for s in summaries)
     table = Table(title=title, title_justify="left")
     table.add_column("metric")
     table.add_column("mean", justify="right")
     table.add_column("95% CI", justify="right")
     table.add_column("n", justify="right")
     table.add_column("errors", justify="right")
+    if skipped:
+        table.add_column("n/a", justify="right")
     if excluded:
         table.add_column("excluded", justify="right")
         table.add_column("mean (all)", justify="right")
@@ -50,6 +53,8 @@ def summary_table(
         ci = "–" if s.ci is None else f"[{s.ci.low:.3f}, {s.ci.high:.3f}]"
         lower = s.metric in meanings and meanings[s.metric].lower_is_better
         row = [s.metric + (" ↓" if lower else ""), _fmt(s.mean), ci, str(s.n), str(s.errors)]
+        if skipped:
+            row.append(str(s.skipped))
         if excluded:
             if s.excludes or s.excluded:
                 share = "" if s.excluded_share is None else f" ({s.excluded_share:.0%})"

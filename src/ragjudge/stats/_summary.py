@@ -39,6 +39,8 @@ class MetricSummary:
     """Results (sample × trial) that have a value, excluded ones included."""
     excludes: tuple[float, ...] = ()
     """The values this metric leaves out of its mean (e.g. ``(0.0,)``)."""
+    skipped: int = 0
+    """Results (sample × trial) where the metric did not apply (not errors)."""
 
     @property
     def excluded_share(self) -> float | None:
@@ -115,6 +117,7 @@ def summary_frame(summaries: Sequence[MetricSummary]) -> pd.DataFrame:
             "ci_high": s.ci.high if s.ci else None,
             "n": s.n,
             "errors": s.errors,
+            "skipped": s.skipped,
             "excluded": s.excluded,
             "mean_all": s.mean_all,
             "trials": s.trials,
@@ -130,6 +133,7 @@ def summary_frame(summaries: Sequence[MetricSummary]) -> pd.DataFrame:
         "ci_high",
         "n",
         "errors",
+        "skipped",
         "excluded",
         "mean_all",
         "trials",
@@ -140,7 +144,8 @@ def summary_frame(summaries: Sequence[MetricSummary]) -> pd.DataFrame:
     # Missing values become NaN so numeric columns stay numeric.
     floats = ["mean", "ci_low", "ci_high", "mean_all", "trial_sd", "trial_agreement"]
     frame[floats] = frame[floats].astype("float64")
-    return frame.astype({"n": "int64", "errors": "int64", "excluded": "int64", "trials": "int64"})
+    counts = ("n", "errors", "skipped", "excluded", "trials")
+    return frame.astype(dict.fromkeys(counts, "int64"))
 
 
 def _summarize_metric(
