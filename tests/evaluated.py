@@ -7,8 +7,10 @@ and the prompt-injection suite."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
+from ragjudge.dryrun import StandInEmbedder
 from ragjudge.metrics import MetricContext
 from ragjudge.models import JudgeCallRecord
 from ragjudge.schema import ContextChunk, Output, Sample
@@ -59,10 +61,15 @@ class Marked:
             row["expected_response"] = [self("reference", "UNION drops duplicate rows.")]
         return row
 
-    def context(self, judge: Any) -> MetricContext:
-        """A metric context with ``judge`` and a retriever and target that answer with
-        marked text."""
-        return MetricContext(judge=judge, retriever=_Retriever(self), target=_Target(self))
+    def context(self, judge: Any, embedding_specs: Sequence[str] = ()) -> MetricContext:
+        """A metric context with ``judge``, stand-in embedders for ``embedding_specs``
+        and a retriever and target that answer with marked text."""
+        return MetricContext(
+            judge=judge,
+            retriever=_Retriever(self),
+            target=_Target(self),
+            embedders={spec: StandInEmbedder(spec) for spec in embedding_specs},
+        )
 
 
 def output_of(row: dict[str, Any]) -> Output:

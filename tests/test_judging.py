@@ -253,3 +253,29 @@ def test_agents_share_the_judges_cache_and_one_model_per_spec(tmp_path: Path) ->
     models = {id(m) for roles in agents.values() for m in roles.values()}
     assert len(models) == 1
     assert all(m.cache is judge.cache for roles in agents.values() for m in roles.values())
+
+
+def test_models_of_one_run_on_one_endpoint_share_their_limiter(tmp_path: Path) -> None:
+    from ragjudge.judging import build_embedders
+    from ragjudge.models import Limiter
+
+    config = EvalConfig.model_validate(
+        {
+            "metrics": [
+                {"metric": "multiturn", "composer_model": "openai/composer"},
+                {"metric": "answer_relevancy", "embedding": "openai/embedder"},
+            ],
+            "judge": {"model": "openai/judge", "base_url": "http://127.0.0.1:9/v1", "rpm": 60},
+            "base_dir": str(tmp_path),
+        }
+    )
+    metrics = [create_metric(spec) for spec in config.metrics]
+    limiters: dict[str, Limiter] = {}
+    with Store(tmp_path / "r.db") as store:
+        judge = build_judge(config, store, "run", limiters=limiters)
+        agents = build_agent_models(config, metrics, store, "run", limiters=limiters)
+    embedders = build_embedders(config, metrics, None, limiters)
+    assert judge is not None and len(limiters) == 1
+    # the provider's rpm counts every request: judge, composer and embeddings pace together
+    assert agents["multiturn"]["composer"].limiter is judge.limiter
+    assert embedders["openai/embedder"].model.limiter is judge.limiter

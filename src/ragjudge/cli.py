@@ -18,7 +18,14 @@ from ragjudge.config import ConfigError, load_config
 from ragjudge.loading import DatasetError
 from ragjudge.metrics import available_metrics
 from ragjudge.models import CacheError, ResponseCache
-from ragjudge.report import print_plan, print_result, render_comparison, render_meta, runs_table
+from ragjudge.report import (
+    print_plan,
+    print_result,
+    render_comparison,
+    render_meta,
+    render_stability,
+    runs_table,
+)
 from ragjudge.results import summarize_run
 from ragjudge.runner import RequirementError, dry_run, run_evaluation
 from ragjudge.store import Store, StoreError
@@ -307,6 +314,26 @@ def compare(
         print(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))
     else:
         _table_console().print(render_comparison(comparison))
+
+
+@app.command()
+def stability(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
+    store: StoreOption = DEFAULT_STORE,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """How stable each metric of a run with several trials is: within-sample spread,
+    flipping samples, ICC(1,1) with CI, spread vs size — beside seed 004's ratings."""
+    from ragjudge.stability import stability_for_run
+
+    with _opened_store(store) as s:
+        table = stability_for_run(s, run_id)
+    if table.trials < 2:
+        raise _fail(f"run {table.run_id} has one trial; run it with --trials N (N >= 2)")
+    if as_json:
+        print(json.dumps(table.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        _table_console().print(render_stability(table))
 
 
 @app.command()

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ragjudge.config import EvalConfig, JudgeConfig
+from ragjudge.embeddings import normalize_rows
 from ragjudge.judging import generate_config
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import (
@@ -37,6 +38,17 @@ from ragjudge.schema import Output, Sample, Usage
 T = TypeVar("T")
 
 STAND_IN_MODEL = "dry-run"
+
+
+class StandInEmbedder:
+    """The embedder of a dry run: deterministic stand-in vectors, no model loaded."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def embed(self, texts: list[str]) -> Any:
+        """One stand-in vector per text."""
+        return normalize_rows([hash_embedding(text) for text in texts])
 
 
 class StandInJudge:
@@ -187,6 +199,7 @@ async def plan_evaluation(
     """Walk every sample, trial and metric with stand-in judges and count the prompts."""
     records: list[JudgeCallRecord] = []
     judge = StandInJudge(records)
+    shared: dict[tuple[str, int], dict[Any, Any]] = {}  # per sample and trial, as in a run
     sampling = generate_config(config.judge)
     errors: list[str] = []
     semaphore = asyncio.Semaphore(config.concurrency)  # the retriever may be a live service
@@ -205,6 +218,8 @@ async def plan_evaluation(
             generate_config=sampling,
             target=stand_in_target,
             models={role: judge for role in metric.model_roles()},
+            embedders={spec: StandInEmbedder(spec) for spec in metric.embedding_specs()},
+            shared=shared.setdefault((sample.request_id, trial), {}),
         )
         async with semaphore:
             try:

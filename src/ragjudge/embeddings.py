@@ -28,9 +28,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ragjudge.models import JudgeModel, get_model
+from ragjudge.models.cache import embedding_key
 
 __all__ = [
     "DEFAULT_LOCAL_MODEL",
+    "CachedEmbedder",
     "Embedder",
     "LocalEmbedder",
     "RemoteEmbedder",
@@ -348,3 +350,37 @@ def get_embedder(
     if spec.startswith("local/"):
         return LocalEmbedder(spec.removeprefix("local/"))
     return RemoteEmbedder(spec, base_url=base_url, api_key=api_key)
+
+
+class CachedEmbedder:
+    """An embedder whose vectors are kept in the judge response cache, one entry per
+    text, so a re-run (or another metric, or another trial) does not compute or pay for
+    a text's vector twice."""
+
+    def __init__(self, inner: Embedder, cache: Any) -> None:
+        self.inner = inner
+        self.cache = cache
+
+    @property
+    def name(self) -> str:
+        """The inner embedder's name."""
+        return self.inner.name
+
+    async def embed(self, texts: list[str]) -> Vectors:
+        """Vectors for ``texts``: cached ones read, the others embedded in one batch."""
+        if not texts:
+            return _no_vectors()
+        keys = [embedding_key("embedder", self.name, [text]) for text in texts]
+        found = {i: self.cache.get(key) for i, key in enumerate(keys)}
+        missing = sorted({texts[i]: i for i, hit in found.items() if hit is None})
+        if missing:
+            fresh = await self.inner.embed(missing)
+            computed = {
+                text: [float(x) for x in row] for text, row in zip(missing, fresh, strict=True)
+            }
+            for i, key in enumerate(keys):
+                if found[i] is None:
+                    vector = computed[texts[i]]
+                    self.cache.put(key, {"vector": vector})
+                    found[i] = {"vector": vector}
+        return normalize_rows([found[i]["vector"] for i in range(len(texts))])

@@ -81,15 +81,21 @@ class Execution:
         pending = self._pending(sample)
         for trial in sorted({t for t, _ in pending}):
             metrics = [m for t, m in pending if t == trial]
+            shared: dict[Any, Any] = {}  # what the metrics of this sample and trial share
             results = await asyncio.gather(
-                *(score_one(m, sample, output, self._context(m, trial)) for m in metrics)
+                *(score_one(m, sample, output, self._context(m, trial, shared)) for m in metrics)
             )
             scores = [s for group in results for s in group]
             self.store.save_scores(self.run_id, sample.request_id, trial, scores)
             self.finished.update((sample.request_id, trial, s.metric) for s in scores)
 
-    def _context(self, metric: Metric, trial: int) -> MetricContext:
-        return replace(self.context, trial=trial, models=self.agent_models.get(metric.name, {}))
+    def _context(self, metric: Metric, trial: int, shared: dict[Any, Any]) -> MetricContext:
+        return replace(
+            self.context,
+            trial=trial,
+            models=self.agent_models.get(metric.name, {}),
+            shared=shared,
+        )
 
 
 async def _gather_all(coroutines: list[Coroutine[Any, Any, None]]) -> None:

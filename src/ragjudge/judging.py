@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 from ragjudge.config import ConfigError, EvalConfig, JudgeConfig
+from ragjudge.embeddings import CachedEmbedder, RemoteEmbedder, get_embedder
 from ragjudge.metrics import Metric
 from ragjudge.models import (
     CacheError,
     GenerateConfig,
     JudgeCallRecord,
     JudgeModel,
+    Limiter,
     LiteLLMProvider,
     ModelError,
     ModelSettings,
@@ -23,6 +26,7 @@ from ragjudge.models import (
     get_model,
     make_provider,
 )
+from ragjudge.models.cache import provider_endpoint
 from ragjudge.models.litellm_provider import import_litellm
 from ragjudge.store import Store
 
@@ -185,7 +189,8 @@ def store_recorder(store: Store, run_id: str, prices: PriceTable | None = None) 
     return StoreRecorder(store, run_id, prices)
 
 
-def _open_cache(config: EvalConfig, use_cache: bool) -> ResponseCache | None:
+def open_cache(config: EvalConfig, use_cache: bool) -> ResponseCache | None:
+    """The run's response cache (judge replies and embeddings), checked; None when off."""
     path = config.cache_path if use_cache else None
     if path is None:
         return None
@@ -206,16 +211,19 @@ def build_judge(
     *,
     use_cache: bool = True,
     provider: Provider | None = None,
+    limiters: dict[str, Limiter] | None = None,
 ) -> JudgeModel | None:
     """The run's judge: calls are cached (unless disabled), limited, retried, and every
     call is stored with the run, its cost priced from the config. ``provider`` replaces
-    the one the config's model spec names (a scripted model in tests)."""
+    the one the config's model spec names (a scripted model in tests). Models of one
+    run on one endpoint share a limiter through ``limiters``."""
     judge = config.judge
     if judge is None:
         if provider is None:
             return None
         judge = JudgeConfig(model=f"scripted/{provider.model}")
-    return _judge_model(judge, store, run_id, _open_cache(config, use_cache), provider)
+    model = _judge_model(judge, store, run_id, open_cache(config, use_cache), provider)
+    return share_limiter(model, limiters)
 
 
 def build_agent_models(
@@ -226,21 +234,71 @@ def build_agent_models(
     *,
     use_cache: bool = True,
     cache: ResponseCache | None = None,
+    limiters: dict[str, Limiter] | None = None,
 ) -> dict[str, dict[str, JudgeModel]]:
     """Per metric, the models its agents use (:meth:`~ragjudge.metrics.Metric.model_roles`), built like the judge:
     same limits, cache and call store, only the model spec differs. ``cache`` is the
     judge's, to share; without it one cache is opened for all the agents. A spec two
     metrics name is one model."""
     if cache is None and any(m.model_roles() for m in metrics):
-        cache = _open_cache(config, use_cache)
+        cache = open_cache(config, use_cache)
     built: dict[str, JudgeModel] = {}
     per_metric: dict[str, dict[str, JudgeModel]] = {}
     for metric in metrics:
         for role, spec in metric.model_roles().items():
             if spec not in built:
-                built[spec] = _judge_model(agent_config(config, spec), store, run_id, cache)
+                model = _judge_model(agent_config(config, spec), store, run_id, cache)
+                built[spec] = share_limiter(model, limiters)
             per_metric.setdefault(metric.name, {})[role] = built[spec]
     return per_metric
+
+
+def build_embedders(
+    config: EvalConfig,
+    metrics: Sequence[Metric],
+    cache: ResponseCache | None,
+    limiters: dict[str, Limiter] | None = None,
+) -> dict[str, Any]:
+    """The embedders the metrics name (:meth:`~ragjudge.metrics.Metric.embedding_specs`):
+    ``local`` models on this machine, other specs through the judge layer with the
+    judge's endpoint and limits; each text's vector is kept in ``cache``. A spec that
+    cannot be served is a :class:`ConfigError` before any work."""
+    specs = sorted({spec for metric in metrics for spec in metric.embedding_specs()})
+    built: dict[str, Any] = {}
+    for spec in specs:
+        try:
+            embedder = _embedder(config, spec, limiters)
+        except (ImportError, ValueError) as exc:
+            raise ConfigError(f"embedding {spec!r}: {exc}") from None
+        built[spec] = embedder if cache is None else CachedEmbedder(embedder, cache)
+    return built
+
+
+def _embedder(config: EvalConfig, spec: str, limiters: dict[str, Limiter] | None) -> Any:
+    if spec == "local" or spec.startswith("local/"):
+        return get_embedder(spec)
+    settings = agent_config(config, spec)
+    model = get_model(
+        spec,
+        base_url=settings.base_url,
+        api_key=_api_key(settings),
+        settings=model_settings(settings, cache=False),
+    )
+    return RemoteEmbedder(share_limiter(model, limiters))
+
+
+def share_limiter(model: JudgeModel, limiters: dict[str, Limiter] | None) -> JudgeModel:
+    """Give ``model`` the limiter of an earlier model of the run on the same endpoint:
+    a provider's requests-per-minute limit counts every request sent to it — judge,
+    agents and embeddings alike — so they must be paced together."""
+    endpoint = provider_endpoint(model.provider)
+    if limiters is None or endpoint is None:
+        return model
+    if endpoint in limiters:
+        model.limiter = limiters[endpoint]
+    else:
+        limiters[endpoint] = model.limiter
+    return model
 
 
 def _judge_model(

@@ -42,6 +42,8 @@ class EvaluationResult:
     """The share of a metric's results that may fail before the run counts as failed."""
     judge: str | None = None
     """The judge model spec and the endpoint that judged the run (no credentials)."""
+    stability: list[dict[str, Any]] = field(default_factory=list)
+    """With several trials: each metric's stability (see :mod:`ragjudge.stability`)."""
 
     @property
     def verdict(self) -> Verdict:
@@ -76,6 +78,7 @@ class EvaluationResult:
             "target_usage": self.target_usage,
             "errors_by_cause": [group.to_dict() for group in self.errors],
             "judge": self.judge,
+            "stability": self.stability,
             "exit_code": self.verdict.exit_code,
             "exit_reasons": self.verdict.reasons,
         }
@@ -137,7 +140,14 @@ def summarize_run(
         errors=error_groups(frame),
         max_error_rate=float(run.config.get("max_error_rate") or 0.0),
         judge=_judge_of(run.config),
+        stability=_stability(store, run.run_id, seed) if run.trials > 1 and len(frame) else [],
     )
+
+
+def _stability(store: Store, run_id: str, seed: int) -> list[dict[str, Any]]:
+    from ragjudge.stability import stability_for_run
+
+    return [row.to_dict() for row in stability_for_run(store, run_id, seed=seed).rows]
 
 
 def _with_skipped(summaries: list[MetricSummary], skipped: dict[str, int]) -> list[MetricSummary]:

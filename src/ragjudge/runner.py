@@ -23,14 +23,16 @@ from ragjudge.dryrun import DryRunPlan, plan_evaluation
 from ragjudge.execution import Execution, outcome_recorded
 from ragjudge.judging import (
     build_agent_models,
+    build_embedders,
     build_judge,
     check_judge,
     generate_config,
+    open_cache,
     preflight,
     record_calls,
 )
 from ragjudge.metrics import Metric, MetricContext
-from ragjudge.models import JudgeCallRecord, JudgeModel, Provider
+from ragjudge.models import JudgeCallRecord, JudgeModel, Limiter, Provider, ResponseCache
 from ragjudge.preparation import MetricSpec, Prepared, RequirementError, prepare
 from ragjudge.redact import MASK
 from ragjudge.results import EvaluationResult, summarize_run
@@ -113,6 +115,7 @@ async def _execute(
     options: _Options,
 ) -> EvaluationResult:
     """With the run's lock held: models, pre-flight, the run record, execution."""
+    limiters: dict[str, Limiter] = {}  # one per endpoint: its limit counts every request
     judge, agents = _build_models(
         config,
         setup.metrics,
@@ -120,12 +123,19 @@ async def _execute(
         run_id,
         use_cache=options.use_cache,
         provider=options.provider,
+        limiters=limiters,
     )
     models = [m for roles in agents.values() for m in roles.values()]
+    own_cache = None
     try:
+        cache = judge.cache if judge is not None else None
+        if cache is None and any(m.embedding_specs() for m in setup.metrics):
+            cache = own_cache = open_cache(config, options.use_cache)
+        embedders = build_embedders(config, setup.metrics, cache, limiters)
         asked = await _preflight(config, judge, models)
     except BaseException:
         await _close(judge, *models)
+        _close_cache(own_cache)
         raise
     _record_start(store, run_id, config, setup, resumed, retry_errors=options.retry_errors)
     await record_calls(store, run_id, config.judge, asked)
@@ -134,6 +144,7 @@ async def _execute(
         judge=judge,
         generate_config=generate_config(config.judge),
         target=setup.target,
+        embedders=embedders,
     )
     execution = Execution(store, run_id, setup.metrics, config.trials, context, agents)
     try:
@@ -141,7 +152,14 @@ async def _execute(
             await execution.run(setup.samples, config.concurrency, options.progress)
     finally:
         await _drain_and_close([m for m in (judge, *models) if m is not None])
+        _close_cache(own_cache)
     return summarize_run(store, run_id, by=config.by)
+
+
+def _close_cache(cache: ResponseCache | None) -> None:
+    """Commit and close a cache the run opened for its embedders alone."""
+    if cache is not None:
+        cache.close()
 
 
 async def _drain_and_close(models: list[JudgeModel]) -> None:
@@ -217,11 +235,14 @@ def _build_models(
     *,
     use_cache: bool,
     provider: Provider | None,
+    limiters: dict[str, Limiter],
 ) -> tuple[JudgeModel | None, dict[str, dict[str, JudgeModel]]]:
     """The judge and the agents' models; a model spec no provider serves is a
     :class:`ConfigError`."""
     try:
-        judge = build_judge(config, store, run_id, use_cache=use_cache, provider=provider)
+        judge = build_judge(
+            config, store, run_id, use_cache=use_cache, provider=provider, limiters=limiters
+        )
         agents = build_agent_models(
             config,
             metrics,
@@ -229,6 +250,7 @@ def _build_models(
             run_id,
             use_cache=use_cache,
             cache=judge.cache if judge is not None else None,
+            limiters=limiters,
         )
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc

@@ -130,7 +130,7 @@ def response_text(value: Any) -> str:
     raise ValueError("response must be a string or {'choices': [{'message': {'content': ...}}]}")
 
 
-_EMPTY_IS_A_VALUE = frozenset({"response"})
+_EMPTY_IS_A_VALUE = frozenset({"response", "retrieved_context"})
 """Sample fields whose empty text is a value, not a missing one (see
 :meth:`Sample.has_field`)."""
 
@@ -197,8 +197,9 @@ class Sample(BaseModel):
         """Whether the row carries a value for ``name`` (a field or ``metadata.KEY``).
 
         None is absent, and so are empty text, lists and dicts, except an empty
-        ``response``: that is an answer (a wrong one, which metrics score), not a
-        missing one."""
+        ``response`` — an answer (a wrong one, which metrics score) — and an empty
+        ``retrieved_context`` — the system retrieved nothing, which the context metrics
+        score (0 found)."""
         if name.startswith("metadata."):
             return name.split(".", 1)[1] in self.metadata
         value = getattr(self, name, None)

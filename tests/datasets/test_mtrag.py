@@ -125,10 +125,12 @@ def test_human_sample_fields(human: list[Sample], human_file: Path) -> None:
     assert first.content == documents[first.doc_uri]["text"]
 
 
-def test_human_tasks_without_passages_have_no_context(human: list[Sample]) -> None:
-    without = [s for s in human if s.retrieved_context is None]
+def test_human_tasks_without_passages_were_given_none(human: list[Sample]) -> None:
+    # the system was given no passage: an empty list (it retrieved nothing), which the
+    # context metrics score, not a missing field that refuses the run
+    without = [s for s in human if s.retrieved_context == []]
     assert len(without) == 27  # 9 tasks × 3 models
-    assert all(s.retrieved_context is None or s.retrieved_context for s in human)
+    assert all(s.retrieved_context is not None and s.has_field("retrieved_context") for s in human)
 
 
 def test_human_documents_resolve_every_context(human: list[Sample], human_file: Path) -> None:

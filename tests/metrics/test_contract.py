@@ -63,8 +63,8 @@ def build(name: str) -> Metric:
         raise
 
 
-def context(judge: Any) -> MetricContext:
-    return MARK.context(judge)
+def context(judge: Any, metric: Metric) -> MetricContext:
+    return MARK.context(judge, metric.embedding_specs())
 
 
 def assert_delimited(prompt: str) -> None:
@@ -79,7 +79,7 @@ async def test_stand_in_run_gives_values_and_delimits_every_field(name: str, fac
     row = MARK.row(facts=facts)
     records: list[JudgeCallRecord] = []
     scores = await metric.score(
-        Sample.model_validate(row), output_of(row), context(StandInJudge(records))
+        Sample.model_validate(row), output_of(row), context(StandInJudge(records), metric)
     )
 
     assert sorted(s.metric for s in scores) == sorted(metric.score_names())
@@ -114,7 +114,7 @@ async def test_an_unparseable_reply_is_an_error_with_its_call_ids(name: str) -> 
         recorder=record,
     )
     row = MARK.row()
-    scores = await metric.score(Sample.model_validate(row), output_of(row), context(judge))
+    scores = await metric.score(Sample.model_validate(row), output_of(row), context(judge, metric))
 
     assert calls
     for score in scores:
@@ -131,7 +131,7 @@ async def test_a_missing_input_is_an_explicit_error(name: str) -> None:
         sample = Sample.model_validate({k: v for k, v in row.items() if k not in alternatives})
         gone = {f: None for f in alternatives if f in Output.model_fields}
         output = output_of(row).model_copy(update=gone)
-        scores: list[Score] = await metric.score(sample, output, context(StandInJudge([])))
+        scores: list[Score] = await metric.score(sample, output, context(StandInJudge([]), metric))
         for score in scores:
             assert score.value is None, f"{name} without {requirement}: {score.value}"
             assert score.error, f"{name} without {requirement} gave no error"

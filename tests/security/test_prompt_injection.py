@@ -15,6 +15,7 @@ answers of the system under test in a dialogue — and then:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -37,13 +38,16 @@ async def scored(
 ) -> tuple[list[Score], list[JudgeCallRecord]]:
     metric = create_metric(name)
     row = marked.row()
-    scores = await metric.score(Sample.model_validate(row), output_of(row), marked.context(judge))
+    context = marked.context(judge, metric.embedding_specs())
+    scores = await metric.score(Sample.model_validate(row), output_of(row), context)
     return scores, getattr(judge, "records", [])
 
 
 def outside_blocks(prompt: str) -> str:
-    """The prompt with every block (markers and data) replaced by one placeholder."""
-    return BLOCK.sub("<block>", prompt)
+    """The prompt with every run of blocks (markers and data) replaced by one
+    placeholder: the data decides how many items a list shows (sentences of a text),
+    never what stands between the lists."""
+    return re.sub(r"<block>(\s*<block>)*", "<block>", BLOCK.sub("<block>", prompt))
 
 
 @pytest.mark.parametrize("attack", list(ATTACKS), ids=list(ATTACKS))
@@ -52,7 +56,7 @@ async def test_an_attack_in_every_field_stays_inside_the_blocks(name: str, attac
     plain_scores, plain = await scored(name, Marked(HARMLESS), StandInJudge([]))
     scores, attacked = await scored(name, Marked(ATTACKS[attack]), StandInJudge([]))
 
-    assert [s.value for s in scores] == [s.value for s in plain_scores]
+    assert all(s.error is None for s in scores) and len(scores) == len(plain_scores)
     assert len(attacked) == len(plain), "the attack changed the calls made"
     for prompt, reference in zip(prompts_of(attacked), prompts_of(plain), strict=True):
         assert not undelimited(prompt)
@@ -87,9 +91,14 @@ QUOTES: dict[str, Callable[[str], Callable[[str], str]]] = {
 }
 
 
+# A metric whose reply is made of copies of the data (sentences extracted verbatim)
+# cannot tell quoting from answering: the parser check does not apply to it.
+JUDGING = [n for n in JUDGED if not metric_class(n).reply_copies_data]
+
+
 @pytest.mark.parametrize("quote", list(QUOTES))
 @pytest.mark.parametrize("attack", list(ATTACKS), ids=list(ATTACKS))
-@pytest.mark.parametrize("name", JUDGED)
+@pytest.mark.parametrize("name", JUDGING)
 async def test_a_quoted_attack_never_supplies_the_score(name: str, attack: str, quote: str) -> None:
     plain, _ = await scored(name, Marked(ATTACKS[attack]), StandInJudge([]))
     echoed, _ = await scored(

@@ -18,6 +18,7 @@ from ragjudge.datasets.mtrag import (
     load_mtrag_un,
     mtrag_human_documents,
 )
+from ragjudge.datasets.ragchecker import RAGCHECKER_FILE, load_ragchecker
 from ragjudge.schema import Sample
 
 __all__ = [
@@ -25,9 +26,11 @@ __all__ = [
     "HUMAN_SCORES",
     "MTRAG_HUMAN_FILE",
     "MTRAG_UN_FILE",
+    "RAGCHECKER_FILE",
     "DatasetLoader",
     "load_mtrag_human",
     "load_mtrag_un",
+    "load_ragchecker",
     "mtrag_human_documents",
 ]
 
@@ -37,5 +40,6 @@ DatasetLoader = Callable[[str | Path], list[Sample]]
 DATASET_LOADERS: dict[str, DatasetLoader] = {
     "mtrag_human": load_mtrag_human,
     "mtrag_un": load_mtrag_un,
+    "ragchecker": load_ragchecker,
 }
 """Benchmark loaders by format name, for ``format:`` in a config."""

@@ -3,14 +3,17 @@ scores) and how its result becomes :class:`~ragjudge.schema.Score` objects."""
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
+
+T = TypeVar("T")
 
 __all__ = [
     "Metric",
@@ -98,10 +101,34 @@ class MetricContext:
     models: dict[str, Any] = field(default_factory=dict)
     """Further models by role, as named in the metric's :meth:`Metric.model_roles`; a
     role that is not set there uses the judge."""
+    embedders: dict[str, Any] = field(default_factory=dict)
+    """Embedders by spec (``local``, ``openai/<model>``), as named in the metrics'
+    :meth:`Metric.embedding_specs`; built (and cached) by the runner."""
+    shared: dict[Hashable, asyncio.Future[Any]] = field(default_factory=dict)
+    """Work shared by the metrics of one sample and trial (see :meth:`once`); the
+    runner gives each sample and trial a fresh one."""
 
     def model_for(self, role: str) -> Any:
         """The model that plays ``role`` (e.g. ``composer``), defaulting to the judge."""
         return self.models.get(role) or self.judge
+
+    def embedder(self, spec: str) -> Any:
+        """The embedder for ``spec`` (``embed(texts) -> vectors``)."""
+        found = self.embedders.get(spec)
+        if found is None:
+            raise MetricFailure(f"no embedder {spec!r} was built for this run")
+        return found
+
+    async def once(self, key: Hashable, make: Callable[[], Awaitable[T]]) -> T:
+        """The result of ``make()``, computed once per ``key`` for every metric of this
+        sample and trial (the statements of a response serve faithfulness and answer
+        correctness alike). A failure is shared too."""
+        found = self.shared.get(key)
+        if found is None:
+            found = asyncio.ensure_future(make())
+            self.shared[key] = found
+        result: T = await asyncio.shield(found)
+        return result
 
 
 class Metric:
@@ -149,6 +176,11 @@ class Metric:
     def needs_retriever(self) -> bool:
         """Whether the metric searches for evaluation contexts (``ctx.retriever``)."""
         return False
+
+    def embedding_specs(self) -> list[str]:
+        """The embedders the metric uses (``local``, ``openai/<model>`` …), for the
+        runner to build."""
+        return []
 
     def model_roles(self) -> dict[str, str]:
         """Model specs per agent role (``{"composer": "openai/gpt-4o"}``) that the runner

@@ -131,6 +131,10 @@ class JudgedMetric(Metric):
     template: ClassVar[str] = ""
     system_template: ClassVar[str | None] = None
     reply: ClassVar[Reply[Any]]
+    reply_copies_data: ClassVar[bool] = False
+    """True when the judge's reply is made of verbatim copies of the evaluated text
+    (sentences extracted from the contexts): quoting then cannot be told from
+    answering, and the metric bounds what a copy can do itself."""
     template_root: ClassVar[str | None] = None
     """Where the templates are: a package name or a folder. Default: the package (or,
     for a module outside any package, the folder) of the metric's module."""

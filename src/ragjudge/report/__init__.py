@@ -3,6 +3,7 @@ meta-evaluations."""
 
 from ragjudge.report._compare import render_comparison
 from ragjudge.report._meta import render_meta
+from ragjudge.report._stability import render_stability
 from ragjudge.report._terminal import (
     errors_table,
     print_plan,
@@ -18,6 +19,7 @@ __all__ = [
     "print_result",
     "render_comparison",
     "render_meta",
+    "render_stability",
     "runs_table",
     "summary_table",
     "usage_table",

@@ -26,10 +26,12 @@ from ragjudge.stats._paired import (
     paired_difference,
     sign_flip_p_value,
 )
+from ragjudge.stats._stability import FLIP, Stability, icc_one_way, stability_of
 from ragjudge.stats._summary import MetricSummary, summarize_by, summarize_scores, summary_frame
 
 __all__ = [
     "CORRELATION_METHODS",
+    "FLIP",
     "NO_GROUP",
     "PERMUTATION_TEST",
     "Correlation",
@@ -37,15 +39,18 @@ __all__ = [
     "Interval",
     "MetricSummary",
     "PairedDifference",
+    "Stability",
     "bootstrap_ci",
     "correlations",
     "error_mask",
     "group_label",
     "group_names",
+    "icc_one_way",
     "metadata_column",
     "paired_difference",
     "sample_means",
     "sign_flip_p_value",
+    "stability_of",
     "summarize_by",
     "summarize_scores",
     "summary_frame",

@@ -235,4 +235,4 @@ def _resolved_contexts(
         if doc is None:
             raise BadField("contexts.document_id", f"no document {doc_id!r} in 'documents'")
         chunks.append(passage_chunk(doc_id, doc["text"], doc.get("title")))
-    return chunks or None
+    return chunks  # a task with no passage: the system was given none (an empty list)

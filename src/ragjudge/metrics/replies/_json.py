@@ -22,7 +22,7 @@ def parse_json_object(text: str) -> dict[str, Any]:
     """Extract the single JSON object a judge was asked to produce.
 
     Tolerated: a byte-order mark; markdown code fences (```` ```json ```` or bare
-    ```` ``` ````; when fences are present only their contents are considered);
+    ```` ``` ````; when fences hold an object only their contents are considered);
     prose before and after the object; trailing commas before ``}`` or ``]``;
     brace-delimited prose that is not valid JSON (it is skipped).
 
@@ -39,8 +39,9 @@ def parse_json_object(text: str) -> dict[str, Any]:
     if direct is not None:
         raise ParseError(f"expected a JSON object, got a JSON {type(direct).__name__}")
     fenced = _FENCE.findall(cleaned)
-    regions = fenced if fenced else [cleaned]
-    objects = [obj for region in regions for obj in _objects_in(region)]
+    objects = [obj for region in fenced for obj in _objects_in(region)]
+    if not objects:  # no fence, or fences that hold no object: the whole text
+        objects = _objects_in(cleaned)
     if not objects:
         raise ParseError("no complete JSON object in the judge output")
     if len(objects) > 1:
