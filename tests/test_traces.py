@@ -106,7 +106,10 @@ def test_usage_from_a_model_spans_outputs_and_no_double_count_of_nested_spans() 
     ("outputs", "answer"),
     [
         ({"choices": [{"message": {"role": "assistant", "content": "A"}}]}, "A"),
-        ({"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "B"}]}, "B"),
+        (
+            {"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "B"}]},
+            "B",
+        ),
         ({"content": "C"}, "C"),
         ("D", "D"),
     ],
