@@ -272,6 +272,13 @@ class ScoreMeaning(BaseModel):
     description: str = ""
 
     @property
+    def aggregate(self) -> str:
+        """What the run-level value of this score is called in exports that name
+        aggregates (MLflow: ``NAME/percentage``, ``NAME/average``): ``percentage`` for
+        a yes/no score (the share of yes), ``average`` for any other."""
+        return "percentage" if self.binary else "average"
+
+    @property
     def lower_is_better(self) -> bool:
         """Whether a lower value is better."""
         return self.direction == "lower"
