@@ -99,7 +99,7 @@ def test_log_to_mlflow_reads_back_equal(
 
     params = run.data.params
     assert re.fullmatch(r"[0-9a-f]{64}", params["dataset_digest"])
-    assert params["judge_model"] == "none"  # a provider object, not a configured model
+    assert params["judge_model"] == "scripted/scripted"  # as the judge calls name it
     assert params["n_samples"] == "5" and params["trials"] == "1"
     assert json.loads(params["config.metrics"])[0]["global_guidelines"] == GLOBAL
     assert run.data.tags["ragjudge.run_id"] == result.run_id

@@ -3,8 +3,9 @@
 
 One MLflow run per ragjudge run, holding:
 
-- params: the run's config (one param per top-level key, JSON text), the judge model and
-  the dataset digest (SHA-256 of the run's samples), the number of samples and trials;
+- params: the run's config (one param per top-level key, JSON text), the judge model
+  (as its calls name it) and the dataset digest (SHA-256 of the run's samples), the
+  number of samples and trials;
 - metrics: each score's aggregate, named as Databricks names them — ``NAME/percentage``
   for a yes/no score (the share of yes, 0–1), ``NAME/average`` for any other (see
   :attr:`~ragjudge.schema.ScoreMeaning.aggregate`) — and the bounds of its bootstrap
@@ -214,9 +215,8 @@ def _log_values(
 
 def _params(run: RunInfo, store: Store) -> dict[str, str]:
     """The config, one param per top-level key, with the judge and the dataset digest."""
-    judge = run.config.get("judge")
     params = {
-        "judge_model": str(judge.get("model")) if isinstance(judge, dict) else "none",
+        "judge_model": judge_models(store, run),
         "dataset_digest": dataset_digest(store, run.run_id),
         "n_samples": str(run.n_samples),
         "trials": str(run.trials),
@@ -227,6 +227,17 @@ def _params(run: RunInfo, store: Store) -> dict[str, str]:
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         params[mlflow_name(f"config.{key}")] = _fit(text)
     return params
+
+
+def judge_models(store: Store, run: RunInfo) -> str:
+    """The models that judged the run (``provider/model`` of its judge calls), else the
+    configured judge, else ``none``."""
+    calls = store.judge_calls(run.run_id)
+    if len(calls):
+        used = sorted({f"{p}/{m}" for p, m in zip(calls["provider"], calls["model"], strict=True)})
+        return ", ".join(used)
+    judge = run.config.get("judge")
+    return str(judge["model"]) if isinstance(judge, dict) and judge.get("model") else "none"
 
 
 def dataset_digest(store: Store, run_id: str) -> str:
