@@ -1,6 +1,7 @@
 """The Databricks example: the seed's Spark evaluation set with facts, guidelines,
 expected documents and a row that holds only MLflow's trace, runnable with ``--dry-run``
-without any judge endpoint."""
+without any judge endpoint, and against one named by ``OPENAI_BASE_URL`` (the local
+OpenAI-compatible test server)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from typer.testing import CliRunner
 
 from ragjudge.cli import app
 from ragjudge.loading import load_samples
+from ragjudge.models.scripted import ReplyScript
+from ragjudge.testing.server import OpenAITestServer
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "databricks"
 
@@ -63,3 +66,23 @@ def test_dry_run_without_an_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
         "chunk_relevance_precision": 7,
         "context_sufficiency": 3,
     }
+
+
+def test_against_an_endpoint_named_by_openai_base_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = OpenAITestServer(replies=ReplyScript(default="Rationale: fine.\nAnswer: yes"))
+    with server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        monkeypatch.setenv("RAGJUDGE_JUDGE_MODEL", server.model_id)
+        args = ["run", str(EXAMPLE / "eval.yaml"), "--store", str(tmp_path / "runs.db")]
+        result = CliRunner().invoke(app, [*args, "--json", "--no-progress"])
+        requests = len(server.requests_log)
+    assert result.exit_code == 0, result.output
+    summary = {m["metric"]: m for m in json.loads(result.output)["metrics"]}
+    overall = summary["response/overall_assessment/rating"]
+    assert (overall["mean"], overall["n"], overall["errors"]) == (1.0, 5, 0)
+    assert summary["retrieval/llm_judged/context_sufficiency/rating"]["skipped"] == 2
+    # the 44 judge calls of the dry run, and the pre-flight question
+    assert requests == 44 + 1
