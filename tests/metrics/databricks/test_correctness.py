@@ -62,3 +62,19 @@ async def test_a_fact_whose_reply_never_parses_fails_the_rating_with_every_call_
 async def test_no_expected_answer_is_not_applicable_under_skip() -> None:
     scored = await score_row({"metric": "correctness", "if_missing": "skip"}, ROW)
     assert scored[CORRECT].skipped == "no expected_facts or expected_response"
+
+
+async def test_japanese_facts_and_verdicts() -> None:
+    row = {
+        "request": "ダーティリードとは何か?",
+        "response": "他のトランザクションが未コミットの変更を読む現象です。",
+        "expected_facts": ["未コミットの変更を読む。", "READ UNCOMMITTED で起こる。"],
+    }
+    script = ReplyScript(
+        rules=[("READ UNCOMMITTED で起こる", "理由：分離レベルに触れていない。\n判定：いいえ")],
+        default="判定：はい",
+    )
+    score = (await score_row("correctness", row, script=script))[CORRECT]
+    assert score.value == 0.0
+    assert score.details["missing_facts"] == ["READ UNCOMMITTED で起こる。"]
+    assert "分離レベルに触れていない。" in (score.rationale or "")
