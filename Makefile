@@ -18,10 +18,10 @@ $(CORE): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $(CORE)
 
-# tests, lint and benchmarks: dev tools plus the local-embedding and pdf extras
+# tests, lint and benchmarks: dev tools plus the local-embedding, pdf and mlflow extras
 $(FULL): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
-	$(BIN)/python -m pip install --quiet -e ".[dev,local,pdf]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,local,pdf,mlflow]"
 	touch $(CORE) $(FULL)
 
 demo: $(CORE)

@@ -13,7 +13,7 @@ from typing import Any
 from ragjudge.dryrun import StandInEmbedder
 from ragjudge.metrics import MetricContext
 from ragjudge.models import JudgeCallRecord
-from ragjudge.schema import ContextChunk, Output, Sample
+from ragjudge.schema import ContextChunk, Output, Sample, Usage
 
 TOKEN = "QZX"
 FIELD = re.compile(rf"{TOKEN}[a-z_.0-9]+{TOKEN}")
@@ -73,7 +73,14 @@ class Marked:
 
 
 def output_of(row: dict[str, Any]) -> Output:
-    return Output(response=row["response"], retrieved_context=row["retrieved_context"])
+    """What a target returned for ``row``: its response and contexts, with the token
+    usage and latency a target reports."""
+    return Output(
+        response=row["response"],
+        retrieved_context=row["retrieved_context"],
+        usage=Usage(input_tokens=120, output_tokens=30),
+        latency=0.5,
+    )
 
 
 class _Retriever:

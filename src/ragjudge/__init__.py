@@ -34,6 +34,7 @@ _EXPORTS = {
     "RequirementError": "ragjudge.runner",
     "evaluate": "ragjudge.runner",
     "run_evaluation": "ragjudge.runner",
+    "log_to_mlflow": "ragjudge.mlflow_export",
 }
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "create_metric",
     "evaluate",
     "load_samples",
+    "log_to_mlflow",
     "register_metric",
     "run_evaluation",
 ]
@@ -69,6 +71,7 @@ if TYPE_CHECKING:
         create_metric,
         register_metric,
     )
+    from ragjudge.mlflow_export import log_to_mlflow
     from ragjudge.runner import EvaluationResult, RequirementError, evaluate, run_evaluation
     from ragjudge.schema import ContextChunk, Output, Sample, Score, ScoreMeaning
 

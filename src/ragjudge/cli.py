@@ -205,19 +205,57 @@ def show(
         print_result(result, out)
 
 
+class ExportTarget(StrEnum):
+    mlflow = "mlflow"
+
+
 @app.command()
 def export(
     run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="File to write.")],
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write.")] = None,
     fmt: Annotated[ExportFormat, typer.Option("--format", help="jsonl, parquet or csv.")] = (
         ExportFormat.jsonl
     ),
     store: StoreOption = DEFAULT_STORE,
+    to: Annotated[
+        ExportTarget | None,
+        typer.Option(
+            "--to",
+            help="Log the run to MLflow instead: params, aggregate metrics with CI bounds, "
+            "the eval_results table (needs the mlflow extra).",
+        ),
+    ] = None,
+    tracking_uri: Annotated[
+        str | None,
+        typer.Option(help="With --to mlflow: the tracking URI (default MLFLOW_TRACKING_URI)."),
+    ] = None,
+    experiment: Annotated[
+        str | None,
+        typer.Option(help="With --to mlflow: the experiment (default the run's name)."),
+    ] = None,
+    report: Annotated[
+        Path | None, typer.Option(help="With --to mlflow: an HTML report to log with the run.")
+    ] = None,
 ) -> None:
     """Export one row per sample and trial with every metric's value, error and rationale
-    (and METRIC.left_out where a mean leaves values out)."""
+    (and METRIC.left_out where a mean leaves values out) to a file, or log the run to
+    MLflow (--to mlflow)."""
     from ragjudge.meanings import exclusions, run_meanings
 
+    mlflow_options = {
+        "--tracking-uri": tracking_uri,
+        "--experiment": experiment,
+        "--report": report,
+    }
+    if to is ExportTarget.mlflow:
+        if output is not None:
+            raise _fail("--to mlflow writes no file; leave out -o")
+        _export_to_mlflow(run_id, store, tracking_uri, experiment, report)
+        return
+    if given := [flag for flag, value in mlflow_options.items() if value is not None]:
+        raise _fail(f"{', '.join(given)} go(es) with --to mlflow")
+    if output is None:
+        raise _fail("give the file to write (-o FILE), or log the run to MLflow (--to mlflow)")
     if output.is_dir():
         raise _fail(f"cannot write {output}: it is a folder; give a file name (-o FILE)")
     with _opened_store(store) as s:
@@ -228,6 +266,37 @@ def export(
     except OSError as exc:
         raise _fail(f"cannot write {output}: {_os_reason(output, exc)}") from None
     err.print(f"wrote {len(frame)} rows to {output}")
+
+
+def _export_to_mlflow(
+    run_id: str,
+    store: Path,
+    tracking_uri: str | None,
+    experiment: str | None,
+    report: Path | None,
+) -> None:
+    from ragjudge.mlflow_export import EVAL_RESULTS, MlflowExportError, export_to_mlflow
+
+    with _opened_store(store) as s:
+        try:
+            logged = export_to_mlflow(
+                s, run_id, tracking_uri=tracking_uri, experiment=experiment, report=report
+            )
+        except (MlflowExportError, OSError) as exc:
+            raise _fail(str(exc)) from None
+        except Exception as exc:  # MLflow's own errors (a bad tracking URI …)
+            if type(exc).__module__.startswith("mlflow"):
+                raise _fail(f"MLflow: {exc}") from None
+            raise
+    err.print(
+        Text(
+            f"logged run {run_id} to MLflow run {logged.run_id} (experiment "
+            f"{logged.experiment_id}) at {logged.tracking_uri}: {len(logged.metrics)} metrics "
+            f"and the {EVAL_RESULTS} table"
+        ),
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _write_frame(frame: pd.DataFrame, output: Path, fmt: ExportFormat) -> None:

@@ -34,6 +34,7 @@ from ragjudge.models import (
 )
 from ragjudge.models.scripted import hash_embedding
 from ragjudge.schema import Output, Sample, Usage
+from ragjudge.targets import output_of_row
 
 T = TypeVar("T")
 
@@ -181,11 +182,13 @@ class DryRunPlan:
 
 
 def _stand_in_output(sample: Sample, supplies_response: bool) -> Output:
-    """The data's response, else (the target is not called) the reference or the query."""
-    response = None if supplies_response else sample.response
+    """The data's response (or its trace's), else (the target is not called) the
+    reference or the query."""
+    held = output_of_row(sample)
+    response = None if supplies_response else held.response
     if response is None:
         response = sample.references[0] if sample.references else sample.request.query
-    return Output(response=response, retrieved_context=sample.retrieved_context)
+    return Output(response=response, retrieved_context=held.retrieved_context)
 
 
 async def plan_evaluation(

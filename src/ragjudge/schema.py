@@ -130,6 +130,23 @@ def response_text(value: Any) -> str:
     raise ValueError("response must be a string or {'choices': [{'message': {'content': ...}}]}")
 
 
+def trace_object(value: Any) -> dict[str, Any]:
+    """A row's ``trace``: an MLflow trace as a JSON object, or its JSON text (read
+    here, so a trace that is not JSON is the row's error, not a surprise mid-run)."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            raise ValueError(
+                "trace is not JSON; give MLflow's trace JSON (Trace.to_json())"
+            ) from None
+    if not isinstance(value, dict):
+        raise ValueError(
+            f"trace must be an MLflow trace (a JSON object or its text), not {type(value).__name__}"
+        )
+    return value
+
+
 _EMPTY_IS_A_VALUE = frozenset({"response", "retrieved_context"})
 """Sample fields whose empty text is a value, not a missing one (see
 :meth:`Sample.has_field`)."""
@@ -161,6 +178,11 @@ class Sample(BaseModel):
     @classmethod
     def _normalise_response(cls, value: Any) -> str | None:
         return None if value is None else response_text(value)
+
+    @field_validator("trace", mode="before")
+    @classmethod
+    def _read_trace(cls, value: Any) -> Any:
+        return None if value is None else trace_object(value)
 
     @field_validator("expected_response", mode="before")
     @classmethod
@@ -249,6 +271,13 @@ class ScoreMeaning(BaseModel):
     excluded: tuple[float, ...] = ()
     binary: bool = False
     description: str = ""
+
+    @property
+    def aggregate(self) -> str:
+        """What the run-level value of this score is called in exports that name
+        aggregates (MLflow: ``NAME/percentage``, ``NAME/average``): ``percentage`` for
+        a yes/no score (the share of yes), ``average`` for any other."""
+        return "percentage" if self.binary else "average"
 
     @property
     def lower_is_better(self) -> bool:

@@ -20,6 +20,7 @@ from typing import Any, Protocol, TypeGuard
 
 from ragjudge.schema import ContextChunk, Output, Sample, Usage, response_text
 from ragjudge.threaded_calls import ThreadedCalls
+from ragjudge.traces import read_trace, with_trace
 
 DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
 DEFAULT_MAX_CONTEXTS = 100
@@ -119,12 +120,32 @@ class DataTarget:
     supports_history = False
 
     async def __call__(self, sample: Sample) -> Output:
-        return Output(
+        return output_of_row(sample)
+
+
+def output_of_row(sample: Sample) -> Output:
+    """The output a row of the evaluation set holds: its response, retrieved context
+    and trace, with what an MLflow trace adds where the row leaves a field out (the
+    response, the last retriever's chunks, token usage and latency; see
+    :mod:`ragjudge.traces`). A row with neither a response nor a trace that holds one
+    gives an error output."""
+    output = with_trace(
+        Output(
             response=sample.response,
             retrieved_context=sample.retrieved_context,
             trace=sample.trace,
-            error=None if sample.response is not None else "the row holds no response",
         )
+    )
+    if output.response is not None:
+        return output
+    reading = read_trace(sample.trace)
+    if sample.trace is None:
+        error = "the row holds no response"
+    elif reading is None:
+        error = "the row holds no response, and its trace is not an MLflow trace"
+    else:
+        error = f"the row holds no response, and its trace gives none: {reading.problem}"
+    return output.model_copy(update={"error": error})
 
 
 _ARGUMENTS: dict[str, Callable[[Sample], Any]] = {
@@ -241,8 +262,9 @@ def _argument_names(fn: Callable[..., Any]) -> list[str]:
 
 
 def _to_output(result: Any, limits: ReplyLimits) -> Output:
-    """The function's return value as an Output, within ``limits``."""
-    output = _read_reply(result, limits)
+    """The function's return value as an Output, within ``limits``; an MLflow trace in
+    it gives the retrieved context and token usage the reply leaves out."""
+    output = with_trace(_read_reply(result, limits))
     limits.check_output(output)
     return output
 

@@ -37,6 +37,16 @@ READ = YesNo()
         ('{"rationale": "on topic", "result": "yes"}', True, "on topic"),
         ('```json\n{"reason": "off topic", "answer": "No"}\n```', False, "off topic"),
         ('{"explanation": "fine", "verdict": true}', True, "fine"),
+        ("Answer: Yes, the response explains both.", True, "the response explains both."),
+        (
+            "The reply is off topic.\n**Answer: No** - it talks about Paris.",
+            False,
+            "The reply is off topic.",
+        ),
+        ("Rationale:\nAnswer: no — it names two levels.", False, "it names two levels."),
+        ("判定：はい。質問に答えている。", True, "質問に答えている。"),
+        ("It follows the guideline.\n[[Yes]]", True, "It follows the guideline."),
+        ("Verdict: [[no]]", False, ""),
     ],
 )
 def test_forms_real_judges_write(text: str, yes: bool, rationale: str) -> None:
@@ -52,6 +62,10 @@ def test_forms_real_judges_write(text: str, yes: bool, rationale: str) -> None:
         ("yes and no", "no yes/no verdict"),
         ("Yes, it is relevant.\nAnswer: no", "both yes and no"),
         ('{"result": "partly", "rationale": "x"}', "no yes/no verdict"),
+        ("Answer: yes or no", "no yes/no verdict"),
+        ("Answer: nothing to add", "no yes/no verdict"),
+        ("Answer: Yes, it is relevant.\nAnswer: No, it is not.", "both yes and no"),
+        ("Note: no, wait", "no yes/no verdict"),
     ],
 )
 def test_anything_else_is_a_parse_error(text: str, message: str) -> None:

@@ -7,33 +7,36 @@ from __future__ import annotations
 from typing import Any
 
 from ragjudge.metrics._base import MetricContext, Result, require_response
-from ragjudge.metrics._judged import JudgedMetric
 from ragjudge.metrics._registry import register_metric
-from ragjudge.metrics.replies import YesNo, YesNoVerdict
-from ragjudge.schema import Output, Sample, ScoreMeaning
+from ragjudge.metrics.databricks._shared import (
+    RESPONSE,
+    YES_NO,
+    DatabricksJudge,
+    conversation,
+    rating,
+    rating_meaning,
+)
+from ragjudge.metrics.replies import YesNoVerdict
+from ragjudge.schema import Output, Sample
 
 
 @register_metric("relevance_to_query")
-class RelevanceToQuery(JudgedMetric):
+class RelevanceToQuery(DatabricksJudge):
     """Yes when the response addresses the request (the whole conversation is shown),
     whether or not it is correct; the judge's rationale is kept."""
 
-    requires: tuple[str, ...] = ("response",)
+    requires: tuple[str, ...] = (RESPONSE,)
     fixed_score_name = "response/llm_judged/relevance_to_query/rating"
-    meaning = ScoreMeaning(binary=True, description="share of responses relevant to the request")
+    meaning = rating_meaning("share of responses relevant to the request")
     template = "relevance_to_query.jinja"
-    reply = YesNo()
+    reply = YES_NO
 
     async def prompt_values(
         self, sample: Sample, output: Output, ctx: MetricContext
     ) -> dict[str, Any]:
         """The conversation before the request, the request and the response."""
-        return {
-            "history": [m.model_dump() for m in sample.request.history],
-            "request": sample.request.query,
-            "response": require_response(output),
-        }
+        return {**conversation(sample), "response": require_response(output)}
 
     def value(self, reply: YesNoVerdict) -> Result:
         """1 for yes, 0 for no, with the judge's rationale and the label."""
-        return Result(float(reply.yes), rationale=reply.rationale, details={"label": reply.label})
+        return rating(reply)

@@ -17,7 +17,10 @@ _JSON_VERDICT_KEYS = ("result", "answer", "verdict", "rating", "judgement", "jud
 _JSON_RATIONALE_KEYS = ("rationale", "reason", "reasoning", "explanation", "justification")
 _LABELS = r"(?:final\s+)?(?:answer|result|verdict|rating|judge?ment|decision|回答|判定|結果)"
 _EDGE = " \t*_`#>-\"'「」“”.。!！"
-_VERDICT_LINE = re.compile(rf"^(?:{_LABELS}\s*[:：]\s*)?(yes|no|はい|いいえ)$", re.IGNORECASE)
+_WORD = r"\[{0,2}\s*(yes|no|はい|いいえ)\s*\]{0,2}"
+_CLAUSE = r"\s*[,.:;、。，．!！—–-]\s*(\S.*)"
+_VERDICT_LINE = re.compile(rf"^(?:{_LABELS}\s*[:：]\s*)?{_WORD}$", re.IGNORECASE)
+_LABELLED_CLAUSE = re.compile(rf"^{_LABELS}\s*[:：]\s*{_WORD}{_CLAUSE}$", re.IGNORECASE)
 _OPENING = re.compile(r"^(yes|no|はい|いいえ)\s*[,.:;、。，．!！—–-]\s*\S", re.IGNORECASE)
 _EMPHASIS = re.compile(r"[*_`]+")
 _RATIONALE_LABEL = re.compile(r"^\**\s*(?:rationale|reason|理由)\s*\**\s*[:：]\s*", re.IGNORECASE)
@@ -42,9 +45,11 @@ class YesNo(Reply[YesNoVerdict]):
     Read, in order: a JSON object whose ``result`` (or ``answer``, ``verdict``,
     ``rating``, ``label`` …) is ``yes``/``no`` (or a JSON boolean), with the rationale
     from ``rationale``/``reason``/``explanation``; else the last line that is only the
-    verdict (``yes``, ``Yes.``, ``**No**``, ``Answer: yes``, ``Result: no``,
-    ``判定：はい``), the rationale being the text before it; else the first line when it
-    opens with the verdict (``Yes, the response …``). Case does not matter.
+    verdict (``yes``, ``Yes.``, ``**No**``, ``[[Yes]]``, ``Answer: yes``, ``Result: no``,
+    ``判定：はい``) or a labelled verdict with its reason after it (``Answer: No - it
+    talks about …``), the rationale being the text before it (else the reason after it);
+    else the first line when it opens with the verdict (``Yes, the response …``). Case
+    does not matter.
 
     Lines that repeat the evaluated text verbatim are the judge quoting it and are
     skipped (a bare verdict line that is also in the data counts only when the reply
@@ -68,7 +73,7 @@ class YesNo(Reply[YesNoVerdict]):
             found = _json_verdict("\n".join(own))
             if found is not None:
                 return found
-        verdicts = [(i, v) for i, line in enumerate(own) if (v := _verdict_line(line)) is not None]
+        verdicts = [(i, v) for i, line in enumerate(own) if (v := _verdict_of(line)) is not None]
         unechoed = [(i, v) for i, v in verdicts if not is_echo(own[i], evaluated)]
         # a bare verdict line that is also in the data counts only when nothing else does
         verdicts = unechoed or verdicts
@@ -78,7 +83,8 @@ class YesNo(Reply[YesNoVerdict]):
             raise ParseError("the reply gives both yes and no; give exactly one verdict")
         if verdicts:
             index, verdict = verdicts[-1]
-            return YesNoVerdict(verdict, _rationale(own[:index]) or _rationale(own[index + 1 :]))
+            after = [c for c in (_clause(own[index]),) if c] + own[index + 1 :]
+            return YesNoVerdict(verdict, _rationale(own[:index]) or _rationale(after))
         if opening is not None:
             return YesNoVerdict(opening, _rationale([_after_opening(own[0]), *own[1:]]))
         raise ParseError(
@@ -89,6 +95,22 @@ class YesNo(Reply[YesNoVerdict]):
 def _verdict_line(line: str) -> bool | None:
     found = _VERDICT_LINE.match(_EMPHASIS.sub("", line).strip(_EDGE).strip())
     return None if found is None else _WORDS[found.group(1).lower()]
+
+
+def _verdict_of(line: str) -> bool | None:
+    """The verdict of a line that is only the verdict, or a labelled verdict followed by
+    its reason (``Answer: Yes, because …``)."""
+    whole = _verdict_line(line)
+    if whole is not None:
+        return whole
+    found = _LABELLED_CLAUSE.match(_EMPHASIS.sub("", line).strip(" \t#>").strip())
+    return None if found is None else _WORDS[found.group(1).lower()]
+
+
+def _clause(line: str) -> str:
+    """The reason written after a labelled verdict on its line (empty when none)."""
+    found = _LABELLED_CLAUSE.match(_EMPHASIS.sub("", line).strip(" \t#>").strip())
+    return "" if found is None else found.group(2).strip()
 
 
 def _opening_verdict(line: str) -> bool | None:

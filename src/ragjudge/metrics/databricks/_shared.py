@@ -1,0 +1,138 @@
+"""What the Databricks judges share: the option that says what a row without one of a
+judge's inputs gives, the readers of those inputs, the rating a yes/no verdict becomes,
+and the asking of several yes/no questions at once (one per fact, chunk or guideline).
+
+A judge named on its own checks its inputs before the run (``requires``) and treats an
+input missing at scoring time (a target that returned no contexts) as an error; under
+``databricks`` every judge runs with ``if_missing: skip``, so a row that lacks an input
+gets that judge's scores as not applicable — as the seed's table says.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from ragjudge.metrics._base import Metric, MetricFailure, MetricOptions, NotApplicable, Result
+from ragjudge.metrics._judged import JudgedMetric, Verdict
+from ragjudge.metrics.replies import YesNo, YesNoVerdict
+from ragjudge.schema import ContextChunk, Output, Sample, ScoreMeaning
+
+__all__ = [
+    "CONTEXTS",
+    "EXPECTED",
+    "RESPONSE",
+    "YES_NO",
+    "DatabricksJudge",
+    "DatabricksMetric",
+    "DatabricksOptions",
+    "Expected",
+    "ask_all",
+    "conversation",
+    "rating",
+    "rating_meaning",
+]
+
+RESPONSE = "response|trace"
+"""The response, or a trace that holds one."""
+CONTEXTS = "retrieved_context|trace"
+"""The retrieved context, or a trace whose last retriever span holds it."""
+EXPECTED = "expected_facts|expected_response"
+
+YES_NO = YesNo()
+"""The one reader of every Databricks judge's verdict."""
+
+
+def rating_meaning(description: str) -> ScoreMeaning:
+    """A yes/no rating stored as 1/0: its mean is the share of yes (``…/percentage``)."""
+    return ScoreMeaning(binary=True, description=description)
+
+
+class DatabricksOptions(MetricOptions):
+    """The options every Databricks judge takes."""
+
+    if_missing: Literal["error", "skip"] = "error"
+    """What a row without one of the judge's inputs gives: an explicit error (the rows
+    are checked before the run), or ``skip``: the judge does not apply to the row
+    (stored as not applicable). ``databricks`` runs its judges with ``skip``."""
+
+
+class DatabricksMetric(Metric):
+    """A Databricks metric: reads its inputs, and says what a missing one gives."""
+
+    Options: ClassVar[type[MetricOptions]] = DatabricksOptions
+    options: DatabricksOptions
+
+    def __init__(self, *, name: str | None = None, **options: Any) -> None:
+        super().__init__(name=name, **options)
+        if self.options.if_missing == "skip":
+            # only the response is needed up front; a row without the rest is skipped
+            self.requires = tuple(r for r in type(self).requires if r == RESPONSE)
+
+    def missing(self, reason: str) -> Exception:
+        """What a missing input raises: not applicable under ``skip``, else an error."""
+        if self.options.if_missing == "skip":
+            return NotApplicable(reason)
+        return MetricFailure(reason)
+
+    def contexts(self, output: Output) -> list[ContextChunk]:
+        """The retrieved context (an empty retrieval is a value: the retriever found
+        nothing); a row or target without any is a missing input."""
+        if output.retrieved_context is None:
+            raise self.missing("no retrieved context (nor a trace with a retriever span)")
+        return list(output.retrieved_context)
+
+    def expected(self, sample: Sample) -> Expected:
+        """The expected facts or the expected response(s)."""
+        if sample.expected_facts:
+            facts = [f for f in sample.expected_facts if f.strip()]
+            if facts:
+                return Expected(facts=facts)
+        references = [r for r in sample.references if r.strip()]
+        if references:
+            return Expected(references=references)
+        raise self.missing("no expected_facts or expected_response")
+
+
+class DatabricksJudge(DatabricksMetric, JudgedMetric):
+    """A Databricks LLM judge (a yes/no question, or several)."""
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What a correct response holds: a list of facts, or reference responses."""
+
+    facts: Sequence[str] = ()
+    references: Sequence[str] = ()
+
+    @property
+    def template_values(self) -> dict[str, Any]:
+        """The facts and references a template shows."""
+        return {"facts": list(self.facts), "references": list(self.references)}
+
+
+def conversation(sample: Sample) -> dict[str, Any]:
+    """The conversation before the request and the request, for a template."""
+    return {
+        "history": [m.model_dump() for m in sample.request.history],
+        "request": sample.request.query,
+    }
+
+
+def rating(verdict: YesNoVerdict, **details: Any) -> Result:
+    """1 for yes, 0 for no, with the judge's rationale and the ``yes``/``no`` label."""
+    return Result(
+        float(verdict.yes), rationale=verdict.rationale, details={"label": verdict.label, **details}
+    )
+
+
+async def ask_all(asks: Sequence[Awaitable[Verdict[YesNoVerdict]]]) -> list[Verdict[YesNoVerdict]]:
+    """Several judge calls at once. Every call finishes (its id is kept) before the
+    first failure, if any, is raised."""
+    done = await asyncio.gather(*asks, return_exceptions=True)
+    for outcome in done:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return [d for d in done if not isinstance(d, BaseException)]

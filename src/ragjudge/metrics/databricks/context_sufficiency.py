@@ -1,0 +1,45 @@
+"""``retrieval/llm_judged/context_sufficiency/rating``: does the retrieved context
+hold what a correct answer needs (every expected fact, or the information of the
+expected response)? A yes/no judge of Databricks Agent Evaluation (seed 001)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragjudge.metrics._base import MetricContext, Result
+from ragjudge.metrics._registry import register_metric
+from ragjudge.metrics.databricks._shared import (
+    CONTEXTS,
+    EXPECTED,
+    YES_NO,
+    DatabricksJudge,
+    conversation,
+    rating,
+    rating_meaning,
+)
+from ragjudge.metrics.replies import YesNoVerdict
+from ragjudge.schema import Output, Sample
+
+
+@register_metric("context_sufficiency")
+class ContextSufficiency(DatabricksJudge):
+    """Yes when the retrieved context is enough to give the expected answer; needs the
+    retrieved context (or a trace) and expected facts or an expected response."""
+
+    requires: tuple[str, ...] = (CONTEXTS, EXPECTED)
+    fixed_score_name = "retrieval/llm_judged/context_sufficiency/rating"
+    meaning = rating_meaning("share of requests whose retrieved context suffices to answer")
+    template = "context_sufficiency.jinja"
+    reply = YES_NO
+
+    async def prompt_values(
+        self, sample: Sample, output: Output, ctx: MetricContext
+    ) -> dict[str, Any]:
+        """The conversation, the retrieved chunks and the expected facts or response."""
+        contexts = self.contexts(output)
+        expected = self.expected(sample)
+        return {**conversation(sample), "contexts": contexts, **expected.template_values}
+
+    def value(self, reply: YesNoVerdict) -> Result:
+        """1 for sufficient, 0 for not, with the rationale and the label."""
+        return rating(reply)

@@ -1,0 +1,43 @@
+"""``retrieval/ground_truth/document_recall``: the share of the expected documents
+(``expected_retrieved_context``'s ``doc_uri``s) among the retrieved ones. Deterministic,
+no judge (Databricks Agent Evaluation, seed 001). ``doc_uri``s are compared exactly
+(after trimming spaces); each expected document counts once."""
+
+from __future__ import annotations
+
+from ragjudge.metrics._base import MetricContext, Produced, Result
+from ragjudge.metrics._registry import register_metric
+from ragjudge.metrics.databricks._shared import CONTEXTS, DatabricksMetric
+from ragjudge.schema import ContextChunk, Output, Sample, ScoreMeaning
+
+
+@register_metric("document_recall")
+class DocumentRecall(DatabricksMetric):
+    """Expected documents retrieved / expected documents; needs the retrieved context
+    (or a trace) and ``expected_retrieved_context``. An empty retrieval is 0."""
+
+    requires: tuple[str, ...] = (CONTEXTS, "expected_retrieved_context")
+    fixed_score_name = "retrieval/ground_truth/document_recall"
+    meaning = ScoreMeaning(description="share of the expected documents that were retrieved")
+
+    async def compute(self, sample: Sample, output: Output, ctx: MetricContext) -> Produced:
+        """The recall, with the expected, found and missing documents in the details."""
+        if not sample.expected_retrieved_context:
+            raise self.missing("no expected_retrieved_context")
+        return document_recall(self.contexts(output), sample.expected_retrieved_context)
+
+
+def document_recall(retrieved: list[ContextChunk], expected: list[ContextChunk]) -> Result:
+    """The share of ``expected``'s documents found among ``retrieved``'s."""
+    wanted = list(dict.fromkeys(c.doc_uri.strip() for c in expected))
+    got = {c.doc_uri.strip() for c in retrieved}
+    found = [uri for uri in wanted if uri in got]
+    missing = [uri for uri in wanted if uri not in got]
+    rationale = f"{len(found)} of {len(wanted)} expected documents retrieved"
+    if missing:
+        rationale += "; missing: " + ", ".join(missing)
+    return Result(
+        len(found) / len(wanted),
+        rationale=rationale,
+        details={"expected": wanted, "found": found, "missing": missing},
+    )

@@ -1,0 +1,45 @@
+"""``response/llm_judged/groundedness/rating``: is every claim of the response
+supported by the context the application retrieved? A yes/no judge of Databricks Agent
+Evaluation (seed 001); the mean is the share of grounded responses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragjudge.metrics._base import MetricContext, Result, require_response
+from ragjudge.metrics._registry import register_metric
+from ragjudge.metrics.databricks._shared import (
+    CONTEXTS,
+    RESPONSE,
+    YES_NO,
+    DatabricksJudge,
+    conversation,
+    rating,
+    rating_meaning,
+)
+from ragjudge.metrics.replies import YesNoVerdict
+from ragjudge.schema import Output, Sample
+
+
+@register_metric("groundedness")
+class Groundedness(DatabricksJudge):
+    """Yes when the retrieved context supports every factual claim of the response (an
+    empty retrieval is shown as such); needs the retrieved context or a trace."""
+
+    requires: tuple[str, ...] = (RESPONSE, CONTEXTS)
+    fixed_score_name = "response/llm_judged/groundedness/rating"
+    meaning = rating_meaning("share of responses supported by the retrieved context")
+    template = "groundedness.jinja"
+    reply = YES_NO
+
+    async def prompt_values(
+        self, sample: Sample, output: Output, ctx: MetricContext
+    ) -> dict[str, Any]:
+        """The conversation, the retrieved chunks and the response."""
+        response = require_response(output)
+        contexts = self.contexts(output)
+        return {**conversation(sample), "contexts": contexts, "response": response}
+
+    def value(self, reply: YesNoVerdict) -> Result:
+        """1 for grounded, 0 for not, with the rationale and the label."""
+        return rating(reply)
