@@ -119,6 +119,10 @@ class Classify(JudgedMetric):
             self.eval_type,
             invalid_is_choice=self.options.invalid == "min",
         )
+        self.check_spec()
+
+    def check_spec(self) -> None:
+        """Refuse a spec this metric cannot report on (:class:`SpecError`)."""
         if not self.choice_scores and not self.options.counts:
             raise SpecError(
                 f"{self.spec.where} has no choice_scores, so with counts: false the metric "
