@@ -178,3 +178,17 @@ def test_without_a_config_the_samples_must_hold_the_completions(tmp_path: Path) 
     assert result.exit_code == 2 and "needs 'response'" in result.output
     neither = runner.invoke(app, ["run", "--dry-run"])
     assert neither.exit_code == 2 and "--openai-evals REGISTRY EVAL" in neither.output
+
+
+def test_the_option_keeps_the_configs_other_openai_evals_settings(tmp_path: Path) -> None:
+    from ragjudge.cli_classify import openai_evals_config
+    from ragjudge.config import EvalConfig
+
+    config = tmp_path / "eval.yaml"
+    config.write_text(f"openai_evals: {{registry: {REGISTRY}, eval: sql-keywords, invalid: min}}\n")
+    chosen = openai_evals_config(config, (str(REGISTRY), "sql-explain-fact"))
+    assert chosen.openai_evals is not None
+    assert (chosen.openai_evals.eval, chosen.openai_evals.invalid) == ("sql-explain-fact", "min")
+    # the stored record validates again (a resumed run reads the registry from it)
+    again = EvalConfig.model_validate(chosen.to_record())
+    assert again.openai_evals == chosen.openai_evals and again.metrics == []

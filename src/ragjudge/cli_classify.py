@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ragjudge.config import ConfigError, EvalConfig, JudgeConfig, load_config
+from ragjudge.config import ConfigError, EvalConfig, JudgeConfig, _read_yaml, load_config
 from ragjudge.loading import DatasetError
 from ragjudge.metrics.classify import ClassifySpec, SpecError, list_specs
 from ragjudge.runner import RequirementError
@@ -43,7 +43,11 @@ def openai_evals_config(
     read from the current one)."""
     if evals is not None:
         registry, name = evals
-        overrides["openai_evals"] = {"registry": str(Path(registry).resolve()), "eval": name}
+        chosen = {"registry": str(Path(registry).resolve()), "eval": name}
+        written = _read_yaml(config) if config is not None else None
+        if isinstance(written, dict) and isinstance(written.get("openai_evals"), dict):
+            chosen = {**written["openai_evals"], **chosen}  # keeps the file's other settings
+        overrides["openai_evals"] = chosen
     if config is not None:
         return load_config(config, **overrides)
     raw = {k: v for k, v in overrides.items() if v is not None}

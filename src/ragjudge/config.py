@@ -163,6 +163,8 @@ class EvalConfig(BaseModel):
     def _some_metric(self) -> EvalConfig:
         if not self.metrics and self.openai_evals is None:
             raise ValueError("metrics: give at least one metric (or an openai_evals eval)")
+        if self.openai_evals is not None and self.data is not None:
+            raise ValueError("give 'data' or 'openai_evals' (whose samples are the data), not both")
         return self
 
     @field_validator("target", mode="before")

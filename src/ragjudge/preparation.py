@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ragjudge.config import ConfigError, EvalConfig, expand_environment
 from ragjudge.frames import reserved_name_problem
@@ -27,6 +27,9 @@ from ragjudge.targets import (
     TargetError,
     import_callable,
 )
+
+if TYPE_CHECKING:
+    from ragjudge.openai_evals import OpenAIEval
 
 __all__ = [
     "MetricSpec",
@@ -175,7 +178,7 @@ def load_config_samples(
     return samples[: config.limit] if config.limit else samples
 
 
-def _registry_eval(config: EvalConfig) -> Any:
+def _registry_eval(config: EvalConfig) -> OpenAIEval | None:
     """The openai-evals eval the config names (its metrics and rows), or None."""
     if config.openai_evals is None:
         return None
@@ -186,14 +189,17 @@ def _registry_eval(config: EvalConfig) -> Any:
 
 
 def _with_spec_folders(config: EvalConfig, specs: Sequence[MetricSpec]) -> list[MetricSpec]:
-    """``classify`` metrics search the config's ``specs`` folders, and a spec path is
-    read relative to the config."""
+    """``classify`` metrics search the config's ``specs`` folders (after their own
+    ``spec_dirs``), and spec paths and folders are read relative to the config."""
     folders = [str(config.resolve(folder)) for folder in config.specs]
     found: list[MetricSpec] = []
     for spec in specs:
         if isinstance(spec, dict) and spec.get("metric") == "classify":
             spec = dict(spec)
-            if folders and "spec_dirs" not in spec:
+            own = spec.get("spec_dirs")
+            if isinstance(own, list) and all(isinstance(d, str) for d in own):
+                spec["spec_dirs"] = [*(str(config.resolve(d)) for d in own), *folders]
+            elif folders and own is None:
                 spec["spec_dirs"] = folders
             ref = spec.get("spec")
             if isinstance(ref, str) and ref.split("#")[0].endswith((".yaml", ".yml")):

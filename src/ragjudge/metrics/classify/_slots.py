@@ -76,8 +76,8 @@ def messages_text(messages: Sequence[Message]) -> str:
 
 @dataclass
 class SlotFiller:
-    """The data slots of one sample: ``fill(args)`` gives the prompt's items for one
-    arg set (args are trusted text)."""
+    """The data slots of one sample; :meth:`items` lays out a prompt with them and one
+    arg set's values (trusted text)."""
 
     spec: ClassifySpec
     values: dict[str, list[Item]]
