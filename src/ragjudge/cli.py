@@ -14,7 +14,9 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ragjudge.config import ConfigError, load_config
+from ragjudge.cli_classify import openai_evals_config
+from ragjudge.cli_classify import register as register_classify
+from ragjudge.config import ConfigError
 from ragjudge.loading import DatasetError
 from ragjudge.metrics import available_metrics
 from ragjudge.models import CacheError, ResponseCache
@@ -91,7 +93,18 @@ def _table_console() -> Console:
 
 @app.command()
 def run(
-    config: Annotated[Path, typer.Argument(help="The evaluation YAML file.")],
+    config: Annotated[
+        Path | None,
+        typer.Argument(help="The evaluation YAML file (optional with --openai-evals)."),
+    ] = None,
+    openai_evals: Annotated[
+        tuple[str, str] | None,
+        typer.Option(
+            "--openai-evals",
+            metavar="REGISTRY EVAL",
+            help="Run eval EVAL of the openai-evals registry folder REGISTRY.",
+        ),
+    ] = None,
     resume: Annotated[str | None, typer.Option(help="Finish the interrupted run RUN.")] = None,
     retry_errors: Annotated[
         bool, typer.Option("--retry-errors", help="With --resume: compute errored results again.")
@@ -129,14 +142,17 @@ def run(
     Exit codes: 0 every score arrived; 3 some scores failed (beyond --max-error-rate);
     4 a metric has no value at all; 2 a mistake in the input or config; 130 interrupted.
     """
-    if resume is not None and (plan or limit is not None or trials is not None):
+    if config is None and openai_evals is None:
+        raise _fail("give the evaluation YAML file (or --openai-evals REGISTRY EVAL)")
+    if resume is not None and (plan or limit is not None or trials is not None or config is None):
         raise _fail(
             "--resume finishes a stored run with its own samples and trials; "
-            "it takes no --dry-run, --limit or --trials"
+            "it takes its config and no --dry-run, --limit or --trials"
         )
     try:
-        cfg = load_config(
+        cfg = openai_evals_config(
             config,
+            openai_evals,
             limit=limit,
             concurrency=concurrency,
             trials=trials,
@@ -169,7 +185,7 @@ def run(
     except KeyboardInterrupt:
         err.print(
             "interrupted; finished results are stored. Resume with: "
-            f"ragjudge run {config} --resume RUN (see `ragjudge runs`)"
+            f"ragjudge run {config or 'CONFIG'} --resume RUN (see `ragjudge runs`)"
         )
         raise typer.Exit(130) from None
     if as_json:
@@ -411,6 +427,8 @@ def metrics() -> None:
     for name in available_metrics():
         out.print(name)
 
+
+register_classify(app)
 
 cache_app = typer.Typer(help="The judge response cache.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")

@@ -8,7 +8,7 @@ import os
 import re
 from collections.abc import Hashable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import (
@@ -109,6 +109,19 @@ class JudgeConfig(ModelSettings):
     so an unreachable or misconfigured endpoint stops the run at once."""
 
 
+class OpenAIEvalsConfig(BaseModel):
+    """An eval of an openai-evals registry folder (see :mod:`ragjudge.openai_evals`):
+    its samples and metrics replace ``data`` (``metrics`` given too are added)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    registry: str
+    eval: str
+    invalid: Literal["error", "min"] = "error"
+    """How a classify reply naming no choice counts: ``error`` (asked again, then an
+    error) or ``min`` (the lowest choice score, as openai-evals counts it)."""
+
+
 class EvalConfig(BaseModel):
     """One evaluation. Relative paths are resolved against ``base_dir`` (the folder
     of the YAML file)."""
@@ -119,7 +132,12 @@ class EvalConfig(BaseModel):
     data: str | None = None
     format: str | None = None
     target: TargetConfig | None = None
-    metrics: list[str | dict[str, Any]] = Field(min_length=1)
+    metrics: list[str | dict[str, Any]] = Field(default_factory=list)
+    specs: list[str] = Field(default_factory=list)
+    """Folders of model-graded classification specs (YAML) for the ``classify``
+    metric, besides the built-in ones."""
+    openai_evals: OpenAIEvalsConfig | None = None
+    """An eval of an openai-evals registry to run (instead of ``data``)."""
     knowledge_base: KnowledgeBaseConfig | None = None
     retriever: dict[str, Any] | None = None
     """The evaluation contexts from the target's own search endpoint instead of a
@@ -140,6 +158,14 @@ class EvalConfig(BaseModel):
     base_dir: Path = Field(default_factory=Path.cwd)
     _env_references: EnvReferences = PrivateAttr(default_factory=dict)
     """Strings of the config file that used ``${VAR}`` (see :func:`load_config`)."""
+
+    @model_validator(mode="after")
+    def _some_metric(self) -> EvalConfig:
+        if not self.metrics and self.openai_evals is None:
+            raise ValueError("metrics: give at least one metric (or an openai_evals eval)")
+        if self.openai_evals is not None and self.data is not None:
+            raise ValueError("give 'data' or 'openai_evals' (whose samples are the data), not both")
+        return self
 
     @field_validator("target", mode="before")
     @classmethod

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ragjudge.config import ConfigError, EvalConfig, expand_environment
 from ragjudge.frames import reserved_name_problem
@@ -27,6 +27,9 @@ from ragjudge.targets import (
     TargetError,
     import_callable,
 )
+
+if TYPE_CHECKING:
+    from ragjudge.openai_evals import OpenAIEval
 
 __all__ = [
     "MetricSpec",
@@ -74,11 +77,18 @@ def prepare(
     bad option is a :class:`ConfigError` before any data is read), the target, the
     samples (``samples`` when given, as on a resume, else loaded from ``data`` or the
     config), the rows' fields against what the metrics need, and the retriever."""
-    metric_objects = build_metrics(
-        config.metrics if metrics is None else metrics, base_dir=config.base_dir
-    )
+    registry = _registry_eval(config)
+    given = list(config.metrics if metrics is None else metrics)
+    if registry is not None and metrics is None:
+        given = [*registry.metrics, *given]
+    metric_objects = build_metrics(_with_spec_folders(config, given), base_dir=config.base_dir)
     target_obj = build_target(config, target)
-    rows = samples if samples is not None else load_config_samples(config, data)
+    if samples is not None:
+        rows = samples
+    elif data is None and config.data is None and registry is not None:
+        rows = load_config_samples(config, registry.rows, format="openai_evals")
+    else:
+        rows = load_config_samples(config, data)
     check_by_key(config.by, rows)
     check_requirements(rows, metric_objects, target_obj)
     check_retriever(config, metric_objects)
@@ -155,15 +165,50 @@ def build_metrics(specs: Sequence[MetricSpec], *, base_dir: Path | None = None) 
     return metrics
 
 
-def load_config_samples(config: EvalConfig, data: Any) -> list[Sample]:
+def load_config_samples(
+    config: EvalConfig, data: Any, *, format: str | None = None
+) -> list[Sample]:
     """The evaluation set: ``data`` when given (a DataFrame, list of dicts or path),
     else the config's ``data``; the first ``limit`` rows when a limit is set."""
     if data is None:
         if config.data is None:
             raise ConfigError("no evaluation set: give 'data' (a file, DataFrame or list of dicts)")
         data = config.resolve(config.data)
-    samples = load_samples(data, format=config.format)
+    samples = load_samples(data, format=format or config.format)
     return samples[: config.limit] if config.limit else samples
+
+
+def _registry_eval(config: EvalConfig) -> OpenAIEval | None:
+    """The openai-evals eval the config names (its metrics and rows), or None."""
+    if config.openai_evals is None:
+        return None
+    from ragjudge.openai_evals import load_eval
+
+    chosen = config.openai_evals
+    return load_eval(config.resolve(chosen.registry), chosen.eval, invalid=chosen.invalid)
+
+
+def _with_spec_folders(config: EvalConfig, specs: Sequence[MetricSpec]) -> list[MetricSpec]:
+    """``classify`` metrics search the config's ``specs`` folders (after their own
+    ``spec_dirs``), and spec paths and folders are read relative to the config."""
+    folders = [str(config.resolve(folder)) for folder in config.specs]
+    found: list[MetricSpec] = []
+    for spec in specs:
+        if isinstance(spec, dict) and spec.get("metric") == "classify":
+            spec = dict(spec)
+            own = spec.get("spec_dirs")
+            if isinstance(own, list) and all(isinstance(d, str) for d in own):
+                spec["spec_dirs"] = [*(str(config.resolve(d)) for d in own), *folders]
+            elif folders and own is None:
+                spec["spec_dirs"] = folders
+            ref = spec.get("spec")
+            if isinstance(ref, str) and ref.split("#")[0].endswith((".yaml", ".yml")):
+                path, _, name = ref.partition("#")
+                spec["spec"] = str(config.resolve(path)) + (f"#{name}" if name else "")
+        elif spec == "classify" and folders:
+            spec = {"metric": "classify", "spec_dirs": folders}
+        found.append(spec)
+    return found
 
 
 def check_by_key(by: str | None, samples: Sequence[Sample]) -> None:

@@ -1,0 +1,158 @@
+"""The spec library: the built-in specs (``fact``, ``closedqa``, ``battle`` and their
+Japanese ``_ja`` twins) and the specs in the folders a user names.
+
+A spec file is YAML in the openai-evals "modelgraded" layout: a mapping from spec
+names to spec fields, so an openai-evals ``registry/modelgraded`` folder is a spec
+folder as it is. A file whose top level holds a ``prompt`` is one spec named after the
+file. A spec is named in a metric by its name, by a path (``my_spec.yaml``, or
+``specs.yaml#tone`` for one spec of several), or given inline as a mapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ragjudge.errors import TextFileError, read_text_file
+from ragjudge.metrics.classify._spec import ClassifySpec, SpecError, build_spec
+
+__all__ = ["BUILTIN_DIR", "SpecSource", "find_spec", "list_specs", "read_spec_file"]
+
+BUILTIN_DIR = Path(__file__).resolve().parent / "specs"
+BUILT_IN = "built-in"
+_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class SpecSource:
+    """A spec as read from a file, not yet checked: its fields and where it is."""
+
+    name: str
+    raw: Any
+    source: str
+
+
+class _UniqueKeys(yaml.SafeLoader):
+    """The safe loader, refusing a key given twice in one mapping."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                key = self.construct_object(key_node, deep=True)
+                if key in seen:
+                    line = key_node.start_mark.line + 1
+                    raise SpecError(f"the key {key!r} is given twice (line {line})")
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def read_spec_file(path: Path, *, label: str | None = None) -> list[SpecSource]:
+    """The specs of one YAML file (a mapping of names to specs, or one spec)."""
+    shown = label or str(path)
+    try:
+        text = read_text_file(path, shown)
+        data = yaml.load(text, Loader=_UniqueKeys)  # a SafeLoader subclass
+    except FileNotFoundError:
+        raise SpecError(f"{shown}: no such spec file") from None
+    except IsADirectoryError:
+        raise SpecError(f"{shown}: is a folder, not a spec file") from None
+    except OSError as exc:
+        raise SpecError(f"{shown}: cannot read it: {exc.strerror or exc}") from None
+    except TextFileError as exc:
+        raise SpecError(str(exc)) from None
+    except SpecError as exc:
+        raise SpecError(f"{shown}: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise SpecError(f"{shown}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict) or not data:
+        raise SpecError(f"{shown}: expected a mapping of spec names to specs")
+    if "prompt" in data:
+        return [SpecSource(path.stem, data, shown)]
+    for name, raw in data.items():
+        if not isinstance(name, str) or not isinstance(raw, dict):
+            raise SpecError(f"{shown}: {name!r}: expected a spec name and its fields")
+    return [SpecSource(name, raw, shown) for name, raw in data.items()]
+
+
+def _builtin_sources() -> list[SpecSource]:
+    return [
+        source
+        for path in sorted(BUILTIN_DIR.glob("*.yaml"))
+        for source in read_spec_file(path, label=f"{BUILT_IN} {path.name}")
+    ]
+
+
+def _folder_sources(folder: Path) -> list[SpecSource]:
+    if not folder.is_dir():
+        raise SpecError(f"specs: {folder} is not a folder")
+    files = sorted(p for p in folder.iterdir() if p.suffix in _SUFFIXES and p.is_file())
+    return [source for path in files for source in read_spec_file(path)]
+
+
+def library(folders: Sequence[str | Path] = ()) -> dict[str, SpecSource]:
+    """Every spec by name: the built-ins, then each folder's (a folder's spec replaces a
+    built-in of the same name; two files of the folders naming the same spec are an
+    error)."""
+    found = {s.name: s for s in _builtin_sources()}
+    users: dict[str, SpecSource] = {}
+    for folder in folders:
+        for source in _folder_sources(Path(folder)):
+            if source.name in users:
+                raise SpecError(
+                    f"{source.source}: spec {source.name!r} is also defined in "
+                    f"{users[source.name].source}; rename one"
+                )
+            users[source.name] = source
+    return {**found, **users}
+
+
+def find_spec(
+    ref: str | Mapping[str, Any],
+    folders: Sequence[str | Path] = (),
+    *,
+    multicomp_n: int | None = None,
+    inline_source: str = "the config",
+) -> ClassifySpec:
+    """The spec ``ref`` names: a name (built-in or in ``folders``), a path to a YAML
+    file (``file.yaml`` or ``file.yaml#name``) or an inline mapping of spec fields."""
+    if isinstance(ref, Mapping):
+        name = str(ref.get("name", "classify"))
+        fields = {k: v for k, v in ref.items() if k != "name"}
+        return build_spec(fields, name=name, source=inline_source, multicomp_n=multicomp_n)
+    path, _, wanted = ref.partition("#")
+    if path.endswith(_SUFFIXES):
+        return _from_file(Path(path).expanduser(), wanted, multicomp_n)
+    known = library(folders)
+    source = known.get(ref)
+    if source is None:
+        raise SpecError(
+            f"spec: unknown spec {ref!r}; known specs: {', '.join(sorted(known))} "
+            "(or give a path to a .yaml file)"
+        )
+    return build_spec(source.raw, name=source.name, source=source.source, multicomp_n=multicomp_n)
+
+
+def _from_file(path: Path, wanted: str, multicomp_n: int | None) -> ClassifySpec:
+    sources = read_spec_file(path)
+    if wanted:
+        chosen = [s for s in sources if s.name == wanted]
+        if not chosen:
+            names = ", ".join(s.name for s in sources)
+            raise SpecError(f"{path}: no spec {wanted!r} in it; it holds {names}")
+        source = chosen[0]
+    elif len(sources) == 1:
+        source = sources[0]
+    else:
+        names = ", ".join(s.name for s in sources)
+        raise SpecError(f"{path} holds several specs ({names}); name one as {path}#NAME")
+    return build_spec(source.raw, name=source.name, source=source.source, multicomp_n=multicomp_n)
+
+
+def list_specs(folders: Sequence[str | Path] = ()) -> list[ClassifySpec]:
+    """Every spec of the library, checked (a bad one is a :class:`SpecError`)."""
+    return [build_spec(s.raw, name=s.name, source=s.source) for s in library(folders).values()]
