@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from ragjudge.cli_classify import openai_evals_config
 from ragjudge.cli_classify import register as register_classify
+from ragjudge.cli_common import (
+    DEFAULT_STORE,
+    StoreOption,
+    err,
+    fail,
+    message_of,
+    opened_store,
+    out,
+    table_console,
+)
 from ragjudge.config import ConfigError
 from ragjudge.loading import DatasetError
 from ragjudge.metrics import available_metrics
@@ -30,7 +37,7 @@ from ragjudge.report import (
 )
 from ragjudge.results import summarize_run
 from ragjudge.runner import RequirementError, dry_run, run_evaluation
-from ragjudge.store import Store, StoreError
+from ragjudge.store import StoreError
 from ragjudge.targets import TargetError
 
 if TYPE_CHECKING:
@@ -41,54 +48,12 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Evaluate RAG and LLM applications; results are kept in a SQLite store.",
 )
-out = Console()
-err = Console(stderr=True)
-
-StoreOption = Annotated[
-    Path,
-    typer.Option("--store", help="The SQLite store (default .ragjudge/runs.db in this folder)."),
-]
-DEFAULT_STORE = Path(".ragjudge/runs.db")
 
 
 class ExportFormat(StrEnum):
     jsonl = "jsonl"
     parquet = "parquet"
     csv = "csv"
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    # the message is the user's words (paths, option values): never rich markup
-    err.print(Text("error: ", style="bold red") + Text(message), highlight=False, soft_wrap=True)
-    return typer.Exit(code)
-
-
-def _message(exc: Exception) -> str:
-    # str() of a KeyError is its message in quotes
-    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-
-
-@contextmanager
-def _opened_store(path: Path) -> Iterator[Store]:
-    """The store at ``path``, which must exist (opening would create an empty one); an
-    unknown run or a rejected argument in the block ends the command with its message."""
-    if not path.exists():
-        raise _fail(f"no store at {path}; pass --store PATH (runs are kept beside their eval.yaml)")
-    try:
-        opened = Store(path)
-    except StoreError as exc:
-        raise _fail(str(exc)) from None
-    with opened as store:
-        try:
-            yield store
-        except (KeyError, ValueError) as exc:
-            raise _fail(_message(exc)) from None
-
-
-def _table_console() -> Console:
-    """Standard output for tables; piped output has no terminal width, so it gets a
-    wide one that keeps run ids and statuses whole."""
-    return out if out.is_terminal else Console(width=200)
 
 
 @app.command()
@@ -143,9 +108,9 @@ def run(
     4 a metric has no value at all; 2 a mistake in the input or config; 130 interrupted.
     """
     if config is None and openai_evals is None:
-        raise _fail("give the evaluation YAML file (or --openai-evals REGISTRY EVAL)")
+        raise fail("give the evaluation YAML file (or --openai-evals REGISTRY EVAL)")
     if resume is not None and (plan or limit is not None or trials is not None or config is None):
-        raise _fail(
+        raise fail(
             "--resume finishes a stored run with its own samples and trials; "
             "it takes its config and no --dry-run, --limit or --trials"
         )
@@ -181,7 +146,7 @@ def run(
         OSError,
         KeyError,
     ) as exc:
-        raise _fail(_message(exc)) from None
+        raise fail(message_of(exc)) from None
     except KeyboardInterrupt:
         err.print(
             "interrupted; finished results are stored. Resume with: "
@@ -199,9 +164,9 @@ def run(
 @app.command("runs")
 def list_runs(store: StoreOption = DEFAULT_STORE) -> None:
     """List the runs in a store."""
-    with _opened_store(store) as s:
+    with opened_store(store) as s:
         table = runs_table(s.runs())
-    _table_console().print(table)
+    table_console().print(table)
 
 
 @app.command()
@@ -212,7 +177,7 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """Show a stored run's summary."""
-    with _opened_store(store) as s:
+    with opened_store(store) as s:
         run = s.run(run_id)
         result = summarize_run(s, run.run_id, by=by or run.config.get("by"))
     if as_json:
@@ -265,22 +230,22 @@ def export(
     }
     if to is ExportTarget.mlflow:
         if output is not None:
-            raise _fail("--to mlflow writes no file; leave out -o")
+            raise fail("--to mlflow writes no file; leave out -o")
         _export_to_mlflow(run_id, store, tracking_uri, experiment, report)
         return
     if given := [flag for flag, value in mlflow_options.items() if value is not None]:
-        raise _fail(f"{', '.join(given)} go(es) with --to mlflow")
+        raise fail(f"{', '.join(given)} go(es) with --to mlflow")
     if output is None:
-        raise _fail("give the file to write (-o FILE), or log the run to MLflow (--to mlflow)")
+        raise fail("give the file to write (-o FILE), or log the run to MLflow (--to mlflow)")
     if output.is_dir():
-        raise _fail(f"cannot write {output}: it is a folder; give a file name (-o FILE)")
-    with _opened_store(store) as s:
+        raise fail(f"cannot write {output}: it is a folder; give a file name (-o FILE)")
+    with opened_store(store) as s:
         run = s.run(run_id)
         frame = s.sample_frame(run.run_id, exclusions(run_meanings(run)))
     try:
         _write_frame(frame, output, fmt)
     except OSError as exc:
-        raise _fail(f"cannot write {output}: {_os_reason(output, exc)}") from None
+        raise fail(f"cannot write {output}: {_os_reason(output, exc)}") from None
     err.print(f"wrote {len(frame)} rows to {output}")
 
 
@@ -293,16 +258,16 @@ def _export_to_mlflow(
 ) -> None:
     from ragjudge.mlflow_export import EVAL_RESULTS, MlflowExportError, export_to_mlflow
 
-    with _opened_store(store) as s:
+    with opened_store(store) as s:
         try:
             logged = export_to_mlflow(
                 s, run_id, tracking_uri=tracking_uri, experiment=experiment, report=report
             )
         except (MlflowExportError, OSError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         except Exception as exc:  # MLflow's own errors (a bad tracking URI …)
             if type(exc).__module__.startswith("mlflow"):
-                raise _fail(f"MLflow: {exc}") from None
+                raise fail(f"MLflow: {exc}") from None
             raise
     err.print(
         Text(
@@ -357,15 +322,15 @@ def meta(
     from ragjudge.meta import Combine, meta_for_run
 
     if combine not in ("mean", "median"):
-        raise _fail(f"--combine must be mean or median, not {combine!r}")
-    with _opened_store(store) as s:
+        raise fail(f"--combine must be mean or median, not {combine!r}")
+    with opened_store(store) as s:
         table = meta_for_run(
             s, run_id, human, combine=cast(Combine, combine), by=by, extra=extra or []
         )
     if as_json:
         print(json.dumps(table.to_dict(), ensure_ascii=False, indent=2))
     else:
-        _table_console().print(render_meta(table))
+        table_console().print(render_meta(table))
 
 
 @app.command()
@@ -387,18 +352,18 @@ def compare(
     """Paired comparison of two runs: B − A per metric with bootstrap CIs and p-values."""
     from ragjudge.compare import compare_runs
 
-    with _opened_store(store) as first:
+    with opened_store(store) as first:
         if store_b is None or store_b.resolve() == store.resolve():
             comparison = compare_runs(first, run_a, first, run_b, by=by, metrics=metric or None)
         else:
-            with _opened_store(store_b) as second:
+            with opened_store(store_b) as second:
                 comparison = compare_runs(
                     first, run_a, second, run_b, by=by, metrics=metric or None
                 )
     if as_json:
         print(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))
     else:
-        _table_console().print(render_comparison(comparison))
+        table_console().print(render_comparison(comparison))
 
 
 @app.command()
@@ -411,14 +376,14 @@ def stability(
     flipping samples, ICC(1,1) with CI, spread vs size — beside seed 004's ratings."""
     from ragjudge.stability import stability_for_run
 
-    with _opened_store(store) as s:
+    with opened_store(store) as s:
         table = stability_for_run(s, run_id)
     if table.trials < 2:
-        raise _fail(f"run {table.run_id} has one trial; run it with --trials N (N >= 2)")
+        raise fail(f"run {table.run_id} has one trial; run it with --trials N (N >= 2)")
     if as_json:
         print(json.dumps(table.to_dict(), ensure_ascii=False, indent=2))
     else:
-        _table_console().print(render_stability(table))
+        table_console().print(render_stability(table))
 
 
 @app.command()
@@ -440,12 +405,12 @@ DEFAULT_CACHE = Path(".ragjudge/cache.db")
 
 def _existing_cache(path: Path) -> ResponseCache:
     if not path.exists():
-        raise _fail(f"no cache at {path}")
+        raise fail(f"no cache at {path}")
     cache = ResponseCache(path)
     try:
         cache.check()
     except CacheError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     return cache
 
 

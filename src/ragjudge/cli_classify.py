@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ragjudge.cli_common import DEFAULT_STORE, fail, message_of, out, table_console
 from ragjudge.config import ConfigError, EvalConfig, JudgeConfig, _read_yaml, load_config
 from ragjudge.loading import DatasetError
 from ragjudge.metrics.classify import ClassifySpec, SpecError, list_specs
@@ -20,19 +20,6 @@ from ragjudge.runner import RequirementError
 from ragjudge.store import Store, StoreError
 
 __all__ = ["openai_evals_config", "register"]
-
-out = Console()
-err = Console(stderr=True)
-DEFAULT_STORE = Path(".ragjudge/runs.db")
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(Text("error: ", style="bold red") + Text(message), highlight=False, soft_wrap=True)
-    return typer.Exit(code)
-
-
-def _wide() -> Console:
-    return out if out.is_terminal else Console(width=200)
 
 
 def openai_evals_config(
@@ -78,7 +65,7 @@ def specs(
             dirs += [str(loaded.resolve(f)) for f in loaded.specs]
         found = list_specs(dirs)
     except (ConfigError, SpecError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     if as_json:
         print(json.dumps([_spec_dict(s) for s in found], ensure_ascii=False, indent=2))
         return
@@ -95,7 +82,7 @@ def specs(
             ", ".join(row["arg_sets"]) or "–",
             spec.source,
         )
-    _wide().print(table)
+    table_console().print(table)
 
 
 def _spec_dict(spec: ClassifySpec) -> dict[str, Any]:
@@ -150,18 +137,17 @@ def counts(
         table.add_row(
             Text(row.classification), Text(row.choice), str(row.count), f"{row.share:.1%}"
         )
-    _wide().print(table)
+    table_console().print(table)
 
 
 def _with_store(path: Path, use: Any) -> Any:
     if not path.exists():
-        raise _fail(f"no store at {path}; pass --store PATH")
+        raise fail(f"no store at {path}; pass --store PATH")
     try:
         with Store(path) as store:
             return use(store)
     except (StoreError, KeyError, ValueError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        raise _fail(str(message)) from None
+        raise fail(message_of(exc)) from None
 
 
 # ragjudge battle ---------------------------------------------------------------
@@ -197,7 +183,7 @@ def battle(
 
     for path in (store, store_b):
         if path is not None and not path.exists():
-            raise _fail(f"no store at {path}; pass --store PATH")
+            raise fail(f"no store at {path}; pass --store PATH")
     try:
         judge_config, dirs = _battle_settings(judge, config)
         report = asyncio.run(
@@ -216,8 +202,7 @@ def battle(
             )
         )
     except (ConfigError, DatasetError, RequirementError, StoreError, KeyError, OSError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        raise _fail(str(message)) from None
+        raise fail(message_of(exc)) from None
     if as_json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
     else:
@@ -266,7 +251,7 @@ def _print_battle(report: Any) -> None:
         "times; first position: share of judgements preferring the response shown first"
     )
     table.caption_justify = "left"
-    _wide().print(table)
+    table_console().print(table)
     if report.left_out:
         shown = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in report.left_out.items())
         out.print(f"left out: {shown}", highlight=False)
