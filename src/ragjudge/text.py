@@ -39,6 +39,7 @@ _JAPANESE_CHARS = (
 )
 _HANGUL_CHARS = "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
 _CJK_RE = re.compile(f"[{_JAPANESE_CHARS}{_HANGUL_CHARS}]")
+_KANA_RE = re.compile(r"[\u3040-\u30ff]")
 
 # A word character that is not Japanese script (Latin, digits, Hangul, Cyrillic, ...).
 _W = f"[^\\W{_JAPANESE_CHARS}]"
@@ -78,6 +79,12 @@ def normalize_answer(text: str) -> str:
 def contains_cjk(text: str) -> bool:
     """Whether ``text`` holds any Han, Hiragana, Katakana or Hangul character."""
     return _CJK_RE.search(text) is not None
+
+
+def contains_kana(text: str) -> bool:
+    """Whether ``text`` holds hiragana or katakana: Japanese, not only Han characters
+    (which Chinese shares)."""
+    return _KANA_RE.search(text) is not None
 
 
 def tokenize(text: str, *, keep_punct: bool = False) -> list[str]:

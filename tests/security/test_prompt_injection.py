@@ -8,7 +8,9 @@ answers of the system under test in a dialogue — and then:
 
 - **structurally**: every field stays inside its block, and the prompt outside the
   blocks is exactly the prompt of a harmless sample (the attack adds no block, no
-  marker, no text outside the data);
+  marker, no text outside the data). A metric whose prompt language follows the data
+  (``language: auto``) may switch between its own English and Japanese prompts: the
+  attacked prompt must then equal a harmless sample's prompt in one of them;
 - **through the parser**: a judge that quotes the attack back, before or after its own
   verdict, gets its own verdict stored — never the attacker's.
 """
@@ -34,9 +36,9 @@ HARMLESS = "an ordinary sentence."
 
 
 async def scored(
-    name: str, marked: Marked, judge: Any
+    name: str, marked: Marked, judge: Any, **options: Any
 ) -> tuple[list[Score], list[JudgeCallRecord]]:
-    metric = create_metric(name)
+    metric = create_metric({"metric": name, **options})
     row = marked.row()
     context = marked.context(judge, metric.embedding_specs())
     scores = await metric.score(Sample.model_validate(row), output_of(row), context)
@@ -53,14 +55,32 @@ def outside_blocks(prompt: str) -> str:
 @pytest.mark.parametrize("attack", list(ATTACKS), ids=list(ATTACKS))
 @pytest.mark.parametrize("name", JUDGED)
 async def test_an_attack_in_every_field_stays_inside_the_blocks(name: str, attack: str) -> None:
-    plain_scores, plain = await scored(name, Marked(HARMLESS), StandInJudge([]))
+    references = [
+        await scored(name, Marked(HARMLESS), StandInJudge([]), **pinned)
+        for pinned in _languages(name)
+    ]
     scores, attacked = await scored(name, Marked(ATTACKS[attack]), StandInJudge([]))
 
-    assert all(s.error is None for s in scores) and len(scores) == len(plain_scores)
-    assert len(attacked) == len(plain), "the attack changed the calls made"
-    for prompt, reference in zip(prompts_of(attacked), prompts_of(plain), strict=True):
-        assert not undelimited(prompt)
-        assert outside_blocks(prompt) == outside_blocks(reference)
+    assert all(s.error is None for s in scores)
+    assert any(
+        len(scores) == len(plain_scores) and _same_structure(attacked, plain)
+        for plain_scores, plain in references
+    ), "the attack changed the prompt outside the blocks, or the calls made"
+    assert not any(undelimited(prompt) for prompt in prompts_of(attacked))
+
+
+def _languages(name: str) -> list[dict[str, str]]:
+    """The pinned prompt languages of a metric whose prompt follows the data."""
+    if "language" in metric_class(name).Options.model_fields:
+        return [{"language": "en"}, {"language": "ja"}]
+    return [{}]
+
+
+def _same_structure(attacked: list[JudgeCallRecord], plain: list[JudgeCallRecord]) -> bool:
+    if len(attacked) != len(plain):
+        return False
+    pairs = zip(prompts_of(attacked), prompts_of(plain), strict=True)
+    return all(outside_blocks(p) == outside_blocks(r) for p, r in pairs)
 
 
 class EchoingJudge(StandInJudge):

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ragjudge.metrics.replies import EVAL_TYPES
+from ragjudge.text import contains_kana
 
 __all__ = [
     "CHOICES_FROM_N",
@@ -36,7 +37,6 @@ CHOICES_FROM_N = {
 
 SAMPLE_TEMPLATE_SLOTS = frozenset({"i", "i_abc", "i_ABC", "output", "n"})
 _SLOT = re.compile(r"^[A-Za-z_]\w*$")
-_KANA = re.compile(r"[\u3040-\u30ff]")
 
 
 class SpecError(ValueError):
@@ -358,4 +358,4 @@ def _slots(where: str, texts: list[str]) -> list[str]:
 
 
 def _detect_language(texts: list[str]) -> Literal["en", "ja"]:
-    return "ja" if any(_KANA.search(t) for t in texts) else "en"
+    return "ja" if any(contains_kana(t) for t in texts) else "en"
