@@ -7,16 +7,18 @@ from __future__ import annotations
 import json
 import sqlite3
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from ragjudge.models._types import JudgeCallRecord
 
 __all__ = [
     "IN_FLIGHT",
     "LOST",
+    "CallUsage",
     "insert_call",
     "mark_lost_calls",
     "update_call",
+    "usage_by_call",
     "usage_by_purpose",
 ]
 
@@ -25,6 +27,15 @@ LOST = (
     "lost: the process ended while this call was in flight; "
     "the provider may have billed it, the reply never arrived"
 )
+
+
+class CallUsage(NamedTuple):
+    """One judge call's tokens and cost in dollars (None when unpriced)."""
+
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+
 
 _COLUMNS = (
     "run_id, provider, model, purpose, trial, messages_json, config_json, text, parsed_json,"
@@ -119,3 +130,12 @@ def usage_by_purpose(conn: sqlite3.Connection, run_id: str) -> list[dict[str, An
         }
         for r in rows
     ]
+
+
+def usage_by_call(conn: sqlite3.Connection, run_id: str) -> dict[int, CallUsage]:
+    """Every call's tokens and cost (None when unpriced), by call id."""
+    rows = conn.execute(
+        "SELECT call_id, input_tokens, output_tokens, cost FROM judge_calls WHERE run_id = ?",
+        (run_id,),
+    ).fetchall()
+    return {int(r[0]): CallUsage(int(r[1] or 0), int(r[2] or 0), r[3]) for r in rows}

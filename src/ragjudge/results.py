@@ -44,6 +44,9 @@ class EvaluationResult:
     """The judge model spec and the endpoint that judged the run (no credentials)."""
     stability: list[dict[str, Any]] = field(default_factory=list)
     """With several trials: each metric's stability (see :mod:`ragjudge.stability`)."""
+    repro: list[dict[str, Any]] = field(default_factory=list)
+    """With several trials: each sample's values over the trials, per score (see
+    :mod:`ragjudge.repro`)."""
 
     @property
     def verdict(self) -> Verdict:
@@ -79,6 +82,7 @@ class EvaluationResult:
             "errors_by_cause": [group.to_dict() for group in self.errors],
             "judge": self.judge,
             "stability": self.stability,
+            "repro": self.repro,
             "exit_code": self.verdict.exit_code,
             "exit_reasons": self.verdict.reasons,
         }
@@ -141,6 +145,7 @@ def summarize_run(
         max_error_rate=float(run.config.get("max_error_rate") or 0.0),
         judge=_judge_of(run.config),
         stability=_stability(store, run.run_id, seed) if run.trials > 1 and len(frame) else [],
+        repro=_repro(store, run.run_id) if run.trials > 1 and len(frame) else [],
     )
 
 
@@ -148,6 +153,12 @@ def _stability(store: Store, run_id: str, seed: int) -> list[dict[str, Any]]:
     from ragjudge.stability import stability_for_run
 
     return [row.to_dict() for row in stability_for_run(store, run_id, seed=seed).rows]
+
+
+def _repro(store: Store, run_id: str) -> list[dict[str, Any]]:
+    from ragjudge.repro import repro_for_run
+
+    return [row.to_dict() for row in repro_for_run(store, run_id).rows]
 
 
 def _with_skipped(summaries: list[MetricSummary], skipped: dict[str, int]) -> list[MetricSummary]:

@@ -20,6 +20,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from ragjudge import frames, judge_calls
+from ragjudge.judge_calls import CallUsage
 from ragjudge.models._types import JudgeCallRecord
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 from ragjudge.store_file import StoreError as StoreError
@@ -331,6 +332,10 @@ class Store:
     def judge_usage(self, run_id: str) -> list[dict[str, Any]]:
         """Judge calls, tokens, cost, errors and lost calls per purpose."""
         return judge_calls.usage_by_purpose(self._conn, run_id)
+
+    def call_usage(self, run_id: str) -> dict[int, CallUsage]:
+        """Every judge call's tokens and cost, by call id."""
+        return judge_calls.usage_by_call(self._conn, run_id)
 
     def target_usage(self, run_id: str) -> dict[str, Any]:
         """The system under test's token counts and latency over the run's outputs."""

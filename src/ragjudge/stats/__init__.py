@@ -28,6 +28,13 @@ from ragjudge.stats._paired import (
 )
 from ragjudge.stats._stability import FLIP, Stability, icc_one_way, stability_of
 from ragjudge.stats._summary import MetricSummary, summarize_by, summarize_scores, summary_frame
+from ragjudge.stats._trials import (
+    TrialValues,
+    VerdictAgreement,
+    group_difference,
+    trial_values,
+    verdict_agreement,
+)
 
 __all__ = [
     "CORRELATION_METHODS",
@@ -40,9 +47,12 @@ __all__ = [
     "MetricSummary",
     "PairedDifference",
     "Stability",
+    "TrialValues",
+    "VerdictAgreement",
     "bootstrap_ci",
     "correlations",
     "error_mask",
+    "group_difference",
     "group_label",
     "group_names",
     "icc_one_way",
@@ -54,4 +64,6 @@ __all__ = [
     "summarize_by",
     "summarize_scores",
     "summary_frame",
+    "trial_values",
+    "verdict_agreement",
 ]

@@ -31,12 +31,12 @@ SEED_MET = {
 _ITEM = re.compile(r"<<<BEGIN RUBRIC ITEM \[[-\d.]+\]>>>\n(.*?)\n<<<END RUBRIC ITEM", re.DOTALL)
 
 
-def response_of(prompt: str) -> str:
-    """Which of the example's responses the prompt shows."""
+def response_of(prompt: str) -> str | None:
+    """Which of the example's responses the prompt shows (None: neither)."""
     for row in ROWS:
         if row["response"].splitlines()[0] in prompt:
             return str(row["request_id"])
-    raise AssertionError("the prompt shows neither response")
+    return None
 
 
 def method_of(prompt: str) -> str:
@@ -51,7 +51,9 @@ def rubric_reply(prompt: str, flip: Callable[[], bool] = lambda: False) -> str:
     criterion = _ITEM.search(prompt)
     assert criterion is not None
     criteria = [item["criterion"] for item in ROWS[0]["rubric"]]
-    met = SEED_MET[response_of(prompt)][criteria.index(criterion.group(1))]
+    response = response_of(prompt)
+    assert response is not None, "the prompt shows neither response"
+    met = SEED_MET[response][criteria.index(criterion.group(1))]
     if flip():
         met = not met
     verdict = {"explanation": "基準に照らして判定しました。", "criteria_met": met}
@@ -86,13 +88,18 @@ class SeedJudge:
         self._flip_rate = flip_rate
         self._lock = threading.Lock()
 
-    def __call__(self, messages: list[ChatMessage]) -> str:
+    def __call__(self, messages: list[ChatMessage]) -> str | None:
+        """The reply to a judge prompt about the example; None for any other prompt
+        (the script's default answers it)."""
         prompt = "\n".join(str(m["content"]) for m in messages)
+        response = response_of(prompt)
+        if response is None:
+            return None
         with self._lock:
             method = method_of(prompt)
             if method == "rubric":
                 return rubric_reply(prompt, lambda: self._random.random() < self._flip_rate)
-            return likert_reply(self._ratings[(method, response_of(prompt))]())
+            return likert_reply(self._ratings[(method, response)]())
 
 
 def seed_ratings() -> dict[tuple[str, str], Any]:

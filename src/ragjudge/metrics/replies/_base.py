@@ -57,21 +57,34 @@ def is_echo(line: str, evaluated: Sequence[str]) -> bool:
     one of the ``evaluated`` texts. A short line (a bare verdict such as
     ``Answer: yes``) may be the judge's own words that happen to be in the data too;
     a longer one (:func:`is_quote`) is the judge quoting the data."""
-    core = _core(line)
-    if len(core) < _MIN_ECHO_CHARS:
-        return False
-    return any(core in _squeeze(normalized(text)) for text in evaluated)
+    return _echoes(_core(line), _squeezed(evaluated))
 
 
 def without_quotes(text: str, evaluated: Sequence[str]) -> str:
     """``text`` without the lines that quote the evaluated text (:func:`is_quote`)."""
-    return "\n".join(line for line in text.splitlines() if not is_quote(line, evaluated))
+    lines = text.splitlines()
+    if not evaluated:
+        return "\n".join(lines)
+    data = _squeezed(evaluated)
+    return "\n".join(line for line in lines if not _quotes(_core(line), data))
 
 
 def is_quote(line: str, evaluated: Sequence[str]) -> bool:
     """Whether ``line`` repeats the evaluated text and is too long to be a bare
     verdict: the judge quoting the data, never its own verdict."""
-    return len(_core(line)) >= _MIN_QUOTE_CHARS and is_echo(line, evaluated)
+    return _quotes(_core(line), _squeezed(evaluated))
+
+
+def _squeezed(evaluated: Sequence[str]) -> list[str]:
+    return [_squeeze(normalized(text)) for text in evaluated]
+
+
+def _echoes(core: str, data: Sequence[str]) -> bool:
+    return len(core) >= _MIN_ECHO_CHARS and any(core in text for text in data)
+
+
+def _quotes(core: str, data: Sequence[str]) -> bool:
+    return len(core) >= _MIN_QUOTE_CHARS and _echoes(core, data)
 
 
 def _core(line: str) -> str:
