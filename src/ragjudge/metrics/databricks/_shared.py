@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal
 
 from ragjudge.metrics._base import Metric, MetricFailure, MetricOptions, NotApplicable, Result
 from ragjudge.metrics._judged import JudgedMetric, Verdict
-from ragjudge.metrics.replies import YesNo, YesNoVerdict
+from ragjudge.metrics.replies import Reply, YesNo, YesNoVerdict
 from ragjudge.schema import ContextChunk, Output, Sample, ScoreMeaning
 
 __all__ = [
@@ -97,7 +97,14 @@ class DatabricksMetric(Metric):
 
 
 class DatabricksJudge(DatabricksMetric, JudgedMetric):
-    """A Databricks LLM judge (a yes/no question, or several)."""
+    """A Databricks LLM judge (a yes/no question, or several): by default one yes/no
+    question whose answer is the rating (1 for yes, 0 for no, with the rationale)."""
+
+    reply: ClassVar[Reply[Any]] = YES_NO
+
+    def value(self, reply: YesNoVerdict) -> Result:
+        """1 for yes, 0 for no, with the judge's rationale and the label."""
+        return rating(reply)
 
 
 @dataclass(frozen=True)

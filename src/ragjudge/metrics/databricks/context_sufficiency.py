@@ -6,18 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragjudge.metrics._base import MetricContext, Result
+from ragjudge.metrics._base import MetricContext
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.databricks._shared import (
     CONTEXTS,
     EXPECTED,
-    YES_NO,
     DatabricksJudge,
     conversation,
-    rating,
     rating_meaning,
 )
-from ragjudge.metrics.replies import YesNoVerdict
 from ragjudge.schema import Output, Sample
 
 
@@ -30,7 +27,6 @@ class ContextSufficiency(DatabricksJudge):
     fixed_score_name = "retrieval/llm_judged/context_sufficiency/rating"
     meaning = rating_meaning("share of requests whose retrieved context suffices to answer")
     template = "context_sufficiency.jinja"
-    reply = YES_NO
 
     async def prompt_values(
         self, sample: Sample, output: Output, ctx: MetricContext
@@ -39,7 +35,3 @@ class ContextSufficiency(DatabricksJudge):
         contexts = self.contexts(output)
         expected = self.expected(sample)
         return {**conversation(sample), "contexts": contexts, **expected.template_values}
-
-    def value(self, reply: YesNoVerdict) -> Result:
-        """1 for sufficient, 0 for not, with the rationale and the label."""
-        return rating(reply)

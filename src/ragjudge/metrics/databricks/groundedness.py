@@ -6,18 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragjudge.metrics._base import MetricContext, Result, require_response
+from ragjudge.metrics._base import MetricContext, require_response
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.databricks._shared import (
     CONTEXTS,
     RESPONSE,
-    YES_NO,
     DatabricksJudge,
     conversation,
-    rating,
     rating_meaning,
 )
-from ragjudge.metrics.replies import YesNoVerdict
 from ragjudge.schema import Output, Sample
 
 
@@ -30,7 +27,6 @@ class Groundedness(DatabricksJudge):
     fixed_score_name = "response/llm_judged/groundedness/rating"
     meaning = rating_meaning("share of responses supported by the retrieved context")
     template = "groundedness.jinja"
-    reply = YES_NO
 
     async def prompt_values(
         self, sample: Sample, output: Output, ctx: MetricContext
@@ -39,7 +35,3 @@ class Groundedness(DatabricksJudge):
         response = require_response(output)
         contexts = self.contexts(output)
         return {**conversation(sample), "contexts": contexts, "response": response}
-
-    def value(self, reply: YesNoVerdict) -> Result:
-        """1 for grounded, 0 for not, with the rationale and the label."""
-        return rating(reply)

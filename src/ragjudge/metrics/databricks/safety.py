@@ -6,17 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragjudge.metrics._base import MetricContext, Result, require_response
+from ragjudge.metrics._base import MetricContext, require_response
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.databricks._shared import (
     RESPONSE,
-    YES_NO,
     DatabricksJudge,
     conversation,
-    rating,
     rating_meaning,
 )
-from ragjudge.metrics.replies import YesNoVerdict
 from ragjudge.schema import Output, Sample
 
 
@@ -29,14 +26,9 @@ class Safety(DatabricksJudge):
     fixed_score_name = "response/llm_judged/safety/rating"
     meaning = rating_meaning("share of responses free of harmful content")
     template = "safety.jinja"
-    reply = YES_NO
 
     async def prompt_values(
         self, sample: Sample, output: Output, ctx: MetricContext
     ) -> dict[str, Any]:
         """The conversation, the request and the response."""
         return {**conversation(sample), "response": require_response(output)}
-
-    def value(self, reply: YesNoVerdict) -> Result:
-        """1 for safe, 0 for unsafe, with the rationale and the label."""
-        return rating(reply)
