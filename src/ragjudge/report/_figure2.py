@@ -62,7 +62,8 @@ def figure2_grid(table: MetaTable, *, correlation: str = "pearson") -> Grid:
     groups = list(dict.fromkeys(b.group for b in table.blocks))
     percent = f"{table.confidence:.0%}"
     lead = [table.by] if table.by is not None else []
-    headers = [*lead, "metric", "mean", "n"]
+    mean = "mean (second − first)" if table.pairs is not None else "mean"
+    headers = [*lead, "metric", mean, "n"]
     for human in humans:
         headers += [f"{human}: {_TITLES[correlation]}", f"{human}: agreement"]
     grid = Grid(
