@@ -55,10 +55,18 @@ def test_missing_human_scores_are_none(empty: Any) -> None:
     assert human_score(empty) is None
 
 
-@pytest.mark.parametrize("bad", ["Yes", True, {"a": "good"}, "{not json", math.inf, object()])
-def test_values_that_are_not_numbers_raise(bad: Any) -> None:
-    with pytest.raises(ValueError, match="score"):
+@pytest.mark.parametrize("bad", ["maybe", {"a": "good"}, "{not json", math.inf, object()])
+def test_values_that_are_not_labels_raise(bad: Any) -> None:
+    with pytest.raises(ValueError, match="label"):
         human_score(bad)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(True, 1.0), ("Yes", 1.0), ("no.", 0.0), ("はい", 1.0), ("いいえ", 0.0), ("ＹＥＳ", 1.0)],
+)
+def test_booleans_and_yes_no_words_are_labels(value: Any, expected: float) -> None:
+    assert human_score(value) == expected
 
 
 def test_unknown_combine_raises() -> None:

@@ -6,7 +6,7 @@ import asyncio
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -23,6 +23,7 @@ from ragjudge.cli_common import (
     out,
     table_console,
 )
+from ragjudge.cli_meta import register as register_meta
 from ragjudge.cli_trials import register as register_trials
 from ragjudge.config import ConfigError
 from ragjudge.loading import DatasetError
@@ -32,7 +33,6 @@ from ragjudge.report import (
     print_plan,
     print_result,
     render_comparison,
-    render_meta,
     render_stability,
     runs_table,
 )
@@ -301,40 +301,6 @@ def _os_reason(path: Path, exc: OSError) -> str:
 
 
 @app.command()
-def meta(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
-    human: Annotated[
-        list[str],
-        typer.Option(help="Metadata key holding a human score (repeat for several)."),
-    ],
-    combine: Annotated[
-        str, typer.Option(help="How to combine several annotators: mean or median.")
-    ] = "mean",
-    by: Annotated[str | None, typer.Option(help="One table per value of a metadata key.")] = None,
-    extra: Annotated[
-        list[str] | None,
-        typer.Option(help="Metadata key holding another system's score, correlated as a row."),
-    ] = None,
-    store: StoreOption = DEFAULT_STORE,
-    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
-) -> None:
-    """Correlate every metric of a run with human scores (Pearson, Spearman, Kendall,
-    bootstrap CIs) — the meta-evaluation table."""
-    from ragjudge.meta import Combine, meta_for_run
-
-    if combine not in ("mean", "median"):
-        raise fail(f"--combine must be mean or median, not {combine!r}")
-    with opened_store(store) as s:
-        table = meta_for_run(
-            s, run_id, human, combine=cast(Combine, combine), by=by, extra=extra or []
-        )
-    if as_json:
-        print(json.dumps(table.to_dict(), ensure_ascii=False, indent=2))
-    else:
-        table_console().print(render_meta(table))
-
-
-@app.command()
 def compare(
     run_a: Annotated[
         str, typer.Argument(metavar="RUN_A", help="Baseline run (a unique id prefix).")
@@ -396,6 +362,7 @@ def metrics() -> None:
 
 register_classify(app)
 register_trials(app)
+register_meta(app)
 
 cache_app = typer.Typer(help="The judge response cache.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")

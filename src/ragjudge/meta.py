@@ -1,35 +1,54 @@
-"""Meta-evaluation: how well each metric of a run agrees with human scores.
+"""Meta-evaluation: can a metric (a judge) be trusted, measured against human labels.
 
 For every metric the table gives its mean and its Pearson, Spearman and Kendall
-correlation with a human score, each with a paired bootstrap confidence interval and
+correlation with a human label, each with a paired bootstrap confidence interval and
 the number of samples ``n`` — the layout of the answer-accuracy study in seed 000
-(its Figure 2), where the expert score itself heads the table.
+(its Figure 2), where the expert score itself heads the table. Beside them, the
+agreement figures that fit the label (:mod:`ragjudge.meta_agreement`: accuracy, kappa,
+AUC, precision and recall of "acceptable" for a binary label; weighted kappa, exact and
+within-one agreement for an ordinal one; preference agreement for pairs), each with the
+"always the majority label" baseline, the agreement among the annotators
+themselves (Fleiss' kappa), and with ``ppi`` the prediction-powered estimate of the
+human-scale mean from a few labelled samples.
 
-A human score lives in a sample's metadata. It may be a number, a numeric string, a
-list of numbers, or a dict from annotator id to value (MTRAG's
-``{"ann1": "4", "ann2": "3"}``; an annotation record ``{"value": "4", ...}`` is read
-through its ``value``). Several annotators are combined per sample with the mean or
-the median. Samples without a human score are left out of the correlations and
-counted; a value that is not a number raises an error naming the sample.
+A human label lives in the samples' metadata, under one key or spread over annotator
+keys; its values may be numbers, booleans, yes/no words (Japanese too), lists or dicts
+of annotators (:mod:`ragjudge.meta_labels`). Several annotators are combined per sample
+with the mean, the median or the majority. Samples without a label are left out of the
+correlations and counted; a value that is not a label raises an error naming the
+sample.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ragjudge.meanings import exclusions, run_meanings
+from ragjudge.meta_agreement import AgreementSettings, row_agreement, row_ppi
+from ragjudge.meta_labels import (
+    COMBINE_RULES,
+    Combine,
+    HumanLabel,
+    KindOption,
+    LabelColumn,
+    combine_values,
+    label_column,
+    parse_human,
+    read_annotations,
+)
+from ragjudge.meta_pairs import pair_frames
+from ragjudge.meta_result import MetaBlock, MetaRow, MetaTable
+from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import (
-    CORRELATION_METHODS,
-    Correlation,
+    KappaWeights,
+    RaterAgreement,
     correlations,
+    fleiss_kappa,
     group_label,
     group_names,
     metadata_column,
@@ -39,6 +58,7 @@ from ragjudge.store import Store
 
 __all__ = [
     "Combine",
+    "HumanLabel",
     "MetaBlock",
     "MetaRow",
     "MetaTable",
@@ -47,202 +67,14 @@ __all__ = [
     "meta_for_run",
 ]
 
-Combine = Literal["mean", "median"]
-"""How several annotators' values become one human score per sample."""
-
-_TEXT_COLUMNS = ("human", "group", "metric")
-_COUNT_COLUMNS = ("n", "unpaired", "human_n", "missing")
-
-
-@dataclass(frozen=True)
-class MetaRow:
-    """One metric against one human score.
-
-    ``mean`` is the metric's mean over the ``n`` samples that enter the correlations
-    (those with both a human score and a usable metric value; a sample's trials are
-    averaged first). ``unpaired`` counts samples that have a human score but no usable
-    metric value (every trial failed or was an excluded value).
-    """
-
-    metric: str
-    mean: float | None
-    n: int
-    unpaired: int
-    correlations: dict[str, Correlation]
-
-
-@dataclass(frozen=True)
-class MetaBlock:
-    """All metrics against one human score, within one group of samples.
-
-    ``human_mean`` and ``n`` describe the samples that have the human score;
-    ``missing`` counts the samples of the group that lack it.
-    """
-
-    human: str
-    group: str | None
-    human_mean: float | None
-    n: int
-    missing: int
-    rows: list[MetaRow]
-
-
-@dataclass(frozen=True)
-class MetaTable:
-    """The meta-evaluation of a run: one block per human score (and per group)."""
-
-    blocks: list[MetaBlock]
-    combine: Combine
-    by: str | None
-    confidence: float
-    run_id: str | None = None
-    excluded_values: dict[str, list[float]] = field(default_factory=dict)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per (human score, group, metric), with each method's estimate,
-        interval bounds and p-value in columns such as ``pearson``, ``pearson_low``,
-        ``pearson_high`` and ``pearson_p``. Missing values are NaN."""
-        records = [
-            {
-                "human": block.human,
-                "group": block.group,
-                "metric": row.metric,
-                "mean": row.mean,
-                "n": row.n,
-                "unpaired": row.unpaired,
-                **_correlation_columns(row.correlations),
-                "human_mean": block.human_mean,
-                "human_n": block.n,
-                "missing": block.missing,
-            }
-            for block in self.blocks
-            for row in block.rows
-        ]
-        frame = pd.DataFrame(records, columns=_frame_columns())
-        # None becomes NaN so the numeric columns stay numeric.
-        floats = [c for c in frame.columns if c not in (*_TEXT_COLUMNS, *_COUNT_COLUMNS)]
-        frame[floats] = frame[floats].astype("float64")
-        return frame.astype({c: "int64" for c in _COUNT_COLUMNS})
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form: missing values are None, never NaN."""
-        return {
-            "run_id": self.run_id,
-            "combine": self.combine,
-            "by": self.by,
-            "confidence": self.confidence,
-            "excluded_values": self.excluded_values,
-            "blocks": [
-                {
-                    "human": block.human,
-                    "group": block.group,
-                    "human_mean": block.human_mean,
-                    "n": block.n,
-                    "missing": block.missing,
-                    "rows": [_row_dict(row) for row in block.rows],
-                }
-                for block in self.blocks
-            ],
-        }
-
-
-def _frame_columns() -> list[str]:
-    columns = ["human", "group", "metric", "mean", "n", "unpaired"]
-    for method in CORRELATION_METHODS:
-        columns += [method, f"{method}_low", f"{method}_high", f"{method}_p"]
-    return [*columns, "human_mean", "human_n", "missing"]
-
-
-def _correlation_columns(found: Mapping[str, Correlation]) -> dict[str, float | None]:
-    columns: dict[str, float | None] = {}
-    for method, corr in found.items():
-        columns[method] = corr.estimate
-        columns[f"{method}_low"] = corr.ci.low if corr.ci else None
-        columns[f"{method}_high"] = corr.ci.high if corr.ci else None
-        columns[f"{method}_p"] = corr.p_value
-    return columns
-
-
-def _row_dict(row: MetaRow) -> dict[str, Any]:
-    return {
-        "metric": row.metric,
-        "mean": row.mean,
-        "n": row.n,
-        "unpaired": row.unpaired,
-        **{
-            method: {
-                "estimate": corr.estimate,
-                "ci_low": corr.ci.low if corr.ci else None,
-                "ci_high": corr.ci.high if corr.ci else None,
-                "p_value": corr.p_value,
-                "resamples": corr.resamples,
-            }
-            for method, corr in row.correlations.items()
-        },
-    }
-
-
-# --------------------------------------------------------------------------- human scores
-
 
 def human_score(value: Any, *, combine: Combine = "mean") -> float | None:
-    """One number from a human-score value, or None when there is none.
-
-    Accepts a number, a numeric string, a list of numbers, a dict annotator → value,
-    an annotation record ``{"value": ...}``, and JSON text of a list or dict (the form
-    a score frame keeps dict metadata in). Several values are combined with
-    ``combine``. None, NaN, ``""`` and empty lists or dicts mean "no score"; anything
-    else that is not a number raises ``ValueError``.
-    """
-    if combine not in ("mean", "median"):
-        raise ValueError(f"combine must be 'mean' or 'median', got {combine!r}")
-    values = _annotation_values(value)
-    if not values:
-        return None
-    return statistics.fmean(values) if combine == "mean" else float(statistics.median(values))
-
-
-def _annotation_values(value: Any) -> list[float]:
-    """Every annotator's value inside ``value``, as floats (NaN dropped)."""
-    if value is None:
-        return []
-    if isinstance(value, bool):
-        raise ValueError(f"not a numeric score: {value!r}")
-    if isinstance(value, int | float | np.integer | np.floating):
-        return _finite_or_none(float(value), value)
-    if isinstance(value, str):
-        return _string_values(value)
-    if isinstance(value, Mapping):
-        if "value" in value and not isinstance(value["value"], Mapping):
-            return _annotation_values(value["value"])
-        return [v for item in value.values() for v in _annotation_values(item)]
-    if isinstance(value, list | tuple | np.ndarray):
-        return [v for item in value for v in _annotation_values(item)]
-    raise ValueError(f"not a numeric score: {value!r}")
-
-
-def _string_values(text: str) -> list[float]:
-    stripped = text.strip()
-    if not stripped:
-        return []
-    if stripped[0] in "[{":
-        try:
-            return _annotation_values(json.loads(stripped))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"not a numeric score: {text!r}") from exc
-    try:
-        number = float(stripped)
-    except ValueError as exc:
-        raise ValueError(f"not a numeric score: {text!r}") from exc
-    return _finite_or_none(number, text)
-
-
-def _finite_or_none(number: float, original: Any) -> list[float]:
-    if math.isnan(number):
-        return []
-    if math.isinf(number):
-        raise ValueError(f"not a finite score: {original!r}")
-    return [number]
+    """One number from a human label's value, or None when there is none (or
+    ``majority`` finds a tie). See :mod:`ragjudge.meta_labels` for the forms read;
+    anything else raises ``ValueError``."""
+    if combine not in COMBINE_RULES:
+        raise ValueError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
+    return combine_values(read_annotations(value).values, combine)
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -250,7 +82,7 @@ def _finite_or_none(number: float, original: Any) -> list[float]:
 
 def meta_evaluate(
     frame: pd.DataFrame,
-    human: str | Sequence[str],
+    human: str | HumanLabel | Sequence[str | HumanLabel],
     *,
     combine: Combine = "mean",
     by: str | None = None,
@@ -259,23 +91,43 @@ def meta_evaluate(
     extra: Sequence[str] = (),
     confidence: float = 0.95,
     n_resamples: int = 2000,
+    kind: KindOption = "auto",
+    acceptable: float | None = None,
+    thresholds: Mapping[str, float] | None = None,
+    kappa_weights: KappaWeights = "quadratic",
+    folds: int = 5,
+    ppi: bool = False,
+    ppi_labels: int | None = None,
+    pairs: str | None = None,
+    meanings: Mapping[str, ScoreMeaning] | None = None,
 ) -> MetaTable:
-    """Correlate every metric of a long score frame with one or more human scores.
+    """Set every metric of a long score frame against one or more human labels.
 
     ``frame`` has one row per (sample, trial, metric) — columns ``sample_id``,
     ``trial``, ``metric``, ``value``, ``error`` — and the samples' metadata as
     ``metadata.KEY`` columns (the form of :meth:`Store.score_frame`). ``human`` names
-    the metadata key(s) holding a human score (see :func:`human_score`); each gives
-    its own block of rows. ``by`` splits the samples by a metadata key, one block per
-    group. ``exclude[metric]`` lists values left out before averaging trials (such as
-    the "not sure" 0 of answer accuracy). ``extra`` names metadata keys holding other
-    systems' scores to correlate as if they were metrics of the run.
+    the labels: a metadata key, or ``NAME=KEY1,KEY2`` for one label whose annotators
+    are under several keys (:func:`~ragjudge.meta_labels.parse_human`); each gives its
+    own block of rows. ``kind`` forces the labels' kind (else detected). ``by`` splits
+    the samples by a metadata key, one block per group. ``exclude[metric]`` lists
+    values left out before averaging trials (such as the "not sure" 0 of answer
+    accuracy). ``extra`` names metadata keys holding other systems' scores to set
+    against the labels as if they were metrics of the run. ``acceptable``,
+    ``thresholds``, ``kappa_weights`` and ``folds`` shape the agreement figures and
+    ``ppi`` adds the prediction-powered estimates (:mod:`ragjudge.meta_agreement`);
+    ``ppi_labels`` keeps only that many labels, drawn at random (seeded), for them —
+    what labelling that many samples would buy when every sample is labelled;
+    ``meanings`` give each metric's direction and range. ``pairs`` names the
+    metadata key of the pair a sample belongs to, for pairwise labels
+    (:mod:`ragjudge.meta_pairs`).
     """
-    keys = [human] if isinstance(human, str) else list(human)
-    if not keys:
-        raise ValueError("name at least one human-score key")
-    if combine not in ("mean", "median"):
-        raise ValueError(f"combine must be 'mean' or 'median', got {combine!r}")
+    labels = [parse_human(h) for h in ([human] if isinstance(human, str | HumanLabel) else human)]
+    if not labels:
+        raise ValueError("name at least one human label")
+    if combine not in COMBINE_RULES:
+        raise ValueError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
+    if ppi and pairs is not None:
+        raise ValueError("PPI estimates a mean over samples; it does not apply to pairs")
     metric_values = sample_means(frame, exclude)
     if frame.empty:
         raise ValueError("score frame holds no scores")
@@ -283,22 +135,29 @@ def meta_evaluate(
     for key in extra:
         if key in metric_values:
             raise ValueError(f"extra score {key!r} has the name of a metric of the run")
-        metric_values[key] = _score_series(firsts, key, combine)
-    human_scores = {key: _score_series(firsts, key, combine) for key in keys}
-    groups = _groups(firsts, by)
+        metric_values[key] = _score_series(firsts, key)
+    if pairs is not None:
+        keys = [k for label in labels for k in label.keys]
+        firsts, metric_values = pair_frames(firsts, metric_values, pairs, keys)
+    columns = {label.name: _label_column(firsts, label, combine, kind) for label in labels}
+    settings = AgreementSettings(
+        acceptable=acceptable,
+        thresholds=dict(thresholds or {}),
+        kappa_weights=kappa_weights,
+        folds=folds,
+        pairs=pairs is not None,
+        seed=seed,
+        confidence=confidence,
+        n_resamples=n_resamples,
+    )
+    ppi_columns = {}
+    if ppi:
+        ppi_columns = {n: _subsampled(c, ppi_labels, seed) for n, c in columns.items()}
+    context = _Context(metric_values, dict(meanings or {}), settings, ppi_columns)
     blocks = [
-        _block(
-            key,
-            group,
-            ids,
-            human_scores[key],
-            metric_values,
-            seed=seed,
-            confidence=confidence,
-            n_resamples=n_resamples,
-        )
-        for key in keys
-        for group, ids in groups
+        _block(columns[label.name], group, ids, context)
+        for label in labels
+        for group, ids in _groups(firsts, by)
     ]
     return MetaTable(
         blocks=blocks,
@@ -306,19 +165,53 @@ def meta_evaluate(
         by=by,
         confidence=confidence,
         excluded_values={k: [float(v) for v in vs] for k, vs in (exclude or {}).items() if vs},
+        settings=settings,
+        pairs=pairs,
+        ppi=ppi,
     )
 
 
-def _score_series(firsts: pd.DataFrame, key: str, combine: Combine) -> pd.Series[float]:
-    """Each sample's combined score under metadata ``key`` (NaN when it has none)."""
+@dataclass(frozen=True)
+class _Context:
+    metric_values: Mapping[str, pd.Series[float]]
+    meanings: Mapping[str, ScoreMeaning]
+    settings: AgreementSettings
+    ppi_columns: Mapping[str, LabelColumn]
+    """The labels PPI sees (by label name); empty without ``ppi``."""
+
+
+def _subsampled(column: LabelColumn, keep: int | None, seed: int) -> LabelColumn:
+    """``column`` with only ``keep`` of its labels (a seeded random draw), or as is."""
+    labelled = column.combined.dropna().index
+    if keep is None or keep >= len(labelled):
+        return column
+    if keep < 2:
+        raise ValueError(f"PPI needs at least 2 labels, not {keep}")
+    chosen = np.random.default_rng(seed).choice(len(labelled), size=keep, replace=False)
+    kept = column.combined.where(column.combined.index.isin(labelled[np.sort(chosen)]))
+    return replace(column, combined=kept)
+
+
+def _label_column(
+    firsts: pd.DataFrame, label: HumanLabel, combine: Combine, kind: KindOption
+) -> LabelColumn:
+    """The label's values: every sample's values under each of its keys."""
+    raw = pd.DataFrame(
+        {key: firsts[metadata_column(firsts, key)] for key in label.keys}, index=firsts.index
+    )
+    return label_column(raw, label.name, combine=combine, kind=kind)
+
+
+def _score_series(firsts: pd.DataFrame, key: str) -> pd.Series[float]:
+    """Each sample's (mean) score under metadata ``key`` (NaN when it has none)."""
     column = metadata_column(firsts, key)
     values: dict[Any, float] = {}
     for sample_id, raw in firsts[column].items():
         try:
-            score = human_score(raw, combine=combine)
+            score = human_score(raw)
         except ValueError as exc:
             raise ValueError(f"sample {sample_id!r}, metadata {key!r}: {exc}") from None
-        values[sample_id] = math.nan if score is None else score
+        values[sample_id] = float("nan") if score is None else score
     return pd.Series(values, index=firsts.index, dtype="float64")
 
 
@@ -330,76 +223,117 @@ def _groups(firsts: pd.DataFrame, by: str | None) -> list[tuple[str | None, pd.I
     return [(name, firsts.index[(labels == name).to_numpy()]) for name in group_names(labels)]
 
 
-def _block(
-    key: str,
-    group: str | None,
-    ids: pd.Index[Any],
-    human: pd.Series[float],
-    metric_values: Mapping[str, pd.Series[float]],
-    *,
-    seed: int,
-    confidence: float,
-    n_resamples: int,
-) -> MetaBlock:
-    scored = human.reindex(ids).dropna()
-    rows = []
-    for metric, per_sample in metric_values.items():
-        paired = per_sample.reindex(scored.index).dropna()
-        pairs = scored.loc[paired.index]
-        found = correlations(
-            paired.to_numpy(dtype=np.float64),
-            pairs.to_numpy(dtype=np.float64),
-            seed=seed,
-            confidence=confidence,
-            n_resamples=n_resamples,
-        )
-        rows.append(
-            MetaRow(
-                metric=metric,
-                mean=float(paired.mean()) if len(paired) else None,
-                n=len(paired),
-                unpaired=len(scored) - len(paired),
-                correlations=found,
-            )
-        )
+def _block(label: LabelColumn, group: str | None, ids: pd.Index[Any], ctx: _Context) -> MetaBlock:
+    scored = label.combined.reindex(ids).dropna()
+    rows = [
+        _row(metric, per_sample, scored, label, ids, ctx)
+        for metric, per_sample in ctx.metric_values.items()
+    ]
+    annotators, note = _annotator_agreement(label, ids, ctx.settings)
+    no_majority = sum(1 for s in ids if label.annotations.get(s) and pd.isna(label.combined.get(s)))
     return MetaBlock(
-        human=key,
+        human=label.name,
         group=group,
         human_mean=float(scored.mean()) if len(scored) else None,
         n=len(scored),
         missing=len(ids) - len(scored),
         rows=rows,
+        kind=label.kind,
+        annotators=annotators,
+        annotators_note=note,
+        no_majority=no_majority,
     )
+
+
+def _row(
+    metric: str,
+    per_sample: pd.Series[float],
+    scored: pd.Series[float],
+    label: LabelColumn,
+    ids: pd.Index[Any],
+    ctx: _Context,
+) -> MetaRow:
+    paired = per_sample.reindex(scored.index).dropna()
+    found = correlations(
+        paired.to_numpy(dtype="float64"),
+        scored.loc[paired.index].to_numpy(dtype="float64"),
+        seed=ctx.settings.seed,
+        confidence=ctx.settings.confidence,
+        n_resamples=ctx.settings.n_resamples,
+    )
+    meaning = ctx.meanings.get(metric)
+    agreement = row_agreement(metric, paired, label, meaning, ctx.settings)
+    ppi = None
+    if label.name in ctx.ppi_columns:
+        judged = per_sample.reindex(ids).dropna()
+        ppi = row_ppi(metric, judged, ctx.ppi_columns[label.name], meaning, ctx.settings)
+    return MetaRow(
+        metric=metric,
+        mean=float(paired.mean()) if len(paired) else None,
+        n=len(paired),
+        unpaired=len(scored) - len(paired),
+        correlations=found,
+        agreement=agreement,
+        ppi=ppi,
+    )
+
+
+def _annotator_agreement(
+    label: LabelColumn, ids: pd.Index[Any], settings: AgreementSettings
+) -> tuple[RaterAgreement | None, str | None]:
+    """Fleiss' kappa of the label's annotators on the samples ``ids``, or why not."""
+    annotations = [label.annotations.get(s, ()) for s in ids]
+    if not any(len(a) >= 2 for a in annotations):
+        return None, None
+    if label.kind == "numeric":
+        return None, "numeric labels: Fleiss' kappa needs categories"
+    try:
+        found = fleiss_kappa(
+            annotations,
+            confidence=settings.confidence,
+            n_resamples=settings.n_resamples,
+            seed=settings.seed,
+        )
+    except ImportError as exc:
+        return None, str(exc)
+    return found, None if found else "no two samples with the same number of annotators"
 
 
 def meta_for_run(
     store: Store,
     run_id: str,
-    human: list[str],
+    human: Sequence[str | HumanLabel],
     *,
     combine: Combine = "mean",
     by: str | None = None,
     seed: int = 0,
     extra: Sequence[str] = (),
+    **options: Any,
 ) -> MetaTable:
     """Meta-evaluate a stored run (a unique prefix of its id is enough) from its score
-    frame, where the samples' metadata (human scores, ``by`` and ``extra`` keys) sits.
+    frame, where the samples' metadata (human labels, ``by`` and ``extra`` keys) sits.
+    ``options`` are :func:`meta_evaluate`'s (``kind``, ``acceptable``, ``thresholds``,
+    ``ppi``, ``pairs`` …).
 
     Values the run's metrics leave out of their mean (from the meanings stored with
-    the run, such as answer accuracy's 0) are left out here too. Raises ``KeyError`` for an unknown run
-    and ``ValueError`` when the run has no scores or no sample carries a named key.
+    the run, such as answer accuracy's 0) are left out here too, and the meanings give
+    each metric's direction and default threshold. Raises ``KeyError`` for an unknown
+    run and ``ValueError`` when the run has no scores or no sample carries a named key.
     """
     run = store.run(run_id)
     frame = store.score_frame(run.run_id)
     if frame.empty:
         raise ValueError(f"run {run.run_id} has no scores")
+    meanings = run_meanings(run)
     table = meta_evaluate(
         frame,
-        human,
+        list(human),
         combine=combine,
         by=by,
         seed=seed,
-        exclude=exclusions(run_meanings(run)),
+        exclude=exclusions(meanings),
         extra=extra,
+        meanings=meanings,
+        **options,
     )
     return replace(table, run_id=run.run_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import Field
@@ -20,9 +21,12 @@ __all__ = [
 
 ContextSource = Literal["reference", "question", "retrieved", "expected", "none"]
 """``reference`` (E3): retrieved with the question AND the reference answer;
-``question`` (E2): retrieved with the question alone; ``retrieved``: the contexts the
-system under test returned; ``expected``: the row's ``expected_retrieved_context``;
-``none``: no contexts."""
+``retrieved``: the contexts the system under test returned with its answer — the
+paper's E2, whose judge sees the contexts the RAG system itself used; ``question``:
+retrieved with the question alone by the evaluation retriever — the paper's E2 only
+when that retriever is the system's own search (``retriever: {kind: http}``), an
+approximation of it with a separate knowledge base; ``expected``: the row's
+``expected_retrieved_context``; ``none``: no contexts."""
 
 CONTEXT_SOURCES: tuple[str, ...] = ("reference", "question", "retrieved", "expected", "none")
 _SEARCHING = frozenset({"reference", "question"})
@@ -42,21 +46,26 @@ def searches(source: ContextSource) -> bool:
     return source in _SEARCHING
 
 
-def evaluation_query(question: str, reference: str | None) -> str:
-    """The query that E3 retrieves with: the question and the reference answer together."""
-    return question if not reference else f"{question}\n{reference}"
+def evaluation_query(question: str, reference: str | Sequence[str] | None) -> str:
+    """The query that E3 retrieves with: the question and the reference answer together.
+    With several references, one query holds the question and every reference, one per
+    line (one search, not one per reference)."""
+    found = [reference] if isinstance(reference, str) else list(reference or [])
+    return "\n".join([question, *(r for r in found if r)])
 
 
 async def evaluation_contexts(
     source: ContextSource,
     sample: Sample,
     output: Output,
-    reference: str,
+    reference: str | Sequence[str],
     ctx: MetricContext,
     k: int,
 ) -> list[ContextChunk]:
     """The at most ``k`` contexts the judge is shown for ``source`` (see
-    :data:`ContextSource`). A searching source without a retriever is a ``ValueError``."""
+    :data:`ContextSource`); ``reference`` is the reference answer, or all of them, that
+    ``reference`` (E3) retrieves with. A searching source without a retriever is a
+    ``ValueError``."""
     if source == "none":
         return []
     if source == "retrieved":

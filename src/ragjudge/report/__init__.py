@@ -1,7 +1,11 @@
 """Rendering results for people: terminal tables of run summaries, comparisons and
-meta-evaluations."""
+meta-evaluations (correlation, agreement, PPI and the Figure 2 layout, also as
+Markdown)."""
 
+from ragjudge.report._agreement import agreement_grids, annotator_notes, ppi_grid
 from ragjudge.report._compare import render_comparison
+from ragjudge.report._figure2 import figure2_grid, figure2_markdown
+from ragjudge.report._grid import Grid
 from ragjudge.report._meta import render_meta
 from ragjudge.report._methods import render_methods
 from ragjudge.report._repro import render_repro
@@ -16,7 +20,13 @@ from ragjudge.report._terminal import (
 )
 
 __all__ = [
+    "Grid",
+    "agreement_grids",
+    "annotator_notes",
     "errors_table",
+    "figure2_grid",
+    "figure2_markdown",
+    "ppi_grid",
     "print_plan",
     "print_result",
     "render_comparison",

@@ -1,5 +1,5 @@
-"""Aggregate scores: means, bootstrap confidence intervals, per-subset breakdowns and
-trial reproducibility.
+"""Aggregate scores: means, bootstrap confidence intervals, per-subset breakdowns,
+trial reproducibility, agreement with human labels and prediction-powered inference.
 
 The unit of analysis is the sample. When a metric ran several trials per sample, each
 sample's trials are averaged first and the interval is bootstrapped over samples, so
@@ -9,6 +9,18 @@ seeded: the same data always gives the same interval.
 
 from __future__ import annotations
 
+from ragjudge.stats._agreement import (
+    BinaryAgreement,
+    Estimate,
+    KappaWeights,
+    OrdinalAgreement,
+    PreferenceAgreement,
+    binary_agreement,
+    ordinal_agreement,
+    preference_agreement,
+    roc_auc,
+    weighted_kappa,
+)
 from ragjudge.stats._bootstrap import FloatArray, Interval, bootstrap_ci
 from ragjudge.stats._correlation import CORRELATION_METHODS, Correlation, correlations
 from ragjudge.stats._correlation import _replicate_correlations as _replicate_correlations
@@ -20,12 +32,14 @@ from ragjudge.stats._groups import (
     metadata_column,
     sample_means,
 )
+from ragjudge.stats._interrater import AGREEMENT_EXTRA, RaterAgreement, fleiss_kappa
 from ragjudge.stats._paired import (
     PERMUTATION_TEST,
     PairedDifference,
     paired_difference,
     sign_flip_p_value,
 )
+from ragjudge.stats._ppi import MeanEstimate, PPIEstimate, ppi_estimate, ppi_mean
 from ragjudge.stats._stability import FLIP, Stability, icc_one_way, stability_of
 from ragjudge.stats._summary import MetricSummary, summarize_by, summarize_scores, summary_frame
 from ragjudge.stats._trials import (
@@ -37,27 +51,43 @@ from ragjudge.stats._trials import (
 )
 
 __all__ = [
+    "AGREEMENT_EXTRA",
     "CORRELATION_METHODS",
     "FLIP",
     "NO_GROUP",
     "PERMUTATION_TEST",
+    "BinaryAgreement",
     "Correlation",
+    "Estimate",
     "FloatArray",
     "Interval",
+    "KappaWeights",
+    "MeanEstimate",
     "MetricSummary",
+    "OrdinalAgreement",
+    "PPIEstimate",
     "PairedDifference",
+    "PreferenceAgreement",
+    "RaterAgreement",
     "Stability",
     "TrialValues",
     "VerdictAgreement",
+    "binary_agreement",
     "bootstrap_ci",
     "correlations",
     "error_mask",
+    "fleiss_kappa",
     "group_difference",
     "group_label",
     "group_names",
     "icc_one_way",
     "metadata_column",
+    "ordinal_agreement",
     "paired_difference",
+    "ppi_estimate",
+    "ppi_mean",
+    "preference_agreement",
+    "roc_auc",
     "sample_means",
     "sign_flip_p_value",
     "stability_of",
@@ -66,4 +96,5 @@ __all__ = [
     "summary_frame",
     "trial_values",
     "verdict_agreement",
+    "weighted_kappa",
 ]

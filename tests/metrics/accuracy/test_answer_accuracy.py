@@ -119,6 +119,41 @@ async def test_e3_query_is_question_plus_reference() -> None:
     assert retriever.queries == [f"{QUESTION}\n{REFERENCE}", QUESTION]
 
 
+async def test_e3_retrieves_once_with_every_reference() -> None:
+    class RecordingRetriever:
+        def __init__(self) -> None:
+            self.queries: list[str] = []
+
+        async def search(self, query: str, k: int = 5) -> list[ContextChunk]:
+            self.queries.append(query)
+            return [ContextChunk(doc_uri="d", content="c")]
+
+    retriever = RecordingRetriever()
+    judge = JudgeModel(_judge("Feedback: ok [RESULT] 5"))
+    sample = Sample(
+        request_id="1", request=QUESTION, expected_response=[REFERENCE, "", "Both combine results."]
+    )
+    metric = create_metric({"metric": "answer_accuracy", "contexts": "reference"})
+    await metric.score(
+        sample, Output(response="x"), MetricContext(retriever=retriever, judge=judge)
+    )
+    assert retriever.queries == [f"{QUESTION}\n{REFERENCE}\nBoth combine results."]
+    assert evaluation_query(QUESTION, None) == QUESTION
+
+
+async def test_one_reference_keeps_the_seed_prompt() -> None:
+    provider = _judge("Feedback: ok [RESULT] 4")
+    ctx = MetricContext(judge=JudgeModel(provider))
+    sample = Sample(request_id="1", request=QUESTION, expected_response=[REFERENCE])
+    await create_metric({"metric": "answer_accuracy", "contexts": "none"}).score(
+        sample, Output(response="x"), ctx
+    )
+    prompt = provider.calls[0][0]["content"]
+    assert f"###Reference Answer (Score 5):\n<<<BEGIN REFERENCE ANSWER>>>\n{REFERENCE}" in prompt
+    assert "the reference answer is a correct answer to the question" in prompt
+    assert "the reference answer is entirely correct" in prompt
+
+
 async def test_retrieved_and_none_contexts() -> None:
     provider = _judge("Feedback: fine [RESULT] 3")
     judge = JudgeModel(provider)
@@ -257,15 +292,20 @@ def test_k_must_be_a_whole_number_of_at_least_one(k: object) -> None:
         create_metric({"metric": "answer_accuracy", "k": k})
 
 
-async def test_judges_against_the_first_non_blank_reference() -> None:
+async def test_every_non_blank_reference_is_shown_together() -> None:
     provider = _judge("Feedback: ok [RESULT] 4")
     ctx = MetricContext(judge=JudgeModel(provider))
     sample = Sample(request_id="1", request=QUESTION, expected_response=[" ", REFERENCE, "other"])
     metric = create_metric({"metric": "answer_accuracy", "contexts": "none"})
 
     [score] = await metric.score(sample, Output(response="x"), ctx)
-    assert score.value == 4.0
-    assert f"<<<BEGIN REFERENCE ANSWER>>>\n{REFERENCE}\n<<<END" in provider.calls[0][0]["content"]
+    assert score.value == 4.0 and score.details["references"] == 2
+    prompt = provider.calls[0][0]["content"]
+    assert f"<<<BEGIN REFERENCE ANSWER 1>>>\n{REFERENCE}\n<<<END REFERENCE ANSWER 1>>>" in prompt
+    assert "<<<BEGIN REFERENCE ANSWER 2>>>\nother\n<<<END REFERENCE ANSWER 2>>>" in prompt
+    assert "###Reference Answers (Score 5 each):" in prompt
+    assert "if the response implies any one of them" in prompt
+    assert "<<<BEGIN REFERENCE ANSWER>>>" not in prompt
 
     [failed] = await metric.score(sample, Output(response=None, error="HTTP 500"), ctx)
     assert failed.value is None and failed.error == "target failed: HTTP 500"

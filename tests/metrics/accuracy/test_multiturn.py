@@ -417,6 +417,57 @@ async def test_a_repeated_query_is_asked_again() -> None:
     assert "repeats question 1" in run.provider.calls[3][-1]["content"]
 
 
+async def test_a_query_repeated_after_the_re_asks_ends_with_the_final_answer() -> None:
+    agents = Agents(
+        judge=["Feedback: partly right. [RESULT] 3", "Feedback: largely correct. [RESULT] 4"],
+        compose=["Answer: UNION combines results., Explanation: turn 1"],
+        query=[f"Query: {QUESTION.upper()}"],  # the target question again, every time
+        rewrite=["Answer: UNION removes duplicates; UNION ALL keeps them., Explanation: done"],
+    )
+    run = Run(agents)
+    scores = await run.score(MultiTurn(max_turns=5))
+
+    assert agents.calls["query"] == 3  # asked, then re-asked twice
+    assert [s.error for s in scores.values()] == [None, None, None]
+    assert scores["wscore"].details["sigma"] == [3, 4]
+    assert scores["wscore"].details["end"] == "no_more_queries"
+    assert tasks(scores) == ["T1", "T2", "T3", "T4/T5", "T6", "T7"]
+    stop = scores["wscore"].details["transcript"]["events"][3]
+    assert stop["decision"] == "stop" and stop["query"] is None
+    assert stop["repeated"] == QUESTION.upper()
+    assert stop["call_ids"] == [3, 4, 5]
+    assert run.target.queries == []
+
+
+async def test_an_unreadable_generator_is_still_an_error() -> None:
+    # a reply with no "Query:" label after a repeat: the last failure is not a repeat
+    agents = Agents(
+        judge=["[RESULT] 3"],
+        query=[f"Query: {QUESTION}", "I would ask more.", "I would ask more."],
+    )
+    scores = await Run(agents).score(MultiTurn())
+    assert all("generator: parse error" in (s.error or "") for s in scores.values())
+
+
+async def test_several_references_reach_every_agent_and_the_e3_search() -> None:
+    agents = Agents(
+        judge=["[RESULT] 3", "[RESULT] 5"],
+        query=["Query: , Explanation: nothing more"],
+        rewrite=["Answer: UNION removes duplicates., Explanation: done"],
+    )
+    run = Run(agents)
+    run.sample = Sample(
+        request_id="u1", request=QUESTION, expected_response=[REFERENCE, "UNION dedupes."]
+    )
+    await run.score(MultiTurn())
+
+    assert run.retriever.queries == [f"{QUESTION}\n{REFERENCE}\nUNION dedupes."]
+    for role in ("judge", "query", "rewrite"):
+        prompt = agents.prompts[role][0]
+        assert f"<<<BEGIN REFERENCE ANSWER 1>>>\n{REFERENCE}" in prompt, role
+        assert "<<<BEGIN REFERENCE ANSWER 2>>>\nUNION dedupes." in prompt, role
+
+
 async def test_an_unparseable_agent_gives_three_error_scores() -> None:
     agents = Agents(judge=["[RESULT] 5"], compose=["I think UNION removes duplicates."])
     run = Run(agents)

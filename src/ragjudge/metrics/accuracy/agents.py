@@ -15,6 +15,7 @@ __all__ = [
     "AgentQuery",
     "AnswerReply",
     "QueryReply",
+    "RepeatedQuery",
     "parse_agent_answer",
     "parse_agent_query",
 ]
@@ -136,11 +137,20 @@ def parse_agent_query(text: str, earlier: Sequence[str] = ()) -> AgentQuery:
     key = _question_key(query)
     for number, asked in enumerate(earlier, start=1):
         if _question_key(asked) == key:
-            raise ParseError(
+            raise RepeatedQuery(
                 f"the query repeats question {number} ({asked!r}); write a different "
-                "query, or leave the query blank if no more questions are needed"
+                "query, or leave the query blank if no more questions are needed",
+                query=query,
             )
     return AgentQuery(query=query, explanation=explanation)
+
+
+class RepeatedQuery(ParseError):
+    """The generator asked a question it had already asked; ``query`` is the repeat."""
+
+    def __init__(self, message: str, *, query: str) -> None:
+        super().__init__(message)
+        self.query = query
 
 
 class AnswerReply(Reply[AgentAnswer]):
@@ -164,15 +174,23 @@ class AnswerReply(Reply[AgentAnswer]):
 
 class QueryReply(Reply[AgentQuery]):
     """The generator's reply; a query repeating one of ``earlier`` is a parse error.
+    ``repeated`` is the repeat when the latest reply read was one (None otherwise), so
+    a caller can tell a generator that kept repeating itself from an unreadable one.
     Its dry-run stand-in always asks a new question, so a dry run walks the longest
     dialogue."""
 
     def __init__(self, earlier: Sequence[str] = ()) -> None:
         self.earlier = list(earlier)
+        self.repeated: str | None = None
 
     def parse(self, text: str, *, evaluated: Sequence[str] = ()) -> AgentQuery:
         """See :func:`parse_agent_query`; lines quoting the evaluated text are left out."""
-        return parse_agent_query(without_quotes(text, evaluated), self.earlier)
+        self.repeated = None
+        try:
+            return parse_agent_query(without_quotes(text, evaluated), self.earlier)
+        except RepeatedQuery as exc:
+            self.repeated = exc.query
+            raise
 
     def stand_in(self) -> str:
         """A follow-up question that differs from every earlier one."""

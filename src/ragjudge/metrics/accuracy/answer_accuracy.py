@@ -1,12 +1,21 @@
 """Answer accuracy judged with contexts retrieved with the question AND the reference
 answer (seed 000, method I; its Figure 5 prompt).
 
-The judge sees the question, the response, the reference answer (score 5; the first
-non-blank one when the row has several) and evaluation contexts chosen by ``contexts``
-(:data:`~ragjudge.metrics.ContextSource`: ``reference`` = E3, the default;
-``question`` = E2; ``retrieved``; ``expected``; ``none``), and gives a score on a 0–5
-scale with feedback. 0 means the response says it is not sure; the aggregate mean
-leaves 0 out (as in the paper) and reports how many were left out beside it.
+The judge sees the question, the response, the reference answer (score 5) and
+evaluation contexts chosen by ``contexts`` (:data:`~ragjudge.metrics.ContextSource`:
+``reference`` = E3, the default; ``retrieved`` = the paper's E2, the contexts the
+system itself answered from; ``question`` = retrieved with the question alone by the
+evaluation retriever, the paper's E2 only when that retriever is the system's own
+search; ``expected``; ``none``), and gives a score on a 0–5 scale with feedback. 0
+means the response says it is not sure; the aggregate mean leaves 0 out (as in the
+paper) and reports how many were left out beside it.
+
+**Several references.** A row may carry several reference answers (QA sets with
+several gold answers). All non-blank ones are shown to the judge together, each in
+its own delimited block, as alternatives: each is a correct answer worth 5, and a
+response that implies any one of them is correct. E3 retrieves once, with the
+question and every reference together (:func:`~ragjudge.metrics.evaluation_query`).
+With one reference the prompt is the seed's, unchanged.
 """
 
 from __future__ import annotations
@@ -34,27 +43,28 @@ async def ask_accuracy(
     *,
     question: str,
     response: str,
-    reference: str,
+    references: Sequence[str],
     contexts: Sequence[ContextChunk],
     purpose: str | None = None,
 ) -> Verdict[ResultVerdict]:
-    """The Figure 5 judge: a 0–5 score with feedback for ``response`` (also the judge
-    of each turn of a multi-turn dialogue)."""
+    """The Figure 5 judge: a 0–5 score with feedback for ``response`` against one or
+    several ``references`` (also the judge of each turn of a multi-turn dialogue)."""
     return await j.ask(
         ACCURACY_REPLY,
         "answer_accuracy.jinja",
         purpose=purpose,
         question=question,
         response=response,
-        reference=reference,
+        references=list(references),
         contexts=list(contexts),
     )
 
 
 @register_metric("answer_accuracy")
 class AnswerAccuracy(JudgedMetric):
-    """0–5 answer accuracy against the first non-blank reference answer, judged with
-    ``k`` evaluation contexts chosen by ``contexts`` (see the module docstring)."""
+    """0–5 answer accuracy against the row's reference answers (all shown together),
+    judged with ``k`` evaluation contexts chosen by ``contexts`` (see the module
+    docstring)."""
 
     Options = ContextOptions
     options: ContextOptions
@@ -79,19 +89,23 @@ class AnswerAccuracy(JudgedMetric):
     async def judge(self, sample: Sample, output: Output, j: Judging) -> Produced:
         """Judge the response against the reference with the evaluation contexts."""
         response = require_response(output)
-        reference = references(sample)[0][1]
+        answers = [text for _, text in references(sample)]
         source, k = self.options.contexts, self.options.k
         try:
-            contexts = await evaluation_contexts(source, sample, output, reference, j.ctx, k)
+            contexts = await evaluation_contexts(source, sample, output, answers, j.ctx, k)
         except ValueError as exc:
             raise MetricFailure(str(exc)) from None
-        details = {"contexts": source, "context_doc_uris": [c.doc_uri for c in contexts]}
+        details = {
+            "contexts": source,
+            "context_doc_uris": [c.doc_uri for c in contexts],
+            "references": len(answers),
+        }
         try:
             verdict = await ask_accuracy(
                 j,
                 question=sample.request.query,
                 response=response,
-                reference=reference,
+                references=answers,
                 contexts=contexts,
             )
         except MetricFailure as exc:

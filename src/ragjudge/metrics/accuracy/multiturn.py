@@ -15,22 +15,32 @@ For each (target question, reference answer) three agents hold a dialogue of at 
   once per sample with the ORIGINAL question and the reference answer — E3). A 5 ends
   the dialogue.
 - **T4/T5** the *generator* reads the feedback and either writes a new query (one
-  that differs from every earlier question — a repeat is re-asked like a parse
-  failure — and states no fact found only in the reference), going back to T1, or
-  leaves the query blank: no more questions.
+  that differs from every earlier question and states no fact found only in the
+  reference), going back to T1, or leaves the query blank: no more questions. A query
+  that repeats an earlier question is re-asked like a parse failure; a generator that
+  still repeats itself after the re-asks has nothing new to ask, so the dialogue goes
+  on to T6/T7 as if it had left the query blank (the transcript records the repeat).
 - **T6** then the composer rewrites the tentative answer to the reference answer's
   level of detail without adding what only the reference says, and **T7** the judge
   scores that final answer.
 
-**The score list σ.** Every judged answer adds one score: each T3 score, and the T7
-score when the dialogue went through T6/T7. The turn limit ``n`` bounds σ, as in the
-paper (``σ = [s0 … sk]``, ``0 ≤ k < n``; all scores between 0 and n): after a T3 score
-below 5 with σ already holding ``n`` scores the dialogue ends there — there is no slot
-left for a further query nor for a final answer, so T4–T7 are skipped (and no
-generator call is spent). T6/T7 therefore happen only when the generator stops asking
-before the limit, and the final score takes the next slot. So a dialogue makes at most
-``n`` target calls, ``n`` judge calls, ``n`` composer calls and ``n - 1`` generator
-calls (``3n - 1`` agent calls, the dry run's upper bound).
+**The score list σ and the turn limit.** Every judged answer adds one score: each T3
+score, and the T7 score when the dialogue went through T6/T7. The turn limit ``n``
+bounds σ, as in the paper (``σ = [s0 … sk]``, ``0 ≤ k < n``; all scores between 0 and
+n). The paper's T5 goes back to T1 only "if the maximum number of turns is not
+reached" and does not say what follows when it is; ragjudge reads the limit as the
+length of σ: after a T3 score below 5 with σ already holding ``n`` scores the
+dialogue ends there — there is no slot left for a further query nor for a final
+answer, so T4–T7 are skipped (and no generator call is spent). T6/T7 therefore happen
+only when the generator stops asking (or keeps repeating itself) before the limit,
+and the final score takes the next slot. So a dialogue makes at most ``n`` target
+calls, ``n`` judge calls, ``n`` composer calls and ``n - 1`` generator calls (``3n - 1``
+agent calls, the dry run's upper bound).
+
+**Several references.** All the row's non-blank reference answers are shown to the
+judge, the composer's rewrite (T6) and the generator together, as alternatives, and
+the E3 contexts are retrieved once with the question and all of them (see
+:mod:`~ragjudge.metrics.accuracy.answer_accuracy`).
 
 **0 ("not sure").** A 0 stays in σ as the value 0: it lowers ``wscore`` and counts
 towards ``lscore``; unlike the answer-accuracy mean, nothing is left out here, because
@@ -52,8 +62,9 @@ run side by side. The per-sample transcript (every query, target answer, compose
 answer, judge feedback and score, generator decision and explanation, each with its
 call ids) is stored on the ``wscore`` score as ``details["transcript"]``; all three
 scores carry σ and every judge/agent call id. When anything fails mid-dialogue (the
-target, a model call, an output that still does not parse after the re-asks) all
-three scores are explicit errors, with the transcript so far — never numbers.
+target, a model call, an output that still does not parse after the re-asks — other
+than the generator's repeated question above) all three scores are explicit errors,
+with the transcript so far — never numbers.
 
 In a dry run the stand-in judge never gives 5 and the stand-in generator always asks
 a new question, so the estimate follows the longest dialogue (an upper bound).
@@ -100,7 +111,7 @@ class _Dialogue:
     """The state of one sample's dialogue and its transcript."""
 
     question: str
-    reference: str
+    references: list[str]
     earlier: list[Message]
     contexts: list[ContextChunk]
     turns: list[dict[str, str]] = field(default_factory=list)
@@ -211,7 +222,7 @@ class _DialogueRun:
                 self.j,
                 question=self.d.question,
                 response=answer,
-                reference=self.d.reference,
+                references=self.d.references,
                 contexts=self.d.contexts,
                 purpose=self.purpose(purpose),
             )
@@ -233,16 +244,30 @@ class _DialogueRun:
         """T4/T5: the generator decides from the judge's feedback whether to ask more,
         and writes the next query (None: no more questions)."""
         evaluation = f"{verdict.feedback or ''}\nScore: {verdict.score}".strip()
-        asked = [turn["query"] for turn in self.d.turns]
-        reply, ids = await self.agent(
-            "generator",
-            "multiturn_query.jinja",
-            QueryReply(asked),
-            "query",
-            tentative=tentative,
-            evaluation=evaluation,
-            reference=self.d.reference,
-        )
+        reader = QueryReply([turn["query"] for turn in self.d.turns])
+        try:
+            reply, ids = await self.agent(
+                "generator",
+                "multiturn_query.jinja",
+                reader,
+                "query",
+                tentative=tentative,
+                evaluation=evaluation,
+                references=self.d.references,
+            )
+        except MetricFailure as exc:
+            if reader.repeated is None or not _gave_up_parsing(exc):
+                raise
+            # Still repeating itself after the re-asks: it has nothing new to ask.
+            self.d.record(
+                "T4/T5",
+                exc.call_ids,
+                decision="stop",
+                query=None,
+                repeated=reader.repeated,
+                explanation="the generator kept repeating an earlier question; no more queries",
+            )
+            return None
         decision = "stop" if reply.query is None else "ask"
         self.d.record(
             "T4/T5", ids, decision=decision, query=reply.query, explanation=reply.explanation
@@ -257,7 +282,7 @@ class _DialogueRun:
             AnswerReply(self.latest_answer()),
             "rewrite",
             tentative=tentative,
-            reference=self.d.reference,
+            references=self.d.references,
         )
         self.d.record("T6", ids, answer=reply.answer, explanation=reply.explanation)
         return reply.answer
@@ -278,6 +303,12 @@ class _DialogueRun:
             **values,
         )
         return verdict.value, verdict.call_ids
+
+
+def _gave_up_parsing(exc: MetricFailure) -> bool:
+    """Whether a failed agent call is a reply that still did not parse after the
+    re-asks (not a call that failed)."""
+    return "parse error" in exc.message and "call failed" not in exc.message
 
 
 class MultiTurnOptions(ContextOptions):
@@ -356,15 +387,15 @@ class MultiTurn(JudgedMetric):
         if problem is not None:
             raise MetricFailure(problem)
         require_response(output)
-        reference = references(sample)[0][1]
+        answers = [text for _, text in references(sample)]
         source, k = self.options.contexts, self.options.k
         try:
-            contexts = await evaluation_contexts(source, sample, output, reference, j.ctx, k)
+            contexts = await evaluation_contexts(source, sample, output, answers, j.ctx, k)
         except ValueError as exc:
             raise MetricFailure(str(exc)) from None
         dialogue = _Dialogue(
             question=sample.request.query,
-            reference=reference,
+            references=answers,
             earlier=list(sample.request.history),
             contexts=contexts,
         )
