@@ -22,7 +22,7 @@ from pydantic import (
 )
 
 from ragjudge.errors import TextFileError, read_text_file
-from ragjudge.loading import format_named
+from ragjudge.loading import check_columns, format_named
 from ragjudge.loading._values import value_problem
 from ragjudge.models.cache import provider_endpoint
 from ragjudge.models.model import ModelSettings, make_provider
@@ -131,6 +131,12 @@ class EvalConfig(BaseModel):
     name: str | None = None
     data: str | None = None
     format: str | None = None
+    columns: dict[str, str] = Field(default_factory=dict)
+    """Sample field → the column of the data holding it (``column.key`` reads a key
+    of a JSON-object column), for layouts no built-in format knows."""
+    skip_invalid_rows: bool = False
+    """Score what can be scored: rows that cannot be read are left out, and a metric is
+    not applicable to the rows lacking its inputs; both are reported."""
     target: TargetConfig | None = None
     metrics: list[str | dict[str, Any]] = Field(default_factory=list)
     specs: list[str] = Field(default_factory=list)
@@ -152,6 +158,9 @@ class EvalConfig(BaseModel):
     """The share of a metric's results that may fail before ``ragjudge run`` exits
     non-zero (3); a metric with no value at all always exits 4."""
     limit: int | None = Field(default=None, ge=1)
+    sample: int | None = Field(default=None, ge=1)
+    """Evaluate a random subset of this many rows, stratified by ``by`` (drawn with
+    ``seed``)."""
     by: str | None = None
     store: str | None = None
     seed: int = 0
@@ -165,6 +174,21 @@ class EvalConfig(BaseModel):
             raise ValueError("metrics: give at least one metric (or an openai_evals eval)")
         if self.openai_evals is not None and self.data is not None:
             raise ValueError("give 'data' or 'openai_evals' (whose samples are the data), not both")
+        return self
+
+    @field_validator("columns", mode="before")
+    @classmethod
+    def _known_columns(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return check_columns(value)
+        return value
+
+    @model_validator(mode="after")
+    def _limit_or_sample(self) -> EvalConfig:
+        if self.limit is not None and self.sample is not None:
+            raise ValueError(
+                "give 'limit' (the first N rows) or 'sample' (N random rows), not both"
+            )
         return self
 
     @field_validator("target", mode="before")

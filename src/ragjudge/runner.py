@@ -1,5 +1,6 @@
 """The public entry points of an evaluation: :func:`evaluate` (sync, also inside a
-running event loop), :func:`run_evaluation` (async) and :func:`dry_run`.
+running event loop), :func:`aevaluate` (the same, awaited), :func:`run_evaluation`
+(async, from a config) and :func:`dry_run`.
 
 Setting up lives in :mod:`ragjudge.preparation`, executing in
 :mod:`ragjudge.execution`, aggregating in :mod:`ragjudge.results`.
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import ValidationError
 from rich.console import Console
 
 from ragjudge._version import __version__
@@ -31,11 +33,13 @@ from ragjudge.judging import (
     preflight,
     record_calls,
 )
-from ragjudge.metrics import Metric, MetricContext
+from ragjudge.metrics import Metric, MetricContext, create_metric
+from ragjudge.metrics._function import is_plain_function
 from ragjudge.models import JudgeCallRecord, JudgeModel, Limiter, Provider, ResponseCache
 from ragjudge.preparation import MetricSpec, Prepared, RequirementError, prepare
 from ragjudge.redact import MASK
 from ragjudge.results import EvaluationResult, summarize_run
+from ragjudge.run_events import NOTE
 from ragjudge.runlock import run_lock
 from ragjudge.schema import Sample
 from ragjudge.store import RunInfo, Store, new_run_id
@@ -43,6 +47,7 @@ from ragjudge.store import RunInfo, Store, new_run_id
 __all__ = [
     "EvaluationResult",
     "RequirementError",
+    "aevaluate",
     "dry_run",
     "evaluate",
     "run_evaluation",
@@ -60,6 +65,7 @@ class _Options:
     use_cache: bool = True
     provider: Provider | None = None
     retry_errors: bool = False
+    on_start: Callable[[str], None] | None = None
 
 
 async def run_evaluation(
@@ -73,6 +79,7 @@ async def run_evaluation(
     progress: bool = True,
     use_cache: bool = True,
     judge_provider: Provider | None = None,
+    on_start: Callable[[str], None] | None = None,
 ) -> EvaluationResult:
     """Run (or resume) an evaluation described by ``config``.
 
@@ -83,7 +90,8 @@ async def run_evaluation(
     and trials are used (only the concurrency and the ``by`` breakdown come from
     ``config``) and only missing results are computed; ``retry_errors`` computes its
     errored results again too. One process at a time executes a run
-    (:class:`~ragjudge.runlock.RunBusy` otherwise).
+    (:class:`~ragjudge.runlock.RunBusy` otherwise). ``on_start`` is called with the run
+    id once the run is stored (so an interrupted caller can name it).
     """
     resumed, stored_samples = None, None
     if resume is not None:
@@ -91,7 +99,7 @@ async def run_evaluation(
         config = _resumed_config(resumed, config)
     elif retry_errors:
         raise ConfigError("retry_errors (--retry-errors) goes with resume (--resume RUN)")
-    options = _Options(progress, use_cache, judge_provider, retry_errors)
+    options = _Options(progress, use_cache, judge_provider, retry_errors, on_start)
     # Everything is checked before the store is opened: a bad config leaves no file.
     setup = prepare(config, data=data, target=target, metrics=metrics, samples=stored_samples)
     try:
@@ -138,6 +146,9 @@ async def _execute(
         _close_cache(own_cache)
         raise
     _record_start(store, run_id, config, setup, resumed, retry_errors=options.retry_errors)
+    if options.on_start is not None:
+        options.on_start(run_id)
+    _tell(setup.notes, options.progress)
     await record_calls(store, run_id, config.judge, asked)
     context = MetricContext(
         retriever=setup.retriever,
@@ -154,6 +165,15 @@ async def _execute(
         await _drain_and_close([m for m in (judge, *models) if m is not None])
         _close_cache(own_cache)
     return summarize_run(store, run_id, by=config.by)
+
+
+def _tell(notes: list[str], progress: bool) -> None:
+    """Say what preparing the run decided (the format assumed, rows skipped …) before
+    the progress bar; the summary repeats it."""
+    if progress:
+        console = Console(stderr=True)
+        for note in notes:
+            console.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
 
 
 def _close_cache(cache: ResponseCache | None) -> None:
@@ -288,6 +308,8 @@ def _record_start(
             for name, meaning in metric.meanings_for(setup.samples).items()
         },
     )
+    for note in setup.notes:
+        store.add_run_event(run_id, NOTE, {"text": note})
 
 
 def _versions() -> dict[str, str]:
@@ -347,64 +369,135 @@ def evaluate(
     data: Any = None,
     *,
     target: Any = None,
-    metrics: Sequence[MetricSpec],
+    metrics: Sequence[MetricSpec | Callable[..., Any]],
     knowledge_base: str | Path | dict[str, Any] | None = None,
     judge: str | dict[str, Any] | Provider | None = None,
     trials: int = 1,
     concurrency: int = 8,
     limit: int | None = None,
+    sample: int | None = None,
     by: str | None = None,
     store: str | Path | None = None,
     name: str | None = None,
     format: str | None = None,
+    columns: dict[str, str] | None = None,
+    skip_invalid_rows: bool = False,
     resume: str | None = None,
     retry_errors: bool = False,
     seed: int = 0,
     progress: bool = True,
 ) -> EvaluationResult:
     """Evaluate ``data`` (a file path, DataFrame or list of dicts) with ``metrics``
-    (names, option dicts or Metric instances).
+    (names, option dicts, Metric instances, or plain functions
+    ``(sample, output) -> float`` named after themselves).
 
     ``target`` is None (responses are in the data), a ``package.module:function`` path
-    or a callable. ``judge`` is a model spec (``openai/gpt-4o-mini``), a dict of judge
-    settings (model, base_url, rpm, prices …) or a provider object. Results go to the
-    SQLite store (default ``.ragjudge/runs.db`` in the current folder); ``resume``
-    finishes an interrupted run (``retry_errors``: and computes its errored results
-    again). Works in scripts and inside a running event loop (notebooks).
+    (or ``path/to/file.py:function``) or a callable. ``judge`` is a model spec
+    (``openai/gpt-4o-mini``), a dict of judge settings (model, base_url, rpm, prices …)
+    or a provider object. ``format`` names the data's layout (guessed from its columns
+    otherwise) and ``columns`` maps Sample fields to the data's own column names
+    (``{"request": "ticket_text", "response": "bot_reply"}``). ``skip_invalid_rows``
+    scores what can be scored and reports the rest (rows that cannot be read are left
+    out; a metric is not applicable to rows lacking its inputs). ``limit`` takes the
+    first N rows, ``sample`` N random rows stratified by ``by`` (drawn with ``seed``).
+    Results go to the SQLite store (default ``.ragjudge/runs.db`` in the current
+    folder); ``resume`` finishes an interrupted run (``retry_errors``: and computes
+    its errored results again). Works in scripts and inside a running event loop
+    (notebooks: the run goes to a worker thread); in async code, ``await``
+    :func:`aevaluate` instead.
     """
+    arguments = dict(locals())
+    return run_sync(lambda: aevaluate(**arguments))
+
+
+async def aevaluate(
+    data: Any = None,
+    *,
+    target: Any = None,
+    metrics: Sequence[MetricSpec | Callable[..., Any]],
+    knowledge_base: str | Path | dict[str, Any] | None = None,
+    judge: str | dict[str, Any] | Provider | None = None,
+    trials: int = 1,
+    concurrency: int = 8,
+    limit: int | None = None,
+    sample: int | None = None,
+    by: str | None = None,
+    store: str | Path | None = None,
+    name: str | None = None,
+    format: str | None = None,
+    columns: dict[str, str] | None = None,
+    skip_invalid_rows: bool = False,
+    resume: str | None = None,
+    retry_errors: bool = False,
+    seed: int = 0,
+    progress: bool = True,
+) -> EvaluationResult:
+    """:func:`evaluate`, awaited on the running event loop: for async code (an async
+    test, a FastAPI handler, a notebook cell with ``await``). The arguments are those
+    of :func:`evaluate`.
+
+    >>> result = await rj.aevaluate("evalset.jsonl", target=my_async_app, metrics=["rouge_l"])
+    """
+    given = _metric_specs(metrics)
     data_spec, data_object = _spec_or_object(data, str | Path)
     target_spec, target_object = _spec_or_object(target, str)
     judge_spec, judge_provider = _spec_or_object(judge, str | dict)
-    config = EvalConfig(
-        name=name,
-        data=None if data_spec is None else str(data_spec),
-        format=format,
-        target=target_spec,
-        # a Metric instance is recorded by its name; such a run resumes only when the
-        # instances are passed again
-        metrics=[m if isinstance(m, str | dict) else {"metric": m.name} for m in metrics],
-        knowledge_base=knowledge_base,
-        judge=judge_spec,
-        trials=trials,
-        concurrency=concurrency,
-        limit=limit,
-        by=by,
-        store=None if store is None else str(store),
-        seed=seed,
-    )
-    instances_given = any(isinstance(m, Metric) for m in metrics)
-    return run_sync(
-        lambda: run_evaluation(
-            config,
-            data=data_object,
-            target=target_object,
-            metrics=metrics if instances_given else None,
-            resume=resume,
-            retry_errors=retry_errors,
-            judge_provider=judge_provider,
-            progress=progress,
+    try:
+        config = EvalConfig(
+            name=name,
+            data=None if data_spec is None else str(data_spec),
+            format=format,
+            columns=columns or {},
+            skip_invalid_rows=skip_invalid_rows,
+            target=target_spec,
+            # a Metric instance is recorded by its name; such a run resumes only when the
+            # instances are passed again
+            metrics=[m if isinstance(m, str | dict) else {"metric": m.name} for m in given],
+            knowledge_base=knowledge_base,
+            judge=judge_spec,
+            trials=trials,
+            concurrency=concurrency,
+            limit=limit,
+            sample=sample,
+            by=by,
+            store=None if store is None else str(store),
+            seed=seed,
         )
+    except ValidationError as exc:
+        raise ConfigError(_plain_errors(exc)) from None
+    instances_given = any(isinstance(m, Metric) for m in given)
+    return await run_evaluation(
+        config,
+        data=data_object,
+        target=target_object,
+        metrics=given if instances_given else None,
+        resume=resume,
+        retry_errors=retry_errors,
+        judge_provider=judge_provider,
+        progress=progress,
     )
+
+
+def _metric_specs(metrics: Sequence[MetricSpec | Callable[..., Any]]) -> list[MetricSpec]:
+    """The metrics with each plain function made a metric named after it."""
+    specs: list[MetricSpec] = []
+    for metric in metrics:
+        if isinstance(metric, str | dict | Metric):
+            specs.append(metric)
+        elif is_plain_function(metric):
+            specs.append(create_metric(metric))
+        else:
+            raise TypeError(f"{metric!r} is not a metric name, dict, Metric or function")
+    return specs
+
+
+def _plain_errors(exc: ValidationError) -> str:
+    """A validation error of evaluate()'s arguments in words, one line per argument."""
+    lines = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error["loc"]) or "arguments"
+        lines.append(f"{where}: {error['msg'].removeprefix('Value error, ')}")
+    return "invalid arguments: " + "; ".join(lines)
 
 
 def _spec_or_object(value: Any, spec_types: Any) -> tuple[Any, Any]:

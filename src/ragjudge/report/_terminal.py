@@ -84,6 +84,8 @@ def print_result(result: EvaluationResult, console: Console) -> None:
         console.print(errors_table(result.errors))
     if result.judge_usage:
         console.print(usage_table(result.judge_usage))
+    for note in result.notes:
+        console.print(Text(f"note: {note}"), soft_wrap=True)
     if result.judge:
         console.print(Text(f"judge: {result.judge}"))
     console.print(f"status: {result.status}; stored in {result.store_path}", highlight=False)
