@@ -23,10 +23,18 @@ from ragjudge.cli_common import (
     out,
     table_console,
 )
+from ragjudge.cli_gate import (
+    check_gate_names,
+    gate_outcome,
+    parse_gates,
+    print_gates,
+    resume_command,
+)
 from ragjudge.config import ConfigError
 from ragjudge.loading import DatasetError
 from ragjudge.metrics import available_metrics
 from ragjudge.models import CacheError, ResponseCache
+from ragjudge.preparation import SKIP_HINT
 from ragjudge.report import (
     print_plan,
     print_result,
@@ -56,6 +64,11 @@ class ExportFormat(StrEnum):
     csv = "csv"
 
 
+class GateChoice(StrEnum):
+    mean = "mean"
+    ci = "ci"
+
+
 @app.command()
 def run(
     config: Annotated[
@@ -70,25 +83,73 @@ def run(
             help="Run eval EVAL of the openai-evals registry folder REGISTRY.",
         ),
     ] = None,
-    resume: Annotated[str | None, typer.Option(help="Finish the interrupted run RUN.")] = None,
+    resume: Annotated[
+        str | None, typer.Option(metavar="RUN", help="Finish the interrupted run RUN.")
+    ] = None,
     retry_errors: Annotated[
         bool, typer.Option("--retry-errors", help="With --resume: compute errored results again.")
     ] = False,
-    limit: Annotated[int | None, typer.Option(help="Evaluate only the first N rows.")] = None,
-    concurrency: Annotated[int | None, typer.Option(help="Samples in flight at once.")] = None,
-    trials: Annotated[int | None, typer.Option(help="Score every sample N times.")] = None,
+    limit: Annotated[
+        int | None, typer.Option(metavar="N", help="Evaluate only the first N rows.")
+    ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N",
+            help="Evaluate N random rows, stratified by --by (each subset keeps its share).",
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(metavar="S", help="Seed of --sample's draw and of the bootstrap CIs."),
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(metavar="N", help="Samples in flight at once.")
+    ] = None,
+    trials: Annotated[
+        int | None, typer.Option(metavar="N", help="Score every sample N times.")
+    ] = None,
     max_error_rate: Annotated[
         float | None,
         typer.Option(
-            help="Share of a metric's results that may fail before the run exits 3 (default 0)."
+            metavar="SHARE",
+            help="Share of a metric's results that may fail before the run exits 3 (default 0).",
         ),
     ] = None,
+    skip_invalid_rows: Annotated[
+        bool,
+        typer.Option(
+            "--skip-invalid-rows",
+            help="Score what can be scored: leave out rows that cannot be read, and rows "
+            "lacking a metric's inputs for that metric; report both.",
+        ),
+    ] = False,
     by: Annotated[
-        str | None, typer.Option(help="Break the summary down by a metadata key.")
+        str | None, typer.Option(metavar="KEY", help="Break the summary down by a metadata key.")
     ] = None,
     store: Annotated[
         Path | None, typer.Option(help="Store file (default beside the config).")
     ] = None,
+    fail_under: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="METRIC=VALUE",
+            help="Exit 5 when METRIC's mean (or CI low end with --gate ci) is below VALUE; "
+            "repeat for several metrics.",
+        ),
+    ] = None,
+    fail_over: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="METRIC=VALUE",
+            help="Exit 5 when METRIC's mean (or CI high end with --gate ci) is above VALUE "
+            "(for metrics where lower is better).",
+        ),
+    ] = None,
+    gate: Annotated[
+        GateChoice,
+        typer.Option(help="What the gates check: the mean, or the 95% CI's conservative end."),
+    ] = GateChoice.mean,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     cache: Annotated[
@@ -104,27 +165,39 @@ def run(
 ) -> None:
     """Run the evaluation described by CONFIG and print its summary.
 
-    Exit codes: 0 every score arrived; 3 some scores failed (beyond --max-error-rate);
-    4 a metric has no value at all; 2 a mistake in the input or config; 130 interrupted.
+    Exit codes: 0 every score arrived (and every gate held); 3 some scores failed
+    (beyond --max-error-rate); 4 a metric has no value at all; 5 a quality gate
+    (--fail-under, --fail-over) failed; 2 a mistake in the input or config;
+    130 interrupted.
     """
     if config is None and openai_evals is None:
         raise fail("give the evaluation YAML file (or --openai-evals REGISTRY EVAL)")
-    if resume is not None and (plan or limit is not None or trials is not None or config is None):
+    if resume is not None and (
+        plan or limit is not None or sample is not None or trials is not None or config is None
+    ):
         raise fail(
             "--resume finishes a stored run with its own samples and trials; "
-            "it takes its config and no --dry-run, --limit or --trials"
+            "it takes its config and no --dry-run, --limit, --sample or --trials"
         )
+    gates = parse_gates(fail_under, fail_over)
+    if gate is GateChoice.ci and not gates:
+        raise fail("--gate ci says what --fail-under and --fail-over check; give one of them")
+    started: list[str] = [] if resume is None else [resume]
     try:
         cfg = openai_evals_config(
             config,
             openai_evals,
             limit=limit,
+            sample=sample,
+            seed=seed,
             concurrency=concurrency,
             trials=trials,
             max_error_rate=max_error_rate,
+            skip_invalid_rows=True if skip_invalid_rows else None,
             by=by,
             store=None if store is None else str(store.resolve()),
         )
+        check_gate_names(gates, cfg)
         if plan:
             estimate = asyncio.run(dry_run(cfg))
             if as_json:
@@ -134,12 +207,18 @@ def run(
             return
         result = asyncio.run(
             run_evaluation(
-                cfg, resume=resume, retry_errors=retry_errors, progress=progress, use_cache=cache
+                cfg,
+                resume=resume,
+                retry_errors=retry_errors,
+                progress=progress,
+                use_cache=cache,
+                on_start=started.append,
             )
         )
+    except DatasetError as exc:
+        raise fail(f"{exc}\n{SKIP_HINT}") from None
     except (
         ConfigError,
-        DatasetError,
         RequirementError,
         TargetError,
         StoreError,
@@ -148,17 +227,23 @@ def run(
     ) as exc:
         raise fail(message_of(exc)) from None
     except KeyboardInterrupt:
+        command = resume_command(config, started[-1] if started else None, {"--store": store})
         err.print(
-            "interrupted; finished results are stored. Resume with: "
-            f"ragjudge run {config or 'CONFIG'} --resume RUN (see `ragjudge runs`)"
+            Text(f"interrupted; finished results are stored. Resume with: {command}"),
+            soft_wrap=True,
         )
         raise typer.Exit(130) from None
+    code, gate_results = gate_outcome(result, gates, gate.value)
     if as_json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        summary = result.to_dict()
+        summary["gates"] = [g.to_dict() for g in gate_results]
+        summary["exit_code"] = code
+        print(json.dumps(summary, ensure_ascii=False, indent=2))
     else:
         print_result(result, out)
-    if result.verdict.exit_code:
-        raise typer.Exit(result.verdict.exit_code)
+    print_gates(gate_results, to_stderr=as_json)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command("runs")
