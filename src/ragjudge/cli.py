@@ -6,7 +6,7 @@ import asyncio
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import Annotated, cast
 
 import typer
 from rich.text import Text
@@ -48,9 +48,6 @@ from ragjudge.runner import RequirementError, dry_run, run_evaluation
 from ragjudge.store import StoreError
 from ragjudge.targets import TargetError
 
-if TYPE_CHECKING:
-    import pandas as pd
-
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
@@ -60,6 +57,7 @@ app = typer.Typer(
 
 class ExportFormat(StrEnum):
     jsonl = "jsonl"
+    json = "json"
     parquet = "parquet"
     csv = "csv"
 
@@ -278,10 +276,27 @@ class ExportTarget(StrEnum):
 @app.command()
 def export(
     run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write.")] = None,
-    fmt: Annotated[ExportFormat, typer.Option("--format", help="jsonl, parquet or csv.")] = (
-        ExportFormat.jsonl
-    ),
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="File to write; its extension picks the format (.jsonl, .json, .csv, "
+            ".parquet). '-' writes JSON Lines to standard output.",
+        ),
+    ] = None,
+    fmt: Annotated[
+        ExportFormat | None,
+        typer.Option("--format", help="Write this format whatever the extension."),
+    ] = None,
+    with_calls: Annotated[
+        bool,
+        typer.Option(
+            "--with-calls",
+            help="Add a judge_calls column: every judge prompt and reply of the row.",
+        ),
+    ] = False,
     store: StoreOption = DEFAULT_STORE,
     to: Annotated[
         ExportTarget | None,
@@ -293,20 +308,26 @@ def export(
     ] = None,
     tracking_uri: Annotated[
         str | None,
-        typer.Option(help="With --to mlflow: the tracking URI (default MLFLOW_TRACKING_URI)."),
+        typer.Option(
+            metavar="URI", help="With --to mlflow: the tracking URI (default MLFLOW_TRACKING_URI)."
+        ),
     ] = None,
     experiment: Annotated[
         str | None,
-        typer.Option(help="With --to mlflow: the experiment (default the run's name)."),
+        typer.Option(
+            metavar="NAME", help="With --to mlflow: the experiment (default the run's name)."
+        ),
     ] = None,
     report: Annotated[
-        Path | None, typer.Option(help="With --to mlflow: an HTML report to log with the run.")
+        Path | None,
+        typer.Option(metavar="FILE", help="With --to mlflow: an HTML report to log with the run."),
     ] = None,
 ) -> None:
-    """Export one row per sample and trial with every metric's value, error and rationale
-    (and METRIC.left_out where a mean leaves values out) to a file, or log the run to
-    MLflow (--to mlflow)."""
-    from ragjudge.meanings import exclusions, run_meanings
+    """Export one row per sample and trial — request, response, reference, the retrieved
+    contexts and those each judge was shown, every metric's value, error and rationale
+    (and METRIC.left_out where a mean leaves values out) — to a file or standard
+    output, or log the run to MLflow (--to mlflow)."""
+    from ragjudge.exporting import STDOUT, ExportError, export_format, export_frame, write_export
 
     mlflow_options = {
         "--tracking-uri": tracking_uri,
@@ -314,24 +335,31 @@ def export(
         "--report": report,
     }
     if to is ExportTarget.mlflow:
-        if output is not None:
-            raise fail("--to mlflow writes no file; leave out -o")
+        if output is not None or fmt is not None or with_calls:
+            raise fail("--to mlflow writes no file; leave out -o, --format and --with-calls")
         _export_to_mlflow(run_id, store, tracking_uri, experiment, report)
         return
     if given := [flag for flag, value in mlflow_options.items() if value is not None]:
         raise fail(f"{', '.join(given)} go(es) with --to mlflow")
     if output is None:
-        raise fail("give the file to write (-o FILE), or log the run to MLflow (--to mlflow)")
-    if output.is_dir():
+        raise fail(
+            "give the file to write (-o FILE), '-o -' for standard output, "
+            "or log the run to MLflow (--to mlflow)"
+        )
+    if output != STDOUT and Path(output).is_dir():
         raise fail(f"cannot write {output}: it is a folder; give a file name (-o FILE)")
-    with opened_store(store) as s:
-        run = s.run(run_id)
-        frame = s.sample_frame(run.run_id, exclusions(run_meanings(run)))
     try:
-        _write_frame(frame, output, fmt)
+        chosen = export_format(output, None if fmt is None else fmt.value)
+    except ExportError as exc:
+        raise fail(str(exc)) from None
+    with opened_store(store) as s:
+        frame = export_frame(s, run_id, with_calls=with_calls)
+    try:
+        write_export(frame, output, chosen)
     except OSError as exc:
-        raise fail(f"cannot write {output}: {_os_reason(output, exc)}") from None
-    err.print(f"wrote {len(frame)} rows to {output}")
+        raise fail(f"cannot write {output}: {_os_reason(Path(output), exc)}") from None
+    where = "standard output" if output == STDOUT else output
+    err.print(Text(f"wrote {len(frame)} rows to {where} ({chosen})"), highlight=False)
 
 
 def _export_to_mlflow(
@@ -363,16 +391,6 @@ def _export_to_mlflow(
         highlight=False,
         soft_wrap=True,
     )
-
-
-def _write_frame(frame: pd.DataFrame, output: Path, fmt: ExportFormat) -> None:
-    output.parent.mkdir(parents=True, exist_ok=True)
-    if fmt is ExportFormat.jsonl:
-        frame.to_json(output, orient="records", lines=True, force_ascii=False)
-    elif fmt is ExportFormat.parquet:
-        frame.to_parquet(output, index=False)
-    else:
-        frame.to_csv(output, index=False)
 
 
 def _os_reason(path: Path, exc: OSError) -> str:

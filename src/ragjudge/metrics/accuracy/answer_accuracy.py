@@ -20,7 +20,13 @@ from ragjudge.metrics._base import (
     references,
     require_response,
 )
-from ragjudge.metrics._contexts import ContextOptions, evaluation_contexts, searches
+from ragjudge.metrics._contexts import (
+    JUDGE_CONTEXTS,
+    ContextOptions,
+    evaluation_contexts,
+    searches,
+    shown_contexts,
+)
 from ragjudge.metrics._judged import JudgedMetric, Judging, Verdict
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.replies import ResultScore, ResultVerdict
@@ -85,7 +91,11 @@ class AnswerAccuracy(JudgedMetric):
             contexts = await evaluation_contexts(source, sample, output, reference, j.ctx, k)
         except ValueError as exc:
             raise MetricFailure(str(exc)) from None
-        details = {"contexts": source, "context_doc_uris": [c.doc_uri for c in contexts]}
+        details = {
+            "contexts": source,
+            "context_doc_uris": [c.doc_uri for c in contexts],
+            JUDGE_CONTEXTS: shown_contexts(contexts),
+        }
         try:
             verdict = await ask_accuracy(
                 j,

@@ -72,7 +72,13 @@ from typing import Any, Literal, TypeVar
 from pydantic import Field
 
 from ragjudge.metrics._base import MetricFailure, Produced, references, require_response
-from ragjudge.metrics._contexts import ContextOptions, evaluation_contexts, searches
+from ragjudge.metrics._contexts import (
+    JUDGE_CONTEXTS,
+    ContextOptions,
+    evaluation_contexts,
+    searches,
+    shown_contexts,
+)
 from ragjudge.metrics._judged import JudgedMetric, Judging
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.accuracy.agents import AnswerReply, QueryReply
@@ -400,6 +406,7 @@ class MultiTurn(JudgedMetric):
         }
         if base == "wscore":
             details["transcript"] = d.transcript()
+            details[JUDGE_CONTEXTS] = shown_contexts(list(d.contexts))
         else:
             details["transcript_on"] = self.score_name("wscore")
         return Score(
