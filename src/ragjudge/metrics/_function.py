@@ -12,7 +12,7 @@ from typing import Any, ClassVar, TypeGuard
 from ragjudge.metrics._base import Metric, MetricContext, MetricFailure, Produced, Result
 from ragjudge.schema import Output, Sample, ScoreMeaning
 
-__all__ = ["FunctionMetric", "is_plain_function"]
+__all__ = ["FunctionMetric", "is_plain_function", "takes_sample_and_output"]
 
 ScoreFunction = Callable[..., float | Result | Awaitable[float | Result]]
 
@@ -44,6 +44,11 @@ class FunctionMetric(Metric):
                 "FunctionMetric(fn, name='...')"
             )
         super().__init__(name=name or own)
+        if not takes_sample_and_output(fn):
+            raise ValueError(
+                f"the metric function {self.name} must take (sample, output) or "
+                "(sample, output, ctx)"
+            )
         self._passes_context = _parameters(fn) >= 3
         doc = inspect.getdoc(fn) or ""
         self._meaning = ScoreMeaning(low=None, high=None, description=doc.split("\n\n")[0])
@@ -70,6 +75,19 @@ class FunctionMetric(Metric):
         if isinstance(value, Result):
             return value
         return float(number)
+
+
+def takes_sample_and_output(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` can be called with two or three positional arguments."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    required_keywords = [p for p in params if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
+    varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
+    return not required_keywords and len(required) <= 3 and (len(positional) >= 2 or varargs)
 
 
 def _parameters(fn: Callable[..., Any]) -> int:

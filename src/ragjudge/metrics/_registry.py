@@ -13,7 +13,11 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from ragjudge.metrics._base import Metric, MetricOptions, is_metric_class
-from ragjudge.metrics._function import FunctionMetric, is_plain_function
+from ragjudge.metrics._function import (
+    FunctionMetric,
+    is_plain_function,
+    takes_sample_and_output,
+)
 
 __all__ = [
     "available_metrics",
@@ -118,6 +122,11 @@ def create_metric(
     if not isinstance(kind, str):
         raise ValueError(f"metric spec {spec!r} names no metric")
     if ":" in kind and is_plain_function(found := _import_metric(kind, search_dir)):
+        if not takes_sample_and_output(found):
+            raise ValueError(
+                f"metric {kind!r} is not a ragjudge Metric subclass, nor a function of "
+                "(sample, output)"
+            )
         alias = options.pop("name", None)
         if options:
             raise ValueError(

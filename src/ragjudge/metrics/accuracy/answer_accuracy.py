@@ -62,6 +62,8 @@ class AnswerAccuracy(JudgedMetric):
     """0–5 answer accuracy against the first non-blank reference answer, judged with
     ``k`` evaluation contexts chosen by ``contexts`` (see the module docstring)."""
 
+    calls_per_sample = "1"
+
     Options = ContextOptions
     options: ContextOptions
     meaning = ScoreMeaning(

@@ -320,6 +320,8 @@ class MultiTurn(JudgedMetric):
     ``generator_model`` are model specs for those agents (default: the judge).
     """
 
+    calls_per_sample = "up to 3 per turn (judge, composer, generator), max_turns turns"
+
     Options = MultiTurnOptions
     options: MultiTurnOptions
     requires: tuple[str, ...] = ("expected_response",)
