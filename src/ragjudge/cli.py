@@ -21,6 +21,7 @@ from ragjudge.cli_common import (
     message_of,
     opened_store,
     out,
+    store_hint,
     table_console,
 )
 from ragjudge.cli_gate import (
@@ -30,9 +31,10 @@ from ragjudge.cli_gate import (
     print_gates,
     resume_command,
 )
+from ragjudge.cli_help import PlainHelpGroup, version_option
+from ragjudge.cli_metrics import register as register_metrics
 from ragjudge.config import ConfigError
 from ragjudge.loading import DatasetError
-from ragjudge.metrics import available_metrics
 from ragjudge.models import CacheError, ResponseCache
 from ragjudge.preparation import SKIP_HINT
 from ragjudge.report import (
@@ -49,10 +51,16 @@ from ragjudge.store import StoreError
 from ragjudge.targets import TargetError
 
 app = typer.Typer(
+    cls=PlainHelpGroup,
     add_completion=False,
     no_args_is_help=True,
     help="Evaluate RAG and LLM applications; results are kept in a SQLite store.",
 )
+
+
+@app.callback()
+def _main(version: Annotated[bool, version_option()] = False) -> None:
+    """Evaluate RAG and LLM applications; results are kept in a SQLite store."""
 
 
 class ExportFormat(StrEnum):
@@ -323,10 +331,12 @@ def export(
         typer.Option(metavar="FILE", help="With --to mlflow: an HTML report to log with the run."),
     ] = None,
 ) -> None:
-    """Export one row per sample and trial — request, response, reference, the retrieved
-    contexts and those each judge was shown, every metric's value, error and rationale
-    (and METRIC.left_out where a mean leaves values out) — to a file or standard
-    output, or log the run to MLflow (--to mlflow)."""
+    """Export a run's rows to a file or standard output, or log it to MLflow.
+
+    One row per sample and trial: request, response, reference, the retrieved contexts
+    and those each judge was shown, every metric's value, error and rationale (and
+    METRIC.left_out where a mean leaves values out); --with-calls adds every judge
+    prompt and reply."""
     from ragjudge.exporting import STDOUT, ExportError, export_format, export_frame, write_export
 
     mlflow_options = {
@@ -489,49 +499,48 @@ def stability(
         table_console().print(render_stability(table))
 
 
-@app.command()
-def metrics() -> None:
-    """List the registered metrics."""
-    for name in available_metrics():
-        out.print(name)
-
-
 register_classify(app)
+register_metrics(app)
 
 cache_app = typer.Typer(help="The judge response cache.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
-CacheOption = Annotated[
-    Path, typer.Option("--path", help="Cache file (default .ragjudge/cache.db in this folder).")
+CachePathOption = Annotated[
+    Path | None,
+    typer.Option("--path", hidden=True, help="The cache file itself (default: beside --store)."),
 ]
-DEFAULT_CACHE = Path(".ragjudge/cache.db")
 
 
-def _existing_cache(path: Path) -> ResponseCache:
-    if not path.exists():
-        raise fail(f"no cache at {path}")
-    cache = ResponseCache(path)
+def _existing_cache(store: Path, path: Path | None) -> tuple[ResponseCache, Path]:
+    """The judge cache a run with this store uses (``cache.db`` beside it), or the file
+    ``--path`` names."""
+    file = path if path is not None else store.parent / "cache.db"
+    if not file.exists():
+        raise fail(f"no cache at {file}; {store_hint(store if path is None else None)}")
+    cache = ResponseCache(file)
     try:
         cache.check()
     except CacheError as exc:
         raise fail(str(exc)) from None
-    return cache
+    return cache, file
 
 
 @cache_app.command("stats")
-def cache_stats(path: CacheOption = DEFAULT_CACHE) -> None:
-    """Entries, lifetime hits and misses, and size of the judge cache."""
-    with _existing_cache(path) as cache:
+def cache_stats(store: StoreOption = DEFAULT_STORE, path: CachePathOption = None) -> None:
+    """Entries, lifetime hits and misses, and size of the judge cache beside the store."""
+    cache, _ = _existing_cache(store, path)
+    with cache:
         stats = cache.stats()
     for key, value in stats.model_dump().items():
         out.print(f"{key}: {value}")
 
 
 @cache_app.command("clear")
-def cache_clear(path: CacheOption = DEFAULT_CACHE) -> None:
-    """Delete every cached judge reply."""
-    with _existing_cache(path) as cache:
+def cache_clear(store: StoreOption = DEFAULT_STORE, path: CachePathOption = None) -> None:
+    """Delete every cached judge reply of the cache beside the store."""
+    cache, file = _existing_cache(store, path)
+    with cache:
         removed = cache.clear()
-    out.print(f"removed {removed} cached replies from {path}")
+    out.print(f"removed {removed} cached replies from {file}")
 
 
 def main() -> None:
