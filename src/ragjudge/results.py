@@ -12,6 +12,7 @@ import pandas as pd
 from ragjudge.config import ConfigError
 from ragjudge.meanings import exclusions, run_meanings
 from ragjudge.outcome import ErrorGroup, Verdict, error_groups, run_verdict
+from ragjudge.rate_limits import RateLimitEvents, stored_rate_limits
 from ragjudge.run_events import NOTE
 from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import MetricSummary, summarize_by, summarize_scores, summary_frame
@@ -48,6 +49,8 @@ class EvaluationResult:
     notes: list[str] = field(default_factory=list)
     """What reading the evaluation set decided: the format assumed, columns no field
     took, rows skipped or not applicable."""
+    rate_limits: list[RateLimitEvents] = field(default_factory=list)
+    """The judge endpoints' 429 answers, pauses and retries (per limiter)."""
 
     @property
     def verdict(self) -> Verdict:
@@ -99,6 +102,7 @@ class EvaluationResult:
             "judge": self.judge,
             "stability": self.stability,
             "notes": self.notes,
+            "rate_limits": [events.to_dict() for events in self.rate_limits],
             "exit_code": self.verdict.exit_code,
             "exit_reasons": self.verdict.reasons,
         }
@@ -162,6 +166,7 @@ def summarize_run(
         judge=_judge_of(run.config),
         stability=_stability(store, run.run_id, seed) if run.trials > 1 and len(frame) else [],
         notes=[str(event["text"]) for event in store.run_events(run.run_id, NOTE)],
+        rate_limits=stored_rate_limits(store, run.run_id),
     )
 
 

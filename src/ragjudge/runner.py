@@ -37,6 +37,7 @@ from ragjudge.metrics import Metric, MetricContext, create_metric
 from ragjudge.metrics._function import is_plain_function
 from ragjudge.models import JudgeCallRecord, JudgeModel, Limiter, Provider, ResponseCache
 from ragjudge.preparation import MetricSpec, Prepared, RequirementError, prepare
+from ragjudge.rate_limits import record_rate_limits
 from ragjudge.redact import MASK
 from ragjudge.results import EvaluationResult, summarize_run
 from ragjudge.run_events import NOTE
@@ -163,6 +164,7 @@ async def _execute(
             await execution.run(setup.samples, config.concurrency, options.progress)
     finally:
         await _drain_and_close([m for m in (judge, *models) if m is not None])
+        record_rate_limits(store, run_id, execution.models)
         _close_cache(own_cache)
     return summarize_run(store, run_id, by=config.by)
 

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from ragjudge.dryrun import DryRunPlan
 from ragjudge.outcome import ErrorGroup
+from ragjudge.rate_limits import summary_line
 from ragjudge.report._names import WrappedName
 from ragjudge.results import EvaluationResult
 from ragjudge.schema import ScoreMeaning
@@ -97,6 +98,8 @@ def print_result(result: EvaluationResult, console: Console) -> None:
         console.print(usage_table(result.judge_usage))
     for note in result.notes:
         console.print(Text(f"note: {note}"), soft_wrap=True)
+    if (rate_limits := summary_line(result.rate_limits)) is not None:
+        console.print(Text(rate_limits, style="yellow"), soft_wrap=True)
     if result.judge:
         console.print(Text(f"judge: {result.judge}"))
     console.print(f"status: {result.status}; stored in {result.store_path}", highlight=False)
