@@ -147,7 +147,8 @@ class EvalConfig(BaseModel):
     knowledge_base: KnowledgeBaseConfig | None = None
     retriever: dict[str, Any] | None = None
     """The evaluation contexts from the target's own search endpoint instead of a
-    knowledge base: ``{kind: http, url: ..., results_path: results, ...}``."""
+    knowledge base: ``{kind: http, url: ..., results_path: results, ...}`` (also
+    accepted as ``knowledge_base: {retriever: {kind: http, ...}}``)."""
     judge: JudgeConfig | None = None
     cache: bool | str = True
     """Judge response cache: True (``cache.db`` beside the store file, so
@@ -167,6 +168,25 @@ class EvalConfig(BaseModel):
     base_dir: Path = Field(default_factory=Path.cwd)
     _env_references: EnvReferences = PrivateAttr(default_factory=dict)
     """Strings of the config file that used ``${VAR}`` (see :func:`load_config`)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retriever_under_knowledge_base(cls, data: Any) -> Any:
+        """``knowledge_base: {retriever: {kind: http, url: ...}}`` (where the README
+        describes the system's own search) is the top-level ``retriever``."""
+        if not isinstance(data, dict):
+            return data
+        kb = data.get("knowledge_base")
+        if not isinstance(kb, dict) or not isinstance(kb.get("retriever"), dict):
+            return data
+        if data.get("retriever") is not None:
+            raise ValueError(
+                "retriever: give the HTTP retriever once, under knowledge_base or at the top level"
+            )
+        kb = dict(kb)
+        moved = {**data, "retriever": kb.pop("retriever")}
+        moved["knowledge_base"] = kb or None
+        return moved
 
     @model_validator(mode="after")
     def _some_metric(self) -> EvalConfig:
