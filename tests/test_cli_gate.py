@@ -13,14 +13,14 @@ import sys
 import time
 from pathlib import Path
 
-from ragjudge.cli_gate import resume_command
-
 SLOW_APP = (
     "import asyncio\n\nasync def answer(query):\n    await asyncio.sleep(0.01)\n    return query\n"
 )
 
 
 def test_resume_command() -> None:
+    from ragjudge.cli_gate import resume_command
+
     command = resume_command(
         Path("my evals/eval.yaml"), "20250101-000000-abc123", {"--store": Path("/tmp/r.db")}
     )

@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 
 from ragjudge import __version__
 from ragjudge.cli import app
-from ragjudge.metric_info import metric_info
 from ragjudge.metrics import available_metrics
 
 runner = CliRunner()
@@ -92,6 +91,8 @@ def test_metrics_verbose_shows_scores_and_options() -> None:
 
 
 def test_metric_info_of_a_judged_metric_that_keeps_one_call() -> None:
+    from ragjudge.metric_info import metric_info
+
     info = metric_info("safety")
 
     assert info.judge_calls == "1" and info.scores[0].range == "yes/no"

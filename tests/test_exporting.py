@@ -13,7 +13,6 @@ from typer.testing import CliRunner
 
 import ragjudge as rj
 from ragjudge.cli import app
-from ragjudge.exporting import ExportError, export_format
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 
 runner = CliRunner()
@@ -24,7 +23,7 @@ ROWS = [
         "response": "UNION ALL keeps duplicates.",
         "expected_response": "UNION ALL keeps duplicates while UNION removes them.",
         "retrieved_context": [
-            "UNION ALL keeps every row.",
+            {"doc_uri": "union_all.md", "content": "UNION ALL keeps every row."},
             {"doc_uri": "union.md", "content": "UNION removes duplicates."},
         ],
     },
@@ -81,6 +80,8 @@ def test_the_extension_picks_the_format(judged_run: tuple[Path, str], tmp_path: 
 def test_format_overrides_the_extension_and_unknown_extensions_are_named(
     judged_run: tuple[Path, str], tmp_path: Path
 ) -> None:
+    from ragjudge.exporting import ExportError, export_format
+
     store, run_id = judged_run
 
     forced = runner.invoke(
@@ -129,11 +130,7 @@ def test_rows_carry_retrieved_and_judge_shown_contexts(judged_run: tuple[Path, s
 
     first, second = (json.loads(line) for line in result.stdout.splitlines())  # type: ignore[attr-defined]
     retrieved = json.loads(first["retrieved_context"])
-    assert retrieved[0] == {
-        "doc_uri": "retrieved_context[0]",
-        "content": "UNION ALL keeps every row.",
-        "doc_uri_derived": True,
-    }
+    assert retrieved[0] == {"doc_uri": "union_all.md", "content": "UNION ALL keeps every row."}
     assert retrieved[1]["doc_uri"] == "union.md"
     assert second["retrieved_context"] is None
     shown = json.loads(first["judge_contexts"])["answer_accuracy"]

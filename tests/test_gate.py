@@ -10,7 +10,6 @@ import pytest
 from typer.testing import CliRunner
 
 from ragjudge.cli import app
-from ragjudge.gate import EXIT_GATE, Gate, check_gates, parse_gate
 from ragjudge.stats import Interval, MetricSummary
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "examples" / "quickstart" / "eval.yaml"
@@ -33,6 +32,8 @@ def summary(metric: str, mean: float | None, low: float, high: float, n: int = 1
 
 
 def test_parse_gate() -> None:
+    from ragjudge.gate import Gate, parse_gate
+
     assert parse_gate("rouge_l=0.4") == Gate("rouge_l", 0.4, True)
     assert parse_gate("response/llm_judged/safety/rating=0.9", floor=False) == Gate(
         "response/llm_judged/safety/rating", 0.9, False
@@ -43,6 +44,8 @@ def test_parse_gate() -> None:
 
 
 def test_gates_on_the_mean_and_on_the_interval() -> None:
+    from ragjudge.gate import Gate, check_gates
+
     summaries = [summary("rouge_l", 0.42, 0.35, 0.50), summary("lscore", 2.5, 2.0, 3.2)]
     floor, ceiling = Gate("rouge_l", 0.4), Gate("lscore", 3.0, floor=False)
 
@@ -61,6 +64,8 @@ def test_gates_on_the_mean_and_on_the_interval() -> None:
 
 
 def test_a_gate_on_a_metric_without_value_or_unknown_fails() -> None:
+    from ragjudge.gate import Gate, check_gates
+
     results = check_gates(
         [summary("rouge_l", None, 0, 0, n=0)], [Gate("rouge_l", 0.1), Gate("bleu", 0.1)]
     )
@@ -71,6 +76,8 @@ def test_a_gate_on_a_metric_without_value_or_unknown_fails() -> None:
 
 
 def test_quickstart_fails_a_high_gate_naming_it(tmp_path: Path) -> None:
+    from ragjudge.gate import EXIT_GATE
+
     result = runner.invoke(
         app,
         [

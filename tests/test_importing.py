@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragjudge.cli import app
-from ragjudge.importing import TargetError, import_callable
+from ragjudge.targets import TargetError, import_callable
 
 runner = CliRunner()
 APP = "from helpers import shout\n\ndef answer(query):\n    return shout(query)\n"

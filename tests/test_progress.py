@@ -12,12 +12,13 @@ import rich.console
 from rich.console import Console
 
 import ragjudge as rj
-from ragjudge import progress
 
 ROWS = [{"request": f"q{i}", "response": "yes", "expected_response": "yes"} for i in range(25)]
 
 
 def test_a_notebook_without_widgets_gets_text_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ragjudge import progress
+
     monkeypatch.setattr(progress, "_has_widgets", lambda: False)
     out = io.StringIO()
     console = Console(file=out, force_jupyter=True)
@@ -49,6 +50,8 @@ def test_evaluate_in_a_notebook_warns_nothing(
 
 
 def test_the_bar_shows_the_status_at_a_terminal() -> None:
+    from ragjudge import progress
+
     out = io.StringIO()
     console = Console(file=out, force_terminal=True, width=120)
 

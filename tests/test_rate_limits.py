@@ -14,7 +14,6 @@ from ragjudge.cli import app
 from ragjudge.models import JudgeModel, ModelSettings
 from ragjudge.models.limits import Slot
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
-from ragjudge.rate_limits import live_status
 from ragjudge.testing.server import OpenAITestServer
 
 runner = CliRunner()
@@ -87,6 +86,8 @@ def test_no_rate_limit_no_line(tmp_path: Path, server: OpenAITestServer) -> None
 
 
 def test_the_live_status_names_a_pause_under_way() -> None:
+    from ragjudge.rate_limits import live_status
+
     model = JudgeModel(ScriptedProvider(ReplyScript(default="ok")), settings=ModelSettings())
     assert live_status([model]) == ""
 

@@ -10,7 +10,6 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from ragjudge.cli import app
-from ragjudge.sampling import stratified_sample
 from ragjudge.schema import Sample
 
 runner = CliRunner()
@@ -32,6 +31,8 @@ def langs(chosen: list[Sample]) -> Counter[str]:
 
 
 def test_shares_follow_the_subsets_and_keep_the_order() -> None:
+    from ragjudge.sampling import stratified_sample
+
     rows = samples({"en": 60, "ja": 30, "fr": 10})
 
     chosen = stratified_sample(rows, 10, by="metadata.lang", seed=1)
@@ -42,12 +43,16 @@ def test_shares_follow_the_subsets_and_keep_the_order() -> None:
 
 
 def test_every_subset_keeps_a_row_when_n_allows() -> None:
+    from ragjudge.sampling import stratified_sample
+
     chosen = stratified_sample(samples({"en": 97, "ja": 2, "fr": 1}), 3, by="lang", seed=0)
 
     assert langs(chosen) == {"en": 1, "ja": 1, "fr": 1}
 
 
 def test_the_seed_decides_the_draw() -> None:
+    from ragjudge.sampling import stratified_sample
+
     rows = samples({"en": 50, "ja": 50})
 
     first = stratified_sample(rows, 10, by="lang", seed=7)

@@ -13,7 +13,6 @@ from typer.testing import CliRunner
 import ragjudge as rj
 from ragjudge.cli import app
 from ragjudge.config import ConfigError, load_config
-from ragjudge.loading import DatasetError, load_samples, read_evaluation_set
 
 FORMATS = Path(__file__).resolve().parents[2] / "examples" / "formats"
 SUPPORT_COLUMNS = {
@@ -47,6 +46,8 @@ def test_a_mapped_custom_file_evaluates_with_a_columns_block(tmp_path: Path) -> 
 
 
 def test_mapped_columns_give_the_fields() -> None:
+    from ragjudge.loading import read_evaluation_set
+
     loaded = read_evaluation_set(FORMATS / "qa_custom.csv", columns=SUPPORT_COLUMNS)
 
     first = loaded.samples[0]
@@ -59,6 +60,8 @@ def test_mapped_columns_give_the_fields() -> None:
 
 
 def test_columns_reach_into_a_json_object_column() -> None:
+    from ragjudge.loading import load_samples
+
     frame = pd.DataFrame(
         {"payload": [{"q": "What is SQL?", "lang": "en"}], "out": ["A query language."]}
     )
@@ -84,6 +87,8 @@ def test_columns_in_evaluate(tmp_path: Path) -> None:
 
 
 def test_a_column_that_is_not_there_is_named() -> None:
+    from ragjudge.loading import DatasetError, load_samples
+
     with pytest.raises(DatasetError, match="response: no column 'reply'"):
         load_samples([{"q": "x"}], columns={"request": "q", "response": "reply"})
 

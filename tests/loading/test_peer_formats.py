@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 import ragjudge as rj
-from ragjudge.loading import detect_format, load_samples, read_evaluation_set
 
 FORMATS = Path(__file__).resolve().parents[2] / "examples" / "formats"
 
@@ -57,6 +56,8 @@ def mean_of(result: rj.EvaluationResult, metric: str = "rouge_l") -> float:
 
 
 def test_a_deepeval_frame_evaluates_without_renaming(tmp_path: Path) -> None:
+    from ragjudge.loading import detect_format
+
     frame = deepeval_frame()
     assert detect_format(frame.columns) == "deepeval"
 
@@ -70,6 +71,8 @@ def test_a_deepeval_frame_evaluates_without_renaming(tmp_path: Path) -> None:
 
 
 def test_deepeval_contexts_are_chunks_with_derived_uris() -> None:
+    from ragjudge.loading import load_samples
+
     first, second = load_samples(deepeval_frame())
 
     assert first.retrieved_context is not None
@@ -84,6 +87,8 @@ def test_deepeval_contexts_are_chunks_with_derived_uris() -> None:
 
 
 def test_a_deepeval_json_file(tmp_path: Path) -> None:
+    from ragjudge.loading import read_evaluation_set
+
     loaded = read_evaluation_set(FORMATS / "deepeval.json")
 
     assert loaded.report.format == "deepeval" and loaded.report.guessed
@@ -96,6 +101,8 @@ def test_a_deepeval_json_file(tmp_path: Path) -> None:
 
 
 def test_deepeval_camel_case_from_the_api() -> None:
+    from ragjudge.loading import load_samples
+
     rows = [{"input": "q", "actualOutput": "a", "expectedOutput": "a", "retrievalContext": ["c"]}]
 
     (sample,) = load_samples(rows)
@@ -108,6 +115,8 @@ def test_deepeval_camel_case_from_the_api() -> None:
 
 
 def test_an_mlflow2_frame_evaluates_without_renaming(tmp_path: Path) -> None:
+    from ragjudge.loading import detect_format, load_samples
+
     frame = pd.DataFrame(
         {
             "inputs": ["What is MLflow?", "What is Spark?"],
@@ -131,6 +140,8 @@ def test_an_mlflow2_frame_evaluates_without_renaming(tmp_path: Path) -> None:
 
 
 def test_an_mlflow2_csv_file() -> None:
+    from ragjudge.loading import load_samples
+
     samples = load_samples(FORMATS / "mlflow2.csv")
 
     assert samples[0].request.query == "What does GROUP BY do?"
@@ -139,6 +150,8 @@ def test_an_mlflow2_csv_file() -> None:
 
 
 def test_an_mlflow3_frame_evaluates_without_renaming(tmp_path: Path) -> None:
+    from ragjudge.loading import detect_format, load_samples
+
     frame = pd.DataFrame(
         {
             "inputs": [{"question": "What is MLflow?"}, {"question": "What is Spark?"}],
@@ -162,6 +175,8 @@ def test_an_mlflow3_frame_evaluates_without_renaming(tmp_path: Path) -> None:
 
 
 def test_an_mlflow3_jsonl_file_with_expected_facts() -> None:
+    from ragjudge.loading import load_samples
+
     samples = load_samples(FORMATS / "mlflow3.jsonl")
 
     assert samples[2].expected_facts == [
@@ -176,6 +191,8 @@ def test_an_mlflow3_jsonl_file_with_expected_facts() -> None:
 
 
 def test_an_inspect_frame_evaluates_with_a_target(tmp_path: Path) -> None:
+    from ragjudge.loading import detect_format
+
     frame = pd.DataFrame(
         {
             "id": ["a", "b"],
@@ -197,6 +214,8 @@ def test_an_inspect_frame_evaluates_with_a_target(tmp_path: Path) -> None:
 
 
 def test_an_inspect_jsonl_file_with_chat_input() -> None:
+    from ragjudge.loading import read_evaluation_set
+
     loaded = read_evaluation_set(FORMATS / "inspect.jsonl")
 
     first, second, third = loaded.samples
@@ -221,6 +240,8 @@ def test_an_inspect_jsonl_file_with_chat_input() -> None:
     ],
 )
 def test_question_answer_reference_variants(names: tuple[str, str, str], tmp_path: Path) -> None:
+    from ragjudge.loading import detect_format
+
     question, answer, reference = names
     frame = pd.DataFrame(
         {
@@ -238,6 +259,8 @@ def test_question_answer_reference_variants(names: tuple[str, str, str], tmp_pat
 
 
 def test_a_qa_file_with_contexts_and_ids(tmp_path: Path) -> None:
+    from ragjudge.loading import load_samples
+
     path = tmp_path / "set.jsonl"
     rows = [{"qid": 7, "question": "q", "answer": "a", "reference": "a", "passages": ["p1", "p2"]}]
     path.write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")
@@ -253,6 +276,8 @@ def test_a_qa_file_with_contexts_and_ids(tmp_path: Path) -> None:
 
 
 def test_databricks_retrieved_context_as_strings_is_accepted() -> None:
+    from ragjudge.loading import load_samples
+
     rows = [
         {
             "request": "q",

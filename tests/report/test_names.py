@@ -9,7 +9,6 @@ import re
 from rich.console import Console
 
 from ragjudge.report import summary_table
-from ragjudge.report._names import _lines
 from ragjudge.stats import Interval, MetricSummary
 
 NAMES = [
@@ -67,6 +66,8 @@ def test_long_names_wrap_whole_at_80_columns() -> None:
 
 
 def test_names_break_after_slashes_first() -> None:
+    from ragjudge.report._names import _lines
+
     assert list(_lines("response/llm_judged/relevance_to_query/rating", 20)) == [
         "response/llm_judged/",
         "relevance_to_query/",
