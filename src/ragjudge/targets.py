@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeGuard
 
 from ragjudge.importing import TargetError as TargetError
 from ragjudge.importing import import_callable as import_callable
+from ragjudge.loading import derived_chunk
 from ragjudge.schema import ContextChunk, Output, Sample, Usage, response_text
 from ragjudge.threaded_calls import ThreadedCalls
 from ragjudge.traces import read_trace, with_trace
@@ -309,9 +310,10 @@ def context_chunk(item: Any, where: str) -> ContextChunk:
     """One retrieved context from a target's reply: a plain string, or an object with
     ``content`` (or ``text``), ``doc_uri`` and an optional numeric ``score``; further
     keys are kept. ``where`` (the item's position in the reply) stands in for a
-    missing ``doc_uri``. Anything else raises ``ValueError`` naming ``where``."""
+    missing ``doc_uri``, marked ``doc_uri_derived``. Anything else raises
+    ``ValueError`` naming ``where``."""
     if isinstance(item, str):
-        return ContextChunk(doc_uri=where, content=item)
+        return ContextChunk.model_validate(derived_chunk(where, item))
     if not isinstance(item, Mapping):
         raise ValueError(f"{where!r} is {type(item).__name__}, not a context object or text")
     content = item.get("content", item.get("text"))
@@ -326,6 +328,7 @@ def context_chunk(item: Any, where: str) -> ContextChunk:
             "doc_uri": str(uri) if uri else where,
             "content": content,
             "score": float(score) if _is_number(score) else None,
+            **({} if uri else {"doc_uri_derived": True}),
         }
     )
 

@@ -312,3 +312,23 @@ def test_databricks_frame_with_string_contexts_evaluates(tmp_path: Path) -> None
 
     assert mean_of(result) == 0.5
     assert not result.notes  # a Databricks set whose columns are all fields: nothing to say
+
+
+async def test_a_targets_string_contexts_are_marked_derived_too() -> None:
+    from ragjudge.schema import Sample
+    from ragjudge.targets import CallableTarget
+
+    def answer(query: str) -> dict[str, Any]:
+        return {
+            "response": "r",
+            "retrieved_context": ["plain text", {"doc_uri": "d.md", "content": "c"}],
+        }
+
+    out = await CallableTarget(answer)(Sample(request_id="1", request="q"))
+
+    assert out.retrieved_context is not None
+    derived, given = out.retrieved_context
+    assert derived.doc_uri == "retrieved_context[0]" and derived.model_extra == {
+        "doc_uri_derived": True
+    }
+    assert not given.model_extra

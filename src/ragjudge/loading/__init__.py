@@ -44,6 +44,7 @@ from ragjudge.errors import DatasetError, RowProblem
 from ragjudge.loading._columns import COLUMN_FIELDS, check_columns
 from ragjudge.loading._formats import FORMATS, FileFormat, detect_format, format_named, row_format
 from ragjudge.loading._mapping import Loc as Loc
+from ragjudge.loading._mapping import derived_chunk
 from ragjudge.loading._readers import all_keys, file_problem, read_source
 from ragjudge.loading._report import LoadReport
 from ragjudge.loading._samples import build_samples
@@ -57,6 +58,7 @@ __all__ = [
     "LoadedSet",
     "RowProblem",
     "check_columns",
+    "derived_chunk",
     "detect_format",
     "format_named",
     "load_samples",
