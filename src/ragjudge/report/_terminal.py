@@ -89,9 +89,11 @@ def print_result(result: EvaluationResult, console: Console) -> None:
         title += f" × {result.trials} trials"
     console.print(summary_table(result.summaries, title=title, meanings=result.meanings))
     for group, summaries in result.subsets.items():
+        console.print()
         console.print(
             summary_table(summaries, title=f"{result.by} = {group}", meanings=result.meanings)
         )
+    console.print()
     if result.errors:
         console.print(errors_table(result.errors))
     if result.judge_usage:
