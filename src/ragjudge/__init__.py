@@ -34,8 +34,8 @@ _EXPORTS = {
     "register_metric": "ragjudge.metrics",
     "EvaluationResult": "ragjudge.runner",
     "RequirementError": "ragjudge.runner",
-    "evaluate": "ragjudge.runner",
-    "aevaluate": "ragjudge.runner",
+    "evaluate": "ragjudge.api",
+    "aevaluate": "ragjudge.api",
     "run_evaluation": "ragjudge.runner",
     "log_to_mlflow": "ragjudge.mlflow_export",
 }
@@ -65,6 +65,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from ragjudge.api import aevaluate, evaluate
     from ragjudge.loading import DatasetError, load_samples
     from ragjudge.metrics import (
         JudgedMetric,
@@ -76,13 +77,7 @@ if TYPE_CHECKING:
         register_metric,
     )
     from ragjudge.mlflow_export import log_to_mlflow
-    from ragjudge.runner import (
-        EvaluationResult,
-        RequirementError,
-        aevaluate,
-        evaluate,
-        run_evaluation,
-    )
+    from ragjudge.runner import EvaluationResult, RequirementError, run_evaluation
     from ragjudge.schema import ContextChunk, Output, Sample, Score, ScoreMeaning
 
 

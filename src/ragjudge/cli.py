@@ -11,6 +11,7 @@ from typing import Annotated, cast
 import typer
 from rich.text import Text
 
+from ragjudge.cli_cache import register as register_cache
 from ragjudge.cli_classify import openai_evals_config
 from ragjudge.cli_classify import register as register_classify
 from ragjudge.cli_common import (
@@ -21,9 +22,9 @@ from ragjudge.cli_common import (
     message_of,
     opened_store,
     out,
-    store_hint,
     table_console,
 )
+from ragjudge.cli_export import register as register_export
 from ragjudge.cli_gate import (
     check_gate_names,
     gate_outcome,
@@ -35,7 +36,6 @@ from ragjudge.cli_help import PlainHelpGroup, version_option
 from ragjudge.cli_metrics import register as register_metrics
 from ragjudge.config import ConfigError
 from ragjudge.loading import DatasetError
-from ragjudge.models import CacheError, ResponseCache
 from ragjudge.preparation import SKIP_HINT
 from ragjudge.report import (
     print_plan,
@@ -61,13 +61,6 @@ app = typer.Typer(
 @app.callback()
 def _main(version: Annotated[bool, version_option()] = False) -> None:
     """Evaluate RAG and LLM applications; results are kept in a SQLite store."""
-
-
-class ExportFormat(StrEnum):
-    jsonl = "jsonl"
-    json = "json"
-    parquet = "parquet"
-    csv = "csv"
 
 
 class GateChoice(StrEnum):
@@ -277,139 +270,7 @@ def show(
         print_result(result, out)
 
 
-class ExportTarget(StrEnum):
-    mlflow = "mlflow"
-
-
-@app.command()
-def export(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="File to write; its extension picks the format (.jsonl, .json, .csv, "
-            ".parquet). '-' writes JSON Lines to standard output.",
-        ),
-    ] = None,
-    fmt: Annotated[
-        ExportFormat | None,
-        typer.Option("--format", help="Write this format whatever the extension."),
-    ] = None,
-    with_calls: Annotated[
-        bool,
-        typer.Option(
-            "--with-calls",
-            help="Add a judge_calls column: every judge prompt and reply of the row.",
-        ),
-    ] = False,
-    store: StoreOption = DEFAULT_STORE,
-    to: Annotated[
-        ExportTarget | None,
-        typer.Option(
-            "--to",
-            help="Log the run to MLflow instead: params, aggregate metrics with CI bounds, "
-            "the eval_results table (needs the mlflow extra).",
-        ),
-    ] = None,
-    tracking_uri: Annotated[
-        str | None,
-        typer.Option(
-            metavar="URI", help="With --to mlflow: the tracking URI (default MLFLOW_TRACKING_URI)."
-        ),
-    ] = None,
-    experiment: Annotated[
-        str | None,
-        typer.Option(
-            metavar="NAME", help="With --to mlflow: the experiment (default the run's name)."
-        ),
-    ] = None,
-    report: Annotated[
-        Path | None,
-        typer.Option(metavar="FILE", help="With --to mlflow: an HTML report to log with the run."),
-    ] = None,
-) -> None:
-    """Export a run's rows to a file or standard output, or log it to MLflow.
-
-    One row per sample and trial: request, response, reference, the retrieved contexts
-    and those each judge was shown, every metric's value, error and rationale (and
-    METRIC.left_out where a mean leaves values out); --with-calls adds every judge
-    prompt and reply."""
-    from ragjudge.exporting import STDOUT, ExportError, export_format, export_frame, write_export
-
-    mlflow_options = {
-        "--tracking-uri": tracking_uri,
-        "--experiment": experiment,
-        "--report": report,
-    }
-    if to is ExportTarget.mlflow:
-        if output is not None or fmt is not None or with_calls:
-            raise fail("--to mlflow writes no file; leave out -o, --format and --with-calls")
-        _export_to_mlflow(run_id, store, tracking_uri, experiment, report)
-        return
-    if given := [flag for flag, value in mlflow_options.items() if value is not None]:
-        raise fail(f"{', '.join(given)} go(es) with --to mlflow")
-    if output is None:
-        raise fail(
-            "give the file to write (-o FILE), '-o -' for standard output, "
-            "or log the run to MLflow (--to mlflow)"
-        )
-    if output != STDOUT and Path(output).is_dir():
-        raise fail(f"cannot write {output}: it is a folder; give a file name (-o FILE)")
-    try:
-        chosen = export_format(output, None if fmt is None else fmt.value)
-    except ExportError as exc:
-        raise fail(str(exc)) from None
-    with opened_store(store) as s:
-        frame = export_frame(s, run_id, with_calls=with_calls)
-    try:
-        write_export(frame, output, chosen)
-    except OSError as exc:
-        raise fail(f"cannot write {output}: {_os_reason(Path(output), exc)}") from None
-    where = "standard output" if output == STDOUT else output
-    err.print(Text(f"wrote {len(frame)} rows to {where} ({chosen})"), highlight=False)
-
-
-def _export_to_mlflow(
-    run_id: str,
-    store: Path,
-    tracking_uri: str | None,
-    experiment: str | None,
-    report: Path | None,
-) -> None:
-    from ragjudge.mlflow_export import EVAL_RESULTS, MlflowExportError, export_to_mlflow
-
-    with opened_store(store) as s:
-        try:
-            logged = export_to_mlflow(
-                s, run_id, tracking_uri=tracking_uri, experiment=experiment, report=report
-            )
-        except (MlflowExportError, OSError) as exc:
-            raise fail(str(exc)) from None
-        except Exception as exc:  # MLflow's own errors (a bad tracking URI …)
-            if type(exc).__module__.startswith("mlflow"):
-                raise fail(f"MLflow: {exc}") from None
-            raise
-    err.print(
-        Text(
-            f"logged run {run_id} to MLflow run {logged.run_id} (experiment "
-            f"{logged.experiment_id}) at {logged.tracking_uri}: {len(logged.metrics)} metrics "
-            f"and the {EVAL_RESULTS} table"
-        ),
-        highlight=False,
-        soft_wrap=True,
-    )
-
-
-def _os_reason(path: Path, exc: OSError) -> str:
-    """Why ``path`` could not be written, in words (a file where a folder should be
-    is named)."""
-    blocking = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
-    if blocking is not None:
-        return f"{blocking} is a file, not a folder"
-    return exc.strerror or str(exc)
+register_export(app)
 
 
 @app.command()
@@ -501,46 +362,7 @@ def stability(
 
 register_classify(app)
 register_metrics(app)
-
-cache_app = typer.Typer(help="The judge response cache.", no_args_is_help=True)
-app.add_typer(cache_app, name="cache")
-CachePathOption = Annotated[
-    Path | None,
-    typer.Option("--path", hidden=True, help="The cache file itself (default: beside --store)."),
-]
-
-
-def _existing_cache(store: Path, path: Path | None) -> tuple[ResponseCache, Path]:
-    """The judge cache a run with this store uses (``cache.db`` beside it), or the file
-    ``--path`` names."""
-    file = path if path is not None else store.parent / "cache.db"
-    if not file.exists():
-        raise fail(f"no cache at {file}; {store_hint(store if path is None else None)}")
-    cache = ResponseCache(file)
-    try:
-        cache.check()
-    except CacheError as exc:
-        raise fail(str(exc)) from None
-    return cache, file
-
-
-@cache_app.command("stats")
-def cache_stats(store: StoreOption = DEFAULT_STORE, path: CachePathOption = None) -> None:
-    """Entries, lifetime hits and misses, and size of the judge cache beside the store."""
-    cache, _ = _existing_cache(store, path)
-    with cache:
-        stats = cache.stats()
-    for key, value in stats.model_dump().items():
-        out.print(f"{key}: {value}")
-
-
-@cache_app.command("clear")
-def cache_clear(store: StoreOption = DEFAULT_STORE, path: CachePathOption = None) -> None:
-    """Delete every cached judge reply of the cache beside the store."""
-    cache, file = _existing_cache(store, path)
-    with cache:
-        removed = cache.clear()
-    out.print(f"removed {removed} cached replies from {file}")
+register_cache(app)
 
 
 def main() -> None:

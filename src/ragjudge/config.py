@@ -8,11 +8,12 @@ import os
 import re
 from collections.abc import Hashable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     PrivateAttr,
@@ -35,6 +36,10 @@ used ``${VAR}``: as written and as expanded."""
 
 class ConfigError(ValueError):
     """The configuration file is unreadable or invalid."""
+
+
+def _checked_columns(value: Any) -> Any:
+    return check_columns(value) if isinstance(value, dict) else value
 
 
 class KnowledgeBaseConfig(BaseModel):
@@ -131,7 +136,9 @@ class EvalConfig(BaseModel):
     name: str | None = None
     data: str | None = None
     format: str | None = None
-    columns: dict[str, str] = Field(default_factory=dict)
+    columns: Annotated[dict[str, str], BeforeValidator(_checked_columns)] = Field(
+        default_factory=dict
+    )
     """Sample field → the column of the data holding it (``column.key`` reads a key
     of a JSON-object column), for layouts no built-in format knows."""
     skip_invalid_rows: bool = False
@@ -195,13 +202,6 @@ class EvalConfig(BaseModel):
         if self.openai_evals is not None and self.data is not None:
             raise ValueError("give 'data' or 'openai_evals' (whose samples are the data), not both")
         return self
-
-    @field_validator("columns", mode="before")
-    @classmethod
-    def _known_columns(cls, value: Any) -> Any:
-        if isinstance(value, dict):
-            return check_columns(value)
-        return value
 
     @model_validator(mode="after")
     def _limit_or_sample(self) -> EvalConfig:
