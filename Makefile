@@ -13,15 +13,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# demo: the core install only (no torch)
+# demo: the core install (no torch) and the serve extra, so examples/quickstart/serve.py runs
 $(CORE): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e ".[serve]"
 	touch $(CORE)
 
 # tests, lint and benchmarks: dev tools plus the local-embedding, pdf and mlflow extras
 $(FULL): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
-	$(BIN)/python -m pip install --quiet -e ".[dev,local,pdf,mlflow]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,local,pdf,mlflow,serve]"
 	touch $(CORE) $(FULL)
 
 demo: $(CORE)

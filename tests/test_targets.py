@@ -142,7 +142,7 @@ async def test_returned_contexts_and_usage_are_read_leniently() -> None:
         "no uri here",
         3.0,
     )
-    assert chunk.model_extra == {"page": 2}
+    assert chunk.model_extra == {"page": 2, "doc_uri_derived": True}
     assert (out.usage.input_tokens, out.usage.output_tokens) == (5, 1)
 
 

@@ -11,7 +11,8 @@ Endpoints:
 - ``POST /search``: ``{"query", "k"?}`` → ``{"results": [{"doc_uri", "content", "score"}]}``.
 - ``GET /health`` and ``GET /v1/models``.
 
-Run it::
+Run it (its dependencies come with the ``serve`` extra, which ``make demo``
+installs: ``pip install 'ragjudge[serve]'``)::
 
     python examples/quickstart/serve.py --port 8000
 
@@ -30,12 +31,15 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import uvicorn
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
-from starlette.types import ASGIApp
+try:
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+    from starlette.types import ASGIApp
+except ImportError as exc:  # pragma: no cover - depends on the install
+    sys.exit(f"serve.py needs the serve extra ({exc}): pip install 'ragjudge[serve]'")
 
 from ragjudge.models.tokens import estimate_messages_tokens, estimate_tokens
 from ragjudge.testing.background import LOOPBACK, BackgroundASGIServer

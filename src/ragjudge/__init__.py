@@ -4,6 +4,8 @@ confidence intervals, resumable runs and a check against human labels.
 >>> import ragjudge as rj
 >>> result = rj.evaluate("evalset.jsonl", target="my_app:answer", metrics=["rouge_l"])
 >>> result.summary()
+
+In async code, ``result = await rj.aevaluate(...)`` with the same arguments.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ _EXPORTS = {
     "register_metric": "ragjudge.metrics",
     "EvaluationResult": "ragjudge.runner",
     "RequirementError": "ragjudge.runner",
-    "evaluate": "ragjudge.runner",
+    "evaluate": "ragjudge.api",
+    "aevaluate": "ragjudge.api",
     "run_evaluation": "ragjudge.runner",
     "log_to_mlflow": "ragjudge.mlflow_export",
 }
@@ -51,6 +54,7 @@ __all__ = [
     "Score",
     "ScoreMeaning",
     "__version__",
+    "aevaluate",
     "available_metrics",
     "create_metric",
     "evaluate",
@@ -61,6 +65,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from ragjudge.api import aevaluate, evaluate
     from ragjudge.loading import DatasetError, load_samples
     from ragjudge.metrics import (
         JudgedMetric,
@@ -72,7 +77,7 @@ if TYPE_CHECKING:
         register_metric,
     )
     from ragjudge.mlflow_export import log_to_mlflow
-    from ragjudge.runner import EvaluationResult, RequirementError, evaluate, run_evaluation
+    from ragjudge.runner import EvaluationResult, RequirementError, run_evaluation
     from ragjudge.schema import ContextChunk, Output, Sample, Score, ScoreMeaning
 
 

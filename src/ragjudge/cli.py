@@ -6,11 +6,12 @@ import asyncio
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.text import Text
 
+from ragjudge.cli_cache import register as register_cache
 from ragjudge.cli_classify import openai_evals_config
 from ragjudge.cli_classify import register as register_classify
 from ragjudge.cli_common import (
@@ -23,12 +24,21 @@ from ragjudge.cli_common import (
     out,
     table_console,
 )
+from ragjudge.cli_export import register as register_export
+from ragjudge.cli_gate import (
+    check_gate_names,
+    gate_outcome,
+    parse_gates,
+    print_gates,
+    resume_command,
+)
+from ragjudge.cli_help import PlainHelpGroup, version_option
 from ragjudge.cli_meta import register as register_meta
+from ragjudge.cli_metrics import register as register_metrics
 from ragjudge.cli_trials import register as register_trials
 from ragjudge.config import ConfigError
 from ragjudge.loading import DatasetError
-from ragjudge.metrics import available_metrics
-from ragjudge.models import CacheError, ResponseCache
+from ragjudge.preparation import SKIP_HINT
 from ragjudge.report import (
     print_plan,
     print_result,
@@ -41,20 +51,22 @@ from ragjudge.runner import RequirementError, dry_run, run_evaluation
 from ragjudge.store import StoreError
 from ragjudge.targets import TargetError
 
-if TYPE_CHECKING:
-    import pandas as pd
-
 app = typer.Typer(
+    cls=PlainHelpGroup,
     add_completion=False,
     no_args_is_help=True,
     help="Evaluate RAG and LLM applications; results are kept in a SQLite store.",
 )
 
 
-class ExportFormat(StrEnum):
-    jsonl = "jsonl"
-    parquet = "parquet"
-    csv = "csv"
+@app.callback()
+def _main(version: Annotated[bool, version_option()] = False) -> None:
+    """Evaluate RAG and LLM applications; results are kept in a SQLite store."""
+
+
+class GateChoice(StrEnum):
+    mean = "mean"
+    ci = "ci"
 
 
 @app.command()
@@ -71,25 +83,73 @@ def run(
             help="Run eval EVAL of the openai-evals registry folder REGISTRY.",
         ),
     ] = None,
-    resume: Annotated[str | None, typer.Option(help="Finish the interrupted run RUN.")] = None,
+    resume: Annotated[
+        str | None, typer.Option(metavar="RUN", help="Finish the interrupted run RUN.")
+    ] = None,
     retry_errors: Annotated[
         bool, typer.Option("--retry-errors", help="With --resume: compute errored results again.")
     ] = False,
-    limit: Annotated[int | None, typer.Option(help="Evaluate only the first N rows.")] = None,
-    concurrency: Annotated[int | None, typer.Option(help="Samples in flight at once.")] = None,
-    trials: Annotated[int | None, typer.Option(help="Score every sample N times.")] = None,
+    limit: Annotated[
+        int | None, typer.Option(metavar="N", help="Evaluate only the first N rows.")
+    ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N",
+            help="Evaluate N random rows, stratified by --by (each subset keeps its share).",
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(metavar="S", help="Seed of --sample's draw and of the bootstrap CIs."),
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(metavar="N", help="Samples in flight at once.")
+    ] = None,
+    trials: Annotated[
+        int | None, typer.Option(metavar="N", help="Score every sample N times.")
+    ] = None,
     max_error_rate: Annotated[
         float | None,
         typer.Option(
-            help="Share of a metric's results that may fail before the run exits 3 (default 0)."
+            metavar="SHARE",
+            help="Share of a metric's results that may fail before the run exits 3 (default 0).",
         ),
     ] = None,
+    skip_invalid_rows: Annotated[
+        bool,
+        typer.Option(
+            "--skip-invalid-rows",
+            help="Score what can be scored: leave out rows that cannot be read, and rows "
+            "lacking a metric's inputs for that metric; report both.",
+        ),
+    ] = False,
     by: Annotated[
-        str | None, typer.Option(help="Break the summary down by a metadata key.")
+        str | None, typer.Option(metavar="KEY", help="Break the summary down by a metadata key.")
     ] = None,
     store: Annotated[
         Path | None, typer.Option(help="Store file (default beside the config).")
     ] = None,
+    fail_under: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="METRIC=VALUE",
+            help="Exit 5 when METRIC's mean (or CI low end with --gate ci) is below VALUE; "
+            "repeat for several metrics.",
+        ),
+    ] = None,
+    fail_over: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="METRIC=VALUE",
+            help="Exit 5 when METRIC's mean (or CI high end with --gate ci) is above VALUE "
+            "(for metrics where lower is better).",
+        ),
+    ] = None,
+    gate: Annotated[
+        GateChoice,
+        typer.Option(help="What the gates check: the mean, or the 95% CI's conservative end."),
+    ] = GateChoice.mean,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     cache: Annotated[
@@ -105,27 +165,39 @@ def run(
 ) -> None:
     """Run the evaluation described by CONFIG and print its summary.
 
-    Exit codes: 0 every score arrived; 3 some scores failed (beyond --max-error-rate);
-    4 a metric has no value at all; 2 a mistake in the input or config; 130 interrupted.
+    Exit codes: 0 every score arrived (and every gate held); 3 some scores failed
+    (beyond --max-error-rate); 4 a metric has no value at all; 5 a quality gate
+    (--fail-under, --fail-over) failed; 2 a mistake in the input or config;
+    130 interrupted.
     """
     if config is None and openai_evals is None:
         raise fail("give the evaluation YAML file (or --openai-evals REGISTRY EVAL)")
-    if resume is not None and (plan or limit is not None or trials is not None or config is None):
+    if resume is not None and (
+        plan or limit is not None or sample is not None or trials is not None or config is None
+    ):
         raise fail(
             "--resume finishes a stored run with its own samples and trials; "
-            "it takes its config and no --dry-run, --limit or --trials"
+            "it takes its config and no --dry-run, --limit, --sample or --trials"
         )
+    gates = parse_gates(fail_under, fail_over)
+    if gate is GateChoice.ci and not gates:
+        raise fail("--gate ci says what --fail-under and --fail-over check; give one of them")
+    started: list[str] = [] if resume is None else [resume]
     try:
         cfg = openai_evals_config(
             config,
             openai_evals,
             limit=limit,
+            sample=sample,
+            seed=seed,
             concurrency=concurrency,
             trials=trials,
             max_error_rate=max_error_rate,
+            skip_invalid_rows=True if skip_invalid_rows else None,
             by=by,
             store=None if store is None else str(store.resolve()),
         )
+        check_gate_names(gates, cfg)
         if plan:
             estimate = asyncio.run(dry_run(cfg))
             if as_json:
@@ -135,12 +207,18 @@ def run(
             return
         result = asyncio.run(
             run_evaluation(
-                cfg, resume=resume, retry_errors=retry_errors, progress=progress, use_cache=cache
+                cfg,
+                resume=resume,
+                retry_errors=retry_errors,
+                progress=progress,
+                use_cache=cache,
+                on_start=started.append,
             )
         )
+    except DatasetError as exc:
+        raise fail(f"{exc}\n{SKIP_HINT}") from None
     except (
         ConfigError,
-        DatasetError,
         RequirementError,
         TargetError,
         StoreError,
@@ -149,17 +227,23 @@ def run(
     ) as exc:
         raise fail(message_of(exc)) from None
     except KeyboardInterrupt:
+        command = resume_command(config, started[-1] if started else None, {"--store": store})
         err.print(
-            "interrupted; finished results are stored. Resume with: "
-            f"ragjudge run {config or 'CONFIG'} --resume RUN (see `ragjudge runs`)"
+            Text(f"interrupted; finished results are stored. Resume with: {command}"),
+            soft_wrap=True,
         )
         raise typer.Exit(130) from None
+    code, gate_results = gate_outcome(result, gates, gate.value)
     if as_json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        summary = result.to_dict()
+        summary["gates"] = [g.to_dict() for g in gate_results]
+        summary["exit_code"] = code
+        print(json.dumps(summary, ensure_ascii=False, indent=2))
     else:
         print_result(result, out)
-    if result.verdict.exit_code:
-        raise typer.Exit(result.verdict.exit_code)
+    print_gates(gate_results, to_stderr=as_json)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command("runs")
@@ -187,117 +271,7 @@ def show(
         print_result(result, out)
 
 
-class ExportTarget(StrEnum):
-    mlflow = "mlflow"
-
-
-@app.command()
-def export(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write.")] = None,
-    fmt: Annotated[ExportFormat, typer.Option("--format", help="jsonl, parquet or csv.")] = (
-        ExportFormat.jsonl
-    ),
-    store: StoreOption = DEFAULT_STORE,
-    to: Annotated[
-        ExportTarget | None,
-        typer.Option(
-            "--to",
-            help="Log the run to MLflow instead: params, aggregate metrics with CI bounds, "
-            "the eval_results table (needs the mlflow extra).",
-        ),
-    ] = None,
-    tracking_uri: Annotated[
-        str | None,
-        typer.Option(help="With --to mlflow: the tracking URI (default MLFLOW_TRACKING_URI)."),
-    ] = None,
-    experiment: Annotated[
-        str | None,
-        typer.Option(help="With --to mlflow: the experiment (default the run's name)."),
-    ] = None,
-    report: Annotated[
-        Path | None, typer.Option(help="With --to mlflow: an HTML report to log with the run.")
-    ] = None,
-) -> None:
-    """Export one row per sample and trial with every metric's value, error and rationale
-    (and METRIC.left_out where a mean leaves values out) to a file, or log the run to
-    MLflow (--to mlflow)."""
-    from ragjudge.meanings import exclusions, run_meanings
-
-    mlflow_options = {
-        "--tracking-uri": tracking_uri,
-        "--experiment": experiment,
-        "--report": report,
-    }
-    if to is ExportTarget.mlflow:
-        if output is not None:
-            raise fail("--to mlflow writes no file; leave out -o")
-        _export_to_mlflow(run_id, store, tracking_uri, experiment, report)
-        return
-    if given := [flag for flag, value in mlflow_options.items() if value is not None]:
-        raise fail(f"{', '.join(given)} go(es) with --to mlflow")
-    if output is None:
-        raise fail("give the file to write (-o FILE), or log the run to MLflow (--to mlflow)")
-    if output.is_dir():
-        raise fail(f"cannot write {output}: it is a folder; give a file name (-o FILE)")
-    with opened_store(store) as s:
-        run = s.run(run_id)
-        frame = s.sample_frame(run.run_id, exclusions(run_meanings(run)))
-    try:
-        _write_frame(frame, output, fmt)
-    except OSError as exc:
-        raise fail(f"cannot write {output}: {_os_reason(output, exc)}") from None
-    err.print(f"wrote {len(frame)} rows to {output}")
-
-
-def _export_to_mlflow(
-    run_id: str,
-    store: Path,
-    tracking_uri: str | None,
-    experiment: str | None,
-    report: Path | None,
-) -> None:
-    from ragjudge.mlflow_export import EVAL_RESULTS, MlflowExportError, export_to_mlflow
-
-    with opened_store(store) as s:
-        try:
-            logged = export_to_mlflow(
-                s, run_id, tracking_uri=tracking_uri, experiment=experiment, report=report
-            )
-        except (MlflowExportError, OSError) as exc:
-            raise fail(str(exc)) from None
-        except Exception as exc:  # MLflow's own errors (a bad tracking URI …)
-            if type(exc).__module__.startswith("mlflow"):
-                raise fail(f"MLflow: {exc}") from None
-            raise
-    err.print(
-        Text(
-            f"logged run {run_id} to MLflow run {logged.run_id} (experiment "
-            f"{logged.experiment_id}) at {logged.tracking_uri}: {len(logged.metrics)} metrics "
-            f"and the {EVAL_RESULTS} table"
-        ),
-        highlight=False,
-        soft_wrap=True,
-    )
-
-
-def _write_frame(frame: pd.DataFrame, output: Path, fmt: ExportFormat) -> None:
-    output.parent.mkdir(parents=True, exist_ok=True)
-    if fmt is ExportFormat.jsonl:
-        frame.to_json(output, orient="records", lines=True, force_ascii=False)
-    elif fmt is ExportFormat.parquet:
-        frame.to_parquet(output, index=False)
-    else:
-        frame.to_csv(output, index=False)
-
-
-def _os_reason(path: Path, exc: OSError) -> str:
-    """Why ``path`` could not be written, in words (a file where a folder should be
-    is named)."""
-    blocking = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
-    if blocking is not None:
-        return f"{blocking} is a file, not a folder"
-    return exc.strerror or str(exc)
+register_export(app)
 
 
 @app.command()
@@ -353,51 +327,11 @@ def stability(
         table_console().print(render_stability(table))
 
 
-@app.command()
-def metrics() -> None:
-    """List the registered metrics."""
-    for name in available_metrics():
-        out.print(name)
-
-
 register_classify(app)
 register_trials(app)
 register_meta(app)
-
-cache_app = typer.Typer(help="The judge response cache.", no_args_is_help=True)
-app.add_typer(cache_app, name="cache")
-CacheOption = Annotated[
-    Path, typer.Option("--path", help="Cache file (default .ragjudge/cache.db in this folder).")
-]
-DEFAULT_CACHE = Path(".ragjudge/cache.db")
-
-
-def _existing_cache(path: Path) -> ResponseCache:
-    if not path.exists():
-        raise fail(f"no cache at {path}")
-    cache = ResponseCache(path)
-    try:
-        cache.check()
-    except CacheError as exc:
-        raise fail(str(exc)) from None
-    return cache
-
-
-@cache_app.command("stats")
-def cache_stats(path: CacheOption = DEFAULT_CACHE) -> None:
-    """Entries, lifetime hits and misses, and size of the judge cache."""
-    with _existing_cache(path) as cache:
-        stats = cache.stats()
-    for key, value in stats.model_dump().items():
-        out.print(f"{key}: {value}")
-
-
-@cache_app.command("clear")
-def cache_clear(path: CacheOption = DEFAULT_CACHE) -> None:
-    """Delete every cached judge reply."""
-    with _existing_cache(path) as cache:
-        removed = cache.clear()
-    out.print(f"removed {removed} cached replies from {path}")
+register_metrics(app)
+register_cache(app)
 
 
 def main() -> None:

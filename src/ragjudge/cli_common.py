@@ -23,6 +23,8 @@ __all__ = [
     "message_of",
     "opened_store",
     "out",
+    "store_hint",
+    "stores_below",
     "table_console",
 ]
 
@@ -53,7 +55,7 @@ def opened_store(path: Path) -> Iterator[Store]:
     """The store at ``path``, which must exist (opening would create an empty one); an
     unknown run or a rejected argument in the block ends the command with its message."""
     if not path.exists():
-        raise fail(f"no store at {path}; pass --store PATH (runs are kept beside their eval.yaml)")
+        raise fail(f"no store at {path}; {store_hint(path)}")
     try:
         opened = Store(path)
     except StoreError as exc:
@@ -63,6 +65,45 @@ def opened_store(path: Path) -> Iterator[Store]:
             yield store
         except (KeyError, ValueError) as exc:
             raise fail(message_of(exc)) from None
+
+
+def store_hint(missing: Path | None = None) -> str:
+    """How to name the store: runs are kept beside their eval.yaml, so from another
+    folder ``--store`` says where; the stores found below the current folder are
+    listed."""
+    hint = "pass --store PATH (a run's store is .ragjudge/runs.db beside its eval.yaml)"
+    found = [p for p in stores_below(Path.cwd()) if missing is None or p != missing]
+    if found:
+        shown = ", ".join(str(p) for p in found[:5])
+        hint += f"; stores below this folder: {shown}"
+    return hint
+
+
+def stores_below(folder: Path, depth: int = 4) -> list[Path]:
+    """Stores (``.ragjudge/runs.db``) in ``folder`` and up to ``depth`` folders below it,
+    relative to it; hidden folders and virtual environments are not searched."""
+    found: list[Path] = []
+    pending = [(folder, 0)]
+    while pending:
+        current, level = pending.pop(0)
+        candidate = current / ".ragjudge" / "runs.db"
+        if candidate.is_file():
+            found.append(candidate.relative_to(folder))
+        if level >= depth:
+            continue
+        try:
+            children = sorted(p for p in current.iterdir() if p.is_dir())
+        except OSError:
+            continue
+        pending += [
+            (c, level + 1)
+            for c in children
+            if not c.name.startswith((".", "__")) and c.name not in _SKIPPED
+        ]
+    return found
+
+
+_SKIPPED = frozenset({"node_modules", "venv", "site-packages"})
 
 
 def table_console() -> Console:

@@ -41,6 +41,7 @@ from ragjudge.store import RunInfo, Store
 
 __all__ = [
     "DROP_REASONS",
+    "NO_CLEAR_DIFFERENCE",
     "Comparison",
     "MetricComparison",
     "RunRef",
@@ -51,6 +52,7 @@ Direction = Literal["higher", "lower"]
 Side = Literal["A", "B"]
 
 DROP_REASONS = ("missing_a", "missing_b", "errors", "excluded")
+NO_CLEAR_DIFFERENCE = "no clear difference"
 _COUNT_COLUMNS = ("n", *DROP_REASONS)
 _FLOAT_COLUMNS = (
     "mean_a",
@@ -81,6 +83,7 @@ _FRAME_COLUMNS = (
     "equal",
     "worse",
     "winner",
+    "verdict",
     *DROP_REASONS,
 )
 
@@ -138,6 +141,17 @@ class MetricComparison:
         """Whether the interval of B − A excludes 0."""
         return self.paired.ci_excludes_zero
 
+    @property
+    def verdict(self) -> str | None:
+        """B against A in words: ``better`` or ``worse`` only when the interval of
+        B − A excludes 0, else ``no clear difference``; None with no paired sample.
+        (:attr:`winner` is the side the mean difference favours, clear or not.)"""
+        if not self.paired.n:
+            return None
+        if not self.significant or self.winner is None:
+            return NO_CLEAR_DIFFERENCE
+        return "better" if self.winner == "B" else "worse"
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form: missing values are None, never NaN."""
         p = self.paired
@@ -157,6 +171,7 @@ class MetricComparison:
             "equal": p.equal,
             "worse": p.worse,
             "winner": self.winner,
+            "verdict": self.verdict,
             "missing_a": self.missing_a,
             "missing_b": self.missing_b,
             "errors": self.errors,

@@ -8,11 +8,12 @@ import os
 import re
 from collections.abc import Hashable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     PrivateAttr,
@@ -22,7 +23,7 @@ from pydantic import (
 )
 
 from ragjudge.errors import TextFileError, read_text_file
-from ragjudge.loading import format_named
+from ragjudge.loading import check_columns, format_named
 from ragjudge.loading._values import value_problem
 from ragjudge.models.cache import provider_endpoint
 from ragjudge.models.model import ModelSettings, make_provider
@@ -35,6 +36,10 @@ used ``${VAR}``: as written and as expanded."""
 
 class ConfigError(ValueError):
     """The configuration file is unreadable or invalid."""
+
+
+def _checked_columns(value: Any) -> Any:
+    return check_columns(value) if isinstance(value, dict) else value
 
 
 class KnowledgeBaseConfig(BaseModel):
@@ -131,6 +136,14 @@ class EvalConfig(BaseModel):
     name: str | None = None
     data: str | None = None
     format: str | None = None
+    columns: Annotated[dict[str, str], BeforeValidator(_checked_columns)] = Field(
+        default_factory=dict
+    )
+    """Sample field → the column of the data holding it (``column.key`` reads a key
+    of a JSON-object column), for layouts no built-in format knows."""
+    skip_invalid_rows: bool = False
+    """Score what can be scored: rows that cannot be read are left out, and a metric is
+    not applicable to the rows lacking its inputs; both are reported."""
     target: TargetConfig | None = None
     metrics: list[str | dict[str, Any]] = Field(default_factory=list)
     specs: list[str] = Field(default_factory=list)
@@ -141,7 +154,8 @@ class EvalConfig(BaseModel):
     knowledge_base: KnowledgeBaseConfig | None = None
     retriever: dict[str, Any] | None = None
     """The evaluation contexts from the target's own search endpoint instead of a
-    knowledge base: ``{kind: http, url: ..., results_path: results, ...}``."""
+    knowledge base: ``{kind: http, url: ..., results_path: results, ...}`` (also
+    accepted as ``knowledge_base: {retriever: {kind: http, ...}}``)."""
     judge: JudgeConfig | None = None
     cache: bool | str = True
     """Judge response cache: True (``cache.db`` beside the store file, so
@@ -152,6 +166,9 @@ class EvalConfig(BaseModel):
     """The share of a metric's results that may fail before ``ragjudge run`` exits
     non-zero (3); a metric with no value at all always exits 4."""
     limit: int | None = Field(default=None, ge=1)
+    sample: int | None = Field(default=None, ge=1)
+    """Evaluate a random subset of this many rows, stratified by ``by`` (drawn with
+    ``seed``)."""
     by: str | None = None
     store: str | None = None
     seed: int = 0
@@ -159,12 +176,39 @@ class EvalConfig(BaseModel):
     _env_references: EnvReferences = PrivateAttr(default_factory=dict)
     """Strings of the config file that used ``${VAR}`` (see :func:`load_config`)."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _retriever_under_knowledge_base(cls, data: Any) -> Any:
+        """``knowledge_base: {retriever: {kind: http, url: ...}}`` (where the README
+        describes the system's own search) is the top-level ``retriever``."""
+        if not isinstance(data, dict):
+            return data
+        kb = data.get("knowledge_base")
+        if not isinstance(kb, dict) or not isinstance(kb.get("retriever"), dict):
+            return data
+        if data.get("retriever") is not None:
+            raise ValueError(
+                "retriever: give the HTTP retriever once, under knowledge_base or at the top level"
+            )
+        kb = dict(kb)
+        moved = {**data, "retriever": kb.pop("retriever")}
+        moved["knowledge_base"] = kb or None
+        return moved
+
     @model_validator(mode="after")
     def _some_metric(self) -> EvalConfig:
         if not self.metrics and self.openai_evals is None:
             raise ValueError("metrics: give at least one metric (or an openai_evals eval)")
         if self.openai_evals is not None and self.data is not None:
             raise ValueError("give 'data' or 'openai_evals' (whose samples are the data), not both")
+        return self
+
+    @model_validator(mode="after")
+    def _limit_or_sample(self) -> EvalConfig:
+        if self.limit is not None and self.sample is not None:
+            raise ValueError(
+                "give 'limit' (the first N rows) or 'sample' (N random rows), not both"
+            )
         return self
 
     @field_validator("target", mode="before")

@@ -10,10 +10,10 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 from ragjudge.metrics import Metric, MetricContext
+from ragjudge.models import JudgeModel
+from ragjudge.progress import progress_display
+from ragjudge.rate_limits import live_status
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store import Store
 
@@ -59,17 +59,25 @@ class Execution:
         """Evaluate every sample that is not done, ``concurrency`` at a time."""
         todo = [s for s in samples if not self.is_done(s)]
         semaphore = asyncio.Semaphore(concurrency)
-        with _progress_bar(progress) as bar:
-            task = bar.add_task(
-                "evaluating", total=len(samples), completed=len(samples) - len(todo)
-            )
+        with progress_display(progress, status=self.rate_status) as tracker:
+            tracker.start(len(samples), len(samples) - len(todo))
 
             async def one(sample: Sample) -> None:
                 async with semaphore:
                     await self.evaluate_sample(sample)
-                bar.advance(task)
+                tracker.advance()
 
             await _gather_all([one(s) for s in todo])
+
+    @property
+    def models(self) -> list[JudgeModel]:
+        """The judge and the agents' models of the run."""
+        agents = [m for roles in self.agent_models.values() for m in roles.values()]
+        return [m for m in (self.context.judge, *agents) if isinstance(m, JudgeModel)]
+
+    def rate_status(self) -> str:
+        """The judge layer's rate-limit events so far, for the progress line."""
+        return live_status(self.models)
 
     async def evaluate_sample(self, sample: Sample) -> None:
         """The target's output (stored once), then every pending trial's scores."""
@@ -122,18 +130,6 @@ async def score_one(
     except Exception as exc:  # a metric bug or bad row becomes this score's error
         return [Score.failed(n, f"{type(exc).__name__}: {exc}") for n in names]
     return result if isinstance(result, list) else [result]
-
-
-def _progress_bar(enabled: bool) -> Progress:
-    return Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        disable=not enabled,
-        transient=False,
-    )
 
 
 @contextmanager

@@ -28,8 +28,15 @@ SAMPLE_COLUMNS: tuple[str, ...] = (
     "response",
     "target_error",
     "expected_response",
+    "retrieved_context",
+    "judge_contexts",
+    "judge_calls",
 )
-"""The columns :func:`sample_frame` gives every sample; no score may take these names."""
+"""The columns :func:`sample_frame` gives every sample (``judge_calls`` only when the
+export asks for them); no score may take these names."""
+JUDGE_CONTEXTS = "judge_contexts"
+"""The details key of the contexts a metric's judge was shown (see
+:data:`ragjudge.metrics.JUDGE_CONTEXTS`)."""
 METADATA_PREFIX = "metadata."
 """The prefix of the columns holding a sample's metadata; no score name may start so."""
 SCORE_COLUMN_SUFFIXES: tuple[str, ...] = (
@@ -88,20 +95,25 @@ def sample_frame(
     scores: Sequence[ScoreRow],
     excluded: Mapping[str, Sequence[float]] | None = None,
 ) -> pd.DataFrame:
-    """One row per (sample, trial): request, response, reference, each metric's value,
-    error, rationale, details (JSON) and judge call ids. For a metric whose mean leaves
-    values out (``excluded``), ``METRIC.left_out`` says whether this value was one.
+    """One row per (sample, trial): request, response, reference, the retrieved
+    contexts and the contexts each judge was shown when they are others (JSON), each
+    metric's value, error, rationale, details (JSON) and judge call ids. For a metric
+    whose mean leaves values out (``excluded``), ``METRIC.left_out`` says whether this
+    value was one.
 
     A score whose columns would take the place of another column (see
     :func:`reserved_name_problem`) is a ``ValueError``: no column is ever overwritten.
     """
     excluded = excluded or {}
     by_sample: dict[str, dict[int, dict[str, Any]]] = {}
+    shown: dict[tuple[str, int], dict[str, Any]] = {}
     for request_id, trial, score in scores:
         if (problem := reserved_name_problem(score.metric)) is not None:
             raise ValueError(f"cannot export the score {score.metric!r}: {problem}")
         metric_columns = by_sample.setdefault(request_id, {}).setdefault(trial, {})
         _add_columns(metric_columns, _score_columns(score, excluded))
+        if JUDGE_CONTEXTS in score.details:
+            shown.setdefault((request_id, trial), {})[score.metric] = score.details[JUDGE_CONTEXTS]
     rows = []
     for sample in samples:
         output = outputs.get(sample.request_id)
@@ -114,11 +126,21 @@ def sample_frame(
                 "response": output.response if output else sample.response,
                 "target_error": output.error if output else None,
                 "expected_response": _scalar(sample.expected_response),
+                "retrieved_context": _contexts(output, sample),
+                "judge_contexts": _scalar(shown.get((sample.request_id, trial))),
             }
             _add_columns(row, metadata_columns(sample.metadata))
             _add_columns(row, metrics_by_trial[trial])
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _contexts(output: Output | None, sample: Sample) -> str | None:
+    """The contexts the system retrieved for the sample (JSON text), or None."""
+    chunks = output.retrieved_context if output is not None else sample.retrieved_context
+    if chunks is None:
+        return None
+    return _dumps([c.model_dump(exclude_none=True) for c in chunks])
 
 
 def _score_columns(score: Score, excluded: Mapping[str, Sequence[float]]) -> dict[str, Any]:

@@ -4,7 +4,10 @@ whether every score arrived.
 Exit codes of ``ragjudge run``: 0 every score arrived (or at most ``max_error_rate``
 of each metric's results failed); :data:`EXIT_ERRORS` some scores failed beyond that
 rate; :data:`EXIT_NO_VALUES` a metric has no value at all (or the run has no scores);
-2 a mistake in the input or the config (nothing was run); 130 interrupted.
+:data:`EXIT_GATE` every score arrived but a quality gate (``--fail-under``,
+``--fail-over``; see :mod:`ragjudge.gate`) failed; 2 a mistake in the input or the
+config (nothing was run); 130 interrupted. 3 and 4 say scores are missing and come
+first: a gate is only the verdict of a run whose scores all arrived.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from ragjudge.stats import MetricSummary
 
 __all__ = [
     "EXIT_ERRORS",
+    "EXIT_GATE",
     "EXIT_NO_VALUES",
     "EXIT_OK",
     "ErrorGroup",
@@ -31,6 +35,7 @@ __all__ = [
 EXIT_OK = 0
 EXIT_ERRORS = 3
 EXIT_NO_VALUES = 4
+EXIT_GATE = 5
 
 _CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (cause, re.compile(pattern, re.IGNORECASE))

@@ -5,7 +5,7 @@ and the checks that every row carries what every metric needs."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -16,8 +16,10 @@ from ragjudge.http_targets import (
     http_retriever_from_config,
     http_target_from_config,
 )
-from ragjudge.loading import load_samples
+from ragjudge.loading import read_evaluation_set
 from ragjudge.metrics import Metric, create_metric
+from ragjudge.row_skipping import lacking_rows, missing_everywhere, skip_rows_lacking_inputs
+from ragjudge.sampling import stratified_sample
 from ragjudge.schema import Sample
 from ragjudge.targets import (
     CallableTarget,
@@ -50,9 +52,17 @@ _TARGET_FIELDS = ("response", "retrieved_context", "trace")
 class RequirementError(ValueError):
     """Rows lack fields that the chosen metrics need; raised before any work starts."""
 
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("the evaluation set cannot be scored:\n" + "\n".join(problems))
+    def __init__(self, problems: list[str], *, hint: bool = True) -> None:
+        tail = [SKIP_HINT] if hint else []
+        super().__init__("the evaluation set cannot be scored:\n" + "\n".join([*problems, *tail]))
         self.problems = problems
+
+
+SKIP_HINT = (
+    "(to score the other rows, set 'skip_invalid_rows: true' in the config, "
+    "--skip-invalid-rows, or evaluate(skip_invalid_rows=True): the rows are then "
+    "reported as skipped or not applicable)"
+)
 
 
 @dataclass
@@ -63,6 +73,9 @@ class Prepared:
     metrics: list[Metric]
     target: Target
     retriever: Any
+    notes: list[str] = field(default_factory=list)
+    """What the run should say about its evaluation set: the format assumed, columns
+    left unread, rows skipped or not applicable (see :mod:`ragjudge.loading`)."""
 
 
 def prepare(
@@ -83,16 +96,63 @@ def prepare(
         given = [*registry.metrics, *given]
     metric_objects = build_metrics(_with_spec_folders(config, given), base_dir=config.base_dir)
     target_obj = build_target(config, target)
+    notes: list[str] = []
     if samples is not None:
         rows = samples
     elif data is None and config.data is None and registry is not None:
-        rows = load_config_samples(config, registry.rows, format="openai_evals")
+        rows = load_config_samples(config, registry.rows, format="openai_evals", notes=notes)
     else:
-        rows = load_config_samples(config, data)
+        rows = load_config_samples(config, data, notes=notes)
     check_by_key(config.by, rows)
-    check_requirements(rows, metric_objects, target_obj)
+    if config.skip_invalid_rows:
+        rows = _skip_unscorable_rows(rows, metric_objects, target_obj, notes)
+    else:
+        check_requirements(rows, metric_objects, target_obj)
     check_retriever(config, metric_objects)
-    return Prepared(rows, metric_objects, target_obj, build_retriever(config))
+    return Prepared(rows, metric_objects, target_obj, build_retriever(config), notes)
+
+
+def _skip_unscorable_rows(
+    rows: list[Sample], metrics: Sequence[Metric], target: Target, notes: list[str]
+) -> list[Sample]:
+    """``skip_invalid_rows``: without a target, rows with no response are left out;
+    each metric is not applicable to the rows lacking its other inputs. A metric that
+    no row can feed, or a target it cannot work with, is still refused."""
+    if not target.supplies_response:
+        answered = {s.request_id for s in rows if s.has_field("response") or s.has_field("trace")}
+        kept = [s for s in rows if s.request_id in answered]
+        if dropped := [
+            (i + 1, s.request_id) for i, s in enumerate(rows) if s.request_id not in answered
+        ]:
+            notes.append(f"skipped {len(dropped)} row(s) with no response: {_rows(dropped)}")
+        if not kept:
+            raise RequirementError(["no row holds a response (and no target gives one)"])
+        rows = kept
+    problems = [p for m in metrics if (p := m.check_target(target)) is not None]
+    for metric in metrics:
+        answers = target.supplies_response
+        if nowhere := missing_everywhere(rows, metric, supplies_response=answers):
+            problems += [f"metric {metric.name!r} needs {w}; no row has it" for w in nowhere]
+            continue
+        lacking = lacking_rows(rows, metric, supplies_response=answers)
+        if lacking:
+            positions = [
+                (i + 1, s.request_id) for i, s in enumerate(rows) if s.request_id in lacking
+            ]
+            reasons = sorted(set(lacking.values()))
+            notes.append(
+                f"metric {metric.name!r} is not applicable to {len(lacking)} of {len(rows)} "
+                f"rows ({'; '.join(reasons)}): {_rows(positions)}"
+            )
+            skip_rows_lacking_inputs(metric, lacking)
+    if problems:
+        raise RequirementError(problems, hint=False)
+    return rows
+
+
+def _rows(positions: Sequence[tuple[int, str]]) -> str:
+    shown = ", ".join(f"row {row} ({rid})" for row, rid in positions[:10])
+    return shown + (f" and {len(positions) - 10} more" if len(positions) > 10 else "")
 
 
 def build_target(config: EvalConfig, target: Any = None) -> Target:
@@ -166,15 +226,31 @@ def build_metrics(specs: Sequence[MetricSpec], *, base_dir: Path | None = None) 
 
 
 def load_config_samples(
-    config: EvalConfig, data: Any, *, format: str | None = None
+    config: EvalConfig,
+    data: Any,
+    *,
+    format: str | None = None,
+    notes: list[str] | None = None,
 ) -> list[Sample]:
     """The evaluation set: ``data`` when given (a DataFrame, list of dicts or path),
-    else the config's ``data``; the first ``limit`` rows when a limit is set."""
+    else the config's ``data``, read with the config's ``format``, ``columns`` and
+    ``skip_invalid_rows``; the first ``limit`` rows when a limit is set, or a random
+    ``sample`` stratified by ``by``. ``notes`` receives what the reading decided."""
     if data is None:
         if config.data is None:
             raise ConfigError("no evaluation set: give 'data' (a file, DataFrame or list of dicts)")
         data = config.resolve(config.data)
-    samples = load_samples(data, format=format or config.format)
+    loaded = read_evaluation_set(
+        data,
+        format=format or config.format,
+        columns=config.columns,
+        skip_invalid_rows=config.skip_invalid_rows,
+    )
+    if notes is not None:
+        notes.extend(loaded.report.notes())
+    samples = loaded.samples
+    if config.sample:
+        return stratified_sample(samples, config.sample, by=config.by, seed=config.seed)
     return samples[: config.limit] if config.limit else samples
 
 

@@ -12,6 +12,8 @@ import pandas as pd
 from ragjudge.config import ConfigError
 from ragjudge.meanings import exclusions, run_meanings
 from ragjudge.outcome import ErrorGroup, Verdict, error_groups, run_verdict
+from ragjudge.rate_limits import RateLimitEvents, stored_rate_limits
+from ragjudge.run_events import NOTE
 from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import MetricSummary, summarize_by, summarize_scores, summary_frame
 from ragjudge.store import RunStatus, Store
@@ -47,15 +49,35 @@ class EvaluationResult:
     repro: list[dict[str, Any]] = field(default_factory=list)
     """With several trials: each sample's values over the trials, per score (see
     :mod:`ragjudge.repro`)."""
+    notes: list[str] = field(default_factory=list)
+    """What reading the evaluation set decided: the format assumed, columns no field
+    took, rows skipped or not applicable."""
+    rate_limits: list[RateLimitEvents] = field(default_factory=list)
+    """The judge endpoints' 429 answers, pauses and retries (per limiter)."""
 
     @property
     def verdict(self) -> Verdict:
         """Whether every score arrived: the exit code of ``ragjudge run`` and why."""
         return run_verdict(self.summaries, max_error_rate=self.max_error_rate)
 
-    def summary(self) -> pd.DataFrame:
-        """One row per metric: mean, 95% CI, n, errors, excluded values, trial spread."""
-        return summary_frame(self.summaries)
+    def summary(self, by: str | None = None) -> pd.DataFrame:
+        """One row per metric: mean, 95% CI, n, errors, excluded values, trial spread.
+
+        With ``by`` (a metadata key, ``lang`` or ``metadata.lang``), the same rows per
+        subset too: a first column named after the key holds ``(all)`` for the overall
+        rows and the subset's value for the others."""
+        if by is None:
+            return summary_frame(self.summaries)
+        subsets = self.subsets if _same_key(by, self.by) else self._subsets_by(by)
+        column = by.removeprefix("metadata.")
+        parts = [("(all)", self.summaries), *subsets.items()]
+        frames = [summary_frame(summaries).assign(**{column: group}) for group, summaries in parts]
+        frame = pd.concat(frames, ignore_index=True)
+        return frame[[column, *(c for c in frame.columns if c != column)]]
+
+    def _subsets_by(self, by: str) -> dict[str, list[MetricSummary]]:
+        with Store(self.store_path) as store:
+            return summarize_run(store, self.run_id, by=by).subsets
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per sample and trial, with every metric's value, error and rationale
@@ -83,6 +105,8 @@ class EvaluationResult:
             "judge": self.judge,
             "stability": self.stability,
             "repro": self.repro,
+            "notes": self.notes,
+            "rate_limits": [events.to_dict() for events in self.rate_limits],
             "exit_code": self.verdict.exit_code,
             "exit_reasons": self.verdict.reasons,
         }
@@ -146,7 +170,13 @@ def summarize_run(
         judge=_judge_of(run.config),
         stability=_stability(store, run.run_id, seed) if run.trials > 1 and len(frame) else [],
         repro=_repro(store, run.run_id) if run.trials > 1 and len(frame) else [],
+        notes=[str(event["text"]) for event in store.run_events(run.run_id, NOTE)],
+        rate_limits=stored_rate_limits(store, run.run_id),
     )
+
+
+def _same_key(a: str, b: str | None) -> bool:
+    return b is not None and a.removeprefix("metadata.") == b.removeprefix("metadata.")
 
 
 def _stability(store: Store, run_id: str, seed: int) -> list[dict[str, Any]]:

@@ -1,5 +1,7 @@
-"""The public entry points of an evaluation: :func:`evaluate` (sync, also inside a
-running event loop), :func:`run_evaluation` (async) and :func:`dry_run`.
+"""The entry points of an evaluation from a config: :func:`run_evaluation` (async) and
+:func:`dry_run`; :func:`run_sync` runs a coroutine from sync code (also inside a
+running event loop). The Python API built on them, ``evaluate`` and ``aevaluate``, is
+in :mod:`ragjudge.api`.
 
 Setting up lives in :mod:`ragjudge.preparation`, executing in
 :mod:`ragjudge.execution`, aggregating in :mod:`ragjudge.results`.
@@ -12,7 +14,6 @@ import platform
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 from rich.console import Console
@@ -34,8 +35,10 @@ from ragjudge.judging import (
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeCallRecord, JudgeModel, Limiter, Provider, ResponseCache
 from ragjudge.preparation import MetricSpec, Prepared, RequirementError, prepare
+from ragjudge.rate_limits import record_rate_limits
 from ragjudge.redact import MASK
 from ragjudge.results import EvaluationResult, summarize_run
+from ragjudge.run_events import NOTE
 from ragjudge.runlock import run_lock
 from ragjudge.schema import Sample
 from ragjudge.store import RunInfo, Store, new_run_id
@@ -44,7 +47,6 @@ __all__ = [
     "EvaluationResult",
     "RequirementError",
     "dry_run",
-    "evaluate",
     "run_evaluation",
     "run_sync",
 ]
@@ -60,6 +62,7 @@ class _Options:
     use_cache: bool = True
     provider: Provider | None = None
     retry_errors: bool = False
+    on_start: Callable[[str], None] | None = None
 
 
 async def run_evaluation(
@@ -73,6 +76,7 @@ async def run_evaluation(
     progress: bool = True,
     use_cache: bool = True,
     judge_provider: Provider | None = None,
+    on_start: Callable[[str], None] | None = None,
 ) -> EvaluationResult:
     """Run (or resume) an evaluation described by ``config``.
 
@@ -83,7 +87,8 @@ async def run_evaluation(
     and trials are used (only the concurrency and the ``by`` breakdown come from
     ``config``) and only missing results are computed; ``retry_errors`` computes its
     errored results again too. One process at a time executes a run
-    (:class:`~ragjudge.runlock.RunBusy` otherwise).
+    (:class:`~ragjudge.runlock.RunBusy` otherwise). ``on_start`` is called with the run
+    id once the run is stored (so an interrupted caller can name it).
     """
     resumed, stored_samples = None, None
     if resume is not None:
@@ -91,7 +96,7 @@ async def run_evaluation(
         config = _resumed_config(resumed, config)
     elif retry_errors:
         raise ConfigError("retry_errors (--retry-errors) goes with resume (--resume RUN)")
-    options = _Options(progress, use_cache, judge_provider, retry_errors)
+    options = _Options(progress, use_cache, judge_provider, retry_errors, on_start)
     # Everything is checked before the store is opened: a bad config leaves no file.
     setup = prepare(config, data=data, target=target, metrics=metrics, samples=stored_samples)
     try:
@@ -138,6 +143,9 @@ async def _execute(
         _close_cache(own_cache)
         raise
     _record_start(store, run_id, config, setup, resumed, retry_errors=options.retry_errors)
+    if options.on_start is not None:
+        options.on_start(run_id)
+    _tell(setup.notes, options.progress)
     await record_calls(store, run_id, config.judge, asked)
     context = MetricContext(
         retriever=setup.retriever,
@@ -152,8 +160,18 @@ async def _execute(
             await execution.run(setup.samples, config.concurrency, options.progress)
     finally:
         await _drain_and_close([m for m in (judge, *models) if m is not None])
+        record_rate_limits(store, run_id, execution.models)
         _close_cache(own_cache)
     return summarize_run(store, run_id, by=config.by)
+
+
+def _tell(notes: list[str], progress: bool) -> None:
+    """Say what preparing the run decided (the format assumed, rows skipped …) before
+    the progress bar; the summary repeats it."""
+    if progress:
+        console = Console(stderr=True)
+        for note in notes:
+            console.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
 
 
 def _close_cache(cache: ResponseCache | None) -> None:
@@ -288,6 +306,8 @@ def _record_start(
             for name, meaning in metric.meanings_for(setup.samples).items()
         },
     )
+    for note in setup.notes:
+        store.add_run_event(run_id, NOTE, {"text": note})
 
 
 def _versions() -> dict[str, str]:
@@ -343,73 +363,11 @@ def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         return pool.submit(lambda: asyncio.run(make())).result()
 
 
-def evaluate(
-    data: Any = None,
-    *,
-    target: Any = None,
-    metrics: Sequence[MetricSpec],
-    knowledge_base: str | Path | dict[str, Any] | None = None,
-    judge: str | dict[str, Any] | Provider | None = None,
-    trials: int = 1,
-    concurrency: int = 8,
-    limit: int | None = None,
-    by: str | None = None,
-    store: str | Path | None = None,
-    name: str | None = None,
-    format: str | None = None,
-    resume: str | None = None,
-    retry_errors: bool = False,
-    seed: int = 0,
-    progress: bool = True,
-) -> EvaluationResult:
-    """Evaluate ``data`` (a file path, DataFrame or list of dicts) with ``metrics``
-    (names, option dicts or Metric instances).
+def __getattr__(name: str) -> Any:
+    """:func:`~ragjudge.api.evaluate` and :func:`~ragjudge.api.aevaluate` live in
+    :mod:`ragjudge.api`; they stay importable from here."""
+    if name in ("evaluate", "aevaluate"):
+        from ragjudge import api
 
-    ``target`` is None (responses are in the data), a ``package.module:function`` path
-    or a callable. ``judge`` is a model spec (``openai/gpt-4o-mini``), a dict of judge
-    settings (model, base_url, rpm, prices …) or a provider object. Results go to the
-    SQLite store (default ``.ragjudge/runs.db`` in the current folder); ``resume``
-    finishes an interrupted run (``retry_errors``: and computes its errored results
-    again). Works in scripts and inside a running event loop (notebooks).
-    """
-    data_spec, data_object = _spec_or_object(data, str | Path)
-    target_spec, target_object = _spec_or_object(target, str)
-    judge_spec, judge_provider = _spec_or_object(judge, str | dict)
-    config = EvalConfig(
-        name=name,
-        data=None if data_spec is None else str(data_spec),
-        format=format,
-        target=target_spec,
-        # a Metric instance is recorded by its name; such a run resumes only when the
-        # instances are passed again
-        metrics=[m if isinstance(m, str | dict) else {"metric": m.name} for m in metrics],
-        knowledge_base=knowledge_base,
-        judge=judge_spec,
-        trials=trials,
-        concurrency=concurrency,
-        limit=limit,
-        by=by,
-        store=None if store is None else str(store),
-        seed=seed,
-    )
-    instances_given = any(isinstance(m, Metric) for m in metrics)
-    return run_sync(
-        lambda: run_evaluation(
-            config,
-            data=data_object,
-            target=target_object,
-            metrics=metrics if instances_given else None,
-            resume=resume,
-            retry_errors=retry_errors,
-            judge_provider=judge_provider,
-            progress=progress,
-        )
-    )
-
-
-def _spec_or_object(value: Any, spec_types: Any) -> tuple[Any, Any]:
-    """``(value, None)`` when ``value`` is None or a spec the config holds (a path, a
-    model name …), else ``(None, value)``: an object handed to the run directly."""
-    if value is None or isinstance(value, spec_types):
-        return value, None
-    return None, value
+        return getattr(api, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,7 +19,7 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel
 
-from ragjudge import frames, judge_calls
+from ragjudge import frames, judge_calls, run_events
 from ragjudge.judge_calls import CallUsage
 from ragjudge.models._types import JudgeCallRecord
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
@@ -351,6 +351,17 @@ class Store:
             "mean_latency": row[3],
             "errors": row[4] or 0,
         }
+
+    # run events -------------------------------------------------------------
+
+    def add_run_event(self, run_id: str, kind: str, data: dict[str, Any]) -> None:
+        """Store an event of the run (see :mod:`ragjudge.run_events`)."""
+        with self._tx() as conn:
+            run_events.add_event(conn, run_id, kind, data)
+
+    def run_events(self, run_id: str, kind: str) -> list[dict[str, Any]]:
+        """The run's events of ``kind``, oldest first."""
+        return run_events.events(self._conn, run_id, kind)
 
     # frames -----------------------------------------------------------------
 

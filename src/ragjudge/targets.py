@@ -1,7 +1,8 @@
 """Targets: the system under test, as ``async (sample) -> Output``.
 
 Here: the responses already in the evaluation set, a Python callable given as
-``package.module:function``, the caps on a target's reply (:class:`ReplyLimits`) and
+``package.module:function`` or ``path/to/file.py:function`` (found by
+:mod:`ragjudge.importing`), the caps on a target's reply (:class:`ReplyLimits`) and
 the readers of a reply (contexts, token usage) that every kind shares. HTTP targets are
 in :mod:`ragjudge.http_targets`.
 """
@@ -9,15 +10,15 @@ in :mod:`ragjudge.http_targets`.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import inspect
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol, TypeGuard
 
+from ragjudge.importing import TargetError as TargetError
+from ragjudge.importing import import_callable as import_callable
+from ragjudge.loading import derived_chunk
 from ragjudge.schema import ContextChunk, Output, Sample, Usage, response_text
 from ragjudge.threaded_calls import ThreadedCalls
 from ragjudge.traces import read_trace, with_trace
@@ -26,10 +27,6 @@ DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
 DEFAULT_MAX_CONTEXTS = 100
 DEFAULT_MAX_CONTEXT_BYTES = 256 * 1024
 DEFAULT_CONCURRENCY = 8
-
-
-class TargetError(ValueError):
-    """The target cannot be set up (bad path, missing function, wrong signature)."""
 
 
 class ReplyTooLarge(ValueError):
@@ -313,9 +310,10 @@ def context_chunk(item: Any, where: str) -> ContextChunk:
     """One retrieved context from a target's reply: a plain string, or an object with
     ``content`` (or ``text``), ``doc_uri`` and an optional numeric ``score``; further
     keys are kept. ``where`` (the item's position in the reply) stands in for a
-    missing ``doc_uri``. Anything else raises ``ValueError`` naming ``where``."""
+    missing ``doc_uri``, marked ``doc_uri_derived``. Anything else raises
+    ``ValueError`` naming ``where``."""
     if isinstance(item, str):
-        return ContextChunk(doc_uri=where, content=item)
+        return ContextChunk.model_validate(derived_chunk(where, item))
     if not isinstance(item, Mapping):
         raise ValueError(f"{where!r} is {type(item).__name__}, not a context object or text")
     content = item.get("content", item.get("text"))
@@ -330,6 +328,7 @@ def context_chunk(item: Any, where: str) -> ContextChunk:
             "doc_uri": str(uri) if uri else where,
             "content": content,
             "score": float(score) if _is_number(score) else None,
+            **({} if uri else {"doc_uri_derived": True}),
         }
     )
 
@@ -355,28 +354,3 @@ def usage_from(value: Any) -> Usage:
 
 def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def import_callable(
-    path: str, *, search_dir: Path | None = None, what: str = "target"
-) -> Callable[..., Any]:
-    """Import ``package.module:function`` (or ``:Class``); ``search_dir`` is put first
-    on the import path. ``what`` names the thing in error messages."""
-    module_name, sep, attr = path.partition(":")
-    if not sep or not module_name or not attr:
-        shape = "package.module:function" if what == "target" else "package.module:Class"
-        raise TargetError(f"{what} {path!r} must look like '{shape}'")
-    if search_dir is not None and str(search_dir) not in sys.path:
-        sys.path.insert(0, str(search_dir))
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise TargetError(f"cannot import {module_name!r} for {what} {path!r}: {exc}") from exc
-    obj: Any = module
-    for part in attr.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            raise TargetError(f"{module_name!r} has no attribute {attr!r} ({what} {path!r})")
-    if not callable(obj):
-        raise TargetError(f"{what} {path!r} is not callable")
-    return obj  # type: ignore[no-any-return]

@@ -256,8 +256,8 @@ JSON_CASES = [
         "'guidelines.tone'",
     ),
     row_case(
-        "retrieved_context_string",
-        {"request": "q", "retrieved_context": "a passage"},
+        "retrieved_context_number",
+        {"request": "q", "retrieved_context": 5},
         "'retrieved_context'",
     ),
     row_case(
@@ -333,9 +333,9 @@ JSON_CASES = [
         "'user_input'",
     ),
     data_case(
-        "ragas_contexts_string",
+        "ragas_contexts_number",
         "set.jsonl",
-        jsonl({"user_input": "q", "retrieved_contexts": "c"}),
+        jsonl({"user_input": "q", "retrieved_contexts": 5}),
         "set.jsonl",
         "row 1",
         "'retrieved_contexts'",

@@ -5,9 +5,15 @@ holding the rows under ``data``/``samples``/``rows``), CSV, Parquet, a pandas
 DataFrame or a list of dicts.
 
 Besides the Databricks field names, the formats of other evaluation tools load as they
-are: ragas (current and legacy column names), openai-evals (``input``/``ideal``) and
-HealthBench (``prompt``/``rubrics``/``ideal_completions_data``). The format is detected
-from the column names; ``format=`` overrides the guess.
+are: ragas (current and legacy column names), openai-evals (``input``/``ideal``),
+HealthBench (``prompt``/``rubrics``/``ideal_completions_data``), DeepEval
+(``input``/``actual_output``/``expected_output``/``retrieval_context``/``context``),
+MLflow 2 (``inputs``/``predictions``/``ground_truth``/``context``), MLflow 3
+(``inputs``/``outputs``/``expectations``), Inspect (``input``/``target``) and
+question/answer files with their own spellings (``question``/``answer``/``reference`` …).
+The format is detected from the column names; ``format=`` overrides the guess, and
+``columns=`` names the columns of any other layout. Contexts may be plain strings
+everywhere (their ``doc_uri`` is derived and marked ``doc_uri_derived``).
 
 Nothing is dropped silently: every bad row becomes a :class:`RowProblem`, and all of
 them are raised together in one :class:`DatasetError`. What counts as bad input:
@@ -28,32 +34,53 @@ them are raised together in one :class:`DatasetError`. What counts as bad input:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ragjudge.errors import DatasetError, RowProblem
+from ragjudge.loading._columns import COLUMN_FIELDS, check_columns
 from ragjudge.loading._formats import FORMATS, FileFormat, detect_format, format_named, row_format
 from ragjudge.loading._mapping import Loc as Loc
+from ragjudge.loading._mapping import derived_chunk
 from ragjudge.loading._readers import all_keys, file_problem, read_source
+from ragjudge.loading._report import LoadReport
 from ragjudge.loading._samples import build_samples
 from ragjudge.schema import Sample
 
 __all__ = [
+    "COLUMN_FIELDS",
     "FORMATS",
     "DatasetError",
+    "LoadReport",
+    "LoadedSet",
     "RowProblem",
+    "check_columns",
+    "derived_chunk",
     "detect_format",
     "format_named",
     "load_samples",
+    "read_evaluation_set",
 ]
+
+Source = str | Path | pd.DataFrame | Sequence[Mapping[str, Any]]
+
+
+@dataclass
+class LoadedSet:
+    """The samples of an evaluation set and how it was read."""
+
+    samples: list[Sample]
+    report: LoadReport
 
 
 def load_samples(
-    source: str | Path | pd.DataFrame | Sequence[Mapping[str, Any]],
+    source: Source,
     *,
     format: str | None = None,
+    columns: Mapping[str, str] | None = None,
 ) -> list[Sample]:
     """Load and validate an evaluation set.
 
@@ -62,25 +89,60 @@ def load_samples(
     :data:`FORMATS` (``-`` may stand for ``_``); by default it is detected with
     :func:`detect_format`. A public benchmark's own layout (``mtrag_human``,
     ``mtrag_un``: see :data:`ragjudge.datasets.DATASET_LOADERS`) is read from its file
-    by that benchmark's loader.
+    by that benchmark's loader. ``columns`` maps Sample fields to the columns holding
+    them (``{"request": "ticket_text", "response": "bot_reply"}``; ``column.key``
+    reads a key of a JSON-object column).
 
     Rows without a ``request_id`` get one derived from their content, stable across
     loads. Raises :class:`DatasetError` listing every bad row (or saying why the file
     cannot be read: its encoding, its type, a corrupt Parquet file),
     ``FileNotFoundError`` for a missing file and ``ValueError`` for an unknown format
-    name.
+    name or a bad ``columns`` mapping.
     """
+    return read_evaluation_set(source, format=format, columns=columns).samples
+
+
+def read_evaluation_set(
+    source: Source,
+    *,
+    format: str | None = None,
+    columns: Mapping[str, str] | None = None,
+    skip_invalid_rows: bool = False,
+) -> LoadedSet:
+    """:func:`load_samples` with how the set was read (:class:`LoadReport`: the format
+    assumed, the columns each field came from, the columns no field took). With
+    ``skip_invalid_rows`` the rows that cannot be read are left out and listed in the
+    report instead of failing the load (a file that cannot be read at all, or a set
+    with no readable row, still raises :class:`DatasetError`)."""
     chosen = None if format is None else format_named(format)
+    mapping = check_columns(columns or {})
     if isinstance(chosen, FileFormat):
         if not isinstance(source, str | Path):
             raise ValueError(f"format {format!r} reads a benchmark file: pass its path")
-        return chosen.load(source)
-    read = read_source(source)
+        report = LoadReport(str(source), chosen.name, chosen.name, guessed=False)
+        return LoadedSet(chosen.load(source), report)
+    read = read_source(source, mapping)
     if not read.rows and not read.problems:
         raise DatasetError([file_problem(read.label, "the evaluation set holds no rows")])
-    fmt = chosen or row_format(detect_format(all_keys(read.rows)))
-    samples, problems = build_samples(read.label, read.rows, fmt)
-    all_problems = sorted([*read.problems, *problems], key=lambda p: p.row)
-    if all_problems:
+    keys = all_keys(read.rows)
+    missing = [f"{f}: no column {c!r}" for f, c in mapping.items() if f not in keys]
+    if missing and read.rows:
+        reason = f"columns: {'; '.join(missing)} (its columns: {', '.join(keys)})"
+        raise DatasetError([file_problem(read.label, reason)])
+    fmt = chosen or row_format(detect_format(keys))
+    built = build_samples(read.label, read.rows, fmt, mapping)
+    all_problems = sorted([*read.problems, *built.problems], key=lambda p: p.row)
+    whole_file = [p for p in all_problems if p.row == 0]
+    if all_problems and (not skip_invalid_rows or whole_file or not built.samples):
         raise DatasetError(all_problems)
-    return samples
+    report = LoadReport(
+        source=read.label,
+        format=fmt.name,
+        title=fmt.label,
+        guessed=chosen is None,
+        fields=built.fields,
+        unused=built.unused,
+        skipped=all_problems,
+        mapped=bool(mapping),
+    )
+    return LoadedSet(built.samples, report)

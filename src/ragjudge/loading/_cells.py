@@ -31,9 +31,33 @@ _STRUCTURED_CELLS: dict[str, tuple[type, ...]] = {
     "example_tags": (list,),
     "ideal_completions_data": (dict,),
     "ground_truths": (list,),
+    # DeepEval, MLflow, Inspect and question/answer files
+    "inputs": (dict, list),
+    "outputs": (dict,),
+    "expectations": (dict,),
+    "additional_metadata": (dict,),
+    "additionalMetadata": (dict,),
+    "retrievalContext": (list,),
+    "tags": (dict,),
+    "choices": (list,),
+    "passages": (list,),
+    "documents": (list,),
+    "chunks": (list,),
+    "sources": (list,),
 }
-# Columns holding a reference answer: parsed only when the cell is a list of strings.
-_STRING_LIST_CELLS = frozenset({"expected_response", "reference", "ground_truth", "ideal"})
+# Columns holding a reference answer, or a context that may be one text: parsed only
+# when the cell is a list of strings.
+_STRING_LIST_CELLS = frozenset(
+    {
+        "expected_response",
+        "reference",
+        "ground_truth",
+        "ideal",
+        "expected_output",
+        "target",
+        "context",
+    }
+)
 
 
 def clean_record(record: Mapping[Any, Any], *, tabular: bool) -> dict[str, Any]:

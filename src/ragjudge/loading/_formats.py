@@ -12,7 +12,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ragjudge.datasets import DATASET_LOADERS, DatasetLoader
-from ragjudge.loading._mapping import ROW_FORMATS, RowFormat
+from ragjudge.loading._mapping import ROW_FORMATS as BASE_ROW_FORMATS
+from ragjudge.loading._mapping import RowFormat
+from ragjudge.loading._peers import PEER_ROW_FORMATS, detect_peer_format
+
+ROW_FORMATS: tuple[RowFormat, ...] = (*BASE_ROW_FORMATS, *PEER_ROW_FORMATS)
 
 
 @dataclass(frozen=True)
@@ -39,21 +43,33 @@ def detect_format(columns: Iterable[str]) -> str:
     """Guess the format of an evaluation set from its column (or key) names.
 
     Returns one of :data:`FORMATS`. A set with a ``request`` column is Databricks-style
-    whatever else it holds; a set matching no known format is treated as Databricks-style,
-    so that validation says which field is missing.
+    whatever else it holds; then ragas (``user_input``; ``question`` with ``contexts``
+    and ``ground_truth``), HealthBench (``rubrics``, or ``prompt`` with ``prompt_id``),
+    DeepEval (``input`` with ``actual_output``, ``expected_output`` or
+    ``retrieval_context``), MLflow 3 (``inputs`` with ``outputs`` or ``expectations``),
+    MLflow 2 (``inputs``), Inspect (``input`` with ``target``), openai-evals (``input``)
+    and a question/answer file (``question``, ``query``, ``prompt`` …, see
+    :data:`~ragjudge.loading._peers.QA_SYNONYMS`). A set matching no known format is
+    treated as Databricks-style, so that validation says which field is missing.
     """
     names = set(columns)
     if "request" in names:
         return "databricks"
     if "user_input" in names:
         return "ragas"
-    if "question" in names:
+    if {"question", "contexts"} <= names and names & _RAGAS_LEGACY_MARKS:
         return "ragas_legacy"
     if "rubrics" in names or {"prompt", "prompt_id"} <= names:
         return "healthbench"
+    peer = detect_peer_format(names)
+    if peer is not None and (peer != "qa" or "input" not in names):
+        return peer
     if "input" in names:
         return "openai_evals"
     return "databricks"
+
+
+_RAGAS_LEGACY_MARKS = frozenset({"ground_truth", "ground_truths"})
 
 
 def format_named(name: str) -> RowFormat | FileFormat:

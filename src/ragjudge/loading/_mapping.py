@@ -1,14 +1,17 @@
 """Row formats: translating the columns of other evaluation tools' rows (ragas,
-openai-evals, HealthBench) to :class:`~ragjudge.schema.Sample` field names.
+openai-evals, HealthBench; more in :mod:`ragjudge.loading._peers`) to
+:class:`~ragjudge.schema.Sample` field names.
 
 Each :class:`RowFormat` moves its own columns to Sample fields and remembers which
 column each field came from, so that problems name the column the user wrote. Columns
-no format claims go to ``metadata``.
+no format claims go to ``metadata`` (and are reported as not read as evaluation
+fields). Contexts given as plain strings, in any format, become chunks whose
+``doc_uri`` is derived from the column and position and marked ``doc_uri_derived``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +30,8 @@ class Mapped:
     fields: dict[str, Any] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
     origins: dict[Loc, str] = field(default_factory=dict)
+    unused: list[str] = field(default_factory=list)
+    """Columns of the row no field took: they are in ``metadata``."""
 
     def take(
         self,
@@ -55,9 +60,9 @@ def _map_ragas(row: dict[str, Any], mapped: Mapped) -> None:
         mapped.origins[("request", "messages")] = "user_input"
     mapped.take(row, "user_input", "request", _ragas_request)
     mapped.take(row, "response", "response")
-    mapped.take(row, "retrieved_contexts", "retrieved_context", _chunks("retrieved_contexts"))
+    mapped.take(row, "retrieved_contexts", "retrieved_context", chunks_of("retrieved_contexts"))
     mapped.take(
-        row, "reference_contexts", "expected_retrieved_context", _chunks("reference_contexts")
+        row, "reference_contexts", "expected_retrieved_context", chunks_of("reference_contexts")
     )
     mapped.take(row, "reference", "expected_response")
 
@@ -65,7 +70,7 @@ def _map_ragas(row: dict[str, Any], mapped: Mapped) -> None:
 def _map_ragas_legacy(row: dict[str, Any], mapped: Mapped) -> None:
     mapped.take(row, "question", "request")
     mapped.take(row, "answer", "response")
-    mapped.take(row, "contexts", "retrieved_context", _chunks("contexts"))
+    mapped.take(row, "contexts", "retrieved_context", chunks_of("contexts"))
     # ``ground_truths`` (a list) is the older spelling; when both exist, the list wins
     # and ``ground_truth`` is kept in metadata.
     if "ground_truths" in row:
@@ -77,14 +82,14 @@ def _map_ragas_legacy(row: dict[str, Any], mapped: Mapped) -> None:
 def _map_openai_evals(row: dict[str, Any], mapped: Mapped) -> None:
     if isinstance(row.get("input"), list):
         mapped.origins[("request", "messages")] = "input"
-    mapped.take(row, "input", "request", _messages_request)
+    mapped.take(row, "input", "request", messages_request)
     mapped.take(row, "ideal", "expected_response")
 
 
 def _map_healthbench(row: dict[str, Any], mapped: Mapped) -> None:
     if isinstance(row.get("prompt"), list):
         mapped.origins[("request", "messages")] = "prompt"
-    mapped.take(row, "prompt", "request", _messages_request)
+    mapped.take(row, "prompt", "request", messages_request)
     mapped.take(row, "prompt_id", "request_id")
     mapped.take(row, "rubrics", "rubric")
     # The ideal completion is a high-scoring answer, not a reference answer: it goes to
@@ -99,7 +104,7 @@ def _map_healthbench(row: dict[str, Any], mapped: Mapped) -> None:
 _RAGAS_ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
 
 
-def _messages_request(value: Any) -> Any:
+def messages_request(value: Any) -> Any:
     """A list of chat messages becomes ``{"messages": [...]}``; other values pass."""
     return {"messages": value} if isinstance(value, list) else value
 
@@ -119,18 +124,32 @@ def _ragas_message(item: Any) -> Any:
     return message
 
 
-def _chunks(column: str) -> Callable[[Any], Any]:
-    """Context strings become chunks whose ``doc_uri`` names the column and position."""
+def chunks_of(column: str) -> Callable[[Any], Any]:
+    """Contexts read from ``column``: a list whose strings become chunks with a derived
+    ``doc_uri`` naming the column and position (``contexts[0]``), or one string, one
+    such chunk (``context``). Other values pass on to validation."""
 
     def convert(value: Any) -> Any:
+        if isinstance(value, str):
+            return [derived_chunk(column, value)] if value.strip() else []
         if not isinstance(value, list):
             return value
         return [
-            {"doc_uri": f"{column}[{i}]", "content": item} if isinstance(item, str) else item
+            derived_chunk(f"{column}[{i}]", item) if isinstance(item, str) else item
             for i, item in enumerate(value)
         ]
 
     return convert
+
+
+def derived_chunk(doc_uri: str, content: str) -> dict[str, Any]:
+    """A context chunk from plain text: its ``doc_uri`` says where the text was
+    (derived, not a document's name), and ``doc_uri_derived`` says so."""
+    return {"doc_uri": doc_uri, "content": content, "doc_uri_derived": True}
+
+
+_CONTEXT_FIELDS = ("retrieved_context", "expected_retrieved_context")
+_METADATA_PREFIX = "metadata."
 
 
 @dataclass(frozen=True)
@@ -141,19 +160,30 @@ class RowFormat:
     map_columns: Mapper
     request_column: str
     """The source column to name when a row has no request at all."""
+    title: str = ""
+    """How people call the format (``DeepEval``)."""
+
+    @property
+    def label(self) -> str:
+        """The title, or the name."""
+        return self.title or self.name
 
 
 ROW_FORMATS: tuple[RowFormat, ...] = (
-    RowFormat("databricks", _map_databricks, request_column="request"),
-    RowFormat("ragas", _map_ragas, request_column="user_input"),
-    RowFormat("ragas_legacy", _map_ragas_legacy, request_column="question"),
-    RowFormat("openai_evals", _map_openai_evals, request_column="input"),
-    RowFormat("healthbench", _map_healthbench, request_column="prompt"),
+    RowFormat("databricks", _map_databricks, request_column="request", title="Databricks"),
+    RowFormat("ragas", _map_ragas, request_column="user_input", title="ragas"),
+    RowFormat("ragas_legacy", _map_ragas_legacy, request_column="question", title="ragas (legacy)"),
+    RowFormat("openai_evals", _map_openai_evals, request_column="input", title="openai-evals"),
+    RowFormat("healthbench", _map_healthbench, request_column="prompt", title="HealthBench"),
 )
 
 
-def map_row(data: dict[str, Any], fmt: RowFormat) -> Mapped:
-    """Translate a row to Sample fields; unknown fields go to ``metadata``."""
+def map_row(
+    data: dict[str, Any], fmt: RowFormat, columns: Mapping[str, str] | None = None
+) -> Mapped:
+    """Translate a row to Sample fields; unknown fields go to ``metadata``. ``columns``
+    (field → the user's column) names where fields a ``columns`` mapping renamed came
+    from."""
     remaining = dict(data)
     mapped = Mapped(origins={("request",): fmt.request_column})
     fmt.map_columns(remaining, mapped)
@@ -161,8 +191,18 @@ def map_row(data: dict[str, Any], fmt: RowFormat) -> Mapped:
     for key, value in remaining.items():
         if key in _SAMPLE_FIELDS and key not in mapped.fields:
             mapped.fields[key] = value
+        elif key.startswith(_METADATA_PREFIX) and len(key) > len(_METADATA_PREFIX):
+            mapped.metadata[key.removeprefix(_METADATA_PREFIX)] = value  # an exported column
         else:
             mapped.metadata[key] = value
+            mapped.unused.append(key)
+    for name, column in (columns or {}).items():
+        if name in mapped.fields:
+            mapped.origins[(name,)] = column
+    for name in _CONTEXT_FIELDS:
+        if name in mapped.fields:
+            column = mapped.origins.get((name,), name)
+            mapped.fields[name] = chunks_of(column)(mapped.fields[name])
     if explicit_metadata is None:
         mapped.fields["metadata"] = mapped.metadata
     elif isinstance(explicit_metadata, dict):

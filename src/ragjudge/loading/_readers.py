@@ -22,6 +22,7 @@ import pandas as pd
 
 from ragjudge.errors import DatasetError, RowProblem, TextFileError, read_text_file
 from ragjudge.loading._cells import clean_record
+from ragjudge.loading._columns import nested_value, rename_columns
 from ragjudge.loading._csv import read_csv_rows
 from ragjudge.loading._values import value_problem
 
@@ -46,26 +47,33 @@ class ReadResult:
     problems: list[RowProblem] = field(default_factory=list)
 
 
-def read_source(source: str | Path | pd.DataFrame | Sequence[Mapping[str, Any]]) -> ReadResult:
-    """Every row of a file (by its suffix), a DataFrame or a list of dicts."""
+def read_source(
+    source: str | Path | pd.DataFrame | Sequence[Mapping[str, Any]],
+    columns: Mapping[str, str] | None = None,
+) -> ReadResult:
+    """Every row of a file (by its suffix), a DataFrame or a list of dicts; with
+    ``columns`` (field → column, see :mod:`ragjudge.loading._columns`) each mapped
+    column is read under its field's name."""
     if isinstance(source, str | Path):
-        return _read_file(Path(source), str(source))
-    if isinstance(source, pd.DataFrame):
-        return _read_records("<dataframe>", _frame_records(source), tabular=True)
-    return _read_records("<list>", list(source), tabular=False)
+        result = _read_file(Path(source), str(source), columns or {})
+    elif isinstance(source, pd.DataFrame):
+        result = _read_records("<dataframe>", _frame_records(source), True, columns or {})
+    else:
+        result = _read_records("<list>", list(source), False, columns or {})
+    return result
 
 
 _TEXT_SUFFIXES = (*JSONL_SUFFIXES, ".json", ".csv")
 
 
-def _read_file(path: Path, label: str) -> ReadResult:
+def _read_file(path: Path, label: str, columns: Mapping[str, str]) -> ReadResult:
     if path.is_dir():
         raise _file_error(label, "is a folder; give the evaluation set's file")
     if not path.is_file():
         raise FileNotFoundError(f"evaluation set not found: {path}")
     suffix = path.suffix.lower()
     if suffix == ".parquet":
-        return _read_records(label, _frame_records(_read_parquet(path, label)), tabular=True)
+        return _read_records(label, _frame_records(_read_parquet(path, label)), True, columns)
     if suffix not in _TEXT_SUFFIXES:
         raise _file_error(
             label,
@@ -77,10 +85,10 @@ def _read_file(path: Path, label: str) -> ReadResult:
     except TextFileError as exc:
         return ReadResult(label, problems=[file_problem(label, exc.reason)])
     if suffix in JSONL_SUFFIXES:
-        return _read_jsonl(text, label)
+        return _read_jsonl(text, label, columns)
     if suffix == ".json":
-        return _read_json(text, label)
-    return _read_csv(text, label)
+        return _read_json(text, label, columns)
+    return _read_csv(text, label, columns)
 
 
 def _file_error(label: str, reason: str) -> DatasetError:
@@ -114,7 +122,7 @@ def _strict_json(text: str) -> Any:
         raise _NotJson("arrays or objects are nested too deeply to read") from None
 
 
-def _read_jsonl(text: str, label: str) -> ReadResult:
+def _read_jsonl(text: str, label: str, columns: Mapping[str, str]) -> ReadResult:
     result = ReadResult(label)
     # Not str.splitlines(): it also splits on U+2028 and other separators that JSON
     # strings may hold unescaped.
@@ -128,17 +136,17 @@ def _read_jsonl(text: str, label: str) -> ReadResult:
                 RowProblem(source=label, row=number, field="<row>", reason=f"invalid JSON: {exc}")
             )
             continue
-        _add_record(result, number, value, tabular=False)
+        _add_record(result, number, value, False, columns)
     return result
 
 
-def _read_json(text: str, label: str) -> ReadResult:
+def _read_json(text: str, label: str, columns: Mapping[str, str]) -> ReadResult:
     try:
         document = _strict_json(text)
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data":
             # Many JSON Lines files are named .json; read them as what they are.
-            return _read_jsonl(text, label)
+            return _read_jsonl(text, label, columns)
         return ReadResult(label, problems=[file_problem(label, f"invalid JSON: {exc}")])
     except _NotJson as exc:
         return ReadResult(label, problems=[file_problem(label, f"invalid JSON: {exc}")])
@@ -149,7 +157,7 @@ def _read_json(text: str, label: str) -> ReadResult:
             f"the rows as an array under one of {', '.join(map(repr, _ROW_LIST_KEYS))}"
         )
         return ReadResult(label, problems=[file_problem(label, reason)])
-    return _read_records(label, records, tabular=False)
+    return _read_records(label, records, False, columns)
 
 
 def _rows_of_json_document(document: Any) -> list[Any] | None:
@@ -162,11 +170,11 @@ def _rows_of_json_document(document: Any) -> list[Any] | None:
     return None
 
 
-def _read_csv(text: str, label: str) -> ReadResult:
+def _read_csv(text: str, label: str, columns: Mapping[str, str]) -> ReadResult:
     read = read_csv_rows(text, label)
     result = ReadResult(label, problems=read.problems)
     for number, record in read.records:
-        _add_record(result, number, record, tabular=True)
+        _add_record(result, number, record, True, columns)
     return result
 
 
@@ -177,20 +185,26 @@ def _frame_records(frame: pd.DataFrame) -> list[Any]:
     ]
 
 
-def _read_records(label: str, records: Sequence[Any], *, tabular: bool) -> ReadResult:
+def _read_records(
+    label: str, records: Sequence[Any], tabular: bool, columns: Mapping[str, str]
+) -> ReadResult:
     result = ReadResult(label)
     for index, record in enumerate(records):
-        _add_record(result, index + 1, record, tabular=tabular)
+        _add_record(result, index + 1, record, tabular, columns)
     return result
 
 
-def _add_record(result: ReadResult, number: int, record: Any, *, tabular: bool) -> None:
+def _add_record(
+    result: ReadResult, number: int, record: Any, tabular: bool, columns: Mapping[str, str]
+) -> None:
     if not isinstance(record, Mapping):
         reason = f"a row must be an object with named fields, not {type(record).__name__}"
         result.problems.append(
             RowProblem(source=result.label, row=number, field="<row>", reason=reason)
         )
         return
+    if columns:
+        record = rename_columns({str(k): v for k, v in record.items()}, columns)
     # Checked before cleaning, which recurses; and after it for tabular rows, whose
     # cells may hold JSON text.
     problem = value_problem(record)
@@ -203,6 +217,10 @@ def _add_record(result: ReadResult, number: int, record: Any, *, tabular: bool) 
             RowProblem(source=result.label, row=number, field=problem.field, reason=problem.reason)
         )
         return
+    for name, column in columns.items():
+        found, value = nested_value(cleaned, column)
+        if name not in cleaned and found and value is not None:
+            cleaned[name] = value
     result.rows.append(RawRow(number, cleaned))
 
 

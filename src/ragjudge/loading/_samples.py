@@ -25,13 +25,26 @@ class _PreparedRow:
     content_id: str
 
 
+@dataclass
+class Built:
+    """The valid samples of a set, the problems of its other rows, which columns gave
+    which field (``field`` → column) and the columns no field took."""
+
+    samples: list[Sample]
+    problems: list[RowProblem]
+    fields: dict[str, str]
+    unused: list[str]
+
+
 def build_samples(
-    label: str, rows: list[RawRow], fmt: RowFormat
-) -> tuple[list[Sample], list[RowProblem]]:
-    """The valid samples of ``rows`` read in format ``fmt``, and the problems of the
-    others (a row with a bad request id yields no sample)."""
+    label: str, rows: list[RawRow], fmt: RowFormat, columns: Mapping[str, str] | None = None
+) -> Built:
+    """The valid samples of ``rows`` read in format ``fmt`` (the mapped ``columns``
+    already under their fields' names), and the problems of the others (a row with a
+    bad request id yields no sample)."""
     prepared = [
-        _PreparedRow(raw.row, map_row(raw.data, fmt), _content_id(raw.data)) for raw in rows
+        _PreparedRow(raw.row, _mapped(raw.data, fmt, columns or {}), _content_id(raw.data))
+        for raw in rows
     ]
     problems = _assign_request_ids(label, prepared)
     bad_rows = {p.row for p in problems}
@@ -44,7 +57,29 @@ def build_samples(
             continue
         if item.row not in bad_rows:
             samples.append(sample)
-    return samples, problems
+    return Built(samples, problems, _fields_taken(prepared), _unused(prepared))
+
+
+def _mapped(data: dict[str, Any], fmt: RowFormat, columns: Mapping[str, str]) -> Mapped:
+    return map_row(data, fmt, columns)
+
+
+def _fields_taken(prepared: list[_PreparedRow]) -> dict[str, str]:
+    """Field → the column it came from, when that column has another name."""
+    taken: dict[str, str] = {}
+    for item in prepared:
+        for loc, column in item.mapped.origins.items():
+            field = str(loc[0])
+            if len(loc) == 1 and field in item.mapped.fields and column != field:
+                taken.setdefault(field, column)
+    return taken
+
+
+def _unused(prepared: list[_PreparedRow]) -> list[str]:
+    found: dict[str, None] = {}
+    for item in prepared:
+        found.update(dict.fromkeys(item.mapped.unused))
+    return list(found)
 
 
 def _content_id(data: Mapping[str, Any]) -> str:

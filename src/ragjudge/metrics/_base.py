@@ -138,6 +138,7 @@ class Metric:
 
     - ``requires``: the fields every row must carry (``"a|b"``: either will do;
       ``response``, ``retrieved_context`` and ``trace`` are satisfied by a target);
+    - ``calls_per_sample``, when it makes more (or other) judge calls than one;
     - ``Options``: a :class:`MetricOptions` model of its options (``self.options``);
     - the meaning of its scores: ``meaning`` for one score, named after the instance
       (or ``fixed_score_name``, such as a Databricks metric name), or ``scores`` (score
@@ -159,6 +160,10 @@ class Metric:
     scores: ClassVar[Mapping[str, ScoreMeaning]] = {}
     needs_judge: ClassVar[bool] = False
     """Whether the metric calls a judge model (``ctx.judge``)."""
+    calls_per_sample: ClassVar[str | None] = None
+    """Judge calls per sample and trial, in words (``"2 (statements, verdicts)"``,
+    ``"1 per chunk"``), for ``ragjudge metrics``; None: none without a judge, one for a
+    judged metric that keeps the kit's one-call :meth:`JudgedMetric.judge`."""
     name: str
 
     def __init__(self, *, name: str | None = None, **options: Any) -> None:

@@ -12,12 +12,18 @@ from ragjudge.schema import ContextChunk, Output, Sample
 
 __all__ = [
     "CONTEXT_SOURCES",
+    "JUDGE_CONTEXTS",
     "ContextOptions",
     "ContextSource",
     "evaluation_contexts",
     "evaluation_query",
     "searches",
+    "shown_contexts",
 ]
+
+JUDGE_CONTEXTS = "judge_contexts"
+"""The details key under which a metric lists the contexts its judge was shown, when
+they are not the system's own retrieved ones (exports give them a column)."""
 
 ContextSource = Literal["reference", "question", "retrieved", "expected", "none"]
 """``reference`` (E3): retrieved with the question AND the reference answer;
@@ -80,3 +86,9 @@ async def evaluation_contexts(
     query = evaluation_query(question, reference) if source == "reference" else question
     found: list[ContextChunk] = await ctx.retriever.search(query, k)
     return found
+
+
+def shown_contexts(contexts: list[ContextChunk]) -> list[dict[str, str | None]]:
+    """The contexts a judge was shown, as stored in a score's details
+    (:data:`JUDGE_CONTEXTS`)."""
+    return [{"doc_uri": c.doc_uri, "content": c.content} for c in contexts]

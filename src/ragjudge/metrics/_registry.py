@@ -13,6 +13,11 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from ragjudge.metrics._base import Metric, MetricOptions, is_metric_class
+from ragjudge.metrics._function import (
+    FunctionMetric,
+    is_plain_function,
+    takes_sample_and_output,
+)
 
 __all__ = [
     "available_metrics",
@@ -80,31 +85,54 @@ def metric_class(kind: str, *, search_dir: Path | None = None) -> type[Metric]:
 
 
 def _import_metric_class(path: str, search_dir: Path | None) -> type[Metric]:
-    from ragjudge.targets import import_callable
-
-    try:
-        found: Any = import_callable(path, search_dir=search_dir, what="metric")
-    except Exception as exc:  # any error importing the user's module is a config error
-        raise ValueError(str(exc)) from exc
+    found = _import_metric(path, search_dir)
     if not is_metric_class(found):
         raise ValueError(f"metric {path!r} is not a ragjudge Metric subclass")
     cls: type[Metric] = found
     return cls
 
 
-def create_metric(spec: str | dict[str, Any] | Metric, *, search_dir: Path | None = None) -> Metric:
-    """Build a metric from a name, a dict ``{metric: NAME, name: ALIAS, **options}`` or
-    an instance. ``name`` gives the instance its own name, so one metric can run twice
-    with different options. A bad option is a ``ValueError`` that names the instance,
-    the option and the known options."""
+def _import_metric(path: str, search_dir: Path | None) -> Any:
+    from ragjudge.targets import import_callable
+
+    try:
+        return import_callable(path, search_dir=search_dir, what="metric")
+    except Exception as exc:  # any error importing the user's module is a config error
+        raise ValueError(str(exc)) from exc
+
+
+def create_metric(
+    spec: str | dict[str, Any] | Metric | Callable[..., Any], *, search_dir: Path | None = None
+) -> Metric:
+    """Build a metric from a name, a dict ``{metric: NAME, name: ALIAS, **options}``, an
+    instance, or a plain function ``(sample, output) -> float`` (named after itself;
+    ``module:function`` in a config). ``name`` gives the instance its own name, so one
+    metric can run twice with different options. A bad option is a ``ValueError`` that
+    names the instance, the option and the known options."""
     if isinstance(spec, Metric):
         return spec
+    if is_plain_function(spec):
+        return FunctionMetric(spec)
     if isinstance(spec, str):
         spec = {"metric": spec}
+    if not isinstance(spec, dict):
+        raise ValueError(f"metric spec {spec!r} is not a name, a dict or a metric")
     options = dict(spec)
     kind = options.pop("metric", None) or options.get("name")
     if not isinstance(kind, str):
         raise ValueError(f"metric spec {spec!r} names no metric")
+    if ":" in kind and is_plain_function(found := _import_metric(kind, search_dir)):
+        if not takes_sample_and_output(found):
+            raise ValueError(
+                f"metric {kind!r} is not a ragjudge Metric subclass, nor a function of "
+                "(sample, output)"
+            )
+        alias = options.pop("name", None)
+        if options:
+            raise ValueError(
+                f"metric {kind!r} is a function; it takes no options ({', '.join(options)})"
+            )
+        return FunctionMetric(found, name=alias if isinstance(alias, str) else None)
     cls = metric_class(kind, search_dir=search_dir)
     alias = options.pop("name", None)
     if alias is not None and not isinstance(alias, str):

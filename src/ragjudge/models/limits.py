@@ -82,6 +82,11 @@ class LimiterStats(BaseModel):
     """Rate-limit answers that lowered the pace."""
     tolerated: int = 0
     """Rate-limit answers taken as noise (only the refused request waited)."""
+    paused_seconds: float = 0.0
+    """Wall-clock seconds the model was paused after rate-limit answers (overlapping
+    pauses counted once)."""
+    resume_in: float = 0.0
+    """Seconds until the current pause ends (0 when not paused)."""
     speed: float
     """Current pace as a fraction of the configured one."""
     in_flight: int
@@ -212,6 +217,7 @@ class Limiter:
         self._pauses = 0
         self._slowdowns = 0
         self._tolerated = 0
+        self._paused_total = 0.0
         self._recent_429s: deque[float] = deque()
 
     @asynccontextmanager
@@ -242,8 +248,9 @@ class Limiter:
             if self._tolerate(now):
                 return
             self._pauses += 1
-            if pause and pause > 0:
-                self._paused_until = max(self._paused_until, now + pause)
+            if pause and pause > 0 and now + pause > self._paused_until:
+                self._paused_total += now + pause - max(now, self._paused_until)
+                self._paused_until = now + pause
             if slot.started >= self._last_slowdown:
                 self._slow_down(now)
             resume = max(now, self._paused_until)
@@ -261,6 +268,8 @@ class Limiter:
                 pauses=self._pauses,
                 slowdowns=self._slowdowns,
                 tolerated=self._tolerated,
+                paused_seconds=self._paused_total,
+                resume_in=max(0.0, self._paused_until - self._clock()),
                 speed=self._speed(self._clock()),
                 in_flight=self._semaphore.active,
                 max_in_flight=self._semaphore.max_active,

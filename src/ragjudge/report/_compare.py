@@ -5,7 +5,13 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from ragjudge.compare import DROP_REASONS, Comparison, MetricComparison, RunRef
+from ragjudge.compare import (
+    DROP_REASONS,
+    NO_CLEAR_DIFFERENCE,
+    Comparison,
+    MetricComparison,
+    RunRef,
+)
 from ragjudge.stats import PairedDifference
 
 __all__ = ["render_comparison"]
@@ -13,8 +19,8 @@ __all__ = ["render_comparison"]
 
 def render_comparison(comparison: Comparison, *, title: str | None = None) -> Table:
     """A terminal table of B − A per metric: the overall rows first, then (with
-    ``by``) one section per subset. The "better" column names the run the difference
-    favours, starred when the interval excludes 0."""
+    ``by``) one section per subset. The "B vs A" column says "B better" or "B worse"
+    only when the interval of B − A excludes 0, and "no clear difference" otherwise."""
     percent = f"{comparison.confidence:.0%}"
     default = f"B − A, paired by request_id ({percent} bootstrap CI; p: sign-flip permutation)"
     out = Table(title=title or default, title_justify="left")
@@ -28,7 +34,7 @@ def render_comparison(comparison: Comparison, *, title: str | None = None) -> Ta
     out.add_column("p", justify="right")
     out.add_column("n", justify="right")
     out.add_column("B better / equal / worse", justify="right")
-    out.add_column("better", justify="center")
+    out.add_column("B vs A", justify="center")
     out.add_column("left out")
     sections = [("(all)", comparison.rows), *comparison.subsets.items()]
     for group, rows in sections:
@@ -59,11 +65,12 @@ def _row_cells(row: MetricComparison) -> list[Text]:
 
 
 def _winner_cell(row: MetricComparison) -> Text:
-    if row.winner is None:
-        return Text("=" if row.paired.n else "–")
-    if row.significant:
-        return Text(f"{row.winner} *", style="bold green")
-    return Text(row.winner)
+    verdict = row.verdict
+    if verdict is None:
+        return Text("–")
+    if verdict == NO_CLEAR_DIFFERENCE:
+        return Text(verdict)
+    return Text(f"B {verdict}", style="bold green" if verdict == "better" else "bold red")
 
 
 def _caption(comparison: Comparison) -> str:
@@ -71,7 +78,10 @@ def _caption(comparison: Comparison) -> str:
         f"{side} = {_describe(ref)}"
         for side, ref in (("A", comparison.run_a), ("B", comparison.run_b))
     ]
-    lines.append("* the interval of B − A excludes 0; ↓ lower is better")
+    lines.append(
+        "B better / B worse: the interval of B − A excludes 0; otherwise no clear "
+        "difference; ↓ lower is better"
+    )
     if comparison.excluded_values:
         shown = "; ".join(
             f"{m}: {', '.join(f'{v:g}' for v in vs)}"

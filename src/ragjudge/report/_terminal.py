@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rich.console import Console
+from rich import box
+from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from ragjudge.dryrun import DryRunPlan
 from ragjudge.outcome import ErrorGroup
+from ragjudge.rate_limits import summary_line
+from ragjudge.report._names import WrappedName
 from ragjudge.results import EvaluationResult
 from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import MetricSummary
@@ -35,24 +38,33 @@ def summary_table(
     trials = max((s.trials for s in summaries), default=1)
     excluded = any(s.excluded or s.excludes for s in summaries)
     skipped = any(s.skipped for s in summaries)
-    table = Table(title=title, title_justify="left")
+    # no vertical rules: at 80 columns the metric names keep the room
+    table = Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+    )
     table.add_column("metric")
-    table.add_column("mean", justify="right")
-    table.add_column("95% CI", justify="right")
-    table.add_column("n", justify="right")
-    table.add_column("errors", justify="right")
+    table.add_column("mean", justify="right", no_wrap=True)
+    table.add_column("95% CI", justify="right", no_wrap=True)
+    table.add_column("n", justify="right", no_wrap=True)
+    table.add_column("errors", justify="right", no_wrap=True)
     if skipped:
-        table.add_column("n/a", justify="right")
+        table.add_column("n/a", justify="right", no_wrap=True)
     if excluded:
-        table.add_column("excluded", justify="right")
-        table.add_column("mean (all)", justify="right")
+        table.add_column("excluded", justify="right", no_wrap=True)
+        table.add_column("mean (all)", justify="right", no_wrap=True)
     if trials > 1:
-        table.add_column("trial sd", justify="right")
-        table.add_column("agreement", justify="right")
+        table.add_column("trial sd", justify="right", no_wrap=True)
+        table.add_column("agreement", justify="right", no_wrap=True)
     for s in summaries:
         ci = "–" if s.ci is None else f"[{s.ci.low:.3f}, {s.ci.high:.3f}]"
         lower = s.metric in meanings and meanings[s.metric].lower_is_better
-        row = [s.metric + (" ↓" if lower else ""), _fmt(s.mean), ci, str(s.n), str(s.errors)]
+        name = WrappedName(s.metric + (" ↓" if lower else ""))
+        row: list[RenderableType] = [name, _fmt(s.mean), ci, str(s.n), str(s.errors)]
         if skipped:
             row.append(str(s.skipped))
         if excluded:
@@ -77,13 +89,19 @@ def print_result(result: EvaluationResult, console: Console) -> None:
         title += f" × {result.trials} trials"
     console.print(summary_table(result.summaries, title=title, meanings=result.meanings))
     for group, summaries in result.subsets.items():
+        console.print()
         console.print(
             summary_table(summaries, title=f"{result.by} = {group}", meanings=result.meanings)
         )
+    console.print()
     if result.errors:
         console.print(errors_table(result.errors))
     if result.judge_usage:
         console.print(usage_table(result.judge_usage))
+    for note in result.notes:
+        console.print(Text(f"note: {note}"), soft_wrap=True)
+    if (rate_limits := summary_line(result.rate_limits)) is not None:
+        console.print(Text(rate_limits, style="yellow"), soft_wrap=True)
     if result.judge:
         console.print(Text(f"judge: {result.judge}"))
     console.print(f"status: {result.status}; stored in {result.store_path}", highlight=False)
@@ -104,13 +122,13 @@ def print_result(result: EvaluationResult, console: Console) -> None:
 def errors_table(groups: Sequence[ErrorGroup]) -> Table:
     """Each metric's errors by cause: how many, and one example message."""
     table = Table(title="errors by cause", title_justify="left")
-    table.add_column("metric", no_wrap=True)
+    table.add_column("metric")
     table.add_column("cause", no_wrap=True)
     table.add_column("count", justify="right")
     table.add_column("example")
     for group in groups:
         example = group.example if len(group.example) <= 160 else group.example[:159] + "…"
-        table.add_row(Text(group.metric), group.cause, str(group.count), Text(example))
+        table.add_row(WrappedName(group.metric), group.cause, str(group.count), Text(example))
     return table
 
 

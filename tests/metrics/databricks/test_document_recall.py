@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from databricks_helpers import score_row
 
@@ -47,3 +49,19 @@ async def test_from_a_row_with_the_rationale_and_no_judge_call() -> None:
     assert scored[RECALL].value == 0.5
     assert scored[RECALL].rationale == "1 of 2 expected documents retrieved; missing: b"
     assert scored.calls == []
+
+
+def test_contexts_given_as_text_have_no_document_names(tmp_path: Path) -> None:
+    import ragjudge as rj
+
+    row = {"request": "q", "response": "r", "retrieved_context": ["a"]}
+    result = rj.evaluate(
+        [{**row, "expected_retrieved_context": ["a"]}],
+        metrics=["document_recall"],
+        store=tmp_path / "r.db",
+        progress=False,
+    )
+
+    (summary,) = result.summaries
+    assert summary.mean is None and summary.errors == 1
+    assert "text without doc_uris" in result.errors[0].example

@@ -29,7 +29,13 @@ from ragjudge.metrics._base import (
     references,
     require_response,
 )
-from ragjudge.metrics._contexts import ContextOptions, evaluation_contexts, searches
+from ragjudge.metrics._contexts import (
+    JUDGE_CONTEXTS,
+    ContextOptions,
+    evaluation_contexts,
+    searches,
+    shown_contexts,
+)
 from ragjudge.metrics._judged import JudgedMetric, Judging, Verdict
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.replies import ResultScore, ResultVerdict
@@ -66,6 +72,8 @@ class AnswerAccuracy(JudgedMetric):
     judged with ``k`` evaluation contexts chosen by ``contexts`` (see the module
     docstring)."""
 
+    calls_per_sample = "1"
+
     Options = ContextOptions
     options: ContextOptions
     meaning = ScoreMeaning(
@@ -99,6 +107,7 @@ class AnswerAccuracy(JudgedMetric):
             "contexts": source,
             "context_doc_uris": [c.doc_uri for c in contexts],
             "references": len(answers),
+            JUDGE_CONTEXTS: shown_contexts(contexts),
         }
         try:
             verdict = await ask_accuracy(

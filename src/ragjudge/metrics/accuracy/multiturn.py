@@ -83,7 +83,13 @@ from typing import Any, Literal, TypeVar
 from pydantic import Field
 
 from ragjudge.metrics._base import MetricFailure, Produced, references, require_response
-from ragjudge.metrics._contexts import ContextOptions, evaluation_contexts, searches
+from ragjudge.metrics._contexts import (
+    JUDGE_CONTEXTS,
+    ContextOptions,
+    evaluation_contexts,
+    searches,
+    shown_contexts,
+)
 from ragjudge.metrics._judged import JudgedMetric, Judging
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.accuracy.agents import AnswerReply, QueryReply
@@ -345,6 +351,8 @@ class MultiTurn(JudgedMetric):
     ``generator_model`` are model specs for those agents (default: the judge).
     """
 
+    calls_per_sample = "up to 3 per turn (judge, composer, generator), max_turns turns"
+
     Options = MultiTurnOptions
     options: MultiTurnOptions
     requires: tuple[str, ...] = ("expected_response",)
@@ -431,6 +439,7 @@ class MultiTurn(JudgedMetric):
         }
         if base == "wscore":
             details["transcript"] = d.transcript()
+            details[JUDGE_CONTEXTS] = shown_contexts(list(d.contexts))
         else:
             details["transcript_on"] = self.score_name("wscore")
         return Score(

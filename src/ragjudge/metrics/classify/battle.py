@@ -50,6 +50,8 @@ class BattleOptions(ClassifyOptions):
 class Battle(Classify):
     """B's response against the baseline's, in both orders (see the module docstring)."""
 
+    calls_per_sample = "2 per arg set (both orders)"
+
     Options = BattleOptions
     options: BattleOptions
     parts: ClassVar[tuple[str, ...]] = ("position_bias", "first_position")

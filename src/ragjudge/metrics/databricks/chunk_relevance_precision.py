@@ -27,6 +27,8 @@ class ChunkRelevancePrecision(DatabricksJudge):
     retrieved context (or a trace). No chunk at all leaves the precision undefined: a
     missing input."""
 
+    calls_per_sample = "1 per retrieved chunk"
+
     requires: tuple[str, ...] = (CONTEXTS,)
     fixed_score_name = "retrieval/llm_judged/chunk_relevance_precision"
     meaning = ScoreMeaning(description="share of retrieved chunks relevant to the request")

@@ -35,6 +35,8 @@ class Correctness(DatabricksJudge):
     """Yes when the response holds every expected fact (each checked on its own), or
     carries the information of the expected response."""
 
+    calls_per_sample = "1 against the expected response, or 1 per expected fact"
+
     requires: tuple[str, ...] = (RESPONSE, EXPECTED)
     fixed_score_name = "response/llm_judged/correctness/rating"
     meaning = rating_meaning("share of correct responses (expected facts or response)")

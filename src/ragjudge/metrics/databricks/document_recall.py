@@ -1,7 +1,8 @@
 """``retrieval/ground_truth/document_recall``: the share of the expected documents
 (``expected_retrieved_context``'s ``doc_uri``s) among the retrieved ones. Deterministic,
 no judge (Databricks Agent Evaluation, seed 001). ``doc_uri``s are compared exactly
-(after trimming spaces); each expected document counts once."""
+(after trimming spaces); each expected document counts once. Contexts given as plain
+text have no document names (their ``doc_uri`` is derived): the input is missing."""
 
 from __future__ import annotations
 
@@ -24,7 +25,22 @@ class DocumentRecall(DatabricksMetric):
         """The recall, with the expected, found and missing documents in the details."""
         if not sample.expected_retrieved_context:
             raise self.missing("no expected_retrieved_context")
-        return document_recall(self.contexts(output), sample.expected_retrieved_context)
+        retrieved = self.contexts(output)
+        for name, chunks in (
+            ("expected_retrieved_context", sample.expected_retrieved_context),
+            ("retrieved context", retrieved),
+        ):
+            if any(_derived(c) for c in chunks):
+                raise self.missing(
+                    f"the {name} is text without doc_uris (theirs are derived from "
+                    "positions); document recall compares document names"
+                )
+        return document_recall(retrieved, sample.expected_retrieved_context)
+
+
+def _derived(chunk: ContextChunk) -> bool:
+    """Whether the chunk's ``doc_uri`` was made up from its position (plain text)."""
+    return bool((chunk.model_extra or {}).get("doc_uri_derived"))
 
 
 def document_recall(retrieved: list[ContextChunk], expected: list[ContextChunk]) -> Result:

@@ -70,6 +70,8 @@ class GuidelineAdherence(DatabricksJudge):
     """Yes when the response follows every guideline of a set; one rating per set of
     the row's guidelines and of ``global_guidelines``."""
 
+    calls_per_sample = "1 per guideline set (the row's lists and the global ones)"
+
     Options: ClassVar[type[MetricOptions]] = GuidelineOptions
     options: GuidelineOptions
     requires: tuple[str, ...] = (RESPONSE, "guidelines")

@@ -45,6 +45,8 @@ async def best_similarity(
 class AnswerSimilarity(Metric):
     """Cosine similarity of response and reference embeddings (optionally thresholded)."""
 
+    calls_per_sample = "0, plus embeddings"
+
     Options = SimilarityOptions
     options: SimilarityOptions
     requires: tuple[str, ...] = ("response", "expected_response")

@@ -66,6 +66,8 @@ def sentence_key(sentence: str) -> str:
 class ContextRelevancy(JudgedMetric):
     """Share of the context sentences the judge finds needed for the question."""
 
+    calls_per_sample = "1"
+
     requires: tuple[str, ...] = ("retrieved_context",)
     meaning = ScoreMeaning(description="share of the context sentences the question needs")
     reply_copies_data = True  # only sentences of the contexts count

@@ -73,6 +73,7 @@ class LikertOptions(LanguageOptions):
 class Likert(JudgedMetric):
     """A 1–5 rating of the response; general guidelines, or specific criteria."""
 
+    calls_per_sample = "1"
     Options: ClassVar[type[LanguageOptions]] = LikertOptions
     options: LikertOptions
     meaning = ScoreMeaning(low=1.0, high=5.0, description="1–5 rating of the response")

@@ -1,0 +1,77 @@
+"""What loading an evaluation set decided, in words: the format it assumed, which
+column gave which field, the columns no field took, and the rows it skipped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ragjudge.errors import RowProblem
+
+__all__ = ["LoadReport"]
+
+_SHOWN_ROWS = 5
+
+
+@dataclass
+class LoadReport:
+    """How one evaluation set was read (see :func:`ragjudge.loading.read_evaluation_set`)."""
+
+    source: str
+    format: str
+    """The format's name (``deepeval``, ``databricks`` …)."""
+    title: str
+    """How people call it (``DeepEval``)."""
+    guessed: bool
+    """Whether the format was guessed from the column names (no ``format=`` given)."""
+    fields: dict[str, str] = field(default_factory=dict)
+    """Field → the column it was read from, where the names differ."""
+    unused: list[str] = field(default_factory=list)
+    """Columns no field took (they are in each sample's metadata)."""
+    skipped: list[RowProblem] = field(default_factory=list)
+    """Rows left out because they cannot be read (``skip_invalid_rows``)."""
+    mapped: bool = False
+    """Whether a ``columns`` mapping named the columns."""
+
+    def notes(self) -> list[str]:
+        """One line per thing a user should know; none for a plain Databricks-style set
+        whose every column is a field."""
+        lines: list[str] = []
+        pairs = ", ".join(f"{column} → {name}" for name, column in self.fields.items())
+        if self.mapped:
+            lines.append(f"{self.source}: columns mapped by 'columns': {pairs}")
+        elif self.guessed and self.format != "databricks":
+            lines.append(
+                f"{self.source}: read as {self.title} (guessed from the column names; "
+                f"set 'format' to choose another){': ' + pairs if pairs else ''}"
+            )
+        if self.unused:
+            lines.append(
+                f"{self.source}: columns not read as evaluation fields (kept as metadata): "
+                + ", ".join(self.unused)
+            )
+        if self.skipped:
+            lines.append(self._skipped_line())
+        return lines
+
+    def _skipped_line(self) -> str:
+        rows = sorted({p.row for p in self.skipped})
+        shown = "; ".join(
+            f"row {p.row}, field '{p.field}': {p.reason}" for p in self.skipped[:_SHOWN_ROWS]
+        )
+        more = len(self.skipped) - _SHOWN_ROWS
+        tail = f"; and {more} more" if more > 0 else ""
+        return (
+            f"{self.source}: skipped {len(rows)} row{'s' if len(rows) != 1 else ''} "
+            f"that cannot be read (skip_invalid_rows): {shown}{tail}"
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-able form."""
+        return {
+            "source": self.source,
+            "format": self.format,
+            "guessed": self.guessed,
+            "fields": dict(self.fields),
+            "unused": list(self.unused),
+            "skipped": [p.model_dump() for p in self.skipped],
+        }

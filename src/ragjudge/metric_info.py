@@ -1,0 +1,164 @@
+"""What every registered metric is, read from its own declarations — the meaning of its
+scores (``meaning``/``scores``: description, range, direction), the inputs it
+``requires``, whether it ``needs_judge`` and its ``calls_per_sample``, its options — so
+``ragjudge metrics`` never drifts from the code."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pydantic_core import PydanticUndefined
+
+from ragjudge.metrics import Metric, MetricOptions, available_metrics, metric_class
+from ragjudge.metrics._judged import JudgedMetric
+from ragjudge.schema import ScoreMeaning
+
+__all__ = ["MetricInfo", "ScoreInfo", "all_metric_info", "metric_info", "value_range"]
+
+
+@dataclass(frozen=True)
+class ScoreInfo:
+    """One score a metric gives."""
+
+    name: str
+    description: str
+    low: float | None
+    high: float | None
+    direction: str
+    binary: bool
+    excluded: tuple[float, ...]
+
+    @property
+    def range(self) -> str:
+        """The values, in words (``0–1``, ``yes/no``, ``≥ 0``)."""
+        return "yes/no" if self.binary else value_range(self.low, self.high)
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """A registered metric as its declarations describe it."""
+
+    name: str
+    measures: str
+    scores: list[ScoreInfo]
+    inputs: list[str]
+    needs_judge: bool
+    judge_calls: str
+    options: dict[str, str] = field(default_factory=dict)
+    """Option name → its type and default, as written in a config."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form (``ragjudge metrics --json``)."""
+        found = asdict(self)
+        for score, info in zip(found["scores"], self.scores, strict=True):
+            score["range"] = info.range
+            score["excluded"] = list(info.excluded)
+        return found
+
+
+def value_range(low: float | None, high: float | None) -> str:
+    """``0–1``, ``≥ 1``, ``≤ 0`` or ``any``."""
+    if low is not None and high is not None:
+        return f"{low:g}–{high:g}"
+    if low is not None:
+        return f"≥ {low:g}"
+    if high is not None:
+        return f"≤ {high:g}"
+    return "any"
+
+
+def all_metric_info() -> list[MetricInfo]:
+    """Every registered metric, by name."""
+    return [metric_info(name) for name in available_metrics()]
+
+
+def metric_info(name: str) -> MetricInfo:
+    """The registered metric ``name`` as its declarations (on an instance with the
+    default options) describe it."""
+    cls = metric_class(name)
+    metric = cls()
+    meanings = metric.meanings()
+    scores = [_score_info(score, meaning) for score, meaning in meanings.items()]
+    return MetricInfo(
+        name=name,
+        measures=_measures(cls, scores),
+        scores=scores,
+        inputs=_inputs(metric),
+        needs_judge=cls.needs_judge,
+        judge_calls=_judge_calls(cls),
+        options=_options(cls),
+    )
+
+
+def _score_info(name: str, meaning: ScoreMeaning) -> ScoreInfo:
+    return ScoreInfo(
+        name=name,
+        description=meaning.description,
+        low=meaning.low,
+        high=meaning.high,
+        direction=meaning.direction,
+        binary=meaning.binary,
+        excluded=meaning.excluded,
+    )
+
+
+def _measures(cls: type[Metric], scores: list[ScoreInfo]) -> str:
+    """One score's description, else the first sentence of the class's docstring (as
+    plain text)."""
+    if len(scores) == 1 and scores[0].description:
+        return scores[0].description
+    doc = " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split())
+    doc = _ROLE.sub(lambda m: m.group(1).rsplit(".", 1)[-1], doc).replace("``", "")
+    first = re.split(r"(?<=\.)\s", doc.replace(" (see the module docstring)", ""))[0]
+    return first.removesuffix(".")
+
+
+_ROLE = re.compile(r":\w+:`~?([^`]+)`")
+
+
+def _inputs(metric: Metric) -> list[str]:
+    inputs = [" or ".join(r.split("|")) for r in metric.requires]
+    if metric.needs_retriever:
+        inputs.append("a knowledge base or retriever")
+    if metric.embedding_specs():
+        inputs.append("embeddings")
+    return inputs
+
+
+def _judge_calls(cls: type[Metric]) -> str:
+    if cls.calls_per_sample is not None:
+        return cls.calls_per_sample
+    if not cls.needs_judge:
+        return "0"
+    keeps_one_call = issubclass(cls, JudgedMetric) and cls.judge is JudgedMetric.judge
+    return "1" if keeps_one_call else "several (not declared)"
+
+
+def _options(cls: type[Metric]) -> dict[str, str]:
+    if cls.Options is MetricOptions and cls.__init__ is not Metric.__init__:
+        return _keyword_options(cls)
+    found = {}
+    for name, info in cls.Options.model_fields.items():
+        kind = _type_name(info.annotation)
+        default = info.default
+        if default is PydanticUndefined:
+            default = info.default_factory() if info.default_factory else "required"  # type: ignore[call-arg]
+        found[name] = f"{kind} = {default!r}"
+    return found
+
+
+def _keyword_options(cls: type[Metric]) -> dict[str, str]:
+    parameters = inspect.signature(cls).parameters.values()
+    return {
+        p.name: f"{_type_name(p.annotation)} = {p.default!r}"
+        for p in parameters
+        if p.kind is p.KEYWORD_ONLY and p.name != "name"
+    }
+
+
+def _type_name(annotation: Any) -> str:
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", None)
+    return str(text or annotation).replace("typing.", "")

@@ -1,0 +1,120 @@
+"""The progress of a run: a rich progress bar at a terminal, plain text lines in a
+notebook without ipywidgets (rich would warn "install ipywidgets" on every call), and
+on either the judge's rate-limit events (429s, a pause under way, retries)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import IO, Protocol
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
+
+__all__ = ["Tracker", "progress_display"]
+
+Status = Callable[[], str]
+"""A line saying what the judge layer is going through (empty when nothing)."""
+
+
+class Tracker(Protocol):
+    """What a run reports its progress to."""
+
+    def start(self, total: int, completed: int) -> None:
+        """``completed`` of ``total`` samples are done before the run starts."""
+
+    def advance(self) -> None:
+        """One more sample is done."""
+
+
+@contextmanager
+def progress_display(
+    enabled: bool, status: Status | None = None, console: Console | None = None
+) -> Iterator[Tracker]:
+    """A tracker that shows the run's progress on standard error (nothing when not
+    ``enabled``), with ``status`` beside it."""
+    console = console or Console(stderr=True)
+    if enabled and console.is_jupyter and not _has_widgets():
+        yield _TextTracker(console.file, status)
+        return
+    bar = Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        _StatusColumn(status),
+        console=console,
+        disable=not enabled,
+        transient=False,
+    )
+    with bar:
+        yield _BarTracker(bar)
+
+
+def _has_widgets() -> bool:
+    """Whether rich can draw its live display in a notebook (it needs both)."""
+    return all(importlib.util.find_spec(name) is not None for name in ("ipywidgets", "IPython"))
+
+
+class _StatusColumn(ProgressColumn):
+    def __init__(self, status: Status | None) -> None:
+        super().__init__()
+        self.status = status
+
+    def render(self, task: Task) -> Text:
+        text = self.status() if self.status is not None else ""
+        return Text(text, style="yellow")
+
+
+class _BarTracker:
+    def __init__(self, bar: Progress) -> None:
+        self.bar = bar
+        self.task = bar.add_task("evaluating", total=0)
+
+    def start(self, total: int, completed: int) -> None:
+        self.bar.update(self.task, total=total, completed=completed)
+
+    def advance(self) -> None:
+        self.bar.advance(self.task)
+
+
+class _TextTracker:
+    """Progress as text lines: at the start, every tenth of the way (and at least every
+    ``every`` seconds), and at the end."""
+
+    def __init__(self, file: IO[str] | None, status: Status | None, every: float = 10.0) -> None:
+        self.file = file or sys.stderr
+        self.status = status
+        self.every = every
+        self.total = self.done = 0
+        self.shown_at = 0.0
+        self.shown_step = -1
+
+    def start(self, total: int, completed: int) -> None:
+        self.total, self.done = total, completed
+        self._show()
+
+    def advance(self) -> None:
+        self.done += 1
+        step = self.done * 10 // max(1, self.total)
+        if step != self.shown_step or time.monotonic() - self.shown_at >= self.every:
+            self._show()
+
+    def _show(self) -> None:
+        self.shown_step = self.done * 10 // max(1, self.total)
+        self.shown_at = time.monotonic()
+        note = self.status() if self.status is not None else ""
+        line = f"evaluating: {self.done}/{self.total}" + (f" · {note}" if note else "")
+        print(line, file=self.file, flush=True)

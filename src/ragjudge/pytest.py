@@ -1,0 +1,84 @@
+"""Assertions on evaluation results for pytest (or any test runner): a test states the
+quality it needs, and a failure says by how much it missed, with the interval and n.
+
+::
+
+    import ragjudge as rj
+    from ragjudge.pytest import assert_metric
+
+    def test_answers_stay_good():
+        result = rj.evaluate("evalset.jsonl", target="my_app:answer", metrics=["rouge_l"])
+        assert_metric(result, "rouge_l", at_least=0.4)               # on the mean
+        assert_metric(result, "rouge_l", at_least=0.35, on="ci")     # on the CI's low end
+
+    async def test_in_async_code():
+        result = await rj.aevaluate("evalset.jsonl", target=my_async_app, metrics=["rouge_l"])
+        assert_metric(result, "rouge_l", at_least=0.4)
+
+``rj.evaluate`` also works inside a running event loop (it runs on a worker thread).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from ragjudge.gate import Gate, GateOn, GateResult, check_gates
+
+if TYPE_CHECKING:
+    from ragjudge.results import EvaluationResult
+
+__all__ = ["assert_gates", "assert_metric"]
+
+
+def assert_metric(
+    result: EvaluationResult,
+    metric: str,
+    *,
+    at_least: float | None = None,
+    at_most: float | None = None,
+    on: GateOn = "mean",
+    max_errors: int | None = 0,
+) -> float | None:
+    """Assert that ``metric``'s mean (``on="mean"``) or the conservative bound of its
+    95% CI (``on="ci"``: the low end for ``at_least``, the high end for ``at_most``) is
+    within the bounds, and that at most ``max_errors`` of its results failed (None:
+    any number). Returns the mean. The ``AssertionError`` says which bound failed,
+    the value, the interval, n, the errors and where the run is stored."""
+    __tracebackhide__ = True
+    if at_least is None and at_most is None and max_errors is None:
+        raise ValueError("give at_least, at_most or max_errors")
+    bounds = ((at_least, True), (at_most, False))
+    gates = [Gate(metric, bound, floor) for bound, floor in bounds if bound is not None]
+    results = check_gates(result.summaries, gates, on=on)
+    problems = [_message(r) for r in results if not r.passed]
+    summary = next((s for s in result.summaries if s.metric == metric), None)
+    if summary is not None and max_errors is not None and summary.errors > max_errors:
+        problems.append(
+            f"{metric}: {summary.errors} of {summary.errors + summary.n} results failed "
+            f"(at most {max_errors} allowed); see `ragjudge show {result.run_id}`"
+        )
+    if problems:
+        raise AssertionError(_with_run("\n".join(problems), result))
+    return None if summary is None else summary.mean
+
+
+def assert_gates(
+    result: EvaluationResult, floors: Mapping[str, float], *, on: GateOn = "mean"
+) -> None:
+    """Assert several floors at once (``{"rouge_l": 0.4, "answer_accuracy": 3.5}``);
+    the message lists every one that failed."""
+    __tracebackhide__ = True
+    results = check_gates(result.summaries, [Gate(m, v) for m, v in floors.items()], on=on)
+    if failed := [_message(r) for r in results if not r.passed]:
+        raise AssertionError(_with_run("\n".join(failed), result))
+
+
+def _message(gate: GateResult) -> str:
+    """The gate's reason without the command-line option it would have on the CLI."""
+    head, _, rest = gate.reason.partition("): ")
+    return rest or head
+
+
+def _with_run(message: str, result: EvaluationResult) -> str:
+    return f"{message}\n(run {result.run_id}, stored in {result.store_path})"

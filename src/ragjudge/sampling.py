@@ -1,0 +1,62 @@
+"""A random subset of an evaluation set that keeps every subset in it: ``--sample N``
+draws N rows stratified by the ``by`` key, where ``--limit N`` takes the first N and
+can leave a subset out entirely."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from ragjudge.schema import Sample
+
+__all__ = ["stratified_sample"]
+
+
+def stratified_sample(
+    samples: Sequence[Sample], n: int, *, by: str | None = None, seed: int = 0
+) -> list[Sample]:
+    """``n`` samples drawn at random (with ``seed``, so the same call draws the same
+    rows) in the set's order. With ``by`` (a metadata key), each subset gets a share of
+    ``n`` proportional to its size (largest remainders) and, when ``n`` allows, at least
+    one row; rows without the key form a subset of their own."""
+    if n >= len(samples):
+        return list(samples)
+    groups = _groups(samples, by)
+    quotas = _quotas([len(rows) for rows in groups.values()], n)
+    rng = random.Random(seed)
+    chosen: list[int] = []
+    for rows, quota in zip(groups.values(), quotas, strict=True):
+        chosen.extend(rng.sample(rows, quota))
+    return [samples[i] for i in sorted(chosen)]
+
+
+def _groups(samples: Sequence[Sample], by: str | None) -> dict[str, list[int]]:
+    """Row indices per subset, subsets sorted by their value (so the draw does not
+    depend on the row order of the subsets' first appearance)."""
+    key = None if by is None else by.removeprefix("metadata.")
+    groups: dict[str, list[int]] = {}
+    for index, sample in enumerate(samples):
+        value: Any = None if key is None else sample.metadata.get(key)
+        groups.setdefault(json.dumps(value, sort_keys=True, default=str), []).append(index)
+    return dict(sorted(groups.items()))
+
+
+def _quotas(sizes: list[int], n: int) -> list[int]:
+    """How many rows to draw from groups of ``sizes``: proportional shares, rounded by
+    largest remainder, every group at least one when ``n`` is at least the number of
+    groups (taken from the largest quotas)."""
+    total = sum(sizes)
+    exact = [n * size / total for size in sizes]
+    quotas = [math.floor(x) for x in exact]
+    by_remainder = sorted(range(len(sizes)), key=lambda i: (quotas[i] - exact[i], i))
+    for i in by_remainder[: n - sum(quotas)]:
+        quotas[i] += 1
+    if n >= len(sizes):
+        for i in [i for i, q in enumerate(quotas) if q == 0]:
+            donor = max(range(len(quotas)), key=lambda j: (quotas[j], -j))
+            quotas[donor] -= 1
+            quotas[i] = 1
+    return [min(q, size) for q, size in zip(quotas, sizes, strict=True)]
