@@ -39,7 +39,7 @@ from ragjudge.models._types import (
     Provider,
 )
 from ragjudge.models.cache import ResponseCache, cache_key, embedding_key, provider_endpoint
-from ragjudge.models.limits import Limiter, LimiterStats, RateLimits
+from ragjudge.models.limits import Limiter, LimiterStats, PermitSource, RateLimits
 from ragjudge.models.pricing import PriceTable, UsageTracker
 from ragjudge.models.tokens import estimate_messages_tokens, estimate_tokens
 from ragjudge.schema import Usage
@@ -79,14 +79,17 @@ class JudgeModel:
         self.prices = prices or PriceTable()
         self.usage = UsageTracker()
         self._log = CallLog(provider, self)
-        self.limiter = Limiter(
+        self.limiter: PermitSource = Limiter(
             RateLimits(
                 max_concurrency=self.settings.max_concurrency,
                 rpm=self.settings.rpm,
                 tpm=self.settings.tpm,
                 window=self.settings.rate_window,
+                burst=self.settings.burst,
             )
         )
+        """Where every attempt gets its permit (see :class:`PermitSource`); models of
+        one endpoint share one."""
         self._random = random.Random()
         self._in_flight = InFlight()
 
