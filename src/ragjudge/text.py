@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import pysbd
+from ragjudge._sentences import segment
 
 __all__ = [
     "contains_cjk",
@@ -110,10 +110,7 @@ def split_sentences(text: str) -> list[str]:
     for line in text.splitlines():
         if not line.strip():
             continue
-        language = "ja" if contains_cjk(line) else "en"
-        # A Segmenter keeps per-call state, so each call gets its own (it is cheap).
-        segmenter = pysbd.Segmenter(language=language, clean=False)
-        pieces: list[str] = segmenter.segment(line)
+        pieces = segment(line, "ja" if contains_cjk(line) else "en")
         sentences.extend(piece.strip() for piece in pieces if piece.strip())
     return sentences
 
