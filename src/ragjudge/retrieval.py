@@ -18,7 +18,7 @@ import json
 import os
 import threading
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -73,10 +73,10 @@ class BM25Retriever:
         self.k1 = k1
         self.b = b
         self._index: Any = None
-        corpus_tokens = [tokenize(chunk.content) for chunk in self.chunks]
-        if any(corpus_tokens):
+        token_ids, vocabulary = _token_ids(chunk.content for chunk in self.chunks)
+        if vocabulary:
             self._index = bm25s.BM25(k1=k1, b=b)
-            self._index.index(corpus_tokens, show_progress=False)
+            self._index.index((token_ids, vocabulary), show_progress=False)
 
     @classmethod
     def from_knowledge_base(cls, kb: KnowledgeBase, **kw: Any) -> BM25Retriever:
@@ -90,7 +90,8 @@ class BM25Retriever:
         if k == 0 or not token_ids:
             return []
         scores = np.asarray(self._index.get_scores(token_ids), dtype=np.float64)
-        best = [i for i in _top_k(scores, k) if scores[i] > 0]
+        matching = np.flatnonzero(scores > 0)
+        best = matching[_top_k(scores[matching], k)]
         return [self.chunks[i].to_context(score=float(scores[i])) for i in best]
 
     def _query_token_ids(self, query: str) -> list[int]:
@@ -106,10 +107,28 @@ def _check_k(k: int) -> None:
         raise ValueError(f"k must not be negative, got {k}")
 
 
+def _token_ids(texts: Iterable[str]) -> tuple[list[list[int]], dict[str, int]]:
+    """Each text's tokens as ids, and the ids of every token (in order of appearance)."""
+    vocabulary: dict[str, int] = {}
+    add = vocabulary.setdefault
+    ids = [[add(token, len(vocabulary)) for token in tokenize(text)] for text in texts]
+    return ids, vocabulary
+
+
 def _top_k(scores: NDArray[np.float64], k: int) -> list[int]:
-    """Positions of the ``k`` highest scores, best first; ties keep corpus order."""
+    """Positions of the ``k`` highest scores, best first; ties keep corpus order.
+
+    Only the scores that can be among them are sorted: those at least as high as the
+    ``k``-th highest, found by a partial selection (all of them, so a tie at the
+    ``k``-th place goes to the earliest positions)."""
+    if k <= 0 or scores.size == 0:
+        return []
+    candidates = np.arange(scores.size)
+    if k < scores.size:
+        threshold = np.partition(scores, scores.size - k)[scores.size - k]
+        candidates = np.flatnonzero(scores >= threshold)
     # lexsort sorts by the last key first: score descending, then corpus position.
-    order = np.lexsort((np.arange(scores.size), -scores))
+    order = candidates[np.lexsort((candidates, -scores[candidates]))]
     return [int(i) for i in order[:k]]
 
 
