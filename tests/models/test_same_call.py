@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import QUICKSTART
 from model_helpers import MemoryRecorder, user
 
+from conftest import QUICKSTART
 from ragjudge.config import load_config
 from ragjudge.models import (
     JudgeCallError,
@@ -113,9 +113,7 @@ async def test_the_quickstart_judged_run_sends_each_distinct_prompt_once(
     monkeypatch.setenv("OPENAI_API_KEY", "test")
     monkeypatch.setenv("RAGJUDGE_JUDGE_MODEL", "judge-x")
     monkeypatch.chdir(tmp_path)
-    config = load_config(
-        QUICKSTART / "eval-judged.yaml", store=str(tmp_path / "runs.db"), seed=0
-    )
+    config = load_config(QUICKSTART / "eval-judged.yaml", store=str(tmp_path / "runs.db"), seed=0)
     judge = config.judge
     assert judge is not None
     config = config.model_copy(
