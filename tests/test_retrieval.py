@@ -15,6 +15,7 @@ from ragjudge.retrieval import (
     DenseRetriever,
     HybridRetriever,
     Retriever,
+    _best_positive,
     _top_k,
     build_retriever,
     fuse_rankings,
@@ -357,6 +358,18 @@ def test_partial_top_k_ranks_as_a_full_sort(seed: int) -> None:
     scores = rng.integers(-3, 4, size=size).astype(np.float64) * 0.5
     for k in (0, 1, 2, 5, size - 1, size, size + 3):
         assert _top_k(scores, k) == full_sort(scores, max(k, 0))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_best_positive_scores_rank_as_a_full_sort(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(1, 300))
+    scores = (rng.integers(-1, 4, size=size) * 0.25).astype(np.float32)
+    for k in (1, 5, 32, 33, size + 3):
+        expected = [i for i in full_sort(scores.astype(np.float64), k) if scores[i] > 0]
+        picked = _best_positive(scores.copy(), k)
+        assert [i for i, _ in picked] == expected
+        assert [v for _, v in picked] == [float(scores[i]) for i in expected]
 
 
 async def test_the_index_from_token_ids_scores_as_the_index_from_tokens() -> None:

@@ -89,10 +89,8 @@ class BM25Retriever:
         token_ids = self._query_token_ids(query)
         if k == 0 or not token_ids:
             return []
-        scores = np.asarray(self._index.get_scores(token_ids), dtype=np.float64)
-        matching = np.flatnonzero(scores > 0)
-        best = matching[_top_k(scores[matching], k)]
-        return [self.chunks[i].to_context(score=float(scores[i])) for i in best]
+        scores = np.array(self._index.get_scores(token_ids))  # a copy to take the best from
+        return [self.chunks[i].to_context(score=value) for i, value in _best_positive(scores, k)]
 
     def _query_token_ids(self, query: str) -> list[int]:
         if self._index is None:
@@ -115,7 +113,30 @@ def _token_ids(texts: Iterable[str]) -> tuple[list[list[int]], dict[str, int]]:
     return ids, vocabulary
 
 
-def _top_k(scores: NDArray[np.float64], k: int) -> list[int]:
+_PICKED_ONE_BY_ONE = 32
+"""Up to this many results, the best are picked one by one (a pass over the scores
+each), which for a handful beats any partial sort of ~100k scores."""
+
+
+def _best_positive(scores: NDArray[Any], k: int) -> list[tuple[int, float]]:
+    """Positions and values of the ``k`` highest positive scores, best first; ties keep
+    corpus order (the same as :func:`_top_k` on the positive scores). ``scores`` is
+    overwritten."""
+    if k > _PICKED_ONE_BY_ONE:
+        matching = np.flatnonzero(scores > 0)
+        return [(int(i), float(scores[i])) for i in matching[_top_k(scores[matching], k)]]
+    best: list[tuple[int, float]] = []
+    for _ in range(min(k, scores.size)):
+        position = int(scores.argmax())  # the first of equal highest scores
+        value = float(scores[position])
+        if value <= 0:
+            break
+        best.append((position, value))
+        scores[position] = -1.0
+    return best
+
+
+def _top_k(scores: NDArray[Any], k: int) -> list[int]:
     """Positions of the ``k`` highest scores, best first; ties keep corpus order.
 
     Only the scores that can be among them are sorted: those at least as high as the
