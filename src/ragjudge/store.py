@@ -380,8 +380,16 @@ class Store:
 
     def score_frame(self, run_id: str) -> pd.DataFrame:
         """One row per (sample, trial, metric) with the sample's metadata as
-        ``metadata.KEY`` columns; the input of :mod:`ragjudge.stats`."""
-        return frames.score_frame(self.sample_metadata(run_id), self.scores(run_id))
+        ``metadata.KEY`` columns; the input of :mod:`ragjudge.stats`. Built from the
+        stored columns (no :class:`Score` objects)."""
+        rows = self._conn.execute(
+            "SELECT sc.request_id, sc.trial, sc.metric, sc.value, sc.error FROM scores sc"
+            " JOIN samples sa ON sa.run_id = sc.run_id AND sa.request_id = sc.request_id"
+            " WHERE sc.run_id = ? AND (sc.skipped IS NULL OR sc.skipped = '')"
+            " ORDER BY sa.position, sc.trial, sc.rowid",
+            (run_id,),
+        ).fetchall()
+        return frames.score_frame_of_rows(self.sample_metadata(run_id), rows)
 
     def sample_frame(
         self, run_id: str, excluded: Mapping[str, Sequence[float]] | None = None
