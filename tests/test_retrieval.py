@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import bm25s
 import numpy as np
 import pytest
 
@@ -14,10 +15,15 @@ from ragjudge.retrieval import (
     DenseRetriever,
     HybridRetriever,
     Retriever,
+    _best_positive,
+    _top_k,
     build_retriever,
     fuse_rankings,
 )
 from ragjudge.schema import ContextChunk
+from ragjudge.text import tokenize
+
+QUICKSTART_KB = Path(__file__).resolve().parents[1] / "examples" / "quickstart" / "kb"
 
 DOCS = {
     "en/python.md": "Python is a programming language. It uses indentation to define blocks.",
@@ -334,3 +340,49 @@ def test_build_retriever_kinds(tmp_path: Path) -> None:
     assert scripted.embedder.name == "scripted/scripted"
     with pytest.raises(ValueError, match="unknown retriever kind 'sparse'"):
         build_retriever(kb, "sparse")  # type: ignore[arg-type]
+
+
+# --- the same ranking, faster ---------------------------------------------------------
+
+
+def full_sort(scores: np.ndarray, k: int) -> list[int]:
+    """Every score sorted (highest first, ties in corpus order), then the first ``k``."""
+    return [int(i) for i in np.lexsort((np.arange(scores.size), -scores))[:k]]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_partial_top_k_ranks_as_a_full_sort(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(1, 300))
+    # few distinct values, so ties at the k-th place are common
+    scores = rng.integers(-3, 4, size=size).astype(np.float64) * 0.5
+    for k in (0, 1, 2, 5, size - 1, size, size + 3):
+        assert _top_k(scores, k) == full_sort(scores, max(k, 0))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_best_positive_scores_rank_as_a_full_sort(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(1, 300))
+    scores = (rng.integers(-1, 4, size=size) * 0.25).astype(np.float32)
+    for k in (1, 5, 32, 33, size + 3):
+        expected = [i for i in full_sort(scores.astype(np.float64), k) if scores[i] > 0]
+        picked = _best_positive(scores.copy(), k)
+        assert [i for i, _ in picked] == expected
+        assert [v for _, v in picked] == [float(scores[i]) for i in expected]
+
+
+async def test_the_index_from_token_ids_scores_as_the_index_from_tokens() -> None:
+    kb = KnowledgeBase.load(QUICKSTART_KB)
+    retriever = BM25Retriever.from_knowledge_base(kb)
+    by_tokens = bm25s.BM25(k1=1.5, b=0.75)
+    by_tokens.index([tokenize(chunk.content) for chunk in kb.chunks], show_progress=False)
+    for query in ("What does a LEFT OUTER JOIN return?", "デッドロックとは何ですか", "index"):
+        tokens = list(dict.fromkeys(t for t in tokenize(query) if t in by_tokens.vocab_dict))
+        expected = by_tokens.get_scores(tokens)
+        ours = retriever._index.get_scores([retriever._index.vocab_dict[t] for t in tokens])
+        assert np.array_equal(expected, ours)
+        found = await retriever.search(query, k=5)
+        best = [i for i in full_sort(np.asarray(expected, dtype=np.float64), 5) if expected[i] > 0]
+        assert [c.chunk_id for c in found] == [kb.chunks[i].chunk_id for i in best]
+        assert [c.score for c in found] == [float(expected[i]) for i in best]

@@ -1,6 +1,7 @@
 import sqlite3
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from ragjudge import frames
@@ -167,3 +168,44 @@ def test_export_frame_refuses_columns_written_twice() -> None:
         frames.sample_frame([sample], {}, [*scores, ("a", 0, Score(metric="x.error", value=1))])
     with pytest.raises(ValueError, match=r"column\(s\) x, x\.error would be written twice"):
         frames.sample_frame([sample], {}, scores * 2)
+
+
+def test_the_score_frame_from_columns_is_the_frame_of_score_objects(tmp_path: Path) -> None:
+    metadata: list[dict[str, object]] = [
+        {"lang": "en", "n": 1, "ok": True, "tags": ["a"]},
+        {"lang": "ja", "n": 2.5, "extra": {"k": "v"}},
+        {},
+        {"lang": None, "ok": False},
+        {"only_unscored": "x"},  # a sample with no applicable score adds no column
+    ]
+    samples = [
+        Sample(request_id=f"s{i}", request="q", expected_response="r", metadata=m)
+        for i, m in enumerate(metadata)
+    ]
+    with Store(tmp_path / "runs.db") as store:
+        run_id = store.create_run(name=None, config={}, versions={}, samples=samples, trials=2)
+        # stored out of sample order, with errors, trials and a metric that did not apply
+        for trial in (1, 0):
+            for sample in reversed(samples[:4]):
+                store.save_scores(
+                    run_id,
+                    sample.request_id,
+                    trial,
+                    [
+                        Score(metric="m", value=0.25 * trial),
+                        Score.failed("judged", "judge failed"),
+                        Score.not_applicable("maybe", "no context"),
+                    ],
+                )
+        store.save_scores(run_id, "s4", 0, [Score.not_applicable("maybe", "no context")])
+        expected = frames.score_frame(store.sample_metadata(run_id), store.scores(run_id))
+        frame = store.score_frame(run_id)
+    pd.testing.assert_frame_equal(frame, expected, check_exact=True)
+    assert len(frame) == 16 and "metadata.only_unscored" not in frame.columns
+
+
+def test_an_empty_run_has_an_empty_score_frame(tmp_path: Path) -> None:
+    with Store(tmp_path / "runs.db") as store:
+        run_id = store.create_run(name=None, config={}, versions={}, samples=_samples(), trials=1)
+        expected = frames.score_frame(store.sample_metadata(run_id), store.scores(run_id))
+        pd.testing.assert_frame_equal(store.score_frame(run_id), expected)

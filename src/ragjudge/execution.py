@@ -1,6 +1,7 @@
 """Executing an evaluation: every sample to the target, every output to every metric
-(for every trial), concurrently, each result written to the store as it arrives so an
-interrupted run resumes where it stopped."""
+(for every trial), concurrently, each result written to the store as it arrives — in
+batches, within :data:`~ragjudge.store_batch.BATCH_SECONDS`, and at once when the run
+ends or is interrupted — so an interrupted run resumes where it stopped."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ragjudge.progress import progress_display
 from ragjudge.rate_limits import live_status
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store import Store
+from ragjudge.store_batch import ResultWriter
 
 __all__ = ["Execution", "outcome_recorded", "score_one"]
 
@@ -41,6 +43,7 @@ class Execution:
         self.agent_models = agent_models
         self.finished = store.finished_scores(run_id)
         self.outputs = store.outputs(run_id)
+        self.writer = ResultWriter(store, run_id)
 
     def is_done(self, sample: Sample) -> bool:
         """Whether the sample has its output and every score of every trial."""
@@ -67,7 +70,10 @@ class Execution:
                     await self.evaluate_sample(sample)
                 tracker.advance()
 
-            await _gather_all([one(s) for s in todo])
+            try:
+                await _gather_all([one(s) for s in todo])
+            finally:
+                self.writer.flush()
 
     @property
     def models(self) -> list[JudgeModel]:
@@ -84,7 +90,7 @@ class Execution:
         output = self.outputs.get(sample.request_id)
         if output is None:
             output = await self.context.target(sample)
-            self.store.save_output(self.run_id, sample.request_id, output)
+            self.writer.output(sample.request_id, output)
             self.outputs[sample.request_id] = output
         pending = self._pending(sample)
         for trial in sorted({t for t, _ in pending}):
@@ -94,7 +100,7 @@ class Execution:
                 *(score_one(m, sample, output, self._context(m, trial, shared)) for m in metrics)
             )
             scores = [s for group in results for s in group]
-            self.store.save_scores(self.run_id, sample.request_id, trial, scores)
+            self.writer.scores(sample.request_id, trial, scores)
             self.finished.update((sample.request_id, trial, s.metric) for s in scores)
 
     def _context(self, metric: Metric, trial: int, shared: dict[Any, Any]) -> MetricContext:

@@ -19,6 +19,7 @@ __all__ = [
     "reserved_name_problem",
     "sample_frame",
     "score_frame",
+    "score_frame_of_rows",
 ]
 
 SAMPLE_COLUMNS: tuple[str, ...] = (
@@ -87,6 +88,38 @@ def score_frame(metadata: Mapping[str, dict[str, Any]], scores: Sequence[ScoreRo
     ]
     columns = ["sample_id", "trial", "metric", "value", "error"]
     return pd.DataFrame(rows, columns=None if rows else columns)
+
+
+ScoreColumns = tuple[str, int, str, float | None, str | None]
+"""(request_id, trial, metric, value, error) of one stored score, in sample order."""
+
+
+def score_frame_of_rows(
+    metadata: Mapping[str, dict[str, Any]], rows: Sequence[ScoreColumns]
+) -> pd.DataFrame:
+    """:func:`score_frame` built from the stored columns of the applicable scores,
+    without a :class:`Score` per row: the same frame, column for column."""
+    columns = ["sample_id", "trial", "metric", "value", "error"]
+    if not rows:
+        return pd.DataFrame([], columns=columns)
+    request_ids, trials, metrics, values, errors = zip(*rows, strict=True)
+    frame = pd.DataFrame(
+        {
+            "sample_id": list(request_ids),
+            "trial": list(trials),
+            "metric": list(metrics),
+            "value": [float("nan") if v is None else float(v) for v in values],
+            "error": list(errors),
+        }
+    )
+    positions: dict[str, int] = {}
+    for request_id in request_ids:
+        positions.setdefault(request_id, len(positions))
+    per_sample = pd.DataFrame([metadata_columns(metadata[r]) for r in positions])
+    if per_sample.columns.empty:
+        return frame
+    per_row = per_sample.iloc[[positions[r] for r in request_ids]].reset_index(drop=True)
+    return pd.concat([frame, per_row], axis=1)
 
 
 def sample_frame(

@@ -15,11 +15,11 @@ from ragjudge.models import (
     GenerateConfig,
     JudgeCallRecord,
     JudgeModel,
-    Limiter,
     LiteLLMProvider,
     ModelError,
     ModelSettings,
     OpenAIProvider,
+    PermitSource,
     PriceTable,
     Provider,
     ResponseCache,
@@ -211,7 +211,7 @@ def build_judge(
     *,
     use_cache: bool = True,
     provider: Provider | None = None,
-    limiters: dict[str, Limiter] | None = None,
+    limiters: dict[str, PermitSource] | None = None,
 ) -> JudgeModel | None:
     """The run's judge: calls are cached (unless disabled), limited, retried, and every
     call is stored with the run, its cost priced from the config. ``provider`` replaces
@@ -234,7 +234,7 @@ def build_agent_models(
     *,
     use_cache: bool = True,
     cache: ResponseCache | None = None,
-    limiters: dict[str, Limiter] | None = None,
+    limiters: dict[str, PermitSource] | None = None,
 ) -> dict[str, dict[str, JudgeModel]]:
     """Per metric, the models its agents use (:meth:`~ragjudge.metrics.Metric.model_roles`), built like the judge:
     same limits, cache and call store, only the model spec differs. ``cache`` is the
@@ -257,7 +257,7 @@ def build_embedders(
     config: EvalConfig,
     metrics: Sequence[Metric],
     cache: ResponseCache | None,
-    limiters: dict[str, Limiter] | None = None,
+    limiters: dict[str, PermitSource] | None = None,
 ) -> dict[str, Any]:
     """The embedders the metrics name (:meth:`~ragjudge.metrics.Metric.embedding_specs`):
     ``local`` models on this machine, other specs through the judge layer with the
@@ -274,7 +274,7 @@ def build_embedders(
     return built
 
 
-def _embedder(config: EvalConfig, spec: str, limiters: dict[str, Limiter] | None) -> Any:
+def _embedder(config: EvalConfig, spec: str, limiters: dict[str, PermitSource] | None) -> Any:
     if spec == "local" or spec.startswith("local/"):
         return get_embedder(spec)
     settings = agent_config(config, spec)
@@ -287,7 +287,7 @@ def _embedder(config: EvalConfig, spec: str, limiters: dict[str, Limiter] | None
     return RemoteEmbedder(share_limiter(model, limiters))
 
 
-def share_limiter(model: JudgeModel, limiters: dict[str, Limiter] | None) -> JudgeModel:
+def share_limiter(model: JudgeModel, limiters: dict[str, PermitSource] | None) -> JudgeModel:
     """Give ``model`` the limiter of an earlier model of the run on the same endpoint:
     a provider's requests-per-minute limit counts every request sent to it — judge,
     agents and embeddings alike — so they must be paced together."""

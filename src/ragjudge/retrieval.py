@@ -18,7 +18,7 @@ import json
 import os
 import threading
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -73,10 +73,10 @@ class BM25Retriever:
         self.k1 = k1
         self.b = b
         self._index: Any = None
-        corpus_tokens = [tokenize(chunk.content) for chunk in self.chunks]
-        if any(corpus_tokens):
+        token_ids, vocabulary = _token_ids(chunk.content for chunk in self.chunks)
+        if vocabulary:
             self._index = bm25s.BM25(k1=k1, b=b)
-            self._index.index(corpus_tokens, show_progress=False)
+            self._index.index((token_ids, vocabulary), show_progress=False)
 
     @classmethod
     def from_knowledge_base(cls, kb: KnowledgeBase, **kw: Any) -> BM25Retriever:
@@ -89,9 +89,8 @@ class BM25Retriever:
         token_ids = self._query_token_ids(query)
         if k == 0 or not token_ids:
             return []
-        scores = np.asarray(self._index.get_scores(token_ids), dtype=np.float64)
-        best = [i for i in _top_k(scores, k) if scores[i] > 0]
-        return [self.chunks[i].to_context(score=float(scores[i])) for i in best]
+        scores = np.array(self._index.get_scores(token_ids))  # a copy to take the best from
+        return [self.chunks[i].to_context(score=value) for i, value in _best_positive(scores, k)]
 
     def _query_token_ids(self, query: str) -> list[int]:
         if self._index is None:
@@ -106,10 +105,51 @@ def _check_k(k: int) -> None:
         raise ValueError(f"k must not be negative, got {k}")
 
 
-def _top_k(scores: NDArray[np.float64], k: int) -> list[int]:
-    """Positions of the ``k`` highest scores, best first; ties keep corpus order."""
+def _token_ids(texts: Iterable[str]) -> tuple[list[list[int]], dict[str, int]]:
+    """Each text's tokens as ids, and the ids of every token (in order of appearance)."""
+    vocabulary: dict[str, int] = {}
+    add = vocabulary.setdefault
+    ids = [[add(token, len(vocabulary)) for token in tokenize(text)] for text in texts]
+    return ids, vocabulary
+
+
+_PICKED_ONE_BY_ONE = 32
+"""Up to this many results, the best are picked one by one (a pass over the scores
+each), which for a handful beats any partial sort of ~100k scores."""
+
+
+def _best_positive(scores: NDArray[Any], k: int) -> list[tuple[int, float]]:
+    """Positions and values of the ``k`` highest positive scores, best first; ties keep
+    corpus order (the same as :func:`_top_k` on the positive scores). ``scores`` is
+    overwritten."""
+    if k > _PICKED_ONE_BY_ONE:
+        matching = np.flatnonzero(scores > 0)
+        return [(int(i), float(scores[i])) for i in matching[_top_k(scores[matching], k)]]
+    best: list[tuple[int, float]] = []
+    for _ in range(min(k, scores.size)):
+        position = int(scores.argmax())  # the first of equal highest scores
+        value = float(scores[position])
+        if value <= 0:
+            break
+        best.append((position, value))
+        scores[position] = -1.0
+    return best
+
+
+def _top_k(scores: NDArray[Any], k: int) -> list[int]:
+    """Positions of the ``k`` highest scores, best first; ties keep corpus order.
+
+    Only the scores that can be among them are sorted: those at least as high as the
+    ``k``-th highest, found by a partial selection (all of them, so a tie at the
+    ``k``-th place goes to the earliest positions)."""
+    if k <= 0 or scores.size == 0:
+        return []
+    candidates = np.arange(scores.size)
+    if k < scores.size:
+        threshold = np.partition(scores, scores.size - k)[scores.size - k]
+        candidates = np.flatnonzero(scores >= threshold)
     # lexsort sorts by the last key first: score descending, then corpus position.
-    order = np.lexsort((np.arange(scores.size), -scores))
+    order = candidates[np.lexsort((candidates, -scores[candidates]))]
     return [int(i) for i in order[:k]]
 
 

@@ -33,7 +33,7 @@ from ragjudge.judging import (
     record_calls,
 )
 from ragjudge.metrics import Metric, MetricContext
-from ragjudge.models import JudgeCallRecord, JudgeModel, Limiter, Provider, ResponseCache
+from ragjudge.models import JudgeCallRecord, JudgeModel, PermitSource, Provider, ResponseCache
 from ragjudge.preparation import MetricSpec, Prepared, RequirementError, prepare
 from ragjudge.rate_limits import record_rate_limits
 from ragjudge.redact import MASK
@@ -120,7 +120,7 @@ async def _execute(
     options: _Options,
 ) -> EvaluationResult:
     """With the run's lock held: models, pre-flight, the run record, execution."""
-    limiters: dict[str, Limiter] = {}  # one per endpoint: its limit counts every request
+    limiters: dict[str, PermitSource] = {}  # one per endpoint: its limit counts every request
     judge, agents = _build_models(
         config,
         setup.metrics,
@@ -253,7 +253,7 @@ def _build_models(
     *,
     use_cache: bool,
     provider: Provider | None,
-    limiters: dict[str, Limiter],
+    limiters: dict[str, PermitSource],
 ) -> tuple[JudgeModel | None, dict[str, dict[str, JudgeModel]]]:
     """The judge and the agents' models; a model spec no provider serves is a
     :class:`ConfigError`."""

@@ -1,7 +1,10 @@
 """The SQLite store: runs, samples, target outputs, scores and judge calls.
 
-Every result is committed as it arrives, so an interrupted run (Ctrl-C or a killed
-process) loses nothing and ``--resume`` picks up exactly where it stopped.
+A run's outputs and scores are committed in batches (see :mod:`ragjudge.store_batch`):
+every result is stored at most :data:`~ragjudge.store_batch.BATCH_SECONDS` after it
+finished, at once when the run ends or is interrupted (Ctrl-C), so a killed process
+loses at most the results of that last window and ``--resume`` picks up where the
+store stopped. Judge calls are committed one by one, before their requests go out.
 """
 
 from __future__ import annotations
@@ -60,8 +63,54 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return _ENCODER.encode(value)
+
+
+OutputRow = tuple[str, str, str, str | None, float | None, int, int, str]
+ScoreRow = tuple[
+    str, str, int, str, float | None, str | None, str | None, str, str, str, str | None
+]
+
+
+def output_row(run_id: str, request_id: str, output: Output, now: str | None = None) -> OutputRow:
+    """The ``outputs`` row of one target output."""
+    return (
+        run_id,
+        request_id,
+        output.model_dump_json(),
+        output.error,
+        output.latency,
+        output.usage.input_tokens,
+        output.usage.output_tokens,
+        now or _now(),
+    )
+
+
+def score_rows(
+    run_id: str, request_id: str, trial: int, scores: Iterable[Score], now: str | None = None
+) -> list[ScoreRow]:
+    """The ``scores`` rows of one sample's scores for one trial."""
+    now = now or _now()
+    return [
+        (
+            run_id,
+            request_id,
+            trial,
+            s.metric,
+            s.value,
+            s.error,
+            s.rationale,
+            _dumps(s.details) if s.details else "{}",
+            _dumps(s.judge_call_ids) if s.judge_call_ids else "[]",
+            now,
+            s.skipped,
+        )
+        for s in scores
+    ]
 
 
 class Store:
@@ -189,20 +238,20 @@ class Store:
 
     def save_output(self, run_id: str, request_id: str, output: Output) -> None:
         """Store (or replace) the target's output for one sample."""
+        self.write_results([output_row(run_id, request_id, output)], [])
+
+    def write_results(self, outputs: Sequence[OutputRow], scores: Sequence[ScoreRow]) -> None:
+        """Store (or replace) output and score rows in one transaction."""
         with self._tx() as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO outputs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    run_id,
-                    request_id,
-                    output.model_dump_json(),
-                    output.error,
-                    output.latency,
-                    output.usage.input_tokens,
-                    output.usage.output_tokens,
-                    _now(),
-                ),
-            )
+            if outputs:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO outputs VALUES (?, ?, ?, ?, ?, ?, ?, ?)", outputs
+                )
+            if scores:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    scores,
+                )
 
     def outputs(self, run_id: str) -> dict[str, Output]:
         """The run's stored target outputs by request id."""
@@ -215,27 +264,7 @@ class Store:
         self, run_id: str, request_id: str, trial: int, scores: Iterable[Score]
     ) -> None:
         """Store one sample's scores for one trial in one transaction."""
-        now = _now()
-        with self._tx() as conn:
-            conn.executemany(
-                "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        run_id,
-                        request_id,
-                        trial,
-                        s.metric,
-                        s.value,
-                        s.error,
-                        s.rationale,
-                        _dumps(s.details),
-                        _dumps(s.judge_call_ids),
-                        now,
-                        s.skipped,
-                    )
-                    for s in scores
-                ],
-            )
+        self.write_results([], score_rows(run_id, request_id, trial, scores))
 
     def skipped_counts(self, run_id: str) -> dict[str, int]:
         """Per metric, the results (sample × trial) where it did not apply."""
@@ -367,8 +396,16 @@ class Store:
 
     def score_frame(self, run_id: str) -> pd.DataFrame:
         """One row per (sample, trial, metric) with the sample's metadata as
-        ``metadata.KEY`` columns; the input of :mod:`ragjudge.stats`."""
-        return frames.score_frame(self.sample_metadata(run_id), self.scores(run_id))
+        ``metadata.KEY`` columns; the input of :mod:`ragjudge.stats`. Built from the
+        stored columns (no :class:`Score` objects)."""
+        rows = self._conn.execute(
+            "SELECT sc.request_id, sc.trial, sc.metric, sc.value, sc.error FROM scores sc"
+            " JOIN samples sa ON sa.run_id = sc.run_id AND sa.request_id = sc.request_id"
+            " WHERE sc.run_id = ? AND (sc.skipped IS NULL OR sc.skipped = '')"
+            " ORDER BY sa.position, sc.trial, sc.rowid",
+            (run_id,),
+        ).fetchall()
+        return frames.score_frame_of_rows(self.sample_metadata(run_id), rows)
 
     def sample_frame(
         self, run_id: str, excluded: Mapping[str, Sequence[float]] | None = None

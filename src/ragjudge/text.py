@@ -13,11 +13,11 @@ import re
 import string
 import threading
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-import pysbd
+from ragjudge._sentences import segment
 
 __all__ = [
     "contains_cjk",
@@ -47,6 +47,13 @@ _W = f"[^\\W{_JAPANESE_CHARS}]"
 # digits (3.14, 1,000) so that "end.Next" still splits.
 _WORD = rf"{_W}+(?:(?:['’\-]|(?<=\d)[.,](?=\d)){_W}+)*"
 _TOKEN_RE = re.compile(rf"(?P<japanese>[{_JAPANESE_CHARS}]+)|(?P<word>{_WORD})|(?P<other>\S)")
+# The same tokens without the loop over matches: text with no Japanese script is split
+# by one findall (the words, or the words and other characters); text with some takes
+# (run, word) pairs, where a character matching neither is skipped as ``other`` was.
+_JAPANESE_RE = re.compile(f"[{_JAPANESE_CHARS}]")
+_WORDS_RE = re.compile(_WORD)
+_WORDS_AND_OTHERS_RE = re.compile(rf"{_WORD}|\S")
+_RUNS_AND_WORDS_RE = re.compile(rf"([{_JAPANESE_CHARS}]+)|({_WORD})")
 
 _WHITESPACE_RE = re.compile(r"\s+")
 _ARTICLES_RE = re.compile(r"\b(?:a|an|the)\b")
@@ -96,12 +103,25 @@ def tokenize(text: str, *, keep_punct: bool = False) -> list[str]:
     and are dropped otherwise.
     """
     folded = unicodedata.normalize("NFKC", text).lower()
+    if _JAPANESE_RE.search(folded) is None:
+        return (_WORDS_AND_OTHERS_RE if keep_punct else _WORDS_RE).findall(folded)
+    if keep_punct:
+        return _tokens_with_punctuation(folded)
+    tokens: list[str] = []
+    for run, word in _RUNS_AND_WORDS_RE.findall(folded):
+        if run:
+            tokens.extend(_segment_japanese(run))
+        else:
+            tokens.append(word)
+    return tokens
+
+
+def _tokens_with_punctuation(folded: str) -> list[str]:
     tokens: list[str] = []
     for match in _TOKEN_RE.finditer(folded):
-        kind = match.lastgroup
-        if kind == "japanese":
+        if match.lastgroup == "japanese":
             tokens.extend(_segment_japanese(match.group()))
-        elif kind == "word" or keep_punct:
+        else:
             tokens.append(match.group())
     return tokens
 
@@ -117,17 +137,17 @@ def split_sentences(text: str) -> list[str]:
     for line in text.splitlines():
         if not line.strip():
             continue
-        language = "ja" if contains_cjk(line) else "en"
-        # A Segmenter keeps per-call state, so each call gets its own (it is cheap).
-        segmenter = pysbd.Segmenter(language=language, clean=False)
-        pieces: list[str] = segmenter.segment(line)
+        pieces = segment(line, "ja" if contains_cjk(line) else "en")
         sentences.extend(piece.strip() for piece in pieces if piece.strip())
     return sentences
 
 
-def _segment_japanese(run: str) -> list[str]:
-    """Morphologically segment a run of Japanese script into surface forms."""
-    return [node.surface for node in _tagger()(run)]
+@lru_cache(maxsize=1 << 16)
+def _segment_japanese(run: str) -> tuple[str, ...]:
+    """Morphologically segment a run of Japanese script into surface forms (the same
+    runs recur often, so their segmentations are kept)."""
+    segmented: str = _tagger().parse(run)
+    return tuple(segmented.split())
 
 
 def _tagger() -> Any:
@@ -140,11 +160,13 @@ def _tagger() -> Any:
 
 
 def _build_tagger() -> Any:
+    """MeCab with UniDic, writing the surface forms separated by spaces (a run of
+    Japanese script holds no space, so splitting that output gives the surfaces)."""
     import fugashi
     import unidic_lite
 
     dicdir = Path(unidic_lite.DICDIR)
-    return fugashi.Tagger(f'-d "{dicdir}" -r "{dicdir / "mecabrc"}"')
+    return fugashi.GenericTagger(f'-d "{dicdir}" -r "{dicdir / "mecabrc"}" -Owakati')
 
 
 @cache

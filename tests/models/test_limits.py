@@ -133,35 +133,41 @@ def test_rpm_pacing_keeps_the_limit_busy_without_exceeding_it() -> None:
 
     async def main() -> list[float]:
         limiter = Limiter(
-            RateLimits(max_concurrency=50, rpm=rpm, window=window), clock=loop_clock()
+            RateLimits(max_concurrency=50, rpm=rpm, window=window, burst=1), clock=loop_clock()
         )
         return await grant_times(limiter, 41, loop_clock())
 
     times = run_in_virtual_time(main())
-    # smooth: evenly spaced from the first request on, no bursts
+    # burst 1: evenly spaced from the first request on
     assert times == pytest.approx([n * interval for n in range(41)])
     assert most_in_any_window(times, window) == rpm  # the limit, used to the full
     achieved = (len(times) - 1) / (times[-1] - times[0]) * window
     assert achieved == pytest.approx(0.97 * rpm)
 
 
-def test_tpm_pacing_and_settling_real_usage() -> None:
+def test_tpm_window_and_settling_real_usage() -> None:
     window, tpm = 0.5, 1000
     limits = RateLimits(max_concurrency=50, tpm=tpm, window=window, headroom=1.0)
 
-    async def main() -> tuple[list[float], float, float]:
+    async def main() -> tuple[list[float], list[float]]:
         limiter = Limiter(limits, clock=loop_clock())
-        times = await grant_times(limiter, 11, loop_clock(), tokens=100)
-        # A request that used half its estimate frees its unused share of the schedule.
-        async with limiter.slot(100) as slot:
-            pass
-        before = limiter._next_token
-        limiter.settle(slot, used_tokens=50)
-        return times, before, limiter._next_token
+        times = await grant_times(limiter, 11, loop_clock(), tokens=100)  # 10 fill the window
+        slots = []
+        for _ in range(9):  # the window (from 0.5 on) is full again
+            async with limiter.slot(100) as slot:
+                slots.append(slot)
+        # Requests that used half their estimate free their unused share of the window.
+        for slot in slots[:2]:
+            limiter.settle(slot, used_tokens=50)
+        later = []
+        for _ in range(2):
+            async with limiter.slot(100):
+                later.append(now())
+        return times, later
 
-    times, before, after = run_in_virtual_time(main())
-    assert times == pytest.approx([n * 0.05 for n in range(11)])  # 10 requests per window
-    assert after == pytest.approx(before - 50 * window / tpm)
+    times, later = run_in_virtual_time(main())
+    assert times == pytest.approx([0.0] * 10 + [0.5])
+    assert later == pytest.approx([0.5, 1.0])
 
 
 async def test_concurrency_cap() -> None:
@@ -260,7 +266,9 @@ def test_waiting_requests_move_behind_a_pause() -> None:
     sleep = RecordingSleep()
 
     async def main() -> tuple[float, list[float]]:
-        limits = RateLimits(max_concurrency=10, rpm=rpm, window=window, tolerated_429_share=0.0)
+        limits = RateLimits(
+            max_concurrency=10, rpm=rpm, window=window, tolerated_429_share=0.0, burst=1
+        )
         limiter = Limiter(limits, clock=loop_clock(), sleep=sleep)
         async with limiter.slot() as first:
             pass
@@ -335,7 +343,12 @@ def test_model_paced_to_a_provider_limit_gets_no_429s() -> None:
     window, limit = 0.5, 40
     interval = window / (limit * 0.97)
     settings = ModelSettings(
-        max_concurrency=8, rpm=limit, rate_window=window, backoff_base=0.01, backoff_max=0.05
+        max_concurrency=8,
+        rpm=limit,
+        rate_window=window,
+        burst=1,
+        backoff_base=0.01,
+        backoff_max=0.05,
     )
 
     async def main() -> tuple[WindowedProvider, int]:
@@ -386,7 +399,7 @@ def test_a_rare_429_under_a_configured_rpm_delays_only_its_own_request() -> None
 
     async def main() -> None:
         limiter = Limiter(
-            RateLimits(max_concurrency=8, rpm=rpm, window=window),
+            RateLimits(max_concurrency=8, rpm=rpm, window=window, burst=1),
             clock=loop_clock(),
             sleep=sleep,
         )

@@ -236,6 +236,32 @@ async def test_rpm_limit_refuses_and_does_not_count_refusals(
     assert server.stats.requests == 5
 
 
+async def test_per_second_mode_enforces_the_limit_share_of_every_second(
+    server: OpenAITestServer, client: httpx.AsyncClient
+) -> None:
+    server.set_faults(FaultPlan(rpm_limit=240, limit_period=1.0))  # 4 in any second
+
+    started = time.monotonic()
+    statuses = [(await client.post(CHAT, json=chat_body())).status_code for _ in range(5)]
+    refused = await client.post(CHAT, json=chat_body())
+    wait = float(refused.headers["retry-after"])
+    await asyncio.sleep(max(0.0, started + 1.05 - time.monotonic()))
+    after_a_second = await client.post(CHAT, json=chat_body())
+
+    assert statuses == [200, 200, 200, 200, 429]
+    assert refused.status_code == 429
+    assert 0 < wait <= 1.0 and "." in refused.headers["retry-after"]  # the exact wait
+    assert after_a_second.status_code == 200
+    assert server.stats.rate_limited_by_rpm == 2
+
+
+def test_per_minute_limits_are_the_default_and_the_period_is_checked() -> None:
+    assert FaultPlan(rpm_limit=240).limit_period == 60.0
+    for bad in (0.0, -1.0, 61.0):
+        with pytest.raises(ValidationError):
+            FaultPlan(rpm_limit=240, limit_period=bad)
+
+
 async def test_tpm_limit_counts_estimated_tokens(
     server: OpenAITestServer, client: httpx.AsyncClient
 ) -> None:

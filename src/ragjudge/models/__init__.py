@@ -28,7 +28,7 @@ from ragjudge.models.cache import (
     cache_key,
     default_cache_path,
 )
-from ragjudge.models.limits import Limiter, LimiterStats, RateLimits
+from ragjudge.models.limits import Limiter, LimiterStats, PermitSource, RateLimits
 from ragjudge.models.litellm_provider import LiteLLMProvider
 from ragjudge.models.model import (
     REASK_MESSAGE,
@@ -64,6 +64,7 @@ __all__ = [
     "ModelSettings",
     "OpenAIProvider",
     "Parsed",
+    "PermitSource",
     "PriceTable",
     "Provider",
     "RateLimits",

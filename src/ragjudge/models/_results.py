@@ -4,7 +4,7 @@ retry, and what the retry loop produced."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ragjudge.models._types import Generation, ModelError
 
@@ -67,3 +67,19 @@ class Attempts(Generic[R]):
     call_id: int | None = None
     """The call's record, stored in flight before the request went out (when the
     recorder keeps in-flight records)."""
+
+
+def followed(leader: Attempts[Generation], latency: float) -> Attempts[Generation]:
+    """A follower's outcome from its leader's: the reply as a cached one, or the same
+    error, with no attempt of its own (its record is its own, not the leader's)."""
+    if leader.result is None:
+        return Attempts(None, leader.error, 0, [], latency)
+    generation = leader.result.model_copy(
+        update={"cached": True, "attempts": 0, "latency": latency, "call_id": None}
+    )
+    return Attempts(generation, None, 0, [], latency, cached=True)
+
+
+def cached_form(generation: Generation) -> dict[str, Any]:
+    """What the response cache keeps of a reply."""
+    return generation.model_dump(mode="json", include={"text", "usage", "model"})

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class ModelSettings(BaseModel):
@@ -15,6 +17,13 @@ class ModelSettings(BaseModel):
     """Requests per ``rate_window``; ``None`` for no limit."""
     tpm: int | None = Field(default=None, gt=0)
     """Tokens (prompt + expected output) per ``rate_window``; ``None`` for no limit."""
+    burst: int | None = Field(default=None, ge=1)
+    """Requests that may start at once under ``rpm``: at most ``burst`` in any
+    ``rate_window * burst / rpm`` seconds (and the same share of ``tpm``). ``None``: the
+    whole window's budget, so a workload that fits one window goes out at once — right
+    for providers that count over the window. A provider that enforces its per-minute
+    limit per second (240 RPM as 4 per second) wants ``burst: 4``; ``1`` spaces every
+    request evenly."""
     max_retries: int = Field(default=4, ge=0)
     """Retries after the first attempt: at most ``max_retries + 1`` attempts per call."""
     backoff_base: float = Field(default=0.5, ge=0)
@@ -34,3 +43,9 @@ class ModelSettings(BaseModel):
     """When a run is interrupted, seconds to keep waiting for replies to requests
     already sent (they are paid for): the replies are cached and recorded, so a resumed
     run does not pay for them again."""
+
+    @model_validator(mode="after")
+    def _burst_needs_rpm(self) -> Self:
+        if self.burst is not None and self.rpm is None:
+            raise ValueError("burst counts requests under rpm: set rpm too")
+        return self

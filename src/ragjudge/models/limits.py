@@ -4,17 +4,28 @@
 
 * a concurrency cap (a semaphore shared by every event loop and thread that uses
   the model),
-* smooth pacing for requests per minute (RPM) and tokens per minute (TPM): each
-  request takes the next free slot on a schedule spaced ``window / rpm`` seconds
-  apart (and ``tokens * window / tpm`` for tokens), so the provider's limit stays
-  busy without bursts that provoke 429 answers, and
+* the requests per minute (RPM) and tokens per minute (TPM) budgets of the provider:
+  a workload that fits the window goes out at once (a burst up to the window's
+  budget), and beyond it requests start as the oldest ones leave the window, so no
+  window ever holds more than the limit. ``burst`` narrows the burst for providers
+  that enforce their per-minute limit over shorter periods (a limit of 240 RPM
+  counted per second allows 4 at once): after the burst, requests go at the limit's
+  pace (see :mod:`ragjudge.models._budget`), and
 * a reaction to rate-limit answers: every caller pauses until the provider's
   ``Retry-After`` has passed, then the pace (and the concurrency cap) drops and
-  climbs back to full over ``recovery`` seconds.
+  climbs back to full over ``recovery`` seconds, without a new burst.
 
 All state is plain numbers behind a :class:`threading.Lock`; waiting uses
 ``asyncio.sleep`` and futures of the caller's own loop, so nothing is bound to the
 loop that happened to be running first.
+
+**The permit interface.** The judge layer uses a limiter only through
+:class:`PermitSource` — ``slot`` to acquire a permit (a concurrency place and a start
+under the rate budgets) for one attempt, ``settle`` with the tokens the attempt really
+used, ``on_rate_limit`` when the provider answered 429 (with its ``Retry-After`` in
+seconds, or None) — and ``stats``. Anything with these four methods, such as a client
+of a budget shared by many processes, can stand in for :class:`Limiter`
+(``JudgeModel.limiter``).
 """
 
 from __future__ import annotations
@@ -25,10 +36,16 @@ import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel
+
+from ragjudge.models._budget import Budget, Entry
+from ragjudge.models._semaphore import SharedSemaphore
+
+__all__ = ["Limiter", "LimiterStats", "PermitSource", "RateLimits", "SharedSemaphore", "Slot"]
 
 
 @dataclass(frozen=True)
@@ -40,8 +57,16 @@ class RateLimits:
     tpm: int | None = None
     window: float = 60.0
     """Length in seconds of the window ``rpm`` and ``tpm`` count over."""
+    burst: int | None = None
+    """Requests that may start at once: at most ``burst`` in any ``window * burst /
+    rpm`` seconds, and the same share of ``tpm`` (``tpm * burst / rpm`` tokens). ``None``
+    (the default): the whole window's budget, for providers that count over the window —
+    a workload that fits it goes out at once. ``1`` spaces every request evenly from
+    the first. Needs ``rpm``."""
     headroom: float = 0.97
-    """Fraction of the limits to aim for, leaving room for clock differences."""
+    """Fraction of the limits to aim for, leaving room for clock differences: the
+    window is counted over ``window / headroom`` seconds, the pace is
+    ``headroom * rpm`` per window."""
     slowdown: float = 0.5
     """Factor the pace is multiplied by after a rate-limit answer."""
     min_speed: float = 0.1
@@ -61,6 +86,8 @@ class RateLimits:
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise ValueError(f"{name} must be positive")
+        if self.burst is not None and (self.burst < 1 or self.rpm is None):
+            raise ValueError("burst counts requests: it must be at least 1, with rpm set")
         if self.window <= 0:
             raise ValueError("window must be positive")
         if not 0 < self.headroom <= 1 or not 0 < self.slowdown <= 1:
@@ -93,92 +120,40 @@ class LimiterStats(BaseModel):
     max_in_flight: int
 
 
-class SharedSemaphore:
-    """A counting semaphore usable from several event loops and threads at once.
-
-    ``capacity`` is read on every acquire, so the limit can shrink and grow while
-    the semaphore is in use. Waiters are served first come, first served.
-    """
-
-    def __init__(self, capacity: Callable[[], int]) -> None:
-        self._capacity = capacity
-        self._lock = threading.Lock()
-        self._active = 0
-        self._max_active = 0
-        self._waiters: deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = deque()
-
-    @property
-    def active(self) -> int:
-        """Holders right now."""
-        return self._active
-
-    @property
-    def max_active(self) -> int:
-        """Most holders at any one time so far."""
-        return self._max_active
-
-    async def acquire(self) -> None:
-        """Wait for a free place and take it."""
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            if not self._waiters and self._active < self._capacity():
-                self._take()
-                return
-            waiter: asyncio.Future[None] = loop.create_future()
-            self._waiters.append((loop, waiter))
-        try:
-            await waiter
-        except asyncio.CancelledError:
-            self._forget(loop, waiter)
-            raise
-
-    def release(self) -> None:
-        """Give a place back and hand free places to waiters."""
-        with self._lock:
-            self._active -= 1
-            self._wake()
-
-    def _take(self) -> None:
-        self._active += 1
-        self._max_active = max(self._max_active, self._active)
-
-    def _wake(self) -> None:
-        while self._waiters and self._active < self._capacity():
-            loop, waiter = self._waiters.popleft()
-            if loop.is_closed():
-                continue
-            self._take()
-            loop.call_soon_threadsafe(self._grant, waiter)
-
-    def _grant(self, waiter: asyncio.Future[None]) -> None:
-        if waiter.done():  # cancelled after the place was handed over
-            self.release()
-        else:
-            waiter.set_result(None)
-
-    def _forget(self, loop: asyncio.AbstractEventLoop, waiter: asyncio.Future[None]) -> None:
-        with self._lock:
-            try:
-                self._waiters.remove((loop, waiter))
-                return
-            except ValueError:
-                pass
-        # The place was granted; ``_grant`` releases it if the future was cancelled
-        # first, otherwise the place is ours and goes back here.
-        if waiter.done() and not waiter.cancelled():
-            self.release()
-
-
 @dataclass
 class Slot:
     """One admitted request: when it started and the tokens it reserved."""
 
     started: float
     tokens: int
+    token_entries: tuple[Entry, ...] = ()
+    """Its places in the token windows, corrected by :meth:`Limiter.settle`."""
+
+
+@runtime_checkable
+class PermitSource(Protocol):
+    """What the judge layer asks of a limiter (see the module docstring)."""
+
+    def slot(self, tokens: int = 0) -> AbstractAsyncContextManager[Slot]:
+        """Wait for a permit for one attempt of about ``tokens`` tokens; hold it inside."""
+        ...
+
+    def settle(self, slot: Slot, used_tokens: int) -> None:
+        """The tokens the attempt of ``slot`` really used."""
+        ...
+
+    def on_rate_limit(self, slot: Slot, pause: float | None) -> None:
+        """The provider refused the attempt of ``slot`` with a 429, asking to wait
+        ``pause`` seconds (its ``Retry-After``; None when it gave none)."""
+        ...
+
+    def stats(self) -> LimiterStats:
+        """Counters for benchmarks and progress displays."""
+        ...
 
 
 class Limiter:
-    """Admits requests to one model under :class:`RateLimits`.
+    """Admits requests to one model under :class:`RateLimits` (a :class:`PermitSource`).
 
     Use ``async with limiter.slot(tokens) as slot:`` around each provider attempt;
     after it, call :meth:`settle` with the tokens actually used and, on a 429,
@@ -201,12 +176,8 @@ class Limiter:
         self._sleep = sleep
         self._lock = threading.Lock()
         self._semaphore = SharedSemaphore(self._capacity)
-        rate = self.limits.headroom / self.limits.window
-        self._request_interval = 1 / (self.limits.rpm * rate) if self.limits.rpm else 0.0
-        self._token_interval = 1 / (self.limits.tpm * rate) if self.limits.tpm else 0.0
+        self._requests, self._tokens = _budgets(self.limits)
         self._recovery = self.limits.recovery if self.limits.recovery else self.limits.window
-        self._next_request = 0.0
-        self._next_token = 0.0
         self._paused_until = 0.0
         self._epoch = 0
         self._speed_after_penalty = 1.0
@@ -222,21 +193,20 @@ class Limiter:
 
     @asynccontextmanager
     async def slot(self, tokens: int = 0) -> AsyncIterator[Slot]:
-        """Wait for a concurrency place and a pacing slot; hold the place inside."""
+        """Wait for a concurrency place and a start under the rate budgets; hold the
+        place inside."""
         await self._semaphore.acquire()
         try:
-            started = await self._wait_turn(tokens)
-            yield Slot(started=started, tokens=tokens)
+            yield await self._wait_turn(tokens)
         finally:
             self._semaphore.release()
 
     def settle(self, slot: Slot, used_tokens: int) -> None:
-        """Correct the token schedule once the real usage of a request is known."""
-        if not self._token_interval or used_tokens <= 0:
+        """Correct the token budget once the real usage of a request is known."""
+        if self._tokens is None or not slot.token_entries or used_tokens <= 0:
             return
         with self._lock:
-            delta = (used_tokens - slot.tokens) * self._token_interval
-            self._next_token += delta / self._speed(self._clock())
+            self._tokens.settle(slot.token_entries, used_tokens)
 
     def on_rate_limit(self, slot: Slot, pause: float | None) -> None:
         """React to a rate-limit answer to a request admitted in ``slot``: pause
@@ -254,9 +224,11 @@ class Limiter:
             if slot.started >= self._last_slowdown:
                 self._slow_down(now)
             resume = max(now, self._paused_until)
-            # Requests still waiting for a slot take fresh ones after the pause.
-            self._next_request = resume
-            self._next_token = resume
+            # Requests still waiting for a start take fresh ones after the pause, at
+            # the pace: the burst that provoked the answer is not repeated.
+            for budget in (self._requests, self._tokens):
+                if budget is not None:
+                    budget.restart(now, resume)
             self._epoch += 1
 
     def stats(self) -> LimiterStats:
@@ -314,25 +286,43 @@ class Limiter:
             speed = self._speed(self._clock())
         return max(1, math.floor(self.limits.max_concurrency * speed))
 
-    def _reserve(self, tokens: int) -> tuple[float, float, int]:
-        """Take the next free slot; return (now, start time, epoch)."""
+    def _reserve(self, tokens: int) -> tuple[float, Slot, int]:
+        """Take the earliest start the budgets allow; return (now, slot, epoch)."""
         with self._lock:
             now = self._clock()
-            start = max(now, self._paused_until, self._next_request, self._next_token)
+            start = max(now, self._paused_until)
+            paced = self._speed(start) < 1.0
+            if self._requests is not None:
+                start = self._requests.earliest(now, start, 1, paced=paced)
+            if self._tokens is not None:
+                start = self._tokens.earliest(now, start, tokens, paced=paced)
             speed = self._speed(start)
-            self._next_request = start + self._request_interval / speed
-            self._next_token = start + tokens * self._token_interval / speed
-            return now, start, self._epoch
+            if self._requests is not None:
+                self._requests.take(start, 1, speed)
+            entries = () if self._tokens is None else self._tokens.take(start, tokens, speed)
+            return now, Slot(started=start, tokens=tokens, token_entries=entries), self._epoch
 
-    async def _wait_turn(self, tokens: int) -> float:
+    async def _wait_turn(self, tokens: int) -> Slot:
         while True:
-            now, start, epoch = self._reserve(tokens)
-            delay = start - now
+            now, slot, epoch = self._reserve(tokens)
+            delay = slot.started - now
             if delay > 0:
                 await self._sleep(delay)
             with self._lock:
                 self._waited += max(0.0, delay)
                 if delay <= 0 or self._epoch == epoch:
                     self._granted += 1
-                    return max(now, start)
-            # A rate-limit answer arrived while this request waited: take a new slot.
+                    return slot
+            # A rate-limit answer arrived while this request waited: take a new start.
+
+
+def _budgets(limits: RateLimits) -> tuple[Budget | None, Budget | None]:
+    """The request and token budgets of ``limits`` (None where there is no limit)."""
+    window, headroom, burst = limits.window, limits.headroom, limits.burst
+    requests = tokens = None
+    if limits.rpm is not None:
+        requests = Budget(limits.rpm, window, headroom, burst)
+    if limits.tpm is not None:
+        share = None if burst is None or limits.rpm is None else limits.tpm * burst / limits.rpm
+        tokens = Budget(limits.tpm, window, headroom, share)
+    return requests, tokens

@@ -22,9 +22,10 @@ from pydantic import BaseModel
 
 from ragjudge.models._inflight import InFlight
 from ragjudge.models._recording import CallLog, config_dict
-from ragjudge.models._results import Attempts
+from ragjudge.models._results import Attempts, cached_form, followed
 from ragjudge.models._results import JudgeCallError as JudgeCallError
 from ragjudge.models._results import Parsed as Parsed
+from ragjudge.models._same_call import SameCalls
 from ragjudge.models._settings import ModelSettings as ModelSettings
 from ragjudge.models._specs import SPEC_FORMS as SPEC_FORMS
 from ragjudge.models._specs import make_provider as make_provider
@@ -39,7 +40,7 @@ from ragjudge.models._types import (
     Provider,
 )
 from ragjudge.models.cache import ResponseCache, cache_key, embedding_key, provider_endpoint
-from ragjudge.models.limits import Limiter, LimiterStats, RateLimits
+from ragjudge.models.limits import Limiter, LimiterStats, PermitSource, RateLimits
 from ragjudge.models.pricing import PriceTable, UsageTracker
 from ragjudge.models.tokens import estimate_messages_tokens, estimate_tokens
 from ragjudge.schema import Usage
@@ -79,16 +80,20 @@ class JudgeModel:
         self.prices = prices or PriceTable()
         self.usage = UsageTracker()
         self._log = CallLog(provider, self)
-        self.limiter = Limiter(
+        self.limiter: PermitSource = Limiter(
             RateLimits(
                 max_concurrency=self.settings.max_concurrency,
                 rpm=self.settings.rpm,
                 tpm=self.settings.tpm,
                 window=self.settings.rate_window,
+                burst=self.settings.burst,
             )
         )
+        """Where every attempt gets its permit (see :class:`PermitSource`); models of
+        one endpoint share one."""
         self._random = random.Random()
         self._in_flight = InFlight()
+        self._same_calls: SameCalls[Attempts[Generation]] = SameCalls()
 
     @property
     def spec(self) -> str:
@@ -219,9 +224,8 @@ class JudgeModel:
     async def _complete(
         self, messages: list[ChatMessage], config: GenerateConfig, trial: int, purpose: str | None
     ) -> Attempts[Generation]:
-        """Cache lookup, then the provider with retries. With an in-flight recorder the
-        call is stored before its request goes out (``call_id`` of the result); a request
-        in flight when the caller is cancelled is still awaited and kept."""
+        """Cache lookup; an identical call already in flight is waited for (see
+        :mod:`ragjudge.models._same_call`); else the provider with retries."""
         started = time.perf_counter()
         key = cache_key(
             self.provider.name,
@@ -231,12 +235,39 @@ class JudgeModel:
             trial,
             endpoint=provider_endpoint(self.provider),
         )
-        hit = self._cache_get(key)
-        if hit is not None:
-            generation = Generation.model_validate(
-                {**hit, "cached": True, "attempts": 0, "latency": time.perf_counter() - started}
-            )
-            return Attempts(generation, None, 0, [], generation.latency, cached=True)
+        while True:
+            hit = self._cache_get(key)
+            if hit is not None:
+                generation = Generation.model_validate(
+                    {**hit, "cached": True, "attempts": 0, "latency": time.perf_counter() - started}
+                )
+                return Attempts(generation, None, 0, [], generation.latency, cached=True)
+            if self.cache is None:  # without a cache every call is made as asked
+                return await self._request(key, messages, config, trial, purpose, started)
+            leader = self._same_calls.leader_of(key)
+            if leader is None:
+                with self._same_calls.lead(key) as lead:
+                    lead.outcome = await self._request(
+                        key, messages, config, trial, purpose, started
+                    )
+                return lead.outcome
+            shared = await self._same_calls.follow(leader)
+            if shared is not None:
+                return followed(shared, time.perf_counter() - started)
+            # the leader's caller was cancelled before an outcome: look again
+
+    async def _request(
+        self,
+        key: str,
+        messages: list[ChatMessage],
+        config: GenerateConfig,
+        trial: int,
+        purpose: str | None,
+        started: float,
+    ) -> Attempts[Generation]:
+        """The provider with retries. With an in-flight recorder the call is stored
+        before its request goes out (``call_id`` of the result); a request in flight
+        when the caller is cancelled is still awaited and kept."""
         output_tokens = config.max_tokens or self.settings.expected_output_tokens
         tokens = estimate_messages_tokens(messages) + output_tokens
         record = self._log.record(messages, config, trial, purpose)
@@ -259,7 +290,7 @@ class JudgeModel:
             outcome.result = outcome.result.model_copy(
                 update={"attempts": outcome.attempts, "cached": False}
             )
-            self._cache_put(key, _cached_form(outcome.result))
+            self._cache_put(key, cached_form(outcome.result))
         return outcome
 
     def _keeper(
@@ -277,7 +308,7 @@ class JudgeModel:
                 )
             else:
                 generation = request.result()
-                self._cache_put(key, _cached_form(generation))
+                self._cache_put(key, cached_form(generation))
                 self._log.count(
                     record.purpose, Attempts(generation, None, 1, [], latency), generation.usage
                 )
@@ -368,10 +399,6 @@ class JudgeModel:
     def _cache_put(self, key: str, value: dict[str, Any]) -> None:
         if self.cache is not None:
             self.cache.put(key, value)
-
-
-def _cached_form(generation: Generation) -> dict[str, Any]:
-    return generation.model_dump(mode="json", include={"text", "usage", "model"})
 
 
 def _as_dicts(messages: Sequence[ChatMessage | BaseModel]) -> list[ChatMessage]:

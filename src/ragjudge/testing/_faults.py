@@ -5,6 +5,7 @@ faults, bursts of 429s, sliding RPM/TPM windows, latency and random faults)."""
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import threading
 import time
@@ -39,6 +40,12 @@ class FaultPlan(BaseModel):
     tpm_limit: int | None = Field(default=None, ge=1)
     """Estimated tokens (prompt + reply) per sliding 60 s window; a request whose prompt
     would overflow it → 429; a prompt larger than the whole limit → 400."""
+    limit_period: float = Field(default=WINDOW_SECONDS, gt=0, le=WINDOW_SECONDS)
+    """Seconds over which the two limits are enforced. 60 counts them per sliding
+    minute; a shorter period enforces the same share of them per sliding period, as
+    providers that quantise their per-minute limits do: with ``1.0`` a limit of 240
+    RPM allows 4 requests in any second (at least one per period), and ``Retry-After``
+    says the exact wait in fractions of a second."""
     error_500_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     burst_429_every: int | None = Field(default=None, ge=1)
     """Every Nth request (counted since the plan was set) starts a burst of 429s …"""
@@ -127,24 +134,27 @@ class FaultInjector:
     def check_limits(self, prompt_tokens: int, stats: ServerStats) -> Response | None:
         """Admit the request into the RPM window, or answer 429 (or 400 if it can never fit)."""
         plan = self._plan
+        period = plan.limit_period
         now = time.monotonic()
         with self._lock:
-            _expire(self._accepted_times, now)
-            while self._token_window and self._token_window[0][0] <= now - WINDOW_SECONDS:
+            _expire(self._accepted_times, now, period)
+            while self._token_window and self._token_window[0][0] <= now - period:
                 self._token_window.popleft()
-            if plan.rpm_limit is not None and len(self._accepted_times) >= plan.rpm_limit:
+            rpm = _per_period(plan.rpm_limit, period)
+            if rpm is not None and len(self._accepted_times) >= rpm:
                 stats.rate_limited_by_rpm += 1
-                wait = self._accepted_times[0] + WINDOW_SECONDS - now
-                return rate_limited("requests per minute limit reached", ceil_seconds(wait))
-            if plan.tpm_limit is not None:
-                refusal = self._check_tpm(plan.tpm_limit, prompt_tokens, now, stats)
+                wait = self._accepted_times[0] + period - now
+                return rate_limited("requests per minute limit reached", _wait(wait, period))
+            tpm = _per_period(plan.tpm_limit, period)
+            if tpm is not None:
+                refusal = self._check_tpm(tpm, prompt_tokens, now, period, stats)
                 if refusal is not None:
                     return refusal
             self._accepted_times.append(now)
         return None
 
     def _check_tpm(
-        self, limit: int, prompt_tokens: int, now: float, stats: ServerStats
+        self, limit: int, prompt_tokens: int, now: float, period: float, stats: ServerStats
     ) -> Response | None:
         if prompt_tokens > limit:
             return error_response(
@@ -155,13 +165,13 @@ class FaultInjector:
             return None
         stats.rate_limited_by_tpm += 1
         freed = 0
-        wait = WINDOW_SECONDS
+        wait = period
         for stamp, tokens in self._token_window:
             freed += tokens
             if used - freed + prompt_tokens <= limit:
-                wait = stamp + WINDOW_SECONDS - now
+                wait = stamp + period - now
                 break
-        return rate_limited("tokens per minute limit reached", ceil_seconds(wait))
+        return rate_limited("tokens per minute limit reached", _wait(wait, period))
 
     def charge_tokens(self, tokens: int) -> None:
         """Count the tokens of a reply sent into the TPM window."""
@@ -196,6 +206,21 @@ class FaultInjector:
         return None
 
 
-def _expire(stamps: deque[float], now: float) -> None:
-    while stamps and stamps[0] <= now - WINDOW_SECONDS:
+def _expire(stamps: deque[float], now: float, period: float) -> None:
+    while stamps and stamps[0] <= now - period:
         stamps.popleft()
+
+
+def _per_period(per_minute: int | None, period: float) -> int | None:
+    """A per-minute limit's share of one enforcement period (at least 1)."""
+    if per_minute is None:
+        return None
+    return max(1, int(per_minute * period / WINDOW_SECONDS))
+
+
+def _wait(seconds: float, period: float) -> float:
+    """The ``Retry-After`` of a refusal: whole seconds (at least 1) for a per-minute
+    limit, the exact wait to the millisecond for a shorter period."""
+    if period >= WINDOW_SECONDS:
+        return ceil_seconds(seconds)
+    return max(0.001, math.ceil(seconds * 1000) / 1000)

@@ -8,7 +8,7 @@ character counts and embeddings are deterministic hashes of the text, so runs ar
 reproducible.
 
 Faults make it behave like a busy or broken endpoint: latency, RPM/TPM limits
-(429 with ``Retry-After``), random 500s, bursts of 429s, hung connections, truncated
+(429 with ``Retry-After``) counted per minute or per second (``limit_period``), random 500s, bursts of 429s, hung connections, truncated
 and malformed bodies — either drawn per request from a seeded :class:`FaultPlan` or
 queued exactly with :meth:`OpenAITestServer.fail_next`.
 
@@ -315,6 +315,11 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--latency", type=float, nargs=2, metavar=("LOW", "HIGH"))
     parser.add_argument("--rpm", type=int, help="requests-per-minute limit")
     parser.add_argument("--tpm", type=int, help="tokens-per-minute limit")
+    parser.add_argument(
+        "--per-second",
+        action="store_true",
+        help="enforce the limits per sliding second (rpm/60 requests in any second)",
+    )
     parser.add_argument("--error-rate", type=float, default=0.0, help="share of 500 answers")
     parser.add_argument("--timeout-rate", type=float, default=0.0)
     parser.add_argument("--hang-seconds", type=float, default=30.0)
@@ -331,6 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         latency=tuple(args.latency) if args.latency else (0.0, 0.0),
         rpm_limit=args.rpm,
         tpm_limit=args.tpm,
+        limit_period=1.0 if args.per_second else WINDOW_SECONDS,
         error_500_rate=args.error_rate,
         timeout_rate=args.timeout_rate,
         hang_seconds=args.hang_seconds,

@@ -10,6 +10,10 @@ An empty response is a legitimate, wrong answer and scores 0 (no match). A missi
 response, or references that are all empty, give an error score instead. A reference
 left with nothing to compare after the metric's normalisation (say ``"。"`` for a
 token metric) is skipped; when every reference is skipped the score is an error.
+
+The lexical metrics of one sample share the work on its texts: each text is
+normalised and tokenised once (:class:`TextForms`, kept in the sample's
+:meth:`MetricContext.once`), however many metrics compare it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections import Counter
 from collections.abc import Iterable
+from functools import cached_property
 from typing import Any, ClassVar, NamedTuple
 
 from ragjudge.metrics._base import (
@@ -29,8 +34,66 @@ from ragjudge.metrics._base import (
     require_response,
 )
 from ragjudge.schema import Output, Sample, ScoreMeaning
+from ragjudge.text import normalize, normalize_answer, tokenize
 
-__all__ = ["Comparison", "NormalizeOptions", "ReferenceMetric", "as_score", "overlap"]
+__all__ = [
+    "Comparison",
+    "NormalizeOptions",
+    "ReferenceMetric",
+    "SampleTexts",
+    "TextForms",
+    "as_score",
+    "overlap",
+]
+
+
+class TextForms:
+    """One text with its normalised forms and tokens, each computed on first use."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @cached_property
+    def normalized(self) -> str:
+        """:func:`~ragjudge.text.normalize` of the text."""
+        return normalize(self.text)
+
+    @cached_property
+    def answer(self) -> str:
+        """:func:`~ragjudge.text.normalize_answer` of the text."""
+        return normalize_answer(self.text)
+
+    @cached_property
+    def tokens(self) -> list[str]:
+        """:func:`~ragjudge.text.tokenize` of the text."""
+        return tokenize(self.text)
+
+    @cached_property
+    def answer_tokens(self) -> list[str]:
+        """The tokens of :attr:`answer`."""
+        return tokenize(self.answer)
+
+
+class SampleTexts:
+    """The :class:`TextForms` of one sample's texts, shared by its lexical metrics."""
+
+    def __init__(self) -> None:
+        self._forms: dict[str, TextForms] = {}
+
+    def of(self, text: str) -> TextForms:
+        """The forms of ``text`` (the same object for the same text)."""
+        found = self._forms.get(text)
+        if found is None:
+            found = self._forms[text] = TextForms(text)
+        return found
+
+
+_SAMPLE_TEXTS = "lexical metrics: the sample's texts"
+"""The key of the sample's :class:`SampleTexts` in :meth:`MetricContext.once`."""
+
+
+async def _sample_texts() -> SampleTexts:
+    return SampleTexts()
 
 
 class Comparison(NamedTuple):
@@ -55,19 +118,25 @@ class ReferenceMetric(Metric):
     async def compute(self, sample: Sample, output: Output, ctx: MetricContext) -> Result:
         """Score the response against every reference and keep the best comparison."""
         response = require_response(output)
+        texts = await ctx.once(_SAMPLE_TEXTS, _sample_texts)
+        answer = texts.of(response)
         scored = [
             (index, comparison)
             for index, reference in references(sample)
-            if (comparison := self.compare(response, reference)) is not None
+            if (comparison := self.compare_forms(answer, texts.of(reference))) is not None
         ]
         if not scored:
             raise MetricFailure("no reference answer has anything to compare after normalisation")
         index, best = max(scored, key=lambda pair: pair[1].value)
         return Result(best.value, details={"reference_index": index, **best.components})
 
-    @abstractmethod
     def compare(self, response: str, reference: str) -> Comparison | None:
         """Compare the response with one non-blank reference; None skips the reference."""
+        return self.compare_forms(TextForms(response), TextForms(reference))
+
+    @abstractmethod
+    def compare_forms(self, response: TextForms, reference: TextForms) -> Comparison | None:
+        """:meth:`compare` on the texts' shared forms."""
 
 
 def overlap(answer: Iterable[str], wanted: Iterable[str]) -> int:

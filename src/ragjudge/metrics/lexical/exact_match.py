@@ -7,9 +7,9 @@ from ragjudge.metrics.lexical._reference import (
     Comparison,
     NormalizeOptions,
     ReferenceMetric,
+    TextForms,
     as_score,
 )
-from ragjudge.text import normalize_answer
 
 
 @register_metric("exact_match")
@@ -24,10 +24,12 @@ class ExactMatch(ReferenceMetric):
     Options = NormalizeOptions
     options: NormalizeOptions
 
-    def compare(self, response: str, reference: str) -> Comparison | None:
+    def compare_forms(self, response: TextForms, reference: TextForms) -> Comparison | None:
         """Compare the (normalised) strings for equality."""
-        prepare = normalize_answer if self.options.normalize else str.strip
-        wanted = prepare(reference)
+        if self.options.normalize:
+            answer, wanted = response.answer, reference.answer
+        else:
+            answer, wanted = response.text.strip(), reference.text.strip()
         if not wanted:
             return None
-        return Comparison(as_score(prepare(response) == wanted), {})
+        return Comparison(as_score(answer == wanted), {})

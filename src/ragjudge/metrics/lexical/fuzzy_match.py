@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 from ragjudge.metrics._registry import register_metric
-from ragjudge.metrics.lexical._reference import Comparison, ReferenceMetric, as_score
-from ragjudge.text import normalize_answer
+from ragjudge.metrics.lexical._reference import (
+    Comparison,
+    ReferenceMetric,
+    TextForms,
+    as_score,
+)
 
 
 @register_metric("fuzzy_match")
@@ -16,9 +20,9 @@ class FuzzyMatch(ReferenceMetric):
     A response that normalises to nothing matches no reference.
     """
 
-    def compare(self, response: str, reference: str) -> Comparison | None:
+    def compare_forms(self, response: TextForms, reference: TextForms) -> Comparison | None:
         """Check containment in either direction."""
-        answer, wanted = normalize_answer(response), normalize_answer(reference)
+        answer, wanted = response.answer, reference.answer
         if not wanted:
             return None
         # "" is inside every string, so an empty answer needs its own test.

@@ -8,9 +8,9 @@ from ragjudge.metrics.lexical._reference import (
     Comparison,
     NormalizeOptions,
     ReferenceMetric,
+    TextForms,
     as_score,
 )
-from ragjudge.text import normalize
 
 
 @register_metric("includes")
@@ -25,10 +25,12 @@ class Includes(ReferenceMetric):
     Options = NormalizeOptions
     options: NormalizeOptions
 
-    def compare(self, response: str, reference: str) -> Comparison | None:
+    def compare_forms(self, response: TextForms, reference: TextForms) -> Comparison | None:
         """Check whether the reference is a substring of the response."""
-        prepare = normalize if self.options.normalize else str.strip
-        needle = prepare(reference)
+        if self.options.normalize:
+            haystack, needle = response.normalized, reference.normalized
+        else:
+            haystack, needle = response.text.strip(), reference.text.strip()
         if not needle:
             return None
-        return Comparison(as_score(needle in prepare(response)), {})
+        return Comparison(as_score(needle in haystack), {})

@@ -7,6 +7,7 @@ from ragjudge.metrics.lexical._reference import (
     Comparison,
     NormalizeOptions,
     ReferenceMetric,
+    TextForms,
     as_score,
 )
 from ragjudge.text import normalize
@@ -31,9 +32,9 @@ class Match(ReferenceMetric):
     Options = MatchOptions
     options: MatchOptions
 
-    def compare(self, response: str, reference: str) -> Comparison | None:
+    def compare_forms(self, response: TextForms, reference: TextForms) -> Comparison | None:
         """Check whether the response begins with the reference."""
-        text, prefix = response.lstrip(), reference.strip()
+        text, prefix = response.text.lstrip(), reference.text.strip()
         if self.options.normalize:
             text, prefix = normalize(text), normalize(prefix)
         if not prefix:

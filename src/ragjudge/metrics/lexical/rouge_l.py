@@ -2,42 +2,50 @@
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any
+from collections.abc import Sequence
 
 from ragjudge.metrics._registry import register_metric
-from ragjudge.metrics.lexical._reference import Comparison, ReferenceMetric
-from ragjudge.text import tokenize
+from ragjudge.metrics.lexical._reference import Comparison, ReferenceMetric, TextForms
 
 
 @register_metric("rouge_l")
 class RougeL(ReferenceMetric):
     """ROUGE-L F-measure (longest common subsequence of word tokens).
 
-    Computed by the ``rouge-score`` library with :func:`~ragjudge.text.tokenize` as
-    its tokenizer, so Japanese text, which the library's own tokenizer drops, gives
-    meaningful values.
+    Precision is the LCS length over the response's tokens, recall over the
+    reference's, and the F-measure their harmonic mean — the ``rougeL`` score of the
+    ``rouge-score`` library, computed on :func:`~ragjudge.text.tokenize` tokens (shared
+    with the other lexical metrics of the sample), so Japanese text, which the
+    library's own tokenizer drops, gives meaningful values.
     """
 
-    def compare(self, response: str, reference: str) -> Comparison | None:
+    def compare_forms(self, response: TextForms, reference: TextForms) -> Comparison | None:
         """Score the response against the reference with ROUGE-L."""
-        if not tokenize(reference):
+        wanted = reference.tokens
+        if not wanted:
             return None
-        result = _rouge_l_scorer().score(reference, response)["rougeL"]
-        details = {"precision": float(result.precision), "recall": float(result.recall)}
-        return Comparison(float(result.fmeasure), details)
+        answer = response.tokens
+        if not answer:
+            return Comparison(0.0, {"precision": 0.0, "recall": 0.0})
+        common = lcs_length(wanted, answer)
+        precision = common / len(answer)
+        recall = common / len(wanted)
+        fmeasure = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+        return Comparison(fmeasure, {"precision": precision, "recall": recall})
 
 
-class _RougeTokenizer:
-    """Adapter giving ``rouge-score`` the ``tokenize(text)`` method it expects."""
+def lcs_length(first: Sequence[str], second: Sequence[str]) -> int:
+    """The length of the longest common subsequence of two token sequences.
 
-    def tokenize(self, text: str) -> list[str]:
-        return tokenize(text)
-
-
-@cache
-def _rouge_l_scorer() -> Any:
-    # Imported on first use: rouge-score pulls in nltk, which takes about a second.
-    from rouge_score import rouge_scorer
-
-    return rouge_scorer.RougeScorer(["rougeL"], tokenizer=_RougeTokenizer())
+    Bit-parallel: bit ``i`` of an integer stands for position ``i`` of ``first``, and
+    each token of ``second`` updates the row of the dynamic-programming table in a few
+    integer operations (Allison and Dix, 1986), so the table is never built.
+    """
+    positions: dict[str, int] = {}
+    for index, token in enumerate(first):
+        positions[token] = positions.get(token, 0) | (1 << index)
+    row = (1 << len(first)) - 1
+    for token in second:
+        matches = row & positions.get(token, 0)
+        row = (row + matches) | (row - matches)
+    return len(first) - (row & ((1 << len(first)) - 1)).bit_count()

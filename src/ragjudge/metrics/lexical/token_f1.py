@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from ragjudge.metrics._registry import register_metric
-from ragjudge.metrics.lexical._reference import Comparison, ReferenceMetric, overlap
-from ragjudge.text import normalize_answer, tokenize
+from ragjudge.metrics.lexical._reference import (
+    Comparison,
+    ReferenceMetric,
+    TextForms,
+    overlap,
+)
 
 
 @register_metric("token_f1")
@@ -16,12 +20,12 @@ class TokenF1(ReferenceMetric):
     it appears on both sides.
     """
 
-    def compare(self, response: str, reference: str) -> Comparison | None:
+    def compare_forms(self, response: TextForms, reference: TextForms) -> Comparison | None:
         """Compute token precision, recall and their harmonic mean."""
-        wanted = tokenize(normalize_answer(reference))
+        wanted = reference.answer_tokens
         if not wanted:
             return None
-        answer = tokenize(normalize_answer(response))
+        answer = response.answer_tokens
         common = overlap(answer, wanted)
         if common == 0:
             return Comparison(0.0, {"precision": 0.0, "recall": 0.0})

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from ragjudge.metrics._registry import register_metric
-from ragjudge.metrics.lexical._reference import Comparison, ReferenceMetric, overlap
-from ragjudge.text import tokenize
+from ragjudge.metrics.lexical._reference import (
+    Comparison,
+    ReferenceMetric,
+    TextForms,
+    overlap,
+)
 
 
 @register_metric("word_recall")
@@ -16,11 +20,11 @@ class WordRecall(ReferenceMetric):
     is found at most as often as it appears in the response.
     """
 
-    def compare(self, response: str, reference: str) -> Comparison | None:
+    def compare_forms(self, response: TextForms, reference: TextForms) -> Comparison | None:
         """Count the reference tokens the response contains."""
-        wanted = tokenize(reference)
+        wanted = reference.tokens
         if not wanted:
             return None
-        found = overlap(tokenize(response), wanted)
+        found = overlap(response.tokens, wanted)
         recall = found / len(wanted)
         return Comparison(recall, {"recall": recall, "matched_tokens": found})

@@ -1,0 +1,134 @@
+"""One rate limit (requests or tokens per window) as a schedule of start times.
+
+A :class:`Budget` keeps sliding windows of the starts it allowed, in plain numbers (no
+clock, no lock: the :class:`~ragjudge.models.limits.Limiter` holds the lock and tells
+the time):
+
+* the **window** of the limit itself: the amounts started in any ``window / headroom``
+  seconds never add up to more than ``limit`` — the provider's own rule, so a workload
+  that fits the window goes out at once, and beyond it work starts as the oldest starts
+  leave the window;
+* with a **burst** smaller than the limit, a short window as well: at most ``burst``
+  units in any ``window * burst / limit`` seconds (stretched by the headroom too, and
+  by :data:`BURST_MARGIN` when several units start together), for providers that
+  enforce their per-minute limit over shorter periods (240 RPM counted as 4 per
+  second). A burst of 1 request spaces requests evenly from the first;
+* while the pace is lowered after rate-limit answers (``speed`` below 1), each start
+  waits ``amount * interval / speed`` after the previous one: no bursts until the pace
+  is back to full.
+
+Any window of the provider's length then holds at most its limit even when requests
+reach the provider a little later than they were allowed to start.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+__all__ = ["BURST_MARGIN", "Budget", "Entry"]
+
+BURST_MARGIN = 0.1
+"""Seconds added to a short window that lets several requests start together: they may
+reach the provider with delays that differ by more than the headroom of a short period
+(new connections, TLS handshakes), and the next group must not arrive before the last
+one of the previous group has left the provider's window."""
+
+
+@dataclass
+class Entry:
+    """One start in a window: when, and how much of the limit it took."""
+
+    time: float
+    amount: float
+    counted: bool = True
+    """Whether the entry is still in its window's total."""
+
+
+class _Window:
+    """A sliding window holding at most ``limit`` units over ``span`` seconds."""
+
+    def __init__(self, limit: float, span: float) -> None:
+        self.limit = limit
+        self.span = span
+        self._log: deque[Entry] = deque()
+        self._total = 0.0
+
+    def frees(self, now: float, start: float, amount: float) -> float:
+        """The earliest time from ``start`` on at which enough earlier starts have
+        left the window for ``amount`` (``now``: the clock, for forgetting old starts)."""
+        log = self._log
+        while log and log[0].time <= now - self.span:
+            self._forget(log.popleft())
+        if not log:
+            self._total = 0.0  # no float drift left over from settled amounts
+        excess = self._total + min(amount, self.limit) - self.limit
+        if excess <= 1e-9:
+            return start
+        freed = 0.0
+        for entry in log:
+            freed += entry.amount
+            if freed >= excess - 1e-9:
+                return max(start, entry.time + self.span)
+        return max(start, log[-1].time + self.span)
+
+    def add(self, start: float, amount: float) -> Entry:
+        entry = Entry(start, amount)
+        self._log.append(entry)
+        self._total += amount
+        return entry
+
+    def settle(self, entry: Entry, used: float) -> None:
+        if entry.counted:
+            self._total += used - entry.amount
+        entry.amount = used
+
+    def drop_after(self, now: float) -> None:
+        while self._log and self._log[-1].time > now:
+            self._forget(self._log.pop())
+
+    def _forget(self, entry: Entry) -> None:
+        entry.counted = False
+        self._total -= entry.amount
+
+
+class Budget:
+    """The schedule of one limit (see the module docstring)."""
+
+    def __init__(
+        self, limit: float, window: float, headroom: float, burst: float | None = None
+    ) -> None:
+        span = window / headroom
+        self.interval = window / (limit * headroom)
+        """Seconds per unit at the limit's pace."""
+        self._windows = [_Window(float(limit), span)]
+        if burst is not None and burst < limit:
+            margin = BURST_MARGIN if burst > 1 else 0.0
+            self._windows.append(_Window(float(burst), span * burst / limit + margin))
+        self._next_paced = 0.0
+
+    def earliest(self, now: float, start: float, amount: float, *, paced: bool) -> float:
+        """The earliest time from ``start`` on at which ``amount`` may start (``now``:
+        the clock; ``paced`` while the pace is lowered)."""
+        if paced:
+            start = max(start, self._next_paced)
+        for window in self._windows:
+            start = window.frees(now, start, amount)
+        return start
+
+    def take(self, start: float, amount: float, speed: float) -> tuple[Entry, ...]:
+        """Start ``amount`` at ``start`` (not earlier than :meth:`earliest` said)."""
+        self._next_paced = start + amount * self.interval / speed
+        return tuple(window.add(start, amount) for window in self._windows)
+
+    def settle(self, entries: tuple[Entry, ...], used: float) -> None:
+        """Correct a start's amount once the real one is known (tokens)."""
+        for window, entry in zip(self._windows, entries, strict=True):
+            window.settle(entry, used)
+
+    def restart(self, now: float, resume: float) -> None:
+        """After a rate-limit answer: forget the starts reserved after ``now`` (their
+        requests take new ones) and let the next one start at ``resume``."""
+        for window in self._windows:
+            window.drop_after(now)
+        self._next_paced = resume
