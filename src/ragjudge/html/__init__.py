@@ -1,0 +1,8 @@
+"""Self-contained HTML reports of stored runs and comparisons, and the local viewer
+that serves them over a store.
+
+A report is one HTML file: the style sheet, the script and the charts (SVG drawn
+here) are inlined, and a Content-Security-Policy forbids every request, so it opens
+offline, from a file or an e-mail attachment, and shows the same thing years later.
+Every piece of evaluated text is escaped by the templates' autoescaping.
+"""
