@@ -6,3 +6,8 @@ here) are inlined, and a Content-Security-Policy forbids every request, so it op
 offline, from a file or an e-mail attachment, and shows the same thing years later.
 Every piece of evaluated text is escaped by the templates' autoescaping.
 """
+
+from ragjudge.html._files import ReportError, run_report_path, write_run_report
+from ragjudge.html._run import run_report_html
+
+__all__ = ["ReportError", "run_report_html", "run_report_path", "write_run_report"]
