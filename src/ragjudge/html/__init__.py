@@ -7,7 +7,22 @@ offline, from a file or an e-mail attachment, and shows the same thing years lat
 Every piece of evaluated text is escaped by the templates' autoescaping.
 """
 
-from ragjudge.html._files import ReportError, run_report_path, write_run_report
+from ragjudge.html._compare import comparison_report_html
+from ragjudge.html._files import (
+    ReportError,
+    comparison_report_path,
+    run_report_path,
+    write_comparison_report,
+    write_run_report,
+)
 from ragjudge.html._run import run_report_html
 
-__all__ = ["ReportError", "run_report_html", "run_report_path", "write_run_report"]
+__all__ = [
+    "ReportError",
+    "comparison_report_html",
+    "comparison_report_path",
+    "run_report_html",
+    "run_report_path",
+    "write_comparison_report",
+    "write_run_report",
+]

@@ -8,12 +8,15 @@ import secrets
 from collections.abc import Sequence
 from pathlib import Path
 
+from ragjudge.html._compare import comparison_report_html
 from ragjudge.html._run import run_report_html
 from ragjudge.store import Store
 
 __all__ = [
     "ReportError",
+    "comparison_report_path",
     "run_report_path",
+    "write_comparison_report",
     "write_run_report",
 ]
 
@@ -25,6 +28,11 @@ class ReportError(Exception):
 def run_report_path(store_path: Path, run_id: str) -> Path:
     """The default file of a run's report: ``reports/RUN.html`` beside the store."""
     return store_path.parent / "reports" / f"{run_id}.html"
+
+
+def comparison_report_path(store_path: Path, run_a: str, run_b: str) -> Path:
+    """The default file of a comparison: ``reports/RUN_A-vs-RUN_B.html`` beside the store."""
+    return store_path.parent / "reports" / f"{run_a}-vs-{run_b}.html"
 
 
 def _write(path: Path, html: str) -> Path:
@@ -62,3 +70,19 @@ def write_run_report(
     run = store.run(run_id)
     html = run_report_html(store, run.run_id, by=by, human=human)
     return _write(path or run_report_path(store.path, run.run_id), html)
+
+
+def write_comparison_report(
+    store_a: Store,
+    run_a: str,
+    store_b: Store,
+    run_b: str,
+    path: Path | None = None,
+    *,
+    by: str | None = None,
+) -> Path:
+    """Write the comparison of run B with run A (default file:
+    :func:`comparison_report_path` beside A's store); returns where."""
+    a, b = store_a.run(run_a).run_id, store_b.run(run_b).run_id
+    html = comparison_report_html(store_a, a, store_b, b, by=by)
+    return _write(path or comparison_report_path(store_a.path, a, b), html)
