@@ -16,11 +16,14 @@ from ragjudge.html._files import (
     write_run_report,
 )
 from ragjudge.html._run import run_report_html
+from ragjudge.html._viewer import ViewerServer, make_server
 
 __all__ = [
     "ReportError",
+    "ViewerServer",
     "comparison_report_html",
     "comparison_report_path",
+    "make_server",
     "run_report_html",
     "run_report_path",
     "write_comparison_report",
