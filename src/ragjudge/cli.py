@@ -23,6 +23,7 @@ from ragjudge.cli_common import (
     out,
     table_console,
 )
+from ragjudge.cli_report import register as register_report
 from ragjudge.config import ConfigError
 from ragjudge.loading import DatasetError
 from ragjudge.metrics import available_metrics
@@ -394,6 +395,7 @@ def metrics() -> None:
 
 
 register_classify(app)
+register_report(app)
 
 cache_app = typer.Typer(help="The judge response cache.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")

@@ -44,6 +44,10 @@ class EvaluationResult:
     """The judge model spec and the endpoint that judged the run (no credentials)."""
     stability: list[dict[str, Any]] = field(default_factory=list)
     """With several trials: each metric's stability (see :mod:`ragjudge.stability`)."""
+    report_path: Path | None = None
+    """The HTML report written when the run ended (``report: true``), if any."""
+    report_error: str | None = None
+    """Why the configured HTML report could not be written."""
 
     @property
     def verdict(self) -> Verdict:
@@ -79,6 +83,7 @@ class EvaluationResult:
             "errors_by_cause": [group.to_dict() for group in self.errors],
             "judge": self.judge,
             "stability": self.stability,
+            "report": None if self.report_path is None else str(self.report_path),
             "exit_code": self.verdict.exit_code,
             "exit_reasons": self.verdict.reasons,
         }

@@ -153,7 +153,12 @@ async def _execute(
     finally:
         await _drain_and_close([m for m in (judge, *models) if m is not None])
         _close_cache(own_cache)
-    return summarize_run(store, run_id, by=config.by)
+    result = summarize_run(store, run_id, by=config.by)
+    if config.report is not None:
+        from ragjudge.html import write_configured_report
+
+        write_configured_report(result, store, config)
+    return result
 
 
 def _close_cache(cache: ResponseCache | None) -> None:

@@ -13,6 +13,7 @@ from ragjudge.html._files import (
     comparison_report_path,
     run_report_path,
     write_comparison_report,
+    write_configured_report,
     write_run_report,
 )
 from ragjudge.html._run import run_report_html
@@ -27,5 +28,6 @@ __all__ = [
     "run_report_html",
     "run_report_path",
     "write_comparison_report",
+    "write_configured_report",
     "write_run_report",
 ]

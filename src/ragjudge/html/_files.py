@@ -7,16 +7,22 @@ import os
 import secrets
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragjudge.html._compare import comparison_report_html
 from ragjudge.html._run import run_report_html
 from ragjudge.store import Store
+
+if TYPE_CHECKING:
+    from ragjudge.config import EvalConfig
+    from ragjudge.results import EvaluationResult
 
 __all__ = [
     "ReportError",
     "comparison_report_path",
     "run_report_path",
     "write_comparison_report",
+    "write_configured_report",
     "write_run_report",
 ]
 
@@ -86,3 +92,17 @@ def write_comparison_report(
     a, b = store_a.run(run_a).run_id, store_b.run(run_b).run_id
     html = comparison_report_html(store_a, a, store_b, b, by=by)
     return _write(path or comparison_report_path(store_a.path, a, b), html)
+
+
+def write_configured_report(result: EvaluationResult, store: Store, config: EvalConfig) -> None:
+    """The report a config's ``report:`` asks for, written when its run ends: sets
+    ``result.report_path``, or ``result.report_error`` when it could not be written
+    (the run's results are stored either way)."""
+    path = config.report_path(result.run_id)
+    if path is None or config.report is None:
+        return
+    try:
+        html = run_report_html(store, result.run_id, by=result.by, human=config.report.human)
+        result.report_path = _write(path, html)
+    except (ReportError, ValueError, KeyError) as exc:
+        result.report_error = str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)
