@@ -94,7 +94,10 @@ def view(
                 style="yellow",
             )
         )
-    out.print(Text(f"serving the runs of {store} at {server.url} (read-only; Ctrl-C stops)"))
+    out.print(
+        Text(f"serving the runs of {store} at {server.url} (read-only; Ctrl-C stops)"),
+        soft_wrap=True,
+    )
     if open_browser:
         webbrowser.open(server.url)
     try:
