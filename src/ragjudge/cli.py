@@ -35,6 +35,7 @@ from ragjudge.cli_gate import (
 from ragjudge.cli_help import PlainHelpGroup, version_option
 from ragjudge.cli_meta import register as register_meta
 from ragjudge.cli_metrics import register as register_metrics
+from ragjudge.cli_report import register as register_report
 from ragjudge.cli_trials import register as register_trials
 from ragjudge.config import ConfigError
 from ragjudge.loading import DatasetError
@@ -332,6 +333,7 @@ register_trials(app)
 register_meta(app)
 register_metrics(app)
 register_cache(app)
+register_report(app)
 
 
 def main() -> None:

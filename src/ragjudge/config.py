@@ -127,6 +127,20 @@ class OpenAIEvalsConfig(BaseModel):
     error) or ``min`` (the lowest choice score, as openai-evals counts it)."""
 
 
+class ReportConfig(BaseModel):
+    """The self-contained HTML report written at the end of every run: ``report: true``
+    (beside the store, ``reports/RUN.html``), ``report: PATH`` or these settings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str | None = None
+    """The file to write, relative to the config; ``{run}`` stands for the run id. The
+    default is ``reports/{run}.html`` in the store's folder."""
+    human: list[str] = Field(default_factory=list)
+    """Metadata keys holding human scores: the report plots every metric against them
+    with the correlations of ``ragjudge meta``."""
+
+
 class EvalConfig(BaseModel):
     """One evaluation. Relative paths are resolved against ``base_dir`` (the folder
     of the YAML file)."""
@@ -172,6 +186,8 @@ class EvalConfig(BaseModel):
     by: str | None = None
     store: str | None = None
     seed: int = 0
+    report: ReportConfig | None = None
+    """Write the run's HTML report when the run ends (``report: true``)."""
     base_dir: Path = Field(default_factory=Path.cwd)
     _env_references: EnvReferences = PrivateAttr(default_factory=dict)
     """Strings of the config file that used ``${VAR}`` (see :func:`load_config`)."""
@@ -223,6 +239,15 @@ class EvalConfig(BaseModel):
     def _judge_from_string(cls, value: Any) -> Any:
         return {"model": value} if isinstance(value, str) else value
 
+    @field_validator("report", mode="before")
+    @classmethod
+    def _report_from_flag(cls, value: Any) -> Any:
+        if value is True:
+            return {}
+        if value is False:
+            return None
+        return {"path": value} if isinstance(value, str) else value
+
     @field_validator("knowledge_base", mode="before")
     @classmethod
     def _kb_from_path(cls, value: Any) -> Any:
@@ -246,6 +271,14 @@ class EvalConfig(BaseModel):
     def store_path(self) -> Path:
         """The store file: ``store`` if set, else ``.ragjudge/runs.db`` beside the config."""
         return self.resolve(self.store or ".ragjudge/runs.db")
+
+    def report_path(self, run_id: str) -> Path | None:
+        """Where the run's HTML report goes (None when ``report`` is off)."""
+        if self.report is None:
+            return None
+        if self.report.path is None:
+            return self.store_path.parent / "reports" / f"{run_id}.html"
+        return self.resolve(self.report.path.replace("{run}", run_id))
 
     def to_record(self) -> dict[str, Any]:
         """JSON-able form kept with the run (paths absolute, so a resume finds them).

@@ -54,6 +54,10 @@ class EvaluationResult:
     took, rows skipped or not applicable."""
     rate_limits: list[RateLimitEvents] = field(default_factory=list)
     """The judge endpoints' 429 answers, pauses and retries (per limiter)."""
+    report_path: Path | None = None
+    """The HTML report written when the run ended (``report: true``), if any."""
+    report_error: str | None = None
+    """Why the configured HTML report could not be written."""
 
     @property
     def verdict(self) -> Verdict:
@@ -107,6 +111,7 @@ class EvaluationResult:
             "repro": self.repro,
             "notes": self.notes,
             "rate_limits": [events.to_dict() for events in self.rate_limits],
+            "report": None if self.report_path is None else str(self.report_path),
             "exit_code": self.verdict.exit_code,
             "exit_reasons": self.verdict.reasons,
         }

@@ -162,7 +162,12 @@ async def _execute(
         await _drain_and_close([m for m in (judge, *models) if m is not None])
         record_rate_limits(store, run_id, execution.models)
         _close_cache(own_cache)
-    return summarize_run(store, run_id, by=config.by)
+    result = summarize_run(store, run_id, by=config.by)
+    if config.report is not None:
+        from ragjudge.html import write_configured_report
+
+        write_configured_report(result, store, config)
+    return result
 
 
 def _tell(notes: list[str], progress: bool) -> None:

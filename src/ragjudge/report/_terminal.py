@@ -117,6 +117,17 @@ def print_result(result: EvaluationResult, console: Console) -> None:
         highlight=False,
         soft_wrap=True,
     )
+    console.print(_report_line(result), highlight=False, soft_wrap=True)
+
+
+def _report_line(result: EvaluationResult) -> Text:
+    """Where the HTML report is (written at the end of the run), or how to write it."""
+    if result.report_path is not None:
+        return Text(f"report: {result.report_path}")
+    line = Text(f"report: ragjudge report {result.run_id} --store {result.store_path}")
+    if result.report_error:
+        line += Text(f" (not written: {result.report_error})", style="bold red")
+    return line
 
 
 def errors_table(groups: Sequence[ErrorGroup]) -> Table:
