@@ -12,10 +12,10 @@ from rich.console import Console
 from scipy import stats as scipy_stats
 
 from conftest import shared_data
+from ragjudge.api import evaluate
 from ragjudge.datasets import load_mtrag_human
 from ragjudge.meta import MetaTable, human_score, meta_evaluate, meta_for_run
 from ragjudge.report import render_meta
-from ragjudge.runner import evaluate
 from ragjudge.schema import Sample, Score, ScoreMeaning
 from ragjudge.store import Store
 

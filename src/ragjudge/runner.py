@@ -367,12 +367,3 @@ def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragjudge") as pool:
         return pool.submit(lambda: asyncio.run(make())).result()
 
-
-def __getattr__(name: str) -> Any:
-    """:func:`~ragjudge.api.evaluate` and :func:`~ragjudge.api.aevaluate` live in
-    :mod:`ragjudge.api`; they stay importable from here."""
-    if name in ("evaluate", "aevaluate"):
-        from ragjudge import api
-
-        return getattr(api, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
