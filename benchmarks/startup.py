@@ -76,7 +76,9 @@ def main() -> int:
                 f"worst {max(times):.3f} s ({args.repeat} runs)"
             )
     print(f"load average after {_corpus.load_average()}")
-    line = _corpus.ratio_line("ragjudge --help (median)", medians["ragjudge --help"], MAX_HELP_SECONDS)
+    line = _corpus.ratio_line(
+        "ragjudge --help (median)", medians["ragjudge --help"], MAX_HELP_SECONDS
+    )
     print(line)
     return 0 if "FAIL" not in line else 1
 

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from report_runs import quickstart_run
 
 import ragjudge
+from report_runs import quickstart_run
 
 # Heavy libraries and layers none of the three commands needs.
 NEVER_AT_START = (
@@ -31,7 +31,7 @@ NEVER_AT_START = (
     "ragjudge.config",
 )
 # ... and what only `show` needs (the summary is computed from a pandas frame).
-SUMMARY_STACK = ("pandas", "numpy", "pyarrow", "pydantic", "ragjudge.stats")
+STATISTICS = ("pandas", "numpy", "ragjudge.stats")
 
 _PROBE = """
 import json, sys
@@ -81,7 +81,7 @@ def test_importing_the_cli_loads_no_heavy_library() -> None:
     assert done.returncode == 0, done.stderr
     modules = set(json.loads(done.stdout))
     assert "ragjudge.cli" in modules
-    assert _loaded(modules, NEVER_AT_START + SUMMARY_STACK + ("asyncio",)) == []
+    assert _loaded(modules, (*NEVER_AT_START, *STATISTICS, "pyarrow", "pydantic", "asyncio")) == []
 
 
 def test_help_exits_0_lists_the_commands_and_loads_no_heavy_library() -> None:
@@ -90,7 +90,7 @@ def test_help_exits_0_lists_the_commands_and_loads_no_heavy_library() -> None:
     for command in ("run", "runs", "show", "compare", "export", "metrics", "cache", "report"):
         assert f" {command} " in done.stdout, command
     # pydantic left out: the command-line library itself loads it to read options
-    assert _loaded(modules, NEVER_AT_START + ("pandas", "numpy", "ragjudge.stats")) == []
+    assert _loaded(modules, (*NEVER_AT_START, *STATISTICS)) == []
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +104,7 @@ def test_runs_lists_the_run_without_the_statistics_stack(stored_run: tuple[Path,
     done, modules = _fresh(["runs", "--store", str(store)])
     assert done.returncode == 0, done.stderr
     assert run_id in done.stdout
-    assert _loaded(modules, NEVER_AT_START + ("pandas", "numpy", "ragjudge.stats")) == []
+    assert _loaded(modules, (*NEVER_AT_START, *STATISTICS)) == []
 
 
 def test_show_prints_the_summary_without_judge_models_or_scipy(
