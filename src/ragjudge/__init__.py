@@ -10,9 +10,9 @@ In async code, ``result = await rj.aevaluate(...)`` with the same arguments.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ragjudge._lazy import lazy_names
 from ragjudge._version import __version__
 
 # Public names and the module that defines each; imported on first use so that
@@ -81,8 +81,4 @@ if TYPE_CHECKING:
     from ragjudge.schema import ContextChunk, Output, Sample, Score, ScoreMeaning
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragjudge' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_names(__name__, _EXPORTS, globals())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from enum import StrEnum
 from pathlib import Path
@@ -12,7 +11,6 @@ import typer
 from rich.text import Text
 
 from ragjudge.cli_cache import register as register_cache
-from ragjudge.cli_classify import openai_evals_config
 from ragjudge.cli_classify import register as register_classify
 from ragjudge.cli_common import (
     DEFAULT_STORE,
@@ -37,20 +35,9 @@ from ragjudge.cli_meta import register as register_meta
 from ragjudge.cli_metrics import register as register_metrics
 from ragjudge.cli_report import register as register_report
 from ragjudge.cli_trials import register as register_trials
-from ragjudge.config import ConfigError
-from ragjudge.loading import DatasetError
-from ragjudge.preparation import SKIP_HINT
-from ragjudge.report import (
-    print_plan,
-    print_result,
-    render_comparison,
-    render_stability,
-    runs_table,
-)
-from ragjudge.results import summarize_run
-from ragjudge.runner import RequirementError, dry_run, run_evaluation
-from ragjudge.store import StoreError
-from ragjudge.targets import TargetError
+
+# Each command imports what it needs when it runs: `ragjudge --help`, `runs` and
+# `show` do not load the runner, the judge models or the statistics stack.
 
 app = typer.Typer(
     cls=PlainHelpGroup,
@@ -171,6 +158,17 @@ def run(
     (--fail-under, --fail-over) failed; 2 a mistake in the input or config;
     130 interrupted.
     """
+    import asyncio
+
+    from ragjudge.cli_classify import openai_evals_config
+    from ragjudge.config import ConfigError
+    from ragjudge.loading import DatasetError
+    from ragjudge.preparation import SKIP_HINT
+    from ragjudge.report import print_plan, print_result
+    from ragjudge.runner import RequirementError, dry_run, run_evaluation
+    from ragjudge.store import StoreError
+    from ragjudge.targets import TargetError
+
     if config is None and openai_evals is None:
         raise fail("give the evaluation YAML file (or --openai-evals REGISTRY EVAL)")
     if resume is not None and (
@@ -250,6 +248,8 @@ def run(
 @app.command("runs")
 def list_runs(store: StoreOption = DEFAULT_STORE) -> None:
     """List the runs in a store."""
+    from ragjudge.report import runs_table
+
     with opened_store(store) as s:
         table = runs_table(s.runs())
     table_console().print(table)
@@ -263,6 +263,9 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """Show a stored run's summary."""
+    from ragjudge.report import print_result
+    from ragjudge.results import summarize_run
+
     with opened_store(store) as s:
         run = s.run(run_id)
         result = summarize_run(s, run.run_id, by=by or run.config.get("by"))
@@ -293,6 +296,7 @@ def compare(
 ) -> None:
     """Paired comparison of two runs: B − A per metric with bootstrap CIs and p-values."""
     from ragjudge.compare import compare_runs
+    from ragjudge.report import render_comparison
 
     with opened_store(store) as first:
         if store_b is None or store_b.resolve() == store.resolve():
@@ -316,6 +320,7 @@ def stability(
 ) -> None:
     """How stable each metric of a run with several trials is: within-sample spread,
     flipping samples, ICC(1,1) with CI, spread vs size — beside seed 004's ratings."""
+    from ragjudge.report import render_stability
     from ragjudge.stability import stability_for_run
 
     with opened_store(store) as s:

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ragjudge.cli_common import DEFAULT_STORE, StoreOption, fail, out, store_hint
-from ragjudge.models import CacheError, ResponseCache
+
+if TYPE_CHECKING:
+    from ragjudge.models.cache import ResponseCache
 
 __all__ = ["register"]
 
@@ -23,6 +25,8 @@ CachePathOption = Annotated[
 def _existing_cache(store: Path, path: Path | None) -> tuple[ResponseCache, Path]:
     """The judge cache a run with this store uses (``cache.db`` beside it), or the file
     ``--path`` names."""
+    from ragjudge.models.cache import CacheError, ResponseCache
+
     file = path if path is not None else store.parent / "cache.db"
     if not file.exists():
         raise fail(f"no cache at {file}; {store_hint(store if path is None else None)}")

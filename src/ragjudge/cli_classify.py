@@ -3,21 +3,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
 from ragjudge.cli_common import DEFAULT_STORE, fail, message_of, out, table_console
-from ragjudge.config import ConfigError, EvalConfig, JudgeConfig, _read_yaml, load_config
-from ragjudge.loading import DatasetError
-from ragjudge.metrics.classify import ClassifySpec, SpecError, list_specs
-from ragjudge.runner import RequirementError
-from ragjudge.store import Store, StoreError
+
+if TYPE_CHECKING:
+    from ragjudge.config import EvalConfig, JudgeConfig
+    from ragjudge.metrics.classify import ClassifySpec
 
 __all__ = ["openai_evals_config", "register"]
 
@@ -28,6 +26,8 @@ def openai_evals_config(
     """The config of ``ragjudge run [CONFIG] [--openai-evals REGISTRY EVAL]``: the file's
     settings (or the defaults without one) with the eval the option names (its folder
     read from the current one)."""
+    from ragjudge.config import ConfigError, EvalConfig, _read_yaml, load_config
+
     if evals is not None:
         registry, name = evals
         chosen = {"registry": str(Path(registry).resolve()), "eval": name}
@@ -58,6 +58,9 @@ def specs(
 ) -> None:
     """List the classification specs (built-in and in FOLDERS) with their choices and
     choice scores."""
+    from ragjudge.config import ConfigError, load_config
+    from ragjudge.metrics.classify import SpecError, list_specs
+
     dirs = [str(f) for f in folders or []]
     try:
         if config is not None:
@@ -141,6 +144,8 @@ def counts(
 
 
 def _with_store(path: Path, use: Any) -> Any:
+    from ragjudge.store import Store, StoreError
+
     if not path.exists():
         raise fail(f"no store at {path}; pass --store PATH")
     try:
@@ -179,7 +184,13 @@ def battle(
     """Judge RUN_B's responses against RUN_A's, head to head in both orders; print B's
     win rate with a bootstrap CI and the judge's position-bias rate. The battle is
     stored as a run of its own."""
+    import asyncio
+
     from ragjudge.battle import run_battle
+    from ragjudge.config import ConfigError
+    from ragjudge.loading import DatasetError
+    from ragjudge.runner import RequirementError
+    from ragjudge.store import StoreError
 
     for path in (store, store_b):
         if path is not None and not path.exists():
@@ -214,6 +225,8 @@ def battle(
 def _battle_settings(
     judge: str | None, config: Path | None
 ) -> tuple[JudgeConfig | None, list[str]]:
+    from ragjudge.config import JudgeConfig, load_config
+
     loaded = load_config(config) if config is not None else None
     dirs = [str(loaded.resolve(f)) for f in loaded.specs] if loaded else []
     settings = loaded.judge if loaded else None

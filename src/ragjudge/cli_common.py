@@ -7,13 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from ragjudge.store import Store, StoreError
+if TYPE_CHECKING:
+    from ragjudge.store import Store
 
 __all__ = [
     "DEFAULT_STORE",
@@ -54,6 +55,8 @@ def message_of(exc: Exception) -> str:
 def opened_store(path: Path) -> Iterator[Store]:
     """The store at ``path``, which must exist (opening would create an empty one); an
     unknown run or a rejected argument in the block ends the command with its message."""
+    from ragjudge.store import Store, StoreError
+
     if not path.exists():
         raise fail(f"no store at {path}; {store_hint(path)}")
     try:

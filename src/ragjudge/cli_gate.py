@@ -7,21 +7,25 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from ragjudge.cli_common import err, fail, out
-from ragjudge.config import EvalConfig
-from ragjudge.gate import EXIT_GATE, Gate, GateOn, GateResult, check_gates, parse_gate
-from ragjudge.metrics import Metric
-from ragjudge.results import EvaluationResult
+
+if TYPE_CHECKING:
+    from ragjudge.config import EvalConfig
+    from ragjudge.gate import Gate, GateOn, GateResult
+    from ragjudge.metrics import Metric
+    from ragjudge.results import EvaluationResult
 
 __all__ = ["check_gate_names", "gate_outcome", "parse_gates", "print_gates", "resume_command"]
 
 
 def parse_gates(under: Sequence[str] | None, over: Sequence[str] | None) -> list[Gate]:
     """The gates of the command line; a malformed one ends the command (exit 2)."""
+    from ragjudge.gate import parse_gate
+
     try:
         return [
             *(parse_gate(text, floor=True) for text in under or []),
@@ -52,6 +56,8 @@ def check_gate_names(gates: Sequence[Gate], config: EvalConfig) -> None:
 
 
 def _names_depend_on_rows(metric: Metric) -> bool:
+    from ragjudge.metrics import Metric
+
     return type(metric).score_names_for is not Metric.score_names_for
 
 
@@ -60,6 +66,8 @@ def gate_outcome(
 ) -> tuple[int, list[GateResult]]:
     """The gates checked on a finished run, and the command's exit code: the run's own
     when scores are missing, else :data:`EXIT_GATE` when a gate failed, else 0."""
+    from ragjudge.gate import EXIT_GATE, check_gates
+
     results = check_gates(result.summaries, gates, on=on)
     code = result.verdict.exit_code
     if code == 0 and any(not g.passed for g in results):

@@ -5,7 +5,7 @@ declarations (:mod:`ragjudge.metric_info`)."""
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Group
@@ -13,7 +13,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ragjudge.cli_common import table_console
-from ragjudge.metric_info import MetricInfo, all_metric_info
+
+if TYPE_CHECKING:
+    from ragjudge.metric_info import MetricInfo
 
 __all__ = ["register"]
 
@@ -26,6 +28,8 @@ def metrics(
 ) -> None:
     """List every metric: what it measures, range, direction, inputs and judge calls per
     sample."""
+    from ragjudge.metric_info import all_metric_info
+
     found = all_metric_info()
     if as_json:
         print(json.dumps([m.to_dict() for m in found], ensure_ascii=False, indent=2))

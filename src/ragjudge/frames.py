@@ -1,15 +1,17 @@
 """Tables of a run's results, built from the stored rows: the long score frame that
-statistics read, and the per-sample frame that exports write."""
+statistics read, and the per-sample frame that exports write. pandas is loaded when a
+table is built, not with the module (the store imports it)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ragjudge.schema import Output, Sample, Score
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "METADATA_PREFIX",
@@ -73,6 +75,8 @@ def score_frame(metadata: Mapping[str, dict[str, Any]], scores: Sequence[ScoreRo
     """One row per (sample, trial, metric) with the sample's ``metadata`` as
     ``metadata.KEY`` columns; the input of :mod:`ragjudge.stats`. Scores of a metric
     that does not apply to the sample (``skipped``) are not in it."""
+    import pandas as pd
+
     columns_of = {request_id: metadata_columns(values) for request_id, values in metadata.items()}
     rows = [
         {
@@ -99,6 +103,8 @@ def score_frame_of_rows(
 ) -> pd.DataFrame:
     """:func:`score_frame` built from the stored columns of the applicable scores,
     without a :class:`Score` per row: the same frame, column for column."""
+    import pandas as pd
+
     columns = ["sample_id", "trial", "metric", "value", "error"]
     if not rows:
         return pd.DataFrame([], columns=columns)
@@ -137,6 +143,8 @@ def sample_frame(
     A score whose columns would take the place of another column (see
     :func:`reserved_name_problem`) is a ``ValueError``: no column is ever overwritten.
     """
+    import pandas as pd
+
     excluded = excluded or {}
     by_sample: dict[str, dict[int, dict[str, Any]]] = {}
     shown: dict[tuple[str, int], dict[str, Any]] = {}

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ragjudge.models import JudgeModel
 from ragjudge.run_events import RATE_LIMITS
-from ragjudge.store import Store
+
+if TYPE_CHECKING:
+    from ragjudge.models import JudgeModel
+    from ragjudge.store import Store
 
 __all__ = [
     "RateLimitEvents",

@@ -9,7 +9,6 @@ from typing import Any
 
 import pandas as pd
 
-from ragjudge.config import ConfigError
 from ragjudge.meanings import exclusions, run_meanings
 from ragjudge.outcome import ErrorGroup, Verdict, error_groups, run_verdict
 from ragjudge.rate_limits import RateLimitEvents, stored_rate_limits
@@ -156,6 +155,8 @@ def summarize_run(
     if by is not None and len(frame):
         column = by if by in frame.columns else f"metadata.{by}"
         if column not in frame.columns:
+            from ragjudge.config import ConfigError  # the config layer loads the judge models
+
             raise ConfigError(f"--by {by!r}: no sample has that metadata key")
         subsets = summarize_by(frame, column, exclude=exclude, seed=seed)
     return EvaluationResult(

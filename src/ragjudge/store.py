@@ -17,9 +17,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
 from pydantic import BaseModel
 
 from ragjudge import frames, judge_calls, run_events
@@ -28,6 +27,9 @@ from ragjudge.models._types import JudgeCallRecord
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 from ragjudge.store_file import StoreError as StoreError
 from ragjudge.store_file import open_store_file
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RunStatus = Literal["running", "completed", "interrupted", "failed"]
 
@@ -352,6 +354,8 @@ class Store:
 
     def judge_calls(self, run_id: str) -> pd.DataFrame:
         """Every judge call of the run (prompt, reply, usage, cost …), in call order."""
+        import pandas as pd  # loaded by the commands that read frames, not by `runs`
+
         return pd.read_sql_query(
             "SELECT * FROM judge_calls WHERE run_id = ? ORDER BY call_id",
             self._conn,

@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ragjudge.dryrun import DryRunPlan
-from ragjudge.outcome import ErrorGroup
 from ragjudge.rate_limits import summary_line
 from ragjudge.report._names import WrappedName
-from ragjudge.results import EvaluationResult
 from ragjudge.schema import ScoreMeaning
-from ragjudge.stats import MetricSummary
-from ragjudge.store import RunInfo
+
+if TYPE_CHECKING:
+    # annotations only: `ragjudge runs` draws its table without the statistics stack
+    from ragjudge.dryrun import DryRunPlan
+    from ragjudge.outcome import ErrorGroup
+    from ragjudge.results import EvaluationResult
+    from ragjudge.stats import MetricSummary
+    from ragjudge.store import RunInfo
 
 _HIGHER = ScoreMeaning()
 

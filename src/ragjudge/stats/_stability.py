@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as scipy_stats
 
 from ragjudge.stats._bootstrap import FloatArray, Interval, check_bootstrap_settings
 from ragjudge.stats._groups import error_mask
@@ -160,5 +159,7 @@ def _size_correlation(
     spreads, lengths = zip(*pairs, strict=True)
     if len(set(spreads)) < 2 or len(set(lengths)) < 2:
         return None, len(pairs)
+    from scipy import stats as scipy_stats  # scipy is slow to import; only needed here
+
     result = scipy_stats.spearmanr(spreads, lengths)
     return float(result.statistic), len(pairs)
