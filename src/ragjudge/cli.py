@@ -107,6 +107,9 @@ def run(
     concurrency: Annotated[
         int | None, typer.Option(metavar="N", help="Samples in flight at once.")
     ] = None,
+    executor: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Where samples run: local or ray.")
+    ] = None,
     trials: Annotated[
         int | None, typer.Option(metavar="N", help="Score every sample N times.")
     ] = None,
@@ -198,6 +201,9 @@ def run(
             by=by,
             store=None if store is None else str(store.resolve()),
         )
+        from ragjudge.distributed import with_executor
+
+        cfg = with_executor(cfg, executor)
         check_gate_names(gates, cfg)
         if plan:
             estimate = asyncio.run(dry_run(cfg))

@@ -109,7 +109,7 @@ async def run_evaluation(
         given_target=target is not None and not isinstance(target, str),
     )
     if config.executor == "ray":
-        require_ray()
+        require_ray(config)
     # Everything is checked before the store is opened: a bad config leaves no file.
     setup = prepare(config, data=data, target=target, metrics=metrics, samples=stored_samples)
     try:

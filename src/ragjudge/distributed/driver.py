@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -24,7 +23,7 @@ from ray.exceptions import RayActorError, RayTaskError
 
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.distributed.permits import PermitKeeper, RemotePermits
-from ragjudge.distributed.settings import RayConfig, check_address
+from ragjudge.distributed.settings import RayConfig, cluster_address
 from ragjudge.distributed.worker import Batch, BatchResult, SampleWorker, WorkerSetup, limiter_key
 from ragjudge.execution import Execution
 from ragjudge.judging import StoreRecorder
@@ -55,10 +54,8 @@ def ray_session(settings: RayConfig | None) -> Iterator[None]:
         yield
         return
     settings = settings or RayConfig()
-    address = settings.address or os.environ.get("RAY_ADDRESS") or None
+    address = cluster_address(settings)
     try:
-        if address is not None:
-            check_address(address)
         ray.init(
             address=address,
             num_cpus=settings.num_cpus if address is None else None,
@@ -68,7 +65,9 @@ def ray_session(settings: RayConfig | None) -> Iterator[None]:
         )
     except (ValueError, ConnectionError, RuntimeError, TimeoutError) as exc:
         where = "ray.address" if settings.address else "RAY_ADDRESS"
-        raise ConfigError(f"{where}: cannot connect to a Ray cluster at {address!r}: {exc}") from None
+        raise ConfigError(
+            f"{where}: cannot connect to a Ray cluster at {address!r}: {exc}"
+        ) from None
     try:
         yield
     finally:
@@ -116,7 +115,9 @@ class RayExecution(Execution):
         self.given_target = given_target
         self.provider = provider
         prices = config.judge.prices if config.judge is not None else None
-        self.recorder = StoreRecorder(store, run_id, PriceTable.from_dict(prices) if prices else None)
+        self.recorder = StoreRecorder(
+            store, run_id, PriceTable.from_dict(prices) if prices else None
+        )
         self.timings = Timings()
         self.keepers: dict[str, Any] = {}
         self.worker_handles: list[Any] = []

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import os
 import re
+import socket
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["EXECUTORS", "RayConfig", "check_address"]
+__all__ = ["EXECUTORS", "RayConfig", "check_address", "check_reachable", "cluster_address"]
 
 EXECUTORS = ("local", "ray")
 """Where the samples of a run are evaluated."""
@@ -51,3 +53,23 @@ class RayConfig(BaseModel):
     @classmethod
     def _known_address(cls, value: str | None) -> str | None:
         return None if value is None else check_address(value)
+
+
+def cluster_address(settings: RayConfig | None) -> str | None:
+    """The cluster a run connects to: ``ray.address``, else ``RAY_ADDRESS``, else None
+    (a local cluster starts)."""
+    address = settings.address if settings is not None else None
+    return address or os.environ.get("RAY_ADDRESS") or None
+
+
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """A ``ValueError`` when ``address`` is malformed or nothing listens at its
+    ``host:port`` (Ray itself would retry for minutes)."""
+    check_address(address)
+    if address in ("auto", "local"):
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ValueError(f"nothing answers at {address} ({exc})") from None
