@@ -122,6 +122,7 @@ class RayExecution(Execution):
         self.keepers: dict[str, Any] = {}
         self.worker_handles: list[Any] = []
         self._stored: dict[str, list[tuple[str, int, str]]] = {}
+        self._setup_ref: Any = None
 
     async def run(self, samples: Sequence[Sample], concurrency: int, progress: bool) -> None:
         """Evaluate every sample that is not done on the cluster's workers."""
@@ -171,8 +172,9 @@ class RayExecution(Execution):
             target=self.given_target,
             provider=self.provider,
         )
-        shared = ray.put(setup)
-        self.worker_handles = [worker_actor.remote(shared) for _ in range(count)]
+        # held for the run: a restarted worker is built from it again
+        self._setup_ref = ray.put(setup)
+        self.worker_handles = [worker_actor.remote(self._setup_ref) for _ in range(count)]
 
     async def _dispatch(self, todo: list[Sample], concurrency: int, tracker: Any) -> None:
         size = self.settings.batch_size
@@ -256,7 +258,7 @@ class RayExecution(Execution):
                 model.limiter.freeze()
         for handle in [*self.worker_handles, *self.keepers.values()]:
             ray.kill(handle)
-        self.worker_handles, self.keepers = [], {}
+        self.worker_handles, self.keepers, self._setup_ref = [], {}, None
 
 
 def _actor_class(cls: type, **options: Any) -> Any:
