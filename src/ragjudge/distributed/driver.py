@@ -134,7 +134,7 @@ class RayExecution(Execution):
             with ray_session(self.config.ray):
                 try:
                     self._start_keepers()
-                    self._start_workers()
+                    await self._start_workers()
                     await self._dispatch(todo, concurrency, tracker)
                 finally:
                     self.writer.flush()
@@ -152,7 +152,7 @@ class RayExecution(Execution):
             self.keepers[key] = keeper
             model.limiter = RemotePermits(keeper)
 
-    def _start_workers(self) -> None:
+    async def _start_workers(self) -> None:
         resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
         cpus = float(resources.get("CPU", 1.0))
         count = self.settings.workers or max(1, min(64, int(cpus)))
@@ -175,6 +175,9 @@ class RayExecution(Execution):
         # held for the run: a restarted worker is built from it again
         self._setup_ref = ray.put(setup)
         self.worker_handles = [worker_actor.remote(self._setup_ref) for _ in range(count)]
+        await asyncio.gather(
+            *(asyncio.wrap_future(w.ready.remote().future()) for w in self.worker_handles)
+        )
 
     async def _dispatch(self, todo: list[Sample], concurrency: int, tracker: Any) -> None:
         size = self.settings.batch_size

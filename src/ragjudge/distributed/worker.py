@@ -217,6 +217,7 @@ class SampleWorker:
         self.recorder = CollectingRecorder()
         self.cache = SnapshotCache(setup.cache_path) if setup.cache_path else None
         permits = {key: RemotePermits(keeper) for key, keeper in setup.keepers.items()}
+        self.permits = permits
         self.judge = self._judge(setup.provider, permits)
         self.agents = self._agents(permits)
         limiters: dict[str, PermitSource] = {
@@ -257,6 +258,14 @@ class SampleWorker:
         if permit is not None:
             model.limiter = permit
         return model
+
+    async def ready(self) -> int:
+        """Once built, reach every permit keeper once (the first call to an actor
+        resolves its address, which would otherwise delay the first judge requests
+        past their permits' start); return the process id."""
+        for permits in self.permits.values():
+            await permits.keeper.stats.remote()
+        return os.getpid()
 
     def pid(self) -> int:
         """The worker's process id (tests kill it)."""
