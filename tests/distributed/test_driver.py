@@ -26,7 +26,7 @@ from ragjudge.store import Store
 from ragjudge.testing.server import FaultPlan, OpenAITestServer
 
 ray = ray_or_skip()
-from ragjudge.distributed.driver import ClusterError  # noqa: E402 (needs ray)
+from ragjudge.distributed.driver import RAY_EXECUTION, ClusterError  # noqa: E402 (needs ray)
 
 QUICKSTART = Path(__file__).parents[2] / "examples" / "quickstart" / "eval.yaml"
 
@@ -59,6 +59,10 @@ async def test_lexical_metrics_store_the_same_values_on_ray_as_locally(
     assert len(expected) == 31 * 7
     assert stored(tmp_path / "runs.db", on_ray.run_id) == expected
     assert on_ray.status == "completed"
+    with Store(tmp_path / "runs.db") as s:
+        (event,) = s.run_events(on_ray.run_id, RAY_EXECUTION)
+    assert event["workers"] == 2 and event["batches"] == 7  # 31 samples in batches of 5
+    assert event["driver_peak_rss_mb"] > 0 and event["worker_peak_rss_mb"] > 0
 
 
 ROWS = [

@@ -24,7 +24,14 @@ from ray.exceptions import RayActorError, RayTaskError
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.distributed.permits import PermitKeeper, RemotePermits
 from ragjudge.distributed.settings import RayConfig, cluster_address
-from ragjudge.distributed.worker import Batch, BatchResult, SampleWorker, WorkerSetup, limiter_key
+from ragjudge.distributed.worker import (
+    Batch,
+    BatchResult,
+    SampleWorker,
+    WorkerSetup,
+    limiter_key,
+    peak_rss_mb,
+)
 from ragjudge.execution import Execution
 from ragjudge.judging import StoreRecorder
 from ragjudge.metrics import Metric, MetricContext
@@ -35,7 +42,11 @@ from ragjudge.schema import Sample
 from ragjudge.store import Store
 from ragjudge.targets import Target
 
-__all__ = ["ClusterError", "RayExecution", "Timings", "ray_session"]
+__all__ = ["RAY_EXECUTION", "ClusterError", "RayExecution", "Timings", "ray_session"]
+
+RAY_EXECUTION = "ray_execution"
+"""The run event of one execution on Ray: workers, batches and where the time went
+(:meth:`Timings.to_dict`)."""
 
 _LEASE_MARGIN = 60.0
 """Seconds beyond a model's timeout after which a permit whose worker died comes back."""
@@ -84,8 +95,25 @@ class Timings:
     """Storing results (judge calls, outputs, scores, cache entries)."""
     dispatching: float = 0.0
     """Building batches and submitting them (serialising samples)."""
-    worker_seconds: list[float] = field(default_factory=list)
-    """Per batch, the time the worker spent on it."""
+    worker_seconds: float = 0.0
+    """The time workers spent on their batches, summed."""
+    batches: int = 0
+    workers: int = 0
+    worker_peak_rss_mb: dict[int, float] = field(default_factory=dict)
+    """Per worker process, its peak resident memory."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form, with the driver's own peak memory."""
+        return {
+            "workers": self.workers,
+            "batches": self.batches,
+            "dispatching_s": round(self.dispatching, 3),
+            "waiting_s": round(self.waiting, 3),
+            "writing_s": round(self.writing, 3),
+            "worker_busy_s": round(self.worker_seconds, 3),
+            "worker_peak_rss_mb": round(max(self.worker_peak_rss_mb.values(), default=0.0), 1),
+            "driver_peak_rss_mb": round(peak_rss_mb(), 1),
+        }
 
 
 class RayExecution(Execution):
@@ -139,6 +167,7 @@ class RayExecution(Execution):
                 finally:
                     self.writer.flush()
                     self._stop()
+                    self.store.add_run_event(self.run_id, RAY_EXECUTION, self.timings.to_dict())
 
     def _start_keepers(self) -> None:
         keeper_actor = _actor_class(PermitKeeper, num_cpus=0, max_concurrency=10_000)
@@ -175,6 +204,7 @@ class RayExecution(Execution):
         # held for the run: a restarted worker is built from it again
         self._setup_ref = ray.put(setup)
         self.worker_handles = [worker_actor.remote(self._setup_ref) for _ in range(count)]
+        self.timings.workers = count
         await asyncio.gather(
             *(asyncio.wrap_future(w.ready.remote().future()) for w in self.worker_handles)
         )
@@ -227,7 +257,9 @@ class RayExecution(Execution):
             begun = time.perf_counter()
             await self._write(result)
             self.timings.writing += time.perf_counter() - begun
-            self.timings.worker_seconds.append(result.seconds)
+            self.timings.worker_seconds += result.seconds
+            self.timings.batches += 1
+            self.timings.worker_peak_rss_mb[result.pid] = result.peak_rss_mb
             for _ in range(count):
                 tracker.advance()
 

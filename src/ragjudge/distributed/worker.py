@@ -41,7 +41,17 @@ __all__ = [
     "SnapshotCache",
     "WorkerSetup",
     "limiter_key",
+    "peak_rss_mb",
 ]
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory in MB (Linux counts ``ru_maxrss`` in kB)."""
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024 if sys.platform == "darwin" else 1024)
 
 
 def limiter_key(model: JudgeModel) -> str:
@@ -88,6 +98,8 @@ class BatchResult:
     seconds: float
     """Time spent on the batch in the worker."""
     pid: int
+    peak_rss_mb: float = 0.0
+    """The worker process's peak resident memory so far."""
 
 
 class CollectingRecorder:
@@ -289,6 +301,7 @@ class SampleWorker:
             cache=self.cache.take() if self.cache is not None else {},
             seconds=time.perf_counter() - started,
             pid=os.getpid(),
+            peak_rss_mb=peak_rss_mb(),
         )
 
     def _batch_metrics(self, samples: list[Sample]) -> list[Metric]:
