@@ -39,7 +39,7 @@ def test_a_folder_of_parquet_files_reads_as_the_file_holding_every_row(
 
 def test_a_folder_without_parquet_files_is_named(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("x")
-    with pytest.raises(DatasetError, match="is a folder with no .parquet file"):
+    with pytest.raises(DatasetError, match=r"is a folder with no \.parquet file"):
         load_samples(tmp_path)
 
 
