@@ -3,9 +3,12 @@ keepers and the workers, send the pending samples in batches, and write what com
 back to the store — the only writer, batch by batch, through the same
 :class:`~ragjudge.store_batch.ResultWriter` as a local run.
 
-Memory on the driver: the run's samples (as in a local run), the keys of its stored
-scores (for resume), and at most ``workers × batches_per_worker`` batches in flight —
-their samples and their results — whatever the size of the evaluation set.
+Memory on the driver: the run's samples (as in a local run: prepared and checked
+before any work, and stored with the run), the outputs and score keys stored before a
+resumed execution, the rows waiting for the next commit (at most
+:data:`~ragjudge.store_batch.BATCH_ROWS`), and at most ``workers × batches_per_worker``
+batches in flight — their samples and their results. New results are not kept once
+written (a local run keeps its outputs).
 """
 
 from __future__ import annotations
@@ -267,10 +270,11 @@ class RayExecution(Execution):
         """Store a batch's judge calls (new ids), outputs and new scores, as a local
         run does; results already stored (a batch sent twice) are left out."""
         ids = {local: await self.recorder(record) for local, record in result.calls}
+        # Only what was stored before the run is kept in memory (to send with batches
+        # and leave out here): new results go to the store and are not held.
         for rid, output in result.outputs:
             if rid not in self.outputs:
                 self.writer.output(rid, output)
-                self.outputs[rid] = output
         for rid, trial, scores in result.scores:
             new = [
                 s.model_copy(update={"judge_call_ids": [ids.get(i, i) for i in s.judge_call_ids]})
@@ -281,7 +285,6 @@ class RayExecution(Execution):
             ]
             if new:
                 self.writer.scores(rid, trial, new)
-                self.finished.update((rid, trial, s.metric) for s in new)
         if self.cache is not None:
             for key, value in result.cache.items():
                 self.cache.put(key, value)
