@@ -18,10 +18,10 @@ $(CORE): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[serve]"
 	touch $(CORE)
 
-# tests, lint and benchmarks: dev tools plus the local-embedding, pdf and mlflow extras
+# tests, lint and benchmarks: dev tools plus the local-embedding, pdf, mlflow and ray extras
 $(FULL): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
-	$(BIN)/python -m pip install --quiet -e ".[dev,local,pdf,mlflow,serve]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,local,pdf,mlflow,serve,ray]"
 	touch $(CORE) $(FULL)
 
 demo: $(CORE)

@@ -42,6 +42,8 @@ def evaluate(
     retry_errors: bool = False,
     seed: int = 0,
     progress: bool = True,
+    executor: str = "local",
+    ray: dict[str, Any] | None = None,
 ) -> EvaluationResult:
     """Evaluate ``data`` (a file path, DataFrame or list of dicts) with ``metrics``
     (names, option dicts, Metric instances, or plain functions
@@ -58,7 +60,8 @@ def evaluate(
     first N rows, ``sample`` N random rows stratified by ``by`` (drawn with ``seed``).
     Results go to the SQLite store (default ``.ragjudge/runs.db`` in the current
     folder); ``resume`` finishes an interrupted run (``retry_errors``: and computes
-    its errored results again). Works in scripts and inside a running event loop
+    its errored results again). ``executor="ray"`` evaluates the samples on Ray workers
+    (``ray``: the ``ray:`` config section, e.g. ``{"address": "host:6379"}``). Works in scripts and inside a running event loop
     (notebooks: the run goes to a worker thread); in async code, ``await``
     :func:`aevaluate` instead.
     """
@@ -87,6 +90,8 @@ async def aevaluate(
     retry_errors: bool = False,
     seed: int = 0,
     progress: bool = True,
+    executor: str = "local",
+    ray: dict[str, Any] | None = None,
 ) -> EvaluationResult:
     """:func:`evaluate`, awaited on the running event loop: for async code (an async
     test, a FastAPI handler, a notebook cell with ``await``). The arguments are those
@@ -118,6 +123,8 @@ async def aevaluate(
             by=by,
             store=None if store is None else str(store),
             seed=seed,
+            executor=executor,
+            ray=ray,
         )
     except ValidationError as exc:
         raise ConfigError(_plain_errors(exc)) from None

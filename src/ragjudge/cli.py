@@ -94,6 +94,9 @@ def run(
     concurrency: Annotated[
         int | None, typer.Option(metavar="N", help="Samples in flight at once.")
     ] = None,
+    executor: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Where samples run: local or ray.")
+    ] = None,
     trials: Annotated[
         int | None, typer.Option(metavar="N", help="Score every sample N times.")
     ] = None,
@@ -164,6 +167,7 @@ def run(
     from ragjudge.config import ConfigError
     from ragjudge.loading import DatasetError
     from ragjudge.preparation import SKIP_HINT
+    from ragjudge.ray_settings import ClusterError
     from ragjudge.report import print_plan, print_result
     from ragjudge.runner import RequirementError, dry_run, run_evaluation
     from ragjudge.store import StoreError
@@ -196,6 +200,9 @@ def run(
             by=by,
             store=None if store is None else str(store.resolve()),
         )
+        from ragjudge.distributed import with_executor
+
+        cfg = with_executor(cfg, executor)
         check_gate_names(gates, cfg)
         if plan:
             estimate = asyncio.run(dry_run(cfg))
@@ -232,6 +239,10 @@ def run(
             soft_wrap=True,
         )
         raise typer.Exit(130) from None
+    except ClusterError as exc:
+        command = resume_command(config, started[-1] if started else None, {"--store": store})
+        err.print(Text(f"{exc}. Resume with: {command}"), soft_wrap=True)
+        raise typer.Exit(1) from None
     code, gate_results = gate_outcome(result, gates, gate.value)
     if as_json:
         summary = result.to_dict()

@@ -27,6 +27,7 @@ from ragjudge.loading import check_columns, format_named
 from ragjudge.loading._values import value_problem
 from ragjudge.models.cache import provider_endpoint
 from ragjudge.models.model import ModelSettings, make_provider
+from ragjudge.ray_settings import RayConfig
 from ragjudge.redact import is_secret_name, mask_record, scrub_url
 
 EnvReferences = dict[tuple[str | int, ...], tuple[str, str]]
@@ -188,6 +189,9 @@ class EvalConfig(BaseModel):
     seed: int = 0
     report: ReportConfig | None = None
     """Write the run's HTML report when the run ends (``report: true``)."""
+    executor: Literal["local", "ray"] = "local"
+    """Where samples are evaluated: this process, or Ray workers (``ray:``)."""
+    ray: RayConfig | None = None
     base_dir: Path = Field(default_factory=Path.cwd)
     _env_references: EnvReferences = PrivateAttr(default_factory=dict)
     """Strings of the config file that used ``${VAR}`` (see :func:`load_config`)."""

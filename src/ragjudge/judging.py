@@ -12,6 +12,7 @@ from ragjudge.embeddings import CachedEmbedder, RemoteEmbedder, get_embedder
 from ragjudge.metrics import Metric
 from ragjudge.models import (
     CacheError,
+    CallRecorder,
     GenerateConfig,
     JudgeCallRecord,
     JudgeModel,
@@ -309,8 +310,19 @@ def _judge_model(
     provider: Provider | None = None,
 ) -> JudgeModel:
     prices = PriceTable.from_dict(judge.prices) if judge.prices else None
+    return judge_model(judge, store_recorder(store, run_id, prices), cache, provider)
+
+
+def judge_model(
+    judge: JudgeConfig,
+    recorder: CallRecorder | None,
+    cache: ResponseCache | None,
+    provider: Provider | None = None,
+) -> JudgeModel:
+    """A judge-layer model from ``judge`` whose calls go to ``recorder`` (a run's store,
+    or a collector on a worker that cannot write it)."""
+    prices = PriceTable.from_dict(judge.prices) if judge.prices else None
     settings = model_settings(judge, cache=cache is not None)
-    recorder = store_recorder(store, run_id, prices)
     if provider is not None:
         return JudgeModel(
             provider, settings=settings, cache=cache, recorder=recorder, prices=prices

@@ -41,6 +41,7 @@ __all__ = [
     "build_retriever",
     "build_target",
     "check_requirements",
+    "configured_metrics",
     "prepare",
 ]
 
@@ -91,10 +92,7 @@ def prepare(
     samples (``samples`` when given, as on a resume, else loaded from ``data`` or the
     config), the rows' fields against what the metrics need, and the retriever."""
     registry = _registry_eval(config)
-    given = list(config.metrics if metrics is None else metrics)
-    if registry is not None and metrics is None:
-        given = [*registry.metrics, *given]
-    metric_objects = build_metrics(_with_spec_folders(config, given), base_dir=config.base_dir)
+    metric_objects = configured_metrics(config, metrics, registry)
     target_obj = build_target(config, target)
     notes: list[str] = []
     if samples is not None:
@@ -110,6 +108,21 @@ def prepare(
         check_requirements(rows, metric_objects, target_obj)
     check_retriever(config, metric_objects)
     return Prepared(rows, metric_objects, target_obj, build_retriever(config), notes)
+
+
+def configured_metrics(
+    config: EvalConfig,
+    metrics: Sequence[MetricSpec] | None = None,
+    registry: OpenAIEval | None = None,
+) -> list[Metric]:
+    """The run's metrics: ``metrics`` when given, else the config's (an openai-evals
+    eval's first); also how a Ray worker builds its own."""
+    if registry is None and metrics is None:
+        registry = _registry_eval(config)
+    given = list(config.metrics if metrics is None else metrics)
+    if registry is not None and metrics is None:
+        given = [*registry.metrics, *given]
+    return build_metrics(_with_spec_folders(config, given), base_dir=config.base_dir)
 
 
 def _skip_unscorable_rows(

@@ -20,6 +20,7 @@ from rich.console import Console
 
 from ragjudge._version import __version__
 from ragjudge.config import ConfigError, EvalConfig
+from ragjudge.distributed import require_ray
 from ragjudge.dryrun import DryRunPlan, plan_evaluation
 from ragjudge.execution import Execution, outcome_recorded
 from ragjudge.judging import (
@@ -63,6 +64,8 @@ class _Options:
     provider: Provider | None = None
     retry_errors: bool = False
     on_start: Callable[[str], None] | None = None
+    given_metrics: bool = False
+    given_target: bool = False
 
 
 async def run_evaluation(
@@ -96,7 +99,17 @@ async def run_evaluation(
         config = _resumed_config(resumed, config)
     elif retry_errors:
         raise ConfigError("retry_errors (--retry-errors) goes with resume (--resume RUN)")
-    options = _Options(progress, use_cache, judge_provider, retry_errors, on_start)
+    options = _Options(
+        progress,
+        use_cache,
+        judge_provider,
+        retry_errors,
+        on_start,
+        given_metrics=metrics is not None,
+        given_target=target is not None and not isinstance(target, str),
+    )
+    if config.executor == "ray":
+        require_ray(config)
     # Everything is checked before the store is opened: a bad config leaves no file.
     setup = prepare(config, data=data, target=target, metrics=metrics, samples=stored_samples)
     try:
@@ -154,7 +167,7 @@ async def _execute(
         target=setup.target,
         embedders=embedders,
     )
-    execution = Execution(store, run_id, setup.metrics, config.trials, context, agents)
+    execution = _execution(store, run_id, config, setup, context, agents, options, cache)
     try:
         with outcome_recorded(store, run_id):
             await execution.run(setup.samples, config.concurrency, options.progress)
@@ -168,6 +181,31 @@ async def _execute(
 
         write_configured_report(result, store, config)
     return result
+
+
+def _execution(
+    store: Store,
+    run_id: str,
+    config: EvalConfig,
+    setup: Prepared,
+    context: MetricContext,
+    agents: dict[str, dict[str, JudgeModel]],
+    options: _Options,
+    cache: ResponseCache | None,
+) -> Execution:
+    """This process's execution, or the Ray workers' (``executor: ray``)."""
+    if config.executor != "ray":
+        return Execution(store, run_id, setup.metrics, config.trials, context, agents)
+    from ragjudge.distributed.driver import RayExecution
+
+    return RayExecution(
+        *(store, run_id, setup.metrics, config.trials, context, agents),
+        config=config,
+        cache=cache,
+        given_metrics=options.given_metrics,
+        given_target=setup.target if options.given_target else None,
+        provider=options.provider,
+    )
 
 
 def _tell(notes: list[str], progress: bool) -> None:
@@ -225,6 +263,8 @@ def _resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
     stored = EvalConfig.model_validate(run.config)
     update: dict[str, Any] = {
         "concurrency": given.concurrency,
+        "executor": given.executor,
+        "ray": given.ray,
         "by": given.by or stored.by,
         # the store the run was found in, wherever the stored config says it was
         "store": str(given.store_path),
@@ -366,4 +406,3 @@ def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         return asyncio.run(make())
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragjudge") as pool:
         return pool.submit(lambda: asyncio.run(make())).result()
-

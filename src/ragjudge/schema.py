@@ -13,7 +13,7 @@ import json
 import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 Role = Literal["system", "user", "assistant", "tool", "developer"]
 
@@ -46,6 +46,11 @@ class RubricItem(BaseModel):
     criterion: str = Field(min_length=1)
     points: float
     tags: list[str] = Field(default_factory=list)
+
+
+STORED_FORM = "stored_form"
+"""Validation context key: the data is a sample as ragjudge stored it (its request
+already normalised), not a row of an evaluation set."""
 
 
 class Request(BaseModel):
@@ -171,7 +176,9 @@ class Sample(BaseModel):
 
     @field_validator("request", mode="before")
     @classmethod
-    def _normalise_request(cls, value: Any) -> Request:
+    def _normalise_request(cls, value: Any, info: ValidationInfo) -> Request:
+        if isinstance(value, dict) and (info.context or {}).get(STORED_FORM):
+            return Request.model_validate(value)
         return Request.parse(value)
 
     @field_validator("response", mode="before")

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from ragjudge import frames, judge_calls, run_events
 from ragjudge.judge_calls import CallUsage
 from ragjudge.models._types import JudgeCallRecord
-from ragjudge.schema import Output, Sample, Score, ScoreMeaning
+from ragjudge.schema import STORED_FORM, Output, Sample, Score, ScoreMeaning
 from ragjudge.store_file import StoreError as StoreError
 from ragjudge.store_file import open_store_file
 
@@ -225,7 +225,7 @@ class Store:
         rows = self._conn.execute(
             "SELECT sample_json FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
         ).fetchall()
-        return [Sample.model_validate_json(r[0]) for r in rows]
+        return [Sample.model_validate_json(r[0], context={STORED_FORM: True}) for r in rows]
 
     def sample_metadata(self, run_id: str) -> dict[str, dict[str, Any]]:
         """Each sample's metadata by request id, read without rebuilding the samples."""

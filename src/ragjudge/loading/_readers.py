@@ -68,7 +68,7 @@ _TEXT_SUFFIXES = (*JSONL_SUFFIXES, ".json", ".csv")
 
 def _read_file(path: Path, label: str, columns: Mapping[str, str]) -> ReadResult:
     if path.is_dir():
-        raise _file_error(label, "is a folder; give the evaluation set's file")
+        return _read_parquet_folder(path, label, columns)
     if not path.is_file():
         raise FileNotFoundError(f"evaluation set not found: {path}")
     suffix = path.suffix.lower()
@@ -103,6 +103,35 @@ def _read_parquet(path: Path, label: str) -> pd.DataFrame:
         return pd.read_parquet(path)
     except (pyarrow.ArrowException, OSError, ValueError) as exc:
         raise _file_error(label, f"is not a readable Parquet file: {exc}") from None
+
+
+PARQUET_BATCH_ROWS = 10_000
+"""Rows read at a time from a folder of Parquet files."""
+
+
+def _read_parquet_folder(path: Path, label: str, columns: Mapping[str, str]) -> ReadResult:
+    """A folder of Parquet files (a partitioned dataset, in path order), read in record
+    batches of :data:`PARQUET_BATCH_ROWS`: never a whole table in memory, only the rows
+    as they are read. Rows are numbered across the files."""
+    import pyarrow
+    import pyarrow.parquet as pq
+
+    files = sorted(p for p in path.rglob("*.parquet") if p.is_file())
+    if not files:
+        raise _file_error(
+            label, "is a folder with no .parquet file; give the evaluation set's file"
+        )
+    result = ReadResult(label)
+    number = 0
+    for file in files:
+        try:
+            for batch in pq.ParquetFile(file).iter_batches(batch_size=PARQUET_BATCH_ROWS):
+                for record in batch.to_pylist():
+                    number += 1
+                    _add_record(result, number, record, True, columns)
+        except (pyarrow.ArrowException, OSError, ValueError) as exc:
+            raise _file_error(f"{file}", f"is not a readable Parquet file: {exc}") from None
+    return result
 
 
 class _NotJson(ValueError):

@@ -22,6 +22,7 @@ import unicodedata
 from collections import deque
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 from ragjudge.models._types import (
     ChatMessage,
@@ -68,6 +69,14 @@ class ReplyScript:
         self._function = function
         self._lock = threading.Lock()
         self.default = default
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (a Ray worker gets a copy): everything but the lock."""
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     @property
     def remaining(self) -> int:

@@ -1,0 +1,87 @@
+"""The config of the Ray executor (``executor: ray`` and the ``ray:`` section); no
+``ray`` import here, so the config loads without the extra."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "EXECUTORS",
+    "ClusterError",
+    "RayConfig",
+    "check_address",
+    "check_reachable",
+    "cluster_address",
+]
+
+EXECUTORS = ("local", "ray")
+"""Where the samples of a run are evaluated."""
+
+_HOST_PORT = re.compile(r"^(ray://)?[A-Za-z0-9_.\-\[\]:]+:\d{1,5}$")
+
+
+def check_address(address: str) -> str:
+    """``auto``, ``local``, ``host:port`` or ``ray://host:port``; anything else is a
+    ``ValueError`` saying what is expected."""
+    if address in ("auto", "local") or _HOST_PORT.match(address):
+        return address
+    raise ValueError(
+        f"address {address!r} is not a Ray cluster address: give 'host:port' (the head "
+        "node's GCS port, e.g. 10.0.0.5:6379), 'ray://host:10001' (Ray Client), 'auto' "
+        "(the cluster this machine belongs to) or leave it out to start a local cluster"
+    )
+
+
+class RayConfig(BaseModel):
+    """``ray:`` in the config. Without ``address`` (and without ``RAY_ADDRESS`` in the
+    environment) a local Ray cluster starts for the run and stops after it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    address: str | None = None
+    """The cluster to connect to (``host:port``, ``ray://host:port`` or ``auto``)."""
+    workers: int | None = Field(default=None, ge=1)
+    """Worker actors; default: the cluster's CPUs (at most 64)."""
+    batch_size: int = Field(default=256, ge=1)
+    """Samples per batch sent to a worker."""
+    batches_per_worker: int = Field(default=2, ge=1)
+    """Batches queued per worker; with ``batch_size`` it bounds the results the driver
+    holds at once."""
+    num_cpus: int | None = Field(default=None, ge=1)
+    """CPUs of a local cluster the run starts (default: Ray's choice, all of them)."""
+    max_retries: int = Field(default=2, ge=0)
+    """Times a batch is sent again when its worker died (a new worker replaces it)."""
+
+    @field_validator("address")
+    @classmethod
+    def _known_address(cls, value: str | None) -> str | None:
+        return None if value is None else check_address(value)
+
+
+def cluster_address(settings: RayConfig | None) -> str | None:
+    """The cluster a run connects to: ``ray.address``, else ``RAY_ADDRESS``, else None
+    (a local cluster starts)."""
+    address = settings.address if settings is not None else None
+    return address or os.environ.get("RAY_ADDRESS") or None
+
+
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """A ``ValueError`` when ``address`` is malformed or nothing listens at its
+    ``host:port`` (Ray itself would retry for minutes)."""
+    check_address(address)
+    if address in ("auto", "local"):
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ValueError(f"nothing answers at {address} ({exc})") from None
+
+
+class ClusterError(RuntimeError):
+    """The cluster lost a batch beyond its retries; finished results are stored and
+    ``--resume`` completes the run."""
