@@ -89,11 +89,7 @@ class SampleTexts:
 
 
 _SAMPLE_TEXTS = "lexical metrics: the sample's texts"
-"""The key of the sample's :class:`SampleTexts` in :meth:`MetricContext.once`."""
-
-
-async def _sample_texts() -> SampleTexts:
-    return SampleTexts()
+"""The key of the sample's :class:`SampleTexts` in :meth:`MetricContext.once_now`."""
 
 
 class Comparison(NamedTuple):
@@ -114,11 +110,16 @@ class ReferenceMetric(Metric):
 
     requires: tuple[str, ...] = ("response", "expected_response")
     meaning: ClassVar[ScoreMeaning] = ScoreMeaning(low=0, high=1)
+    inline: ClassVar[bool] = True
 
     async def compute(self, sample: Sample, output: Output, ctx: MetricContext) -> Result:
         """Score the response against every reference and keep the best comparison."""
+        return self.compute_now(sample, output, ctx)
+
+    def compute_now(self, sample: Sample, output: Output, ctx: MetricContext) -> Result:
+        """:meth:`compute`, which never waits."""
         response = require_response(output)
-        texts = await ctx.once(_SAMPLE_TEXTS, _sample_texts)
+        texts = ctx.once_now(_SAMPLE_TEXTS, SampleTexts)
         answer = texts.of(response)
         scored = [
             (index, comparison)
