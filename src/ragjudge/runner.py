@@ -366,4 +366,3 @@ def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         return asyncio.run(make())
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragjudge") as pool:
         return pool.submit(lambda: asyncio.run(make())).result()
-
