@@ -71,10 +71,18 @@ def _resampled_means(data: FloatArray, *, n_resamples: int, seed: int) -> FloatA
     rng = np.random.default_rng(seed)
     n = data.size
     parts = [
-        data[rng.integers(0, n, size=(size, n))].mean(axis=1)
+        data[rng.integers(0, n, size=(size, n), dtype=index_dtype(n))].mean(axis=1)
         for size in batch_sizes(n_resamples, n)
     ]
     return np.concatenate(parts)
+
+
+def index_dtype(n: int) -> type[np.signedinteger[Any]]:
+    """The integer type of resample indices below ``n``: 32 bits when they fit. The
+    generator draws indices below 2**32 from the same 32-bit stream whatever the
+    type, so the indices (and the intervals) are those of 64-bit ones, drawn and
+    gathered several times faster."""
+    return np.int32 if n <= np.iinfo(np.int32).max else np.int64
 
 
 def paired_arrays(
