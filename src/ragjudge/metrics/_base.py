@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import math
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
@@ -338,38 +337,12 @@ class Metric:
 
 def _score(name: str, produced: float | Result, call_ids: Sequence[int]) -> Score:
     result = produced if isinstance(produced, Result) else Result(float(produced))
-    value, rationale, details, calls = (
-        float(result.value),
-        result.rationale,
-        result.details,
-        list(call_ids),
-    )
-    if _valid_as_given(name, value, rationale, details, calls):
-        # what validating gives (a copy of the details), without its cost
-        return Score.model_construct(
-            metric=name,
-            value=value,
-            rationale=rationale,
-            details=dict(details),
-            judge_call_ids=calls,
-        )
     return Score(
-        metric=name, value=value, rationale=rationale, details=details, judge_call_ids=calls
-    )
-
-
-def _valid_as_given(
-    name: str, value: float, rationale: str | None, details: dict[str, Any], calls: list[int]
-) -> bool:
-    """Whether validating these :class:`Score` fields keeps them as they are: a finite
-    value, plain text, a dict with text keys, whole-number call ids."""
-    return (
-        type(name) is str
-        and math.isfinite(value)
-        and (rationale is None or type(rationale) is str)
-        and type(details) is dict
-        and all(type(key) is str for key in details)
-        and all(type(call) is int for call in calls)
+        metric=name,
+        value=float(result.value),
+        rationale=result.rationale,
+        details=result.details,
+        judge_call_ids=list(call_ids),
     )
 
 
