@@ -182,3 +182,27 @@ def test_results_that_do_not_validate_fail_as_before() -> None:
         Metric(name="one").to_scores(Result(float("nan")))
     with pytest.raises(ValueError, match="valid string"):
         Metric(name="one").to_scores(Result(1.0, details={2: "not text"}))  # type: ignore[dict-item]
+
+
+def test_a_metric_is_found_without_importing_every_family() -> None:
+    import ast
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from ragjudge.metrics import create_metric, metric_class, available_metrics\n"
+        "create_metric('rouge_l'); create_metric('token_f1')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('ragjudge.metrics.')))\n"
+        "print(metric_class('databricks').kind)\n"  # registered under another module's name
+        "print(len(available_metrics()))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    imported, kind, count = done.stdout.splitlines()
+    families = {m.split(".")[2] for m in ast.literal_eval(imported)}
+    assert "lexical" in families
+    assert not families & {"ragas", "databricks", "semantic", "rubric"}
+    assert kind == "databricks"
+    assert int(count) == len(available_metrics())
