@@ -4,9 +4,11 @@ the same intervals, as 64-bit ones."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from ragjudge.stats._bootstrap import bootstrap_ci, index_dtype
+from ragjudge.stats import summarize_scores
+from ragjudge.stats._bootstrap import FloatArray, bootstrap_ci, bootstrap_cis, index_dtype
 
 
 @pytest.mark.parametrize("n", [2, 3, 17, 1000, 10_000, 65_537, 3_000_001])
@@ -37,3 +39,29 @@ def test_intervals_are_those_of_64_bit_indices() -> None:
 
 def test_indices_beyond_32_bits_stay_64_bit() -> None:
     assert index_dtype(2**31) is np.int64
+
+
+def test_columns_share_their_draws_and_keep_their_intervals() -> None:
+    rng = np.random.default_rng(2)
+    columns: list[FloatArray] = [rng.random(300), rng.random(300) * 2, rng.random(120)]
+    columns += [np.array([0.5, 0.5, 0.5]), np.array([1.0])]
+    shared = bootstrap_cis(columns, seed=4, confidence=0.9)
+    assert shared == [bootstrap_ci(c, seed=4, confidence=0.9) for c in columns]
+    assert shared[3] is not None and shared[3].low == shared[3].high == 0.5
+    assert shared[4] is None
+
+
+def test_summaries_keep_their_intervals() -> None:
+    frame = pd.DataFrame(
+        {
+            "sample_id": [f"s{i}" for i in range(40)] * 2,
+            "trial": 0,
+            "metric": ["a"] * 40 + ["b"] * 40,
+            "value": [float(i % 7) for i in range(40)] + [float(i % 3) for i in range(40)],
+            "error": [None] * 75 + ["failed"] * 5,
+        }
+    )
+    frame.loc[frame["error"].notna(), "value"] = float("nan")
+    for summary in summarize_scores(frame, seed=9):
+        rows = frame[(frame["metric"] == summary.metric) & frame["error"].isna()]
+        assert summary.ci == bootstrap_ci(rows["value"].to_numpy(), seed=9)
