@@ -1,3 +1,4 @@
+import re
 import time
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
@@ -7,11 +8,15 @@ import pytest
 
 from ragjudge.text import (
     _TOKEN_RE,
+    answer_of_folded,
     contains_cjk,
+    fold,
     normalize,
     normalize_answer,
     split_sentences,
     tokenize,
+    tokens_of_answer,
+    tokens_of_folded,
 )
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -219,3 +224,25 @@ def test_tokens_are_todays_on_the_example_data(keep_punct: bool) -> None:
         assert tokenize(text, keep_punct=keep_punct) == tokens_one_match_at_a_time(
             text, keep_punct
         ), text
+
+
+FORMS_CASES = [
+    "Don't e-mail the 3.14 and 1,000 rows!",
+    "  UNION\tALL\u3000keeps\n\nduplicates  ",
+    "ＵＮＩＯＮ ＡＬＬ は重複行を残します。SQLのUNION ALL",
+    "e.\u0301 a\u00a0an the-end. Σ ΟΔΟΣ",
+    "「デッドロック」とは、二つのトランザクションが互いのロックを待つ状態です…",
+    "\u2024\u2025 x\u2028y\u0085z",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", FORMS_CASES)
+def test_the_shared_forms_are_the_functions_values(text: str) -> None:
+    folded = unicodedata.normalize("NFKC", text).lower()
+    assert fold(text) == folded
+    assert normalize(text) == re.sub(r"\s+", " ", folded).strip()
+    assert answer_of_folded(fold(text)) == normalize_answer(text)
+    assert tokens_of_folded(fold(text)) == tokenize(text)
+    answer = normalize_answer(text)
+    assert tokens_of_answer(answer) == tokenize(answer)

@@ -1,25 +1,38 @@
 """Executing an evaluation: every sample to the target, every output to every metric
 (for every trial), concurrently, each result written to the store as it arrives — in
 batches, within :data:`~ragjudge.store_batch.BATCH_SECONDS`, and at once when the run
-ends or is interrupted — so an interrupted run resumes where it stopped."""
+ends or is interrupted — so an interrupted run resumes where it stopped.
+
+A sample whose output is at hand (stored, or read from the row by the data target) and
+whose pending metrics are all :attr:`~ragjudge.metrics.Metric.inline` (CPU work that
+never waits, such as the lexical metrics) is scored on the spot, without a task: the
+executor works through such samples in order and lets the event loop run at least
+every :data:`SLICE_SECONDS`. Every other sample is a task, ``concurrency`` at a time.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterator, Sequence
+import copy
+import time
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
-from typing import Any
+from functools import cached_property
+from typing import Any, cast
 
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeModel
-from ragjudge.progress import progress_display
+from ragjudge.progress import Tracker, progress_display
 from ragjudge.rate_limits import live_status
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store import Store
 from ragjudge.store_batch import ResultWriter
 
-__all__ = ["Execution", "outcome_recorded", "score_one"]
+__all__ = ["SLICE_SECONDS", "Execution", "outcome_recorded", "score_now", "score_one"]
+
+SLICE_SECONDS = 0.02
+"""The longest the executor scores samples on the spot before it lets the event loop
+run (the result writer's batch timer, other samples' target and judge calls)."""
 
 
 class Execution:
@@ -55,8 +68,28 @@ class Execution:
             (trial, metric)
             for trial in range(self.trials)
             for metric in self.metrics
-            if any((rid, trial, n) not in self.finished for n in metric.score_names_for(sample))
+            if any((rid, trial, n) not in self.finished for n in self._score_names(metric, sample))
         ]
+
+    def _score_names(self, metric: Metric, sample: Sample) -> list[str]:
+        """``metric.score_names_for(sample)``, looked up once for a metric whose names
+        do not depend on the row."""
+        names = self._row_independent_names.get(id(metric))
+        return names if names is not None else metric.score_names_for(sample)
+
+    @cached_property
+    def _row_independent_names(self) -> dict[int, list[str]]:
+        return {
+            id(m): m.score_names()
+            for m in self.metrics
+            if type(m).score_names_for is Metric.score_names_for
+            and "score_names_for" not in vars(m)
+        }
+
+    @cached_property
+    def _inline(self) -> set[int]:
+        """The ids of the metrics scored on the spot (see :func:`runs_inline`)."""
+        return {id(m) for m in self.metrics if runs_inline(m)}
 
     async def run(self, samples: Sequence[Sample], concurrency: int, progress: bool) -> None:
         """Evaluate every sample that is not done, ``concurrency`` at a time."""
@@ -71,9 +104,59 @@ class Execution:
                 tracker.advance()
 
             try:
-                await _gather_all([one(s) for s in todo])
+                await self._run_all(todo, one, tracker)
             finally:
                 self.writer.flush()
+
+    async def _run_all(
+        self,
+        samples: Sequence[Sample],
+        one: Callable[[Sample], Coroutine[Any, Any, None]],
+        tracker: Tracker,
+    ) -> None:
+        """Score what can be scored on the spot, the rest in tasks; on the first failure
+        or cancellation cancel the tasks and re-raise."""
+        tasks: list[asyncio.Future[None]] = []
+        failed: list[asyncio.Future[None]] = []
+        slice_ends = time.monotonic() + SLICE_SECONDS
+        try:
+            for sample in samples:
+                output = self._output_at_hand(sample) if self._all_inline(sample) else None
+                if output is None:
+                    task: asyncio.Future[None] = asyncio.ensure_future(one(sample))
+                    task.add_done_callback(lambda t: _keep_failure(t, failed))
+                    tasks.append(task)
+                    continue
+                self._evaluate_now(sample, output)
+                tracker.advance()
+                if time.monotonic() >= slice_ends:
+                    await asyncio.sleep(0)
+                    if failed:
+                        failed[0].result()
+                    slice_ends = time.monotonic() + SLICE_SECONDS
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _output_at_hand(self, sample: Sample) -> Output | None:
+        """The sample's stored output, or the one the target gives at once (a data
+        target reads it from the row); None when the target has to be awaited."""
+        output = self.outputs.get(sample.request_id)
+        if output is not None:
+            return output
+        output_now = getattr(self.context.target, "output_now", None)
+        if output_now is None:
+            return None
+        output = cast(Output, output_now(sample))
+        self.writer.output(sample.request_id, output)
+        self.outputs[sample.request_id] = output
+        return output
+
+    def _all_inline(self, sample: Sample) -> bool:
+        inline = self._inline
+        return all(id(m) in inline for _, m in self._pending(sample))
 
     @property
     def models(self) -> list[JudgeModel]:
@@ -92,35 +175,88 @@ class Execution:
             output = await self.context.target(sample)
             self.writer.output(sample.request_id, output)
             self.outputs[sample.request_id] = output
-        pending = self._pending(sample)
-        for trial in sorted({t for t, _ in pending}):
-            metrics = [m for t, m in pending if t == trial]
-            shared: dict[Any, Any] = {}  # what the metrics of this sample and trial share
-            results = await asyncio.gather(
-                *(score_one(m, sample, output, self._context(m, trial, shared)) for m in metrics)
+        for trial, metrics in self._pending_trials(sample):
+            contexts = self._contexts(metrics, trial)
+            inline = self._inline
+            waited = await asyncio.gather(
+                *(
+                    score_one(m, sample, output, c)
+                    for m, c in zip(metrics, contexts, strict=True)
+                    if id(m) not in inline
+                )
             )
-            scores = [s for group in results for s in group]
-            self.writer.scores(sample.request_id, trial, scores)
-            self.finished.update((sample.request_id, trial, s.metric) for s in scores)
+            later = iter(waited)
+            results = [
+                score_now(m, sample, output, c) if id(m) in inline else next(later)
+                for m, c in zip(metrics, contexts, strict=True)
+            ]
+            self._record(sample, trial, [s for group in results for s in group])
 
-    def _context(self, metric: Metric, trial: int, shared: dict[Any, Any]) -> MetricContext:
-        return replace(
-            self.context,
-            trial=trial,
-            models=self.agent_models.get(metric.name, {}),
-            shared=shared,
-        )
+    def _evaluate_now(self, sample: Sample, output: Output) -> None:
+        """Every pending trial's scores of a sample whose pending metrics are inline."""
+        for trial, metrics in self._pending_trials(sample):
+            contexts = self._contexts(metrics, trial)
+            scores = [
+                s
+                for m, c in zip(metrics, contexts, strict=True)
+                for s in score_now(m, sample, output, c)
+            ]
+            self._record(sample, trial, scores)
+
+    def _pending_trials(self, sample: Sample) -> list[tuple[int, list[Metric]]]:
+        """The trials with work left for the sample, each with its pending metrics."""
+        pending = self._pending(sample)
+        return [
+            (trial, [m for t, m in pending if t == trial])
+            for trial in sorted({t for t, _ in pending})
+        ]
+
+    def _record(self, sample: Sample, trial: int, scores: list[Score]) -> None:
+        self.writer.scores(sample.request_id, trial, scores)
+        self.finished.update((sample.request_id, trial, s.metric) for s in scores)
+
+    def _contexts(self, metrics: Sequence[Metric], trial: int) -> list[MetricContext]:
+        """What each metric of one sample and trial receives: a fresh ``shared`` and
+        ``computed`` for the sample and trial; metrics with the same agent models get
+        the same context."""
+        base = copy.copy(self.context)  # shallow, as dataclasses.replace
+        base.trial = trial
+        base.models = {}
+        base.shared = {}
+        base.computed = {}
+        contexts = []
+        for metric in metrics:
+            models = self.agent_models.get(metric.name)
+            if models:
+                own = copy.copy(base)
+                own.models = models
+                contexts.append(own)
+            else:
+                contexts.append(base)
+        return contexts
 
 
-async def _gather_all(coroutines: list[Coroutine[Any, Any, None]]) -> None:
-    """Run all; on the first failure or cancellation cancel the rest and re-raise."""
-    tasks = [asyncio.ensure_future(c) for c in coroutines]
-    try:
-        await asyncio.gather(*tasks)
-    finally:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+def _keep_failure(task: asyncio.Future[None], failed: list[asyncio.Future[None]]) -> None:
+    if task.cancelled() or task.exception() is not None:
+        failed.append(task)
+
+
+def runs_inline(metric: Metric) -> bool:
+    """Whether the executor may score ``metric`` with :meth:`Metric.score_now`: it is
+    :attr:`~Metric.inline`, its ``compute_now`` is its ``compute`` (declared by the
+    same class), and its ``score`` is the kit's, not replaced (a row-skipping wrapper
+    goes through the awaited path)."""
+    cls = type(metric)
+    return (
+        cls.inline
+        and cls.score is Metric.score
+        and "score" not in vars(metric)
+        and _declaring(cls, "compute_now") is _declaring(cls, "compute")
+    )
+
+
+def _declaring(cls: type, name: str) -> type | None:
+    return next((k for k in cls.__mro__ if name in vars(k)), None)
 
 
 async def score_one(
@@ -128,14 +264,33 @@ async def score_one(
 ) -> list[Score]:
     """The metric's scores for one sample; a failed target or a metric that raises
     gives an explicit error for each of its scores."""
-    names = metric.score_names_for(sample)
     if output.error is not None and output.response is None:
-        return [Score.failed(n, f"target failed: {output.error}") for n in names]
+        return _target_failed(metric, sample, output)
     try:
         result = await metric.score(sample, output, ctx)
     except Exception as exc:  # a metric bug or bad row becomes this score's error
-        return [Score.failed(n, f"{type(exc).__name__}: {exc}") for n in names]
+        return _raised(metric, sample, exc)
     return result if isinstance(result, list) else [result]
+
+
+def score_now(metric: Metric, sample: Sample, output: Output, ctx: MetricContext) -> list[Score]:
+    """:func:`score_one` for an inline metric, through :meth:`Metric.score_now`."""
+    if output.error is not None and output.response is None:
+        return _target_failed(metric, sample, output)
+    try:
+        return metric.score_now(sample, output, ctx)
+    except Exception as exc:  # a metric bug or bad row becomes this score's error
+        return _raised(metric, sample, exc)
+
+
+def _target_failed(metric: Metric, sample: Sample, output: Output) -> list[Score]:
+    error = f"target failed: {output.error}"
+    return [Score.failed(n, error) for n in metric.score_names_for(sample)]
+
+
+def _raised(metric: Metric, sample: Sample, exc: Exception) -> list[Score]:
+    error = f"{type(exc).__name__}: {exc}"
+    return [Score.failed(n, error) for n in metric.score_names_for(sample)]
 
 
 @contextmanager

@@ -318,6 +318,7 @@ def check_requirements(
     """Raise :class:`RequirementError` listing, per metric and field, the rows that
     lack what the metric needs."""
     problems: list[str] = []
+    lacking: dict[str, list[tuple[int, str]]] = {}  # metrics share most requirements
     for metric in metrics:
         if (problem := metric.check_target(target)) is not None:
             problems.append(problem)
@@ -325,11 +326,13 @@ def check_requirements(
             alternatives = requirement.split("|")
             if target.supplies_response and any(a in _TARGET_FIELDS for a in alternatives):
                 continue
-            missing = [
-                (i + 1, s.request_id)
-                for i, s in enumerate(samples)
-                if not any(s.has_field(a) for a in alternatives)
-            ]
+            missing = lacking.get(requirement)
+            if missing is None:
+                missing = lacking[requirement] = [
+                    (i + 1, s.request_id)
+                    for i, s in enumerate(samples)
+                    if not any(s.has_field(a) for a in alternatives)
+                ]
             if missing:
                 shown = ", ".join(f"row {row} ({rid})" for row, rid in missing[:20])
                 more = f" and {len(missing) - 20} more" if len(missing) > 20 else ""

@@ -20,11 +20,15 @@ from typing import Any
 from ragjudge._sentences import segment
 
 __all__ = [
+    "answer_of_folded",
     "contains_cjk",
+    "fold",
     "normalize",
     "normalize_answer",
     "split_sentences",
     "tokenize",
+    "tokens_of_answer",
+    "tokens_of_folded",
 ]
 
 # Characters that MeCab segments: kanji (with the compatibility and supplementary
@@ -54,6 +58,9 @@ _JAPANESE_RE = re.compile(f"[{_JAPANESE_CHARS}]")
 _WORDS_RE = re.compile(_WORD)
 _WORDS_AND_OTHERS_RE = re.compile(rf"{_WORD}|\S")
 _RUNS_AND_WORDS_RE = re.compile(rf"([{_JAPANESE_CHARS}]+)|({_WORD})")
+# Words without joiners: the tokens of text whose punctuation is deleted.
+_PLAIN_WORDS_RE = re.compile(f"{_W}+")
+_RUNS_AND_PLAIN_WORDS_RE = re.compile(rf"([{_JAPANESE_CHARS}]+)|({_W}+)")
 
 _WHITESPACE_RE = re.compile(r"\s+")
 _ARTICLES_RE = re.compile(r"\b(?:a|an|the)\b")
@@ -67,8 +74,20 @@ def normalize(text: str) -> str:
     NFKC folds full-width letters and digits (ＵＮＩＯＮ, １２３) and half-width katakana
     to their usual forms, so Japanese and English text compare sensibly.
     """
-    folded = unicodedata.normalize("NFKC", text).lower()
-    return _WHITESPACE_RE.sub(" ", folded).strip()
+    return _collapse_whitespace(fold(text))
+
+
+def fold(text: str) -> str:
+    """Unicode NFKC, then lowercase: the first step of :func:`normalize` and
+    :func:`tokenize` (computed once, it serves both through :func:`answer_of_folded`
+    and :func:`tokens_of_folded`)."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def _collapse_whitespace(text: str) -> str:
+    # str.split() splits at the characters that re's \s matches (str.isspace), so this
+    # is re.sub(r"\s+", " ", text).strip(), in a fraction of the time.
+    return " ".join(text.split())
 
 
 def normalize_answer(text: str) -> str:
@@ -78,9 +97,16 @@ def normalize_answer(text: str) -> str:
     Japanese 。、！？「」（）・), removes the English articles a/an/the as whole words and
     collapses whitespace.
     """
-    without_punct = normalize(text).translate(_punctuation_table())
+    return answer_of_folded(fold(text))
+
+
+def answer_of_folded(folded: str) -> str:
+    """:func:`normalize_answer` of a text already :func:`fold`-ed."""
+    # Whitespace is collapsed once, at the end: deleting punctuation and articles does
+    # not depend on how many spaces separate words.
+    without_punct = folded.translate(_punctuation_table())
     without_articles = _ARTICLES_RE.sub(" ", without_punct)
-    return _WHITESPACE_RE.sub(" ", without_articles).strip()
+    return _collapse_whitespace(without_articles)
 
 
 def contains_cjk(text: str) -> bool:
@@ -102,13 +128,33 @@ def tokenize(text: str, *, keep_punct: bool = False) -> list[str]:
     Punctuation and symbols become one-character tokens when ``keep_punct`` is true
     and are dropped otherwise.
     """
-    folded = unicodedata.normalize("NFKC", text).lower()
+    return tokens_of_folded(fold(text), keep_punct=keep_punct)
+
+
+def tokens_of_folded(folded: str, *, keep_punct: bool = False) -> list[str]:
+    """:func:`tokenize` of a text already :func:`fold`-ed."""
     if _JAPANESE_RE.search(folded) is None:
         return (_WORDS_AND_OTHERS_RE if keep_punct else _WORDS_RE).findall(folded)
     if keep_punct:
         return _tokens_with_punctuation(folded)
     tokens: list[str] = []
     for run, word in _RUNS_AND_WORDS_RE.findall(folded):
+        if run:
+            tokens.extend(_segment_japanese(run))
+        else:
+            tokens.append(word)
+    return tokens
+
+
+def tokens_of_answer(answer: str) -> list[str]:
+    """:func:`tokenize` of a :func:`normalize_answer` result, faster: with punctuation
+    deleted no joiner (apostrophe, hyphen, a dot or comma between digits) is left, so
+    a word is a plain run of word characters."""
+    folded = fold(answer)  # a no-op but for characters that deleting punctuation joined
+    if _JAPANESE_RE.search(folded) is None:
+        return _PLAIN_WORDS_RE.findall(folded)
+    tokens: list[str] = []
+    for run, word in _RUNS_AND_PLAIN_WORDS_RE.findall(folded):
         if run:
             tokens.extend(_segment_japanese(run))
         else:

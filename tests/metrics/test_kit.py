@@ -16,6 +16,7 @@ import ragjudge as rj
 from ragjudge.cli import app
 from ragjudge.metrics import (
     JudgedMetric,
+    Metric,
     MetricContext,
     Result,
     ScoreMeaning,
@@ -25,7 +26,7 @@ from ragjudge.metrics import (
 )
 from ragjudge.metrics.replies import YesNo, YesNoVerdict
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
-from ragjudge.schema import Output, Sample
+from ragjudge.schema import Output, Sample, Score
 from ragjudge.store import Store
 
 ROWS = [
@@ -153,3 +154,55 @@ def test_import_path_errors_are_config_errors() -> None:
         create_metric("no_such_module:Thing")
     with pytest.raises(ValueError, match="is not a ragjudge Metric subclass"):
         create_metric("json:dumps")
+
+
+@pytest.mark.parametrize(
+    "produced",
+    [
+        0.25,
+        1,
+        Result(0.5, rationale="close", details={"reference_index": 1, "recall": 0.5}),
+        {"a": 0.1, "b": Result(0.2, rationale=None)},
+    ],
+)
+def test_scores_built_from_results_are_the_validated_ones(produced: Any) -> None:
+    class Two(Metric):
+        scores: ClassVar[dict[str, ScoreMeaning]] = {"a": ScoreMeaning(), "b": ScoreMeaning()}
+
+    metric = Two(name="two") if isinstance(produced, dict) else Metric(name="one")
+    for score in metric.to_scores(produced, call_ids=[3, 4]):
+        given = ("metric", "value", "rationale", "details", "judge_call_ids")
+        validated = Score(**{name: getattr(score, name) for name in given})
+        assert score == validated
+        assert score.model_fields_set == validated.model_fields_set
+
+
+def test_results_that_do_not_validate_fail_as_before() -> None:
+    with pytest.raises(ValueError, match="must be finite"):
+        Metric(name="one").to_scores(Result(float("nan")))
+    with pytest.raises(ValueError, match="valid string"):
+        Metric(name="one").to_scores(Result(1.0, details={2: "not text"}))  # type: ignore[dict-item]
+
+
+def test_a_metric_is_found_without_importing_every_family() -> None:
+    import ast
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from ragjudge.metrics import create_metric, metric_class, available_metrics\n"
+        "create_metric('rouge_l'); create_metric('token_f1')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('ragjudge.metrics.')))\n"
+        "print(metric_class('databricks').kind)\n"  # registered under another module's name
+        "print(len(available_metrics()))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    imported, kind, count = done.stdout.splitlines()
+    families = {m.split(".")[2] for m in ast.literal_eval(imported)}
+    assert "lexical" in families
+    assert not families & {"ragas", "databricks", "semantic", "rubric"}
+    assert kind == "databricks"
+    assert int(count) == len(available_metrics())

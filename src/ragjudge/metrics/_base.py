@@ -107,6 +107,9 @@ class MetricContext:
     shared: dict[Hashable, asyncio.Future[Any]] = field(default_factory=dict)
     """Work shared by the metrics of one sample and trial (see :meth:`once`); the
     runner gives each sample and trial a fresh one."""
+    computed: dict[Hashable, Any] = field(default_factory=dict)
+    """What :meth:`once_now` computed for the metrics of one sample and trial; fresh
+    for each, as ``shared``."""
 
     def model_for(self, role: str) -> Any:
         """The model that plays ``role`` (e.g. ``composer``), defaulting to the judge."""
@@ -129,6 +132,30 @@ class MetricContext:
             self.shared[key] = found
         result: T = await asyncio.shield(found)
         return result
+
+    def once_now(self, key: Hashable, make: Callable[[], T]) -> T:
+        """:meth:`once` for work done at once, without waiting (what :meth:`Metric.compute_now`
+        shares, such as a sample's tokens); kept apart from :meth:`once`'s entries. A
+        failure is shared too."""
+        try:
+            found = self.computed[key]
+        except KeyError:
+            try:
+                found = self.computed[key] = make()
+            except Exception as exc:
+                self.computed[key] = _Failed(exc)
+                raise
+        if isinstance(found, _Failed):
+            raise found.error
+        result: T = found
+        return result
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """A failure of :meth:`MetricContext.once_now`'s work, raised again for every metric."""
+
+    error: Exception
 
 
 class Metric:
@@ -160,6 +187,10 @@ class Metric:
     scores: ClassVar[Mapping[str, ScoreMeaning]] = {}
     needs_judge: ClassVar[bool] = False
     """Whether the metric calls a judge model (``ctx.judge``)."""
+    inline: ClassVar[bool] = False
+    """Whether the metric does CPU work only and never waits: it defines
+    :meth:`compute_now`, which the executor calls directly — without a task or the
+    event loop — for every sample whose output is already at hand."""
     calls_per_sample: ClassVar[str | None] = None
     """Judge calls per sample and trial, in words (``"2 (statements, verdicts)"``,
     ``"1 per chunk"``), for ``ragjudge metrics``; None: none without a judge, one for a
@@ -237,18 +268,32 @@ class Metric:
         """The metric's value(s) for one sample (see :data:`Produced`)."""
         raise NotImplementedError(f"{type(self).__name__} defines neither compute() nor score()")
 
+    def compute_now(self, sample: Sample, output: Output, ctx: MetricContext) -> Produced:
+        """:meth:`compute` done at once, for an :attr:`inline` metric."""
+        raise NotImplementedError(f"{type(self).__name__} does not compute at once")
+
     async def score(self, sample: Sample, output: Output, ctx: MetricContext) -> list[Score]:
         """Score one sample: :meth:`compute`, with a :class:`MetricFailure` turned into
         an error score for every declared score."""
         try:
             produced = await self.compute(sample, output, ctx)
-        except NotApplicable as exc:
-            return self.not_applicable(exc.reason, sample)
-        except MetricFailure as exc:
-            return self.failed(
-                exc.message, details=exc.details, call_ids=exc.call_ids, sample=sample
-            )
+        except (NotApplicable, MetricFailure) as exc:
+            return self._unscored(exc, sample)
         return self.to_scores(produced)
+
+    def score_now(self, sample: Sample, output: Output, ctx: MetricContext) -> list[Score]:
+        """:meth:`score` through :meth:`compute_now`, for an :attr:`inline` metric: the
+        same scores, without a coroutine."""
+        try:
+            produced = self.compute_now(sample, output, ctx)
+        except (NotApplicable, MetricFailure) as exc:
+            return self._unscored(exc, sample)
+        return self.to_scores(produced)
+
+    def _unscored(self, exc: NotApplicable | MetricFailure, sample: Sample) -> list[Score]:
+        if isinstance(exc, NotApplicable):
+            return self.not_applicable(exc.reason, sample)
+        return self.failed(exc.message, details=exc.details, call_ids=exc.call_ids, sample=sample)
 
     def failed(
         self,

@@ -63,6 +63,18 @@ def _discover() -> None:
             importlib.import_module(module.name)
 
 
+def _import_named(kind: str) -> None:
+    """Import the metric modules named ``kind`` (``lexical/rouge_l.py`` for
+    ``rouge_l``), where a metric usually lives, so a run of a few metrics does not
+    import every family; :func:`_discover` still finds the others."""
+    if not kind.isidentifier():
+        return
+    root = Path(__file__).parent
+    for path in sorted(root.glob(f"*/{kind}.py")):
+        if not path.parent.name.startswith("_"):
+            importlib.import_module(f"ragjudge.metrics.{path.parent.name}.{kind}")
+
+
 def available_metrics() -> list[str]:
     """Names of all registered metrics."""
     _discover()
@@ -74,7 +86,10 @@ def metric_class(kind: str, *, search_dir: Path | None = None) -> type[Metric]:
     names (the module is looked up beside the config first, then on the import path)."""
     if ":" in kind:
         return _import_metric_class(kind, search_dir)
-    _discover()
+    if kind not in _REGISTRY and not _discovered:
+        _import_named(kind)
+    if kind not in _REGISTRY:
+        _discover()
     found = _REGISTRY.get(kind)
     if found is None:
         known = ", ".join(available_metrics())

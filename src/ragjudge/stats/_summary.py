@@ -4,12 +4,12 @@ error and exclusion counts, and the spread of repeated trials."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from ragjudge.stats._bootstrap import FloatArray, Interval, bootstrap_ci
+from ragjudge.stats._bootstrap import FloatArray, Interval, bootstrap_cis
 from ragjudge.stats._groups import check_columns, error_mask, group_label, group_names
 
 
@@ -65,16 +65,18 @@ def summarize_scores(
     """
     check_columns(scores)
     exclude = exclude or {}
-    return [
+    summaries = [
         _summarize_metric(
             str(metric),
             scores[scores["metric"] == metric],
             exclude=exclude.get(str(metric), ()),
-            seed=seed,
-            confidence=confidence,
         )
         for metric in scores["metric"].drop_duplicates()
     ]
+    intervals = bootstrap_cis(
+        [kept_means for _, kept_means in summaries], confidence=confidence, seed=seed
+    )
+    return [replace(s, ci=ci) for (s, _), ci in zip(summaries, intervals, strict=True)]
 
 
 def summarize_by(
@@ -149,13 +151,10 @@ def summary_frame(summaries: Sequence[MetricSummary]) -> pd.DataFrame:
 
 
 def _summarize_metric(
-    metric: str,
-    rows: pd.DataFrame,
-    *,
-    exclude: Sequence[float],
-    seed: int,
-    confidence: float,
-) -> MetricSummary:
+    metric: str, rows: pd.DataFrame, *, exclude: Sequence[float]
+) -> tuple[MetricSummary, FloatArray]:
+    """The metric's summary without its interval, and the per-sample means the
+    interval is drawn from."""
     failed = error_mask(rows)
     valid = rows.loc[~failed, ["sample_id", "trial"]].copy()
     valid["value"] = pd.to_numeric(rows.loc[~failed, "value"]).astype(np.float64)
@@ -163,10 +162,10 @@ def _summarize_metric(
     kept_means = _per_sample_means(valid[~is_excluded])
     all_means = _per_sample_means(valid)
     trial_sd, agreement = _trial_spread(valid)
-    return MetricSummary(
+    summary = MetricSummary(
         metric=metric,
         mean=_mean_or_none(kept_means),
-        ci=bootstrap_ci(kept_means, confidence=confidence, seed=seed),
+        ci=None,
         n=int(kept_means.size),
         errors=int(failed.sum()),
         excluded=int(is_excluded.sum()),
@@ -177,6 +176,7 @@ def _summarize_metric(
         scored=len(valid),
         excludes=tuple(float(v) for v in exclude),
     )
+    return summary, kept_means
 
 
 def _per_sample_means(valid: pd.DataFrame) -> FloatArray:

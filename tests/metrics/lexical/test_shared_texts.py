@@ -157,8 +157,7 @@ async def test_the_metrics_of_a_sample_share_one_set_of_texts() -> None:
         await create_metric(name).score(
             sample, Output(response="UNION ALL keeps duplicates"), context
         )
-    [shared] = context.shared.values()
-    texts = shared.result()
+    [texts] = context.computed.values()
     assert isinstance(texts, SampleTexts)
     forms = texts.of("UNION ALL keeps duplicates")
     assert forms is texts.of("UNION ALL keeps duplicates")

@@ -34,7 +34,7 @@ from ragjudge.metrics._base import (
     require_response,
 )
 from ragjudge.schema import Output, Sample, ScoreMeaning
-from ragjudge.text import normalize, normalize_answer, tokenize
+from ragjudge.text import answer_of_folded, fold, normalize, tokens_of_answer, tokens_of_folded
 
 __all__ = [
     "Comparison",
@@ -54,6 +54,12 @@ class TextForms:
         self.text = text
 
     @cached_property
+    def folded(self) -> str:
+        """:func:`~ragjudge.text.fold` of the text (NFKC, lowercase), the first step of
+        the forms below."""
+        return fold(self.text)
+
+    @cached_property
     def normalized(self) -> str:
         """:func:`~ragjudge.text.normalize` of the text."""
         return normalize(self.text)
@@ -61,17 +67,17 @@ class TextForms:
     @cached_property
     def answer(self) -> str:
         """:func:`~ragjudge.text.normalize_answer` of the text."""
-        return normalize_answer(self.text)
+        return answer_of_folded(self.folded)
 
     @cached_property
     def tokens(self) -> list[str]:
         """:func:`~ragjudge.text.tokenize` of the text."""
-        return tokenize(self.text)
+        return tokens_of_folded(self.folded)
 
     @cached_property
     def answer_tokens(self) -> list[str]:
         """The tokens of :attr:`answer`."""
-        return tokenize(self.answer)
+        return tokens_of_answer(self.answer)
 
 
 class SampleTexts:
@@ -89,11 +95,7 @@ class SampleTexts:
 
 
 _SAMPLE_TEXTS = "lexical metrics: the sample's texts"
-"""The key of the sample's :class:`SampleTexts` in :meth:`MetricContext.once`."""
-
-
-async def _sample_texts() -> SampleTexts:
-    return SampleTexts()
+"""The key of the sample's :class:`SampleTexts` in :meth:`MetricContext.once_now`."""
 
 
 class Comparison(NamedTuple):
@@ -114,11 +116,16 @@ class ReferenceMetric(Metric):
 
     requires: tuple[str, ...] = ("response", "expected_response")
     meaning: ClassVar[ScoreMeaning] = ScoreMeaning(low=0, high=1)
+    inline: ClassVar[bool] = True
 
     async def compute(self, sample: Sample, output: Output, ctx: MetricContext) -> Result:
         """Score the response against every reference and keep the best comparison."""
+        return self.compute_now(sample, output, ctx)
+
+    def compute_now(self, sample: Sample, output: Output, ctx: MetricContext) -> Result:
+        """:meth:`compute`, which never waits."""
         response = require_response(output)
-        texts = await ctx.once(_SAMPLE_TEXTS, _sample_texts)
+        texts = ctx.once_now(_SAMPLE_TEXTS, SampleTexts)
         answer = texts.of(response)
         scored = [
             (index, comparison)
@@ -141,7 +148,11 @@ class ReferenceMetric(Metric):
 
 def overlap(answer: Iterable[str], wanted: Iterable[str]) -> int:
     """Tokens shared by both sequences, each counted at most as often as on either side."""
-    return sum((Counter(answer) & Counter(wanted)).values())
+    fewer, more = Counter(answer), Counter(wanted)
+    if len(fewer) > len(more):
+        fewer, more = more, fewer
+    found = more.get
+    return sum(min(count, found(token, 0)) for token, count in fewer.items())
 
 
 def as_score(matched: bool) -> float:
