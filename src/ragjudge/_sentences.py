@@ -19,9 +19,11 @@ The segmenter spends most of its time on two things that do not change its resul
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache, lru_cache
 from typing import Any
+
+from ragjudge._quick_sentences import quick_sentences
 
 __all__ = ["locate", "segment"]
 
@@ -38,8 +40,10 @@ def segment(line: str, language: str) -> list[str]:
     with the whitespace after it, a sentence the segmenter cannot find left out."""
     if not line:
         return []
-    processor = _processor(language)
-    sentences: list[str] = processor(line, _rules(language), char_span=False).process()
+    rules = _rules(language)
+    sentences = quick_sentences(line, rules, _abbreviation_pass(language))
+    if sentences is None:
+        sentences = _processor(language)(line, rules, char_span=False).process()
     return [line[start:end] for start, end in locate(sentences, line)]
 
 
@@ -124,6 +128,22 @@ def _processor(language: str) -> Any:
     return type(
         f"Quick{base.__name__}", (base,), {"abbreviations_replacer": abbreviations_replacer}
     )
+
+
+@cache
+def _abbreviation_pass(language: str) -> Callable[[str], str]:
+    """pysbd's abbreviation pass for ``language``, given only the abbreviations that
+    can change the text (as the processor of :func:`_processor` does)."""
+    from pysbd.abbreviation_replacer import AbbreviationReplacer
+
+    rules = _rules(language)
+    replacer: Any = getattr(rules, "AbbreviationReplacer", AbbreviationReplacer)
+
+    def replace(text: str) -> str:
+        replaced: str = replacer(text, _with_abbreviations(rules, _useful(rules, text))).replace()
+        return replaced
+
+    return replace
 
 
 def _useful(rules: Any, text: str) -> tuple[str, ...]:

@@ -1,0 +1,333 @@
+"""pysbd's processor run with a cheap test before each of its rules.
+
+pysbd (``clean=False``) rewrites a line with some fifty regular-expression rules
+(lists, abbreviations, numbers, ellipses, quotes, e-mail addresses, ...) before it cuts
+it with its sentence-boundary pattern, then maps its placeholders back in every
+sentence. Almost all of those rules find nothing in a given line, yet each scans it.
+
+:func:`quick_sentences` takes the same steps in the same order with pysbd's own rules
+and code, but runs a step only when a test shows that its patterns could match the
+text as it stands at that step. Each test is a necessary condition of the step's
+patterns (a character they all need, or the same pattern written to start with its
+literal character so that it is searched for quickly), so a step skipped would have
+left the text unchanged and the sentences are pysbd's. A line holding a line break or
+one of pysbd's placeholder characters, or a line a step splits into several segments,
+is left to pysbd (``None``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+__all__ = ["quick_sentences"]
+
+_PLACEHOLDERS = "∯∮♨☝ȸȹ☉☈☇☄ᓰᓱᓳᓴᓷᓸ✂⌬⎋♬♭ƪ☏♟♝"
+"""Characters pysbd writes into the text while it works."""
+
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+"""Where ``str.splitlines`` (used by pysbd's abbreviation pass) breaks a line."""
+
+_FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
+"""Characters that match an ASCII letter when case is ignored (İ, ı, ſ, the Kelvin
+sign): without them a case-insensitive letter is an ASCII letter."""
+
+_LEFT_TO_PYSBD = re.compile("[" + re.escape(_PLACEHOLDERS + _LINE_BREAKS + _FOLDS_TO_ASCII) + "]")
+
+# Necessary conditions of pysbd's steps. "\.(?<=X\.)" finds the same periods as "X\."
+# but is searched for by its first, literal character.
+_LETTER_ITEM = re.compile(r"\.(?<=(?<!\S)[a-z]\.)")  # "a." (also "i.", "v.", "x.")
+_LETTER_PAREN = re.compile(r"\)(?<=(?<![a-z])[a-z]\))")  # "a)"
+_ROMAN_PAREN = re.compile(
+    "|".join(rf"\)(?<=(?<![a-z])[ivx]{{{n}}}\))" for n in range(1, 6))  # "iv)"
+)
+_NUMBERED_ITEM = re.compile(r"\.(?<=(?<!\d)\d\.)[\s)]|\.(?<=(?<!\d)\d\d\.)[\s)]")  # "1. "
+_NUMBERED_PAREN = re.compile(r"\)(?<=\d\))\s")  # "1) "
+_ABBREVIATION_RULES = re.compile(
+    r"\.'s"  # possessive after an abbreviation
+    r"|\.(?<=Co\.)\sKG"
+    r"|\.(?<=(?<!\S)[A-Z]\.)"  # a single capital letter
+    r"|\.(?<=\b[A-Za-z]\.)[A-Za-z]\."  # single letters joined by periods ("U.S.")
+)
+_NUMBERS = re.compile(r"\.(?<=\d\.)|\.\d")
+_NUMBERED_REFERENCE = re.compile(r"\.[\[\d]")
+_DOTTED_NAME = re.compile(r"\.[A-Za-z0-9_]")  # e-mail addresses, URLs, file names
+_FILE_FORMAT = re.compile(r"\.(?<=\s\.)[a-z]")  # every extension starts with a letter
+_ELLIPSIS = re.compile(r"\.\.\.|\.\s\.")
+_BETWEEN_TRIGGERS = frozenset("'‘\"[(«“「（")
+_SYMBOL_STARTS = frozenset("∯♬♭&☉☇☈☄ȸȹ")
+_ELLIPSIS_SYMBOLS = frozenset("ƪ♟♝☏∮")
+_LETTERS_ONLY = re.compile(r"\A[a-zA-Z]*\Z")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One language's rules, and the test of its abbreviation pass."""
+
+    rules: Any
+    abbreviations: re.Pattern[str]
+    boundary: re.Pattern[str]
+    punctuations: tuple[str, ...]
+    between: Any
+
+
+def quick_sentences(
+    line: str, rules: Any, replace_abbreviations: Callable[[str], str]
+) -> list[str] | None:
+    """pysbd's sentences of ``line`` as its processor returns them, or ``None`` when
+    the line is left to pysbd. ``replace_abbreviations`` is pysbd's abbreviation pass
+    (run only when the line has an abbreviation-like period)."""
+    plan = _plan(rules)
+    if plan is None or not line or _LEFT_TO_PYSBD.search(line) is not None:
+        return None
+    text = _rewritten(line, plan, replace_abbreviations)
+    if text is None:
+        return None
+    segment = _segment_rules(text, plan.rules)
+    if any(mark in segment for mark in plan.punctuations):
+        pieces = _process_text(segment, plan)
+    else:
+        pieces = [segment]
+    sentences: list[str] = []
+    for piece in pieces:
+        if not _SYMBOL_STARTS.isdisjoint(piece):
+            piece = _apply(piece, plan.rules.SubSymbolsRules.All)
+        sentences.extend(_post_processed(piece, plan.rules))
+    return [
+        _apply(sentence, [plan.rules.SubSingleQuoteRule]) if "&" in sentence else sentence
+        for sentence in sentences
+    ]
+
+
+def _rewritten(text: str, plan: _Plan, replace_abbreviations: Callable[[str], str]) -> str | None:
+    """The steps of pysbd's ``Processor.process`` before the text is cut into
+    segments; ``None`` when they split the line into several segments."""
+
+    rules = plan.rules
+    text = _lists(text)
+    if "∯" in text or _ABBREVIATION_RULES.search(text) or plan.abbreviations.search(text):
+        text = replace_abbreviations(text)
+    if _NUMBERS.search(text):
+        text = _apply(text, rules.Numbers.All)
+    if "!" in text or "??" in text:
+        text = re.sub(rules.CONTINUOUS_PUNCTUATION_REGEX, _continuous, text)
+    if "∯" in text or _NUMBERED_REFERENCE.search(text):
+        text = re.sub(rules.NUMBERED_REFERENCE_REGEX, r"∯\2\r\7", text)
+    if _DOTTED_NAME.search(text):
+        text = _apply(text, [rules.Abbreviation.WithMultiplePeriodsAndEmailRule])
+    if "°" in text:
+        text = _apply(text, [rules.GeoLocationRule])
+    if _FILE_FORMAT.search(text):
+        text = _apply(text, [rules.FileFormatRule])
+    if '"' in text or "”" in text:
+        text = re.sub(rules.PARENS_BETWEEN_DOUBLE_QUOTES_REGEX, _parens_between_quotes, text)
+    return None if "\r" in text else text
+
+
+def _lists(text: str) -> str:
+    """pysbd's ``ListItemReplacer.add_line_break``, each of its steps run only when a
+    list item it looks for is present."""
+    from pysbd.lists_item_replacer import ListItemReplacer
+
+    lists = ListItemReplacer(text)
+    if _LETTER_ITEM.search(lists.text):
+        lists.add_line_breaks_for_alphabetical_list_with_periods(roman_numeral=False)
+    if _LETTER_PAREN.search(lists.text):
+        lists.add_line_breaks_for_alphabetical_list_with_parens(roman_numeral=False)
+    if _LETTER_ITEM.search(lists.text):
+        lists.add_line_breaks_for_alphabetical_list_with_periods(roman_numeral=True)
+    if _ROMAN_PAREN.search(lists.text):
+        lists.add_line_breaks_for_alphabetical_list_with_parens(roman_numeral=True)
+    if _NUMBERED_ITEM.search(lists.text):
+        lists.format_numbered_list_with_periods()
+    if _NUMBERED_PAREN.search(lists.text):
+        lists.format_numbered_list_with_parens()
+    result: str = lists.text
+    return result
+
+
+def _segment_rules(segment: str, rules: Any) -> str:
+    """The rules pysbd applies to each segment before looking for punctuation."""
+    if _ELLIPSIS.search(segment):
+        segment = _apply(segment, [rules.SingleNewLineRule, *rules.EllipsisRules.All])
+    return segment
+
+
+def _process_text(text: str, plan: _Plan) -> list[str]:
+    """pysbd's ``Processor.process_text``: the segment cut into sentences."""
+    from pysbd.exclamation_words import ExclamationWords
+    from pysbd.lists_item_replacer import ListItemReplacer
+
+    rules = plan.rules
+    if text[-1] not in plan.punctuations:
+        text += "ȸ"
+    if "!" in text or "ǃ" in text:
+        text = ExclamationWords.apply_rules(text)
+    if "--" in text or not _BETWEEN_TRIGGERS.isdisjoint(text):
+        text = _between_punctuation(text, plan)
+    if "?" in text or "!" in text:
+        double = rules.DoublePunctuationRules
+        if not re.match(double.DoublePunctuation, text):
+            text = _apply(text, double.All)
+        text = _apply(text, [rules.QuestionMarkInQuotationRule, *rules.ExclamationPointRules.All])
+    if "(" in text:
+        text = ListItemReplacer(text).replace_parens()
+    if "&" in text:
+        text = re.sub(r"&ᓴ&$", "!", text)
+    return [match.group() for match in plan.boundary.finditer(text)]
+
+
+def _post_processed(piece: str, rules: Any) -> list[str]:
+    """pysbd's ``Processor.post_process_segments``, empty results left out."""
+    if len(piece) > 2 and _LETTERS_ONLY.search(piece):
+        return [piece]
+    if not _ELLIPSIS_SYMBOLS.isdisjoint(piece):
+        piece = _apply(piece, rules.ReinsertEllipsisRules.All)
+    if re.search(rules.QUOTATION_AT_END_OF_SENTENCE_REGEX, piece):
+        # pysbd keeps every part of such a split, empty ones included
+        return re.split(rules.SPLIT_SPACE_QUOTATION_AT_END_OF_SENTENCE_REGEX, piece)
+    stripped = piece.replace("\n", "").strip()
+    return [stripped] if stripped else []
+
+
+def _continuous(match: re.Match[str]) -> str:
+    return match.group().replace("!", "&ᓴ&").replace("?", "&ᓷ&")
+
+
+def _parens_between_quotes(match: re.Match[str]) -> str:
+    spaced = re.sub(r"\s(?=\()", "\r", match.group())
+    return re.sub(r"(?<=\))\s", "\r", spaced)
+
+
+def _apply(text: str, rules: Any) -> str:
+    """pysbd's ``Text.apply``: each rule's substitution in turn (a rule whose pattern
+    is plain text absent from the text is skipped)."""
+    for rule in rules:
+        literal, pattern = _compiled(rule.pattern)
+        if literal is None or literal in text:
+            text = pattern.sub(rule.replacement, text)
+    return text
+
+
+@cache
+def _compiled(pattern: str) -> tuple[str | None, re.Pattern[str]]:
+    """``pattern`` compiled, and its text when it matches only that text."""
+    literal = None if _METACHARACTERS.search(pattern) else pattern
+    return literal, re.compile(pattern)
+
+
+_METACHARACTERS = re.compile(r"[\\.^$*+?{}\[\]|()]")
+
+
+def _between_punctuation(text: str, plan: _Plan) -> str:
+    """pysbd's pass protecting punctuation between quotes and brackets, each of its
+    substitutions run only when the character its pattern opens with is present."""
+    from pysbd.between_punctuation import BetweenPunctuation
+
+    between = plan.between
+    if between is BetweenPunctuation:
+        return _between_default(text, between)
+    if plan.rules.iso_code == "ja" and between is plan.rules.__dict__.get("BetweenPunctuation"):
+        for name, opening in _JAPANESE_SPANS:
+            if opening in text:
+                step = between(text)
+                getattr(step, name)()
+                text = step.text
+        return text
+    replaced: str = between(text).replace()
+    return replaced
+
+
+def _between_default(text: str, spans: Any) -> str:
+    """pysbd's default pass (``BetweenPunctuation.replace``), its steps in order."""
+    if _QUOTE_AFTER_SPACE.search(text):
+        text = _single_quotes(text, spans)
+    for opening, pattern in (
+        ("‘", spans.BETWEEN_SINGLE_QUOTE_SLANTED_REGEX),
+        ('"', spans.BETWEEN_DOUBLE_QUOTES_REGEX_2),
+        ("[", spans.BETWEEN_SQUARE_BRACKETS_REGEX_2),
+        ("(", spans.BETWEEN_PARENS_REGEX_2),
+        ("«", spans.BETWEEN_QUOTE_ARROW_REGEX_2),
+        ("--", spans.BETWEEN_EM_DASHES_REGEX_2),
+        ("“", spans.BETWEEN_QUOTE_SLANTED_REGEX_2),
+    ):
+        if opening in text:
+            text = re.sub(pattern, _protected, text)
+    return text
+
+
+def _single_quotes(text: str, spans: Any) -> str:
+    """pysbd's ``sub_punctuation_between_single_quotes``."""
+    if re.search(spans.WORD_WITH_LEADING_APOSTROPHE, text) and not re.search(r"'\s", text):
+        return text
+    return re.sub(spans.BETWEEN_SINGLE_QUOTES_REGEX, _protected_in_single_quotes, text)
+
+
+_CHANGED_IN_SPANS = frozenset(".。．！!?？'\\")
+"""What pysbd's ``replace_punctuation`` changes in a quoted span: its punctuation and
+apostrophes become placeholders, and brackets and dashes are escaped then unescaped
+(which gives them back unless a backslash is around)."""
+
+
+def _protected(match: re.Match[str]) -> str:
+    """pysbd's ``replace_punctuation``, not called for a span it leaves as it is."""
+    from pysbd.punctuation_replacer import replace_punctuation
+
+    if _CHANGED_IN_SPANS.isdisjoint(match.group()):
+        return match.group()
+    replaced: str = replace_punctuation(match)
+    return replaced
+
+
+def _protected_in_single_quotes(match: re.Match[str]) -> str:
+    from pysbd.punctuation_replacer import replace_punctuation
+
+    if _CHANGED_IN_SPANS.isdisjoint(match.group()):
+        return match.group()
+    replaced: str = replace_punctuation(match, match_type="single")
+    return replaced
+
+
+_QUOTE_AFTER_SPACE = re.compile(r"'(?<=\s')")
+_JAPANESE_SPANS = (
+    ("sub_punctuation_between_parens_ja", "（"),
+    ("sub_punctuation_between_quotes_ja", "「"),
+)
+
+
+@cache
+def _plan(rules: Any) -> _Plan | None:
+    """The quick pass for ``rules``, or ``None`` for a language whose processor has
+    steps this pass does not take (its own processor or extra boundary rules)."""
+    from pysbd.between_punctuation import BetweenPunctuation
+
+    unknown = ("Processor", "ReplaceColonBetweenNumbersRule", "ReplaceNonSentenceBoundaryCommaRule")
+    if any(hasattr(rules, name) for name in unknown):
+        return None
+    abbreviations = [a.strip() for a in rules.Abbreviation.ABBREVIATIONS]
+    if not all(re.fullmatch(r"[a-z.]+", a) for a in abbreviations):
+        return None
+    return _Plan(
+        rules=rules,
+        abbreviations=_abbreviation_periods(abbreviations),
+        boundary=re.compile(rules.SENTENCE_BOUNDARY_REGEX),
+        punctuations=tuple(rules.Punctuations),
+        between=getattr(rules, "BetweenPunctuation", BetweenPunctuation),
+    )
+
+
+def _abbreviation_periods(abbreviations: list[str]) -> re.Pattern[str]:
+    """A pattern finding a period right after an abbreviation that follows whitespace
+    or starts the line, case ignored, the dots of dotted abbreviations matching any
+    character (as pysbd's own search for them does); grouped by length, as a
+    look-behind must have a fixed width."""
+    by_length: dict[int, list[str]] = {}
+    for abbreviation in abbreviations:
+        by_length.setdefault(len(abbreviation), []).append(abbreviation)
+    behind = "|".join(
+        rf"(?<=(?<!\S)(?:{'|'.join(words)})\.)" for _, words in sorted(by_length.items())
+    )
+    return re.compile(rf"\.(?:{behind})", re.IGNORECASE)
