@@ -152,7 +152,7 @@ def processed(line: str, language: str) -> list[str]:
 
 def quick(line: str, language: str) -> list[str] | None:
     rules = _sentences._rules(language)
-    return _quick_sentences.quick_sentences(line, rules, _sentences._abbreviation_pass(language))
+    return _quick_sentences.quick_sentences(line, rules)
 
 
 def language_of(line: str) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 __all__ = ["quick_sentences"]
@@ -46,20 +46,21 @@ _ROMAN_PAREN = re.compile(
 )
 _NUMBERED_ITEM = re.compile(r"\.(?<=(?<!\d)\d\.)[\s)]|\.(?<=(?<!\d)\d\d\.)[\s)]")  # "1. "
 _NUMBERED_PAREN = re.compile(r"\)(?<=\d\))\s")  # "1) "
-_ABBREVIATION_RULES = re.compile(
-    r"\.'s"  # possessive after an abbreviation
-    r"|\.(?<=Co\.)\sKG"
-    r"|\.(?<=(?<!\S)[A-Z]\.)"  # a single capital letter
-    r"|\.(?<=\b[A-Za-z]\.)[A-Za-z]\."  # single letters joined by periods ("U.S.")
-)
+_POSSESSIVE = ".'s"
+_KOMMANDITGESELLSCHAFT = re.compile(r"\.(?<=Co\.)\sKG")
+_SINGLE_CAPITAL = re.compile(r"\.(?<=(?<!\S)[A-Z]\.)")
+_MULTI_PERIOD = re.compile(r"\.(?<=\b[A-Za-z]\.)[A-Za-z]\.")  # single letters and periods ("U.S.")
 _NUMBERS = re.compile(r"\.(?<=\d\.)|\.\d")
 _NUMBERED_REFERENCE = re.compile(r"\.[\[\d]")
 _DOTTED_NAME = re.compile(r"\.[A-Za-z0-9_]")  # e-mail addresses, URLs, file names
 _FILE_FORMAT = re.compile(r"\.(?<=\s\.)[a-z]")  # every extension starts with a letter
 _ELLIPSIS = re.compile(r"\.\.\.|\.\s\.")
-_BETWEEN_TRIGGERS = frozenset("'‘\"[(«“「（")
-_SYMBOL_STARTS = frozenset("∯♬♭&☉☇☈☄ȸȹ")
-_ELLIPSIS_SYMBOLS = frozenset("ƪ♟♝☏∮")
+_BETWEEN_TRIGGERS = re.compile("['‘\"\\[(«“「（]")
+_SYMBOL_STARTS = re.compile("[∯♬♭&☉☇☈☄ȸȹ]")
+"""The first characters of the placeholders pysbd maps back in each sentence."""
+_ELLIPSIS_SYMBOLS = re.compile("[ƪ♟♝☏∮]")
+"""The characters of the placeholders pysbd puts back as ellipses and periods."""
+_PIECE_SYMBOLS = re.compile("[∯♬♭&☉☇☈☄ȸȹƪ♟♝☏∮]")
 _LETTERS_ONLY = re.compile(r"\A[a-zA-Z]*\Z")
 
 
@@ -70,30 +71,37 @@ class _Plan:
     rules: Any
     abbreviations: re.Pattern[str]
     boundary: re.Pattern[str]
+    punctuation: re.Pattern[str]
+    quotation_at_end: re.Pattern[str]
     punctuations: tuple[str, ...]
     between: Any
+    replacer: Any
 
 
-def quick_sentences(
-    line: str, rules: Any, replace_abbreviations: Callable[[str], str]
-) -> list[str] | None:
+def quick_sentences(line: str, rules: Any) -> list[str] | None:
     """pysbd's sentences of ``line`` as its processor returns them, or ``None`` when
-    the line is left to pysbd. ``replace_abbreviations`` is pysbd's abbreviation pass
-    (run only when the line has an abbreviation-like period)."""
+    the line is left to pysbd."""
     plan = _plan(rules)
     if plan is None or not line or _LEFT_TO_PYSBD.search(line) is not None:
         return None
-    text = _rewritten(line, plan, replace_abbreviations)
+    text = _rewritten(line, plan)
     if text is None:
         return None
     segment = _segment_rules(text, plan.rules)
-    if any(mark in segment for mark in plan.punctuations):
+    if plan.punctuation.search(segment):
         pieces = _process_text(segment, plan)
     else:
         pieces = [segment]
     sentences: list[str] = []
     for piece in pieces:
-        if not _SYMBOL_STARTS.isdisjoint(piece):
+        if _PIECE_SYMBOLS.search(piece) is None and plan.quotation_at_end.search(piece) is None:
+            # what post-processing does to a piece without placeholders or a quotation
+            # at a sentence end (a piece of letters only has nothing to strip)
+            stripped = piece.strip()
+            if stripped:
+                sentences.append(stripped)
+            continue
+        if _SYMBOL_STARTS.search(piece):
             piece = _apply(piece, plan.rules.SubSymbolsRules.All)
         sentences.extend(_post_processed(piece, plan.rules))
     return [
@@ -102,14 +110,13 @@ def quick_sentences(
     ]
 
 
-def _rewritten(text: str, plan: _Plan, replace_abbreviations: Callable[[str], str]) -> str | None:
+def _rewritten(text: str, plan: _Plan) -> str | None:
     """The steps of pysbd's ``Processor.process`` before the text is cut into
     segments; ``None`` when they split the line into several segments."""
 
     rules = plan.rules
     text = _lists(text)
-    if "∯" in text or _ABBREVIATION_RULES.search(text) or plan.abbreviations.search(text):
-        text = replace_abbreviations(text)
+    text = _abbreviations(text, plan)
     if _NUMBERS.search(text):
         text = _apply(text, rules.Numbers.All)
     if "!" in text or "??" in text:
@@ -125,6 +132,50 @@ def _rewritten(text: str, plan: _Plan, replace_abbreviations: Callable[[str], st
     if '"' in text or "”" in text:
         text = re.sub(rules.PARENS_BETWEEN_DOUBLE_QUOTES_REGEX, _parens_between_quotes, text)
     return None if "\r" in text else text
+
+
+def _abbreviations(text: str, plan: _Plan) -> str:
+    """pysbd's ``AbbreviationReplacer.replace`` on one line, each of its steps run only
+    when what it looks for is present; its search for abbreviations is given only
+    those followed by a period after whitespace (the others cannot change the text)."""
+    rules = plan.rules
+    if _POSSESSIVE in text:
+        text = _apply(text, [rules.PossessiveAbbreviationRule])
+    if _KOMMANDITGESELLSCHAFT.search(text):
+        text = _apply(text, [rules.KommanditgesellschaftRule])
+    if _SINGLE_CAPITAL.search(text):
+        text = _apply(text, rules.SingleLetterAbbreviationRules.All)
+    if plan.abbreviations.search(text):
+        listed = with_abbreviations(rules, _abbreviations_before_periods(text, plan))
+        text = plan.replacer(text, listed).search_for_abbreviations_in_string(text)
+    if _MULTI_PERIOD.search(text):
+        replacer = plan.replacer(text, rules)
+        replacer.replace_multi_period_abbreviations()
+        text = replacer.text
+    if "∯" in text:
+        text = _apply(text, rules.AmPmRules.All)
+        text = plan.replacer(text, rules).replace_abbreviation_as_sentence_boundary()
+    return text
+
+
+def _abbreviations_before_periods(text: str, plan: _Plan) -> tuple[str, ...]:
+    """The abbreviations of the plan's rules that can take part in pysbd's search in
+    ``text``: the dotted ones, and each one written after whitespace (or at the
+    start) and followed by a period."""
+    words = set()
+    for match in plan.abbreviations.finditer(text):
+        start = end = match.start()
+        while start > 0 and not text[start - 1].isspace():
+            start -= 1
+        words.add(text[start:end].lower())
+    return tuple(a for a in plan.rules.Abbreviation.ABBREVIATIONS if "." in a or a.strip() in words)
+
+
+@lru_cache(maxsize=4096)
+def with_abbreviations(rules: Any, abbreviations: tuple[str, ...]) -> Any:
+    """``rules`` with only ``abbreviations`` in their abbreviation list."""
+    listed = type("Abbreviation", (rules.Abbreviation,), {"ABBREVIATIONS": list(abbreviations)})
+    return type(rules.__name__, (rules,), {"Abbreviation": listed})
 
 
 def _lists(text: str) -> str:
@@ -166,7 +217,7 @@ def _process_text(text: str, plan: _Plan) -> list[str]:
         text += "ȸ"
     if "!" in text or "ǃ" in text:
         text = ExclamationWords.apply_rules(text)
-    if "--" in text or not _BETWEEN_TRIGGERS.isdisjoint(text):
+    if "--" in text or _BETWEEN_TRIGGERS.search(text):
         text = _between_punctuation(text, plan)
     if "?" in text or "!" in text:
         double = rules.DoublePunctuationRules
@@ -177,14 +228,15 @@ def _process_text(text: str, plan: _Plan) -> list[str]:
         text = ListItemReplacer(text).replace_parens()
     if "&" in text:
         text = re.sub(r"&ᓴ&$", "!", text)
-    return [match.group() for match in plan.boundary.finditer(text)]
+    pieces: list[str] = plan.boundary.findall(text)  # the pattern has no groups
+    return pieces
 
 
 def _post_processed(piece: str, rules: Any) -> list[str]:
     """pysbd's ``Processor.post_process_segments``, empty results left out."""
     if len(piece) > 2 and _LETTERS_ONLY.search(piece):
         return [piece]
-    if not _ELLIPSIS_SYMBOLS.isdisjoint(piece):
+    if _ELLIPSIS_SYMBOLS.search(piece):
         piece = _apply(piece, rules.ReinsertEllipsisRules.All)
     if re.search(rules.QUOTATION_AT_END_OF_SENTENCE_REGEX, piece):
         # pysbd keeps every part of such a split, empty ones included
@@ -266,7 +318,7 @@ def _single_quotes(text: str, spans: Any) -> str:
     return re.sub(spans.BETWEEN_SINGLE_QUOTES_REGEX, _protected_in_single_quotes, text)
 
 
-_CHANGED_IN_SPANS = frozenset(".。．！!?？'\\")
+_CHANGED_IN_SPANS = re.compile("[.。．！!?？'\\\\]")
 """What pysbd's ``replace_punctuation`` changes in a quoted span: its punctuation and
 apostrophes become placeholders, and brackets and dashes are escaped then unescaped
 (which gives them back unless a backslash is around)."""
@@ -276,7 +328,7 @@ def _protected(match: re.Match[str]) -> str:
     """pysbd's ``replace_punctuation``, not called for a span it leaves as it is."""
     from pysbd.punctuation_replacer import replace_punctuation
 
-    if _CHANGED_IN_SPANS.isdisjoint(match.group()):
+    if _CHANGED_IN_SPANS.search(match.group()) is None:
         return match.group()
     replaced: str = replace_punctuation(match)
     return replaced
@@ -285,7 +337,7 @@ def _protected(match: re.Match[str]) -> str:
 def _protected_in_single_quotes(match: re.Match[str]) -> str:
     from pysbd.punctuation_replacer import replace_punctuation
 
-    if _CHANGED_IN_SPANS.isdisjoint(match.group()):
+    if _CHANGED_IN_SPANS.search(match.group()) is None:
         return match.group()
     replaced: str = replace_punctuation(match, match_type="single")
     return replaced
@@ -302,6 +354,7 @@ _JAPANESE_SPANS = (
 def _plan(rules: Any) -> _Plan | None:
     """The quick pass for ``rules``, or ``None`` for a language whose processor has
     steps this pass does not take (its own processor or extra boundary rules)."""
+    from pysbd.abbreviation_replacer import AbbreviationReplacer
     from pysbd.between_punctuation import BetweenPunctuation
 
     unknown = ("Processor", "ReplaceColonBetweenNumbersRule", "ReplaceNonSentenceBoundaryCommaRule")
@@ -314,8 +367,11 @@ def _plan(rules: Any) -> _Plan | None:
         rules=rules,
         abbreviations=_abbreviation_periods(abbreviations),
         boundary=re.compile(rules.SENTENCE_BOUNDARY_REGEX),
+        punctuation=re.compile("[" + re.escape("".join(rules.Punctuations)) + "]"),
+        quotation_at_end=re.compile(rules.QUOTATION_AT_END_OF_SENTENCE_REGEX),
         punctuations=tuple(rules.Punctuations),
         between=getattr(rules, "BetweenPunctuation", BetweenPunctuation),
+        replacer=getattr(rules, "AbbreviationReplacer", AbbreviationReplacer),
     )
 
 

@@ -19,11 +19,11 @@ The segmenter spends most of its time on two things that do not change its resul
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
-from functools import cache, lru_cache
+from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import Any
 
-from ragjudge._quick_sentences import quick_sentences
+from ragjudge._quick_sentences import quick_sentences, with_abbreviations
 
 __all__ = ["locate", "segment"]
 
@@ -41,7 +41,7 @@ def segment(line: str, language: str) -> list[str]:
     if not line:
         return []
     rules = _rules(language)
-    sentences = quick_sentences(line, rules, _abbreviation_pass(language))
+    sentences = quick_sentences(line, rules)
     if sentences is None:
         sentences = _processor(language)(line, rules, char_span=False).process()
     return [line[start:end] for start, end in locate(sentences, line)]
@@ -123,27 +123,11 @@ def _processor(language: str) -> Any:
     replacer: Any = getattr(rules, "AbbreviationReplacer", AbbreviationReplacer)
 
     def abbreviations_replacer(self: Any) -> Any:
-        return replacer(self.text, _with_abbreviations(self.lang, _useful(self.lang, self.text)))
+        return replacer(self.text, with_abbreviations(self.lang, _useful(self.lang, self.text)))
 
     return type(
         f"Quick{base.__name__}", (base,), {"abbreviations_replacer": abbreviations_replacer}
     )
-
-
-@cache
-def _abbreviation_pass(language: str) -> Callable[[str], str]:
-    """pysbd's abbreviation pass for ``language``, given only the abbreviations that
-    can change the text (as the processor of :func:`_processor` does)."""
-    from pysbd.abbreviation_replacer import AbbreviationReplacer
-
-    rules = _rules(language)
-    replacer: Any = getattr(rules, "AbbreviationReplacer", AbbreviationReplacer)
-
-    def replace(text: str) -> str:
-        replaced: str = replacer(text, _with_abbreviations(rules, _useful(rules, text))).replace()
-        return replaced
-
-    return replace
 
 
 def _useful(rules: Any, text: str) -> tuple[str, ...]:
@@ -166,10 +150,3 @@ def _abbreviation_pattern(rules: Any) -> tuple[frozenset[str], re.Pattern[str]]:
     words = sorted({a.strip() for a in everything if a not in dotted}, key=len, reverse=True)
     alternatives = "|".join(re.escape(word) for word in words) or "(?!)"
     return dotted, re.compile(rf"(?:(?<=\s)|^)({alternatives})\.")
-
-
-@lru_cache(maxsize=4096)
-def _with_abbreviations(rules: Any, abbreviations: tuple[str, ...]) -> Any:
-    """``rules`` with only ``abbreviations`` in their abbreviation list."""
-    listed = type("Abbreviation", (rules.Abbreviation,), {"ABBREVIATIONS": list(abbreviations)})
-    return type(rules.__name__, (rules,), {"Abbreviation": listed})
