@@ -82,7 +82,7 @@ def quick_sentences(line: str, rules: Any) -> list[str] | None:
     """pysbd's sentences of ``line`` as its processor returns them, or ``None`` when
     the line is left to pysbd."""
     plan = _plan(rules)
-    if plan is None or not line or _LEFT_TO_PYSBD.search(line) is not None:
+    if plan is None or not line or _left_to_pysbd(line):
         return None
     text = _rewritten(line, plan)
     if text is None:
@@ -108,6 +108,14 @@ def quick_sentences(line: str, rules: Any) -> list[str] | None:
         _apply(sentence, [plan.rules.SubSingleQuoteRule]) if "&" in sentence else sentence
         for sentence in sentences
     ]
+
+
+def _left_to_pysbd(line: str) -> bool:
+    """Whether ``line`` holds a line break, a placeholder or a folding letter (printable
+    ASCII holds none of them)."""
+    if line.isascii() and line.isprintable():
+        return False
+    return _LEFT_TO_PYSBD.search(line) is not None
 
 
 def _rewritten(text: str, plan: _Plan) -> str | None:
@@ -313,9 +321,21 @@ def _between_default(text: str, spans: Any) -> str:
 
 def _single_quotes(text: str, spans: Any) -> str:
     """pysbd's ``sub_punctuation_between_single_quotes``."""
-    if re.search(spans.WORD_WITH_LEADING_APOSTROPHE, text) and not re.search(r"'\s", text):
+    leading = _quote_first(spans.WORD_WITH_LEADING_APOSTROPHE)
+    if leading.search(text) and not re.search(r"'\s", text):
         return text
-    return re.sub(spans.BETWEEN_SINGLE_QUOTES_REGEX, _protected_in_single_quotes, text)
+    between = _quote_first(spans.BETWEEN_SINGLE_QUOTES_REGEX)
+    return between.sub(_protected_in_single_quotes, text)
+
+
+@cache
+def _quote_first(pattern: str) -> re.Pattern[str]:
+    """``pattern``, which starts "(?<=\\s)'", written to start with its quote instead:
+    "'(?<=\\s')" matches at the same places and is searched for much faster."""
+    prefix = "(?<=\\s)'"
+    if not pattern.startswith(prefix):
+        return re.compile(pattern)
+    return re.compile("'(?<=\\s')" + pattern[len(prefix) :])
 
 
 _CHANGED_IN_SPANS = re.compile("[.。．！!?？'\\\\]")

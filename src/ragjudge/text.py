@@ -85,7 +85,7 @@ def normalize_answer(text: str) -> str:
 
 def contains_cjk(text: str) -> bool:
     """Whether ``text`` holds any Han, Hiragana, Katakana or Hangul character."""
-    return _CJK_RE.search(text) is not None
+    return not text.isascii() and _CJK_RE.search(text) is not None
 
 
 def contains_kana(text: str) -> bool:
