@@ -345,22 +345,36 @@ apostrophes become placeholders, and brackets and dashes are escaped then unesca
 
 
 def _protected(match: re.Match[str]) -> str:
-    """pysbd's ``replace_punctuation``, not called for a span it leaves as it is."""
-    from pysbd.punctuation_replacer import replace_punctuation
-
-    if _CHANGED_IN_SPANS.search(match.group()) is None:
-        return match.group()
-    replaced: str = replace_punctuation(match)
-    return replaced
+    """pysbd's ``replace_punctuation`` of a quoted span."""
+    return _replaced_punctuation(match, _PUNCTUATION_PLACEHOLDERS)
 
 
 def _protected_in_single_quotes(match: re.Match[str]) -> str:
+    """pysbd's ``replace_punctuation`` of a span between single quotes (whose
+    apostrophes stay)."""
+    return _replaced_punctuation(match, _PUNCTUATION_PLACEHOLDERS_SINGLE)
+
+
+def _replaced_punctuation(match: re.Match[str], placeholders: dict[int, str]) -> str:
+    """What pysbd's ``replace_punctuation`` makes of a span: without a backslash in it,
+    its escaping and unescaping of brackets and dashes gives them back, so only the
+    punctuation (and apostrophes) become placeholders; with one, pysbd's own function."""
     from pysbd.punctuation_replacer import replace_punctuation
 
-    if _CHANGED_IN_SPANS.search(match.group()) is None:
-        return match.group()
-    replaced: str = replace_punctuation(match, match_type="single")
-    return replaced
+    span = match.group()
+    if _CHANGED_IN_SPANS.search(span) is None:
+        return span
+    if "\\" in span:
+        single = placeholders is _PUNCTUATION_PLACEHOLDERS_SINGLE
+        replaced: str = replace_punctuation(match, match_type="single" if single else None)
+        return replaced
+    return span.translate(placeholders)
+
+
+_PUNCTUATION_PLACEHOLDERS_SINGLE = str.maketrans(
+    {".": "∯", "。": "&ᓰ&", "．": "&ᓱ&", "！": "&ᓳ&", "!": "&ᓴ&", "?": "&ᓷ&", "？": "&ᓸ&"}
+)
+_PUNCTUATION_PLACEHOLDERS = {**_PUNCTUATION_PLACEHOLDERS_SINGLE, ord("'"): "&⎋&"}
 
 
 _QUOTE_AFTER_SPACE = re.compile(r"'(?<=\s')")
