@@ -1,7 +1,10 @@
 """pysbd's sentence segmentation of one line, with the same result as
 ``pysbd.Segmenter(language, clean=False).segment(line)`` at a fraction of its cost.
 
-The segmenter spends most of its time on two things that do not change its result:
+Most lines go through :func:`ragjudge._quick_sentences.quick_sentences`: pysbd's own
+processor steps, each run only when its patterns could match the line. The others go
+through pysbd's processor, which spends most of its time on two things that do not
+change its result:
 
 * it locates each sentence it found in the line with a regular expression compiled
   from the sentence's own text (a new pattern per sentence, which also pushes pysbd's
