@@ -219,6 +219,9 @@ ADVERSARIAL_LINES = [
     "Steps: 1) open 2) close 3) done. a) one b) two c) three. i) x ii) y iii) z.",
     "a. apple b. banana c. cherry. (a) one (b) two. (iv) four (v) five. Then (ix) Nine.",
     "In 2005. Then 12. Later 7.) and -3. minus. ⁃4. bullet.",
+    "Only item 1. here and nothing else. Lone a) here. Lone (ii) there. Lone x. here.",
+    "Step 9. then 0. wraps. Two items 3) and 4) here. Far apart 5. one, much later 6. two.",
+    "Letters b. and c. then q. and r. Romans (i) and (ii) and iii) end.",
     # ellipses, repeated punctuation
     "Wait... What? Hmm.... Yes. So . . . then . . . . Done.",
     "Really?! No!? Yes?? Stop!! What??? Go!!! Fine.",

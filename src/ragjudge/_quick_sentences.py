@@ -189,25 +189,33 @@ def with_abbreviations(rules: Any, abbreviations: tuple[str, ...]) -> Any:
 
 
 def _lists(text: str) -> str:
-    """pysbd's ``ListItemReplacer.add_line_break``, each of its steps run only when a
-    list item it looks for is present."""
+    """pysbd's ``ListItemReplacer.add_line_break``, each of its steps run only when at
+    least two of the list items it looks for are present: pysbd rewrites an item only
+    when it finds the one before or after it in the list, so a lone item is left."""
     from pysbd.lists_item_replacer import ListItemReplacer
 
     lists = ListItemReplacer(text)
-    if _LETTER_ITEM.search(lists.text):
+    if _two_or_more(_LETTER_ITEM, lists.text):
         lists.add_line_breaks_for_alphabetical_list_with_periods(roman_numeral=False)
-    if _LETTER_PAREN.search(lists.text):
+    if _two_or_more(_LETTER_PAREN, lists.text):
         lists.add_line_breaks_for_alphabetical_list_with_parens(roman_numeral=False)
-    if _LETTER_ITEM.search(lists.text):
+    if _two_or_more(_LETTER_ITEM, lists.text):
         lists.add_line_breaks_for_alphabetical_list_with_periods(roman_numeral=True)
-    if _ROMAN_PAREN.search(lists.text):
+    if _two_or_more(_ROMAN_PAREN, lists.text):
         lists.add_line_breaks_for_alphabetical_list_with_parens(roman_numeral=True)
-    if _NUMBERED_ITEM.search(lists.text):
+    if _two_or_more(_NUMBERED_ITEM, lists.text):
         lists.format_numbered_list_with_periods()
-    if _NUMBERED_PAREN.search(lists.text):
+    if _two_or_more(_NUMBERED_PAREN, lists.text):
         lists.format_numbered_list_with_parens()
     result: str = lists.text
     return result
+
+
+def _two_or_more(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether ``pattern`` matches ``text`` at least twice (each list item pysbd finds
+    holds its own match of the item's test)."""
+    found = pattern.finditer(text)
+    return next(found, None) is not None and next(found, None) is not None
 
 
 def _segment_rules(segment: str, rules: Any) -> str:
