@@ -1,7 +1,10 @@
 """pysbd's sentence segmentation of one line, with the same result as
 ``pysbd.Segmenter(language, clean=False).segment(line)`` at a fraction of its cost.
 
-The segmenter spends most of its time on two things that do not change its result:
+Most lines go through :func:`ragjudge._quick_sentences.quick_sentences`: pysbd's own
+processor steps, each run only when its patterns could match the line. The others go
+through pysbd's processor, which spends most of its time on two things that do not
+change its result:
 
 * it locates each sentence it found in the line with a regular expression compiled
   from the sentence's own text (a new pattern per sentence, which also pushes pysbd's
@@ -20,8 +23,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
+
+from ragjudge._quick_sentences import quick_sentences, with_abbreviations
 
 __all__ = ["locate", "segment"]
 
@@ -38,8 +43,10 @@ def segment(line: str, language: str) -> list[str]:
     with the whitespace after it, a sentence the segmenter cannot find left out."""
     if not line:
         return []
-    processor = _processor(language)
-    sentences: list[str] = processor(line, _rules(language), char_span=False).process()
+    rules = _rules(language)
+    sentences = quick_sentences(line, rules)
+    if sentences is None:
+        sentences = _processor(language)(line, rules, char_span=False).process()
     return [line[start:end] for start, end in locate(sentences, line)]
 
 
@@ -119,7 +126,7 @@ def _processor(language: str) -> Any:
     replacer: Any = getattr(rules, "AbbreviationReplacer", AbbreviationReplacer)
 
     def abbreviations_replacer(self: Any) -> Any:
-        return replacer(self.text, _with_abbreviations(self.lang, _useful(self.lang, self.text)))
+        return replacer(self.text, with_abbreviations(self.lang, _useful(self.lang, self.text)))
 
     return type(
         f"Quick{base.__name__}", (base,), {"abbreviations_replacer": abbreviations_replacer}
@@ -146,10 +153,3 @@ def _abbreviation_pattern(rules: Any) -> tuple[frozenset[str], re.Pattern[str]]:
     words = sorted({a.strip() for a in everything if a not in dotted}, key=len, reverse=True)
     alternatives = "|".join(re.escape(word) for word in words) or "(?!)"
     return dotted, re.compile(rf"(?:(?<=\s)|^)({alternatives})\.")
-
-
-@lru_cache(maxsize=4096)
-def _with_abbreviations(rules: Any, abbreviations: tuple[str, ...]) -> Any:
-    """``rules`` with only ``abbreviations`` in their abbreviation list."""
-    listed = type("Abbreviation", (rules.Abbreviation,), {"ABBREVIATIONS": list(abbreviations)})
-    return type(rules.__name__, (rules,), {"Abbreviation": listed})

@@ -111,7 +111,7 @@ def answer_of_folded(folded: str) -> str:
 
 def contains_cjk(text: str) -> bool:
     """Whether ``text`` holds any Han, Hiragana, Katakana or Hangul character."""
-    return _CJK_RE.search(text) is not None
+    return not text.isascii() and _CJK_RE.search(text) is not None
 
 
 def contains_kana(text: str) -> bool:
