@@ -62,6 +62,7 @@ class StreamedSet:
         """The pass that just ended must be read again (see the module docstring)."""
         self._format: RowFormat | None = chosen
         self._given: set[str] = set()
+        self._seeded = False
 
     def pages(self) -> Iterator[list[Sample]]:
         """Every valid sample, a page at a time (a page may be empty when all its rows
@@ -126,6 +127,7 @@ class StreamedSet:
             reason = f"columns: {'; '.join(missing)} (its columns: {', '.join(keys)})"
             raise DatasetError([file_problem(self.label, reason)])
         whole = self.chosen or row_format(detect_format(keys))
-        if self._format is None or whole.name != self._format.name or ids.clashed:
-            self._format, self._given = whole, set(ids.first_row)
+        clashed = ids.clashed and not self._seeded  # a seeded pass derives around them
+        if self._format is None or whole.name != self._format.name or clashed:
+            self._format, self._given, self._seeded = whole, set(ids.first_row), True
             self.again = True
