@@ -54,9 +54,13 @@ class Execution:
         self.context = context
         """What every metric receives; trial and agent models are set per call."""
         self.agent_models = agent_models
-        self.finished = store.finished_scores(run_id)
-        self.outputs = store.outputs(run_id)
+        self.finished, self.outputs = self.stored_results()
         self.writer = ResultWriter(store, run_id)
+
+    def stored_results(self) -> tuple[set[tuple[str, int, str]], dict[str, Output]]:
+        """The run's stored score keys and outputs, held for the execution (a resumed
+        run's); an execution that reads them page by page returns empty ones."""
+        return self.store.finished_scores(self.run_id), self.store.outputs(self.run_id)
 
     def is_done(self, sample: Sample) -> bool:
         """Whether the sample has its output and every score of every trial."""

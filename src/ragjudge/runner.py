@@ -14,7 +14,7 @@ import platform
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 
@@ -33,6 +33,7 @@ from ragjudge.judging import (
     preflight,
     record_calls,
 )
+from ragjudge.loading import STREAM_PAGE_ROWS
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeCallRecord, JudgeModel, PermitSource, Provider, ResponseCache
 from ragjudge.preparation import MetricSpec, Prepared, RequirementError, prepare
@@ -43,6 +44,9 @@ from ragjudge.run_events import NOTE
 from ragjudge.runlock import run_lock
 from ragjudge.schema import Sample
 from ragjudge.store import RunInfo, Store, new_run_id
+
+if TYPE_CHECKING:
+    from ragjudge.spooling import SpooledSet
 
 __all__ = [
     "EvaluationResult",
@@ -95,7 +99,9 @@ async def run_evaluation(
     """
     resumed, stored_samples = None, None
     if resume is not None:
-        resumed, stored_samples = _stored_run(config, resume)
+        resumed, stored_samples = _stored_run(
+            config, resume, read=not _pages_stored(config, metrics)
+        )
         config = _resumed_config(resumed, config)
     elif retry_errors:
         raise ConfigError("retry_errors (--retry-errors) goes with resume (--resume RUN)")
@@ -111,7 +117,7 @@ async def run_evaluation(
     if config.executor == "ray":
         require_ray(config)
     # Everything is checked before the store is opened: a bad config leaves no file.
-    setup = prepare(config, data=data, target=target, metrics=metrics, samples=stored_samples)
+    setup, spool = _prepared(config, data, target, metrics, stored_samples, resumed=resumed)
     try:
         check_judge(config, setup.metrics, provider=judge_provider)
         with Store(config.store_path) as store:
@@ -119,9 +125,40 @@ async def run_evaluation(
             # run is stored: a judge that cannot be built leaves no empty run behind.
             run_id = new_run_id() if resumed is None else resumed.run_id
             with run_lock(store.path, run_id):
-                return await _execute(store, run_id, config, setup, resumed, options)
+                return await _execute(store, run_id, config, setup, resumed, options, spool)
     finally:
+        if spool is not None:
+            spool.remove()
         await _close(setup.target, setup.retriever)
+
+
+def _pages_stored(config: EvalConfig, metrics: Sequence[MetricSpec] | None) -> bool:
+    """Whether a resumed run's samples stay in the store, read a page at a time by
+    the Ray driver (with metrics given to the call they are read whole, as before: the
+    driver's metrics learn which rows they do not apply to)."""
+    return config.executor == "ray" and metrics is None
+
+
+def _prepared(
+    config: EvalConfig,
+    data: Any,
+    target: Any,
+    metrics: Sequence[MetricSpec] | None,
+    stored: list[Sample] | None,
+    *,
+    resumed: RunInfo | None,
+) -> tuple[Prepared, SpooledSet | None]:
+    """The checked setup of the run; on Ray, a folder of Parquet files is spooled page
+    by page rather than loaded, and a resumed run's samples are left in the store
+    (checked when the run was created)."""
+    from ragjudge.spooling import parquet_folder, prepare_stored, prepare_streamed
+
+    if resumed is not None and stored is None:
+        return prepare_stored(config, target=target, metrics=metrics), None
+    folder = parquet_folder(config, data) if resumed is None else None
+    if folder is not None:
+        return prepare_streamed(config, folder, target=target, metrics=metrics)
+    return prepare(config, data=data, target=target, metrics=metrics, samples=stored), None
 
 
 async def _execute(
@@ -131,6 +168,7 @@ async def _execute(
     setup: Prepared,
     resumed: RunInfo | None,
     options: _Options,
+    spool: SpooledSet | None = None,
 ) -> EvaluationResult:
     """With the run's lock held: models, pre-flight, the run record, execution."""
     limiters: dict[str, PermitSource] = {}  # one per endpoint: its limit counts every request
@@ -155,7 +193,9 @@ async def _execute(
         await _close(judge, *models)
         _close_cache(own_cache)
         raise
-    _record_start(store, run_id, config, setup, resumed, retry_errors=options.retry_errors)
+    _record_start(
+        store, run_id, config, setup, resumed, retry_errors=options.retry_errors, spool=spool
+    )
     if options.on_start is not None:
         options.on_start(run_id)
     _tell(setup.notes, options.progress)
@@ -246,13 +286,16 @@ async def _preflight(
     return await preflight([m for m in (judge, *agents) if m is not None])
 
 
-def _stored_run(config: EvalConfig, run_id: str) -> tuple[RunInfo, list[Sample]]:
-    """The run to resume and its samples; ``KeyError`` when there is none."""
+def _stored_run(
+    config: EvalConfig, run_id: str, *, read: bool = True
+) -> tuple[RunInfo, list[Sample] | None]:
+    """The run to resume and its samples (None unless ``read``); ``KeyError`` when
+    there is none."""
     if not config.store_path.exists():
         raise KeyError(f"no run {run_id!r}: there is no store at {config.store_path}")
     with Store(config.store_path) as store:
         run = store.run(run_id)
-        return run, store.samples(run.run_id)
+        return run, store.samples(run.run_id) if read else None
 
 
 def _resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
@@ -328,6 +371,7 @@ def _record_start(
     resumed: RunInfo | None,
     *,
     retry_errors: bool = False,
+    spool: SpooledSet | None = None,
 ) -> None:
     """Store a new run, or reopen a resumed one: calls a killed process left in flight
     are marked lost, and with ``retry_errors`` its errored results are cleared so they
@@ -345,11 +389,14 @@ def _record_start(
         versions=_versions(),
         samples=setup.samples,
         trials=config.trials,
-        meanings={
+        meanings=spool.meanings
+        if spool is not None
+        else {
             name: meaning
             for metric in setup.metrics
             for name, meaning in metric.meanings_for(setup.samples).items()
         },
+        pages=spool.pages(STREAM_PAGE_ROWS) if spool is not None else (),
     )
     for note in setup.notes:
         store.add_run_event(run_id, NOTE, {"text": note})

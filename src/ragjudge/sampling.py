@@ -22,24 +22,30 @@ def stratified_sample(
     rows) in the set's order. With ``by`` (a metadata key), each subset gets a share of
     ``n`` proportional to its size (largest remainders) and, when ``n`` allows, at least
     one row; rows without the key form a subset of their own."""
-    if n >= len(samples):
-        return list(samples)
-    groups = _groups(samples, by)
+    key = None if by is None else by.removeprefix("metadata.")
+    values = [None if key is None else s.metadata.get(key) for s in samples]
+    return [samples[i] for i in stratified_positions(values, n, seed=seed)]
+
+
+def stratified_positions(values: Sequence[Any], n: int, *, seed: int = 0) -> list[int]:
+    """The positions :func:`stratified_sample` draws, in order, from each row's value
+    of the ``by`` key (None for a row without it): the draw needs nothing else."""
+    if n >= len(values):
+        return list(range(len(values)))
+    groups = _groups(values)
     quotas = _quotas([len(rows) for rows in groups.values()], n)
     rng = random.Random(seed)
     chosen: list[int] = []
     for rows, quota in zip(groups.values(), quotas, strict=True):
         chosen.extend(rng.sample(rows, quota))
-    return [samples[i] for i in sorted(chosen)]
+    return sorted(chosen)
 
 
-def _groups(samples: Sequence[Sample], by: str | None) -> dict[str, list[int]]:
+def _groups(values: Sequence[Any]) -> dict[str, list[int]]:
     """Row indices per subset, subsets sorted by their value (so the draw does not
     depend on the row order of the subsets' first appearance)."""
-    key = None if by is None else by.removeprefix("metadata.")
     groups: dict[str, list[int]] = {}
-    for index, sample in enumerate(samples):
-        value: Any = None if key is None else sample.metadata.get(key)
+    for index, value in enumerate(values):
         groups.setdefault(json.dumps(value, sort_keys=True, default=str), []).append(index)
     return dict(sorted(groups.items()))
 

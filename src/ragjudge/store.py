@@ -151,9 +151,11 @@ class Store:
         trials: int,
         run_id: str | None = None,
         meanings: Mapping[str, ScoreMeaning] | None = None,
+        pages: Iterable[Sequence[tuple[str, str]]] = (),
     ) -> str:
         """Create a run and store its samples and its scores' meanings; returns the
-        run id."""
+        run id. ``pages`` holds more samples, after ``samples``, already in their
+        stored form — (request id, JSON) — a page at a time, in the same transaction."""
         run_id = run_id or new_run_id()
         stored = None if meanings is None else {k: m.model_dump() for k, m in meanings.items()}
         with self._tx() as conn:
@@ -174,6 +176,15 @@ class Store:
                 "INSERT INTO samples VALUES (?, ?, ?, ?)",
                 [(run_id, i, s.request_id, s.model_dump_json()) for i, s in enumerate(samples)],
             )
+            count = len(samples)
+            for page in pages:
+                conn.executemany(
+                    "INSERT INTO samples VALUES (?, ?, ?, ?)",
+                    [(run_id, count + i, rid, stored) for i, (rid, stored) in enumerate(page)],
+                )
+                count += len(page)
+            if count != len(samples):
+                conn.execute("UPDATE runs SET n_samples = ? WHERE run_id = ?", (count, run_id))
         return run_id
 
     def set_status(self, run_id: str, status: RunStatus) -> None:
@@ -226,6 +237,36 @@ class Store:
             "SELECT sample_json FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
         ).fetchall()
         return [Sample.model_validate_json(r[0], context={STORED_FORM: True}) for r in rows]
+
+    def sample_page(self, run_id: str, start: int, size: int) -> list[Sample]:
+        """The run's samples at positions ``start`` to ``start + size`` (a page)."""
+        rows = self._conn.execute(
+            "SELECT sample_json FROM samples WHERE run_id = ? AND position >= ?"
+            " AND position < ? ORDER BY position",
+            (run_id, start, start + size),
+        ).fetchall()
+        return [Sample.model_validate_json(r[0], context={STORED_FORM: True}) for r in rows]
+
+    def stored_for(
+        self, run_id: str, request_ids: Sequence[str]
+    ) -> tuple[dict[str, Output], set[tuple[str, int, str]]]:
+        """The stored outputs and score keys (request_id, trial, metric) of these
+        samples only (a page of a resumed run)."""
+        outputs: dict[str, Output] = {}
+        finished: set[tuple[str, int, str]] = set()
+        for at in range(0, len(request_ids), 500):  # within SQLite's bound on parameters
+            chunk = request_ids[at : at + 500]
+            where = f"WHERE run_id = ? AND request_id IN ({', '.join('?' * len(chunk))})"
+            for rid, text in self._conn.execute(
+                f"SELECT request_id, output_json FROM outputs {where}", (run_id, *chunk)
+            ):
+                outputs[rid] = Output.model_validate_json(text)
+            finished.update(
+                self._conn.execute(
+                    f"SELECT request_id, trial, metric FROM scores {where}", (run_id, *chunk)
+                )
+            )
+        return outputs, finished
 
     def sample_metadata(self, run_id: str) -> dict[str, dict[str, Any]]:
         """Each sample's metadata by request id, read without rebuilding the samples."""

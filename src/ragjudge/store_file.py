@@ -74,6 +74,7 @@ CREATE TABLE IF NOT EXISTS judge_calls (
     created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS judge_calls_run ON judge_calls(run_id);
+CREATE INDEX IF NOT EXISTS samples_position ON samples(run_id, position);
 CREATE TABLE IF NOT EXISTS run_events (
     event_id INTEGER PRIMARY KEY AUTOINCREMENT,
     run_id TEXT NOT NULL,

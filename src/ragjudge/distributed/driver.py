@@ -1,14 +1,14 @@
 """The driver of a run on Ray: connect to (or start) the cluster, start the permit
-keepers and the workers, send the pending samples in batches, and write what comes
+keepers and the workers, send the run's samples in batches, and write what comes
 back to the store — the only writer, batch by batch, through the same
 :class:`~ragjudge.store_batch.ResultWriter` as a local run.
 
-Memory on the driver: the run's samples (as in a local run: prepared and checked
-before any work, and stored with the run), the outputs and score keys stored before a
-resumed execution, the rows waiting for the next commit (at most
-:data:`~ragjudge.store_batch.BATCH_ROWS`), and at most ``workers × batches_per_worker``
-batches in flight — their samples and their results. New results are not kept once
-written (a local run keeps its outputs).
+The samples are read back from the store a page (one batch) at a time, by position,
+as workers free up; a resumed run asks the store for each page's stored outputs and
+score keys and sends only what is missing. Memory on the driver: at most
+``workers × batches_per_worker`` batches in flight — their samples, what is stored for
+them and their results — and the rows waiting for the next commit (at most
+:data:`~ragjudge.store_batch.BATCH_ROWS`). Nothing grows with the number of rows.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from ragjudge.models import PriceTable, Provider, RateLimits, ResponseCache
 from ragjudge.models.limits import Limiter
 from ragjudge.progress import progress_display
 from ragjudge.ray_settings import ClusterError, RayConfig, cluster_address
-from ragjudge.schema import Sample
+from ragjudge.schema import Output, Sample
 from ragjudge.store import Store
 from ragjudge.targets import Target
 
@@ -147,25 +147,57 @@ class RayExecution(Execution):
         self.timings = Timings()
         self.keepers: dict[str, Any] = {}
         self.worker_handles: list[Any] = []
-        self._stored: dict[str, list[tuple[str, int, str]]] = {}
         self._setup_ref: Any = None
 
+    def stored_results(self) -> tuple[set[tuple[str, int, str]], dict[str, Output]]:
+        """Nothing held for the run: what is stored is read per page (:meth:`_pages`)."""
+        return set(), {}
+
     async def run(self, samples: Sequence[Sample], concurrency: int, progress: bool) -> None:
-        """Evaluate every sample that is not done on the cluster's workers."""
-        todo = [s for s in samples if not self.is_done(s)]
-        for key in self.finished:  # a resumed run's stored scores, by sample
-            self._stored.setdefault(key[0], []).append(key)
+        """Evaluate every stored sample of the run that is not done on the cluster's
+        workers (``samples`` are the run's, as stored: they are read back in pages)."""
+        total = self.store.run(self.run_id).n_samples
         with progress_display(progress, status=self.rate_status) as tracker:
-            tracker.start(len(samples), len(samples) - len(todo))
+            tracker.start(total, 0)
             with ray_session(self.config.ray):
                 try:
                     self._start_keepers()
                     await self._start_workers()
-                    await self._dispatch(todo, concurrency, tracker)
+                    await self._dispatch(self._pages(total, tracker), concurrency, tracker)
                 finally:
                     self.writer.flush()
                     self._stop()
                     self.store.add_run_event(self.run_id, RAY_EXECUTION, self.timings.to_dict())
+
+    def _pages(self, total: int, tracker: Any) -> Iterator[Batch]:
+        """The run's samples from the store, one page of ``batch_size`` at a time, as
+        batches of those not done with what is stored for them; done ones count as
+        progress."""
+        size = self.settings.batch_size
+        for start in range(0, total, size):
+            page = self.store.sample_page(self.run_id, start, size)
+            outputs, finished = self.store.stored_for(self.run_id, [s.request_id for s in page])
+            todo = [s for s in page if not self._done(s, outputs, finished)]
+            for _ in range(len(page) - len(todo)):
+                tracker.advance()
+            if todo:
+                ids = {s.request_id for s in todo}
+                yield Batch(
+                    samples=todo,
+                    outputs={rid: output for rid, output in outputs.items() if rid in ids},
+                    finished={key for key in finished if key[0] in ids},
+                )
+
+    def _done(
+        self, sample: Sample, outputs: dict[str, Output], finished: set[tuple[str, int, str]]
+    ) -> bool:
+        rid = sample.request_id
+        return rid in outputs and all(
+            (rid, trial, name) in finished
+            for trial in range(self.trials)
+            for metric in self.metrics
+            for name in metric.score_names_for(sample)
+        )
 
     def _start_keepers(self) -> None:
         keeper_actor = _actor_class(PermitKeeper, num_cpus=0, max_concurrency=10_000)
@@ -207,36 +239,28 @@ class RayExecution(Execution):
             *(asyncio.wrap_future(w.ready.remote().future()) for w in self.worker_handles)
         )
 
-    async def _dispatch(self, todo: list[Sample], concurrency: int, tracker: Any) -> None:
-        size = self.settings.batch_size
+    async def _dispatch(self, batches: Iterator[Batch], concurrency: int, tracker: Any) -> None:
         queued = self.settings.batches_per_worker
         load = {i: 0 for i in range(len(self.worker_handles))}
-        waiting: dict[asyncio.Future[BatchResult], tuple[int, int]] = {}
-        for start in range(0, len(todo), size):
+        waiting: dict[asyncio.Future[BatchResult], tuple[int, Batch]] = {}
+        while True:
             while len(waiting) >= queued * len(self.worker_handles):
                 await self._collect(waiting, load, tracker)
             begun = time.perf_counter()
+            batch = next(batches, None)  # read from the store only when a slot is free
+            if batch is None:
+                break
             worker = min(load, key=load.__getitem__)
-            batch = self._batch(todo[start : start + size])
             ref = self.worker_handles[worker].run_batch.remote(batch, concurrency)
-            waiting[asyncio.wrap_future(ref.future())] = (worker, len(batch.samples))
+            waiting[asyncio.wrap_future(ref.future())] = (worker, batch)
             load[worker] += 1
             self.timings.dispatching += time.perf_counter() - begun
         while waiting:
             await self._collect(waiting, load, tracker)
 
-    def _batch(self, samples: list[Sample]) -> Batch:
-        """The samples with what is stored for them (a resumed run's outputs and scores)."""
-        ids = [s.request_id for s in samples]
-        return Batch(
-            samples=samples,
-            outputs={rid: self.outputs[rid] for rid in ids if rid in self.outputs},
-            finished={key for rid in ids for key in self._stored.get(rid, ())},
-        )
-
     async def _collect(
         self,
-        waiting: dict[asyncio.Future[BatchResult], tuple[int, int]],
+        waiting: dict[asyncio.Future[BatchResult], tuple[int, Batch]],
         load: dict[int, int],
         tracker: Any,
     ) -> None:
@@ -244,7 +268,7 @@ class RayExecution(Execution):
         done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         self.timings.waiting += time.perf_counter() - begun
         for future in done:
-            worker, count = waiting.pop(future)
+            worker, batch = waiting.pop(future)
             load[worker] -= 1
             try:
                 result = future.result()
@@ -253,22 +277,20 @@ class RayExecution(Execution):
                     f"a Ray worker failed beyond {self.settings.max_retries} retries: {exc}"
                 ) from None
             begun = time.perf_counter()
-            await self._write(result)
+            await self._write(result, batch)
             self.timings.writing += time.perf_counter() - begun
             self.timings.worker_seconds += result.seconds
             self.timings.batches += 1
             self.timings.worker_peak_rss_mb[result.pid] = result.peak_rss_mb
-            for _ in range(count):
+            for _ in range(len(batch.samples)):
                 tracker.advance()
 
-    async def _write(self, result: BatchResult) -> None:
+    async def _write(self, result: BatchResult, batch: Batch) -> None:
         """Store a batch's judge calls (new ids), outputs and new scores, as a local
-        run does; results already stored (a batch sent twice) are left out."""
+        run does; what was stored before the batch was sent is left out."""
         ids = {local: await self.recorder(record) for local, record in result.calls}
-        # Only what was stored before the run is kept in memory (to send with batches
-        # and leave out here): new results go to the store and are not held.
         for rid, output in result.outputs:
-            if rid not in self.outputs:
+            if rid not in batch.outputs:
                 self.writer.output(rid, output)
         for rid, trial, scores in result.scores:
             new = [
@@ -276,7 +298,7 @@ class RayExecution(Execution):
                 if s.judge_call_ids
                 else s
                 for s in scores
-                if (rid, trial, s.metric) not in self.finished
+                if (rid, trial, s.metric) not in batch.finished
             ]
             if new:
                 self.writer.scores(rid, trial, new)

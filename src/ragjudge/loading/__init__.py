@@ -48,15 +48,18 @@ from ragjudge.loading._mapping import derived_chunk
 from ragjudge.loading._readers import all_keys, file_problem, read_source
 from ragjudge.loading._report import LoadReport
 from ragjudge.loading._samples import build_samples
+from ragjudge.loading._stream import STREAM_PAGE_ROWS, StreamedSet
 from ragjudge.schema import Sample
 
 __all__ = [
     "COLUMN_FIELDS",
     "FORMATS",
+    "STREAM_PAGE_ROWS",
     "DatasetError",
     "LoadReport",
     "LoadedSet",
     "RowProblem",
+    "StreamedSet",
     "check_columns",
     "derived_chunk",
     "detect_format",

@@ -13,7 +13,7 @@ are not JSON and are refused rather than turned into a missing value.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,6 +113,19 @@ def _read_parquet_folder(path: Path, label: str, columns: Mapping[str, str]) -> 
     """A folder of Parquet files (a partitioned dataset, in path order), read in record
     batches of :data:`PARQUET_BATCH_ROWS`: never a whole table in memory, only the rows
     as they are read. Rows are numbered across the files."""
+    result = ReadResult(label)
+    number = 0
+    for records in parquet_folder_batches(path, label, PARQUET_BATCH_ROWS):
+        for record in records:
+            number += 1
+            _add_record(result, number, record, True, columns)
+    return result
+
+
+def parquet_folder_batches(path: Path, label: str, rows: int) -> Iterator[list[Any]]:
+    """The records of a folder of Parquet files (in path order), ``rows`` at a time
+    (the last batch of each file may be shorter); a file that cannot be read stops
+    the load with :class:`DatasetError`."""
     import pyarrow
     import pyarrow.parquet as pq
 
@@ -121,16 +134,22 @@ def _read_parquet_folder(path: Path, label: str, columns: Mapping[str, str]) -> 
         raise _file_error(
             label, "is a folder with no .parquet file; give the evaluation set's file"
         )
-    result = ReadResult(label)
-    number = 0
     for file in files:
         try:
-            for batch in pq.ParquetFile(file).iter_batches(batch_size=PARQUET_BATCH_ROWS):
-                for record in batch.to_pylist():
-                    number += 1
-                    _add_record(result, number, record, True, columns)
+            batches = pq.ParquetFile(file).iter_batches(batch_size=rows)
+            while (batch := next(batches, None)) is not None:
+                yield batch.to_pylist()
         except (pyarrow.ArrowException, OSError, ValueError) as exc:
             raise _file_error(f"{file}", f"is not a readable Parquet file: {exc}") from None
+
+
+def read_records(
+    label: str, numbered: Iterable[tuple[int, Any]], columns: Mapping[str, str]
+) -> ReadResult:
+    """The cleaned rows (and the problems) of tabular records numbered as given."""
+    result = ReadResult(label)
+    for number, record in numbered:
+        _add_record(result, number, record, True, columns)
     return result
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -26,6 +26,20 @@ class _PreparedRow:
 
 
 @dataclass
+class RequestIds:
+    """The request ids of a set read in pages: the first row of each given id (to
+    report duplicates across pages) and every id taken so far — with the given ids of
+    the whole set when an earlier pass collected them, so that derived ids avoid them
+    exactly as a whole load does."""
+
+    first_row: dict[str, int] = field(default_factory=dict)
+    taken: set[str] = field(default_factory=set)
+    clashed: bool = False
+    """A given id equals one derived on an earlier page: a whole load would have
+    derived another; read again with ``taken`` holding every given id."""
+
+
+@dataclass
 class Built:
     """The valid samples of a set, the problems of its other rows, which columns gave
     which field (``field`` → column) and the columns no field took."""
@@ -37,16 +51,21 @@ class Built:
 
 
 def build_samples(
-    label: str, rows: list[RawRow], fmt: RowFormat, columns: Mapping[str, str] | None = None
+    label: str,
+    rows: list[RawRow],
+    fmt: RowFormat,
+    columns: Mapping[str, str] | None = None,
+    ids: RequestIds | None = None,
 ) -> Built:
     """The valid samples of ``rows`` read in format ``fmt`` (the mapped ``columns``
     already under their fields' names), and the problems of the others (a row with a
-    bad request id yields no sample)."""
+    bad request id yields no sample). ``ids`` carries the request ids of the pages
+    before ``rows`` when a set is built page by page."""
     prepared = [
         _PreparedRow(raw.row, _mapped(raw.data, fmt, columns or {}), _content_id(raw.data))
         for raw in rows
     ]
-    problems = _assign_request_ids(label, prepared)
+    problems = _assign_request_ids(label, prepared, ids or RequestIds())
     bad_rows = {p.row for p in problems}
     samples: list[Sample] = []
     for item in prepared:
@@ -89,10 +108,12 @@ def _content_id(data: Mapping[str, Any]) -> str:
     return hashlib.sha1(canonical.encode("utf-8"), usedforsecurity=False).hexdigest()[:12]
 
 
-def _assign_request_ids(label: str, prepared: list[_PreparedRow]) -> list[RowProblem]:
+def _assign_request_ids(
+    label: str, prepared: list[_PreparedRow], ids: RequestIds
+) -> list[RowProblem]:
     """Keep given ids (as strings), report duplicates, derive the missing ones."""
     problems: list[RowProblem] = []
-    first_row: dict[str, int] = {}
+    first_row = ids.first_row
     for item in prepared:
         fields = item.mapped.fields
         if "request_id" not in fields:
@@ -113,8 +134,10 @@ def _assign_request_ids(label: str, prepared: list[_PreparedRow]) -> list[RowPro
             )
             problems.append(RowProblem(source=label, row=item.row, field=column, reason=reason))
         else:
+            ids.clashed = ids.clashed or request_id in ids.taken
             first_row[request_id] = item.row
-    used = set(first_row)
+            ids.taken.add(request_id)
+    used = ids.taken
     for item in prepared:
         if "request_id" in item.mapped.fields:
             continue
