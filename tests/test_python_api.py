@@ -128,3 +128,15 @@ def test_a_function_named_in_a_config(tmp_path: Path) -> None:
     result = asyncio.run(run_evaluation(load_config(tmp_path / "eval.yaml"), progress=False))
 
     assert result.summary().set_index("metric").loc["short", "mean"] == pytest.approx(2 / 3)
+
+
+def test_evaluate_has_the_signature_and_docs_of_aevaluate() -> None:
+    import inspect
+
+    import ragjudge as rj
+
+    assert inspect.signature(rj.evaluate) == inspect.signature(rj.aevaluate)
+    assert "metrics" in inspect.signature(rj.evaluate).parameters
+    assert rj.evaluate.__name__ == "evaluate"
+    assert (rj.evaluate.__doc__ or "").startswith("Evaluate ``data``")
+    assert not inspect.iscoroutinefunction(rj.evaluate)

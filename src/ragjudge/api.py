@@ -4,9 +4,10 @@ from their arguments and running it with :func:`ragjudge.runner.run_evaluation`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from pydantic import ValidationError
 
@@ -20,53 +21,8 @@ from ragjudge.runner import run_evaluation, run_sync
 
 __all__ = ["aevaluate", "evaluate"]
 
-
-def evaluate(
-    data: Any = None,
-    *,
-    target: Any = None,
-    metrics: Sequence[MetricSpec | Callable[..., Any]],
-    knowledge_base: str | Path | dict[str, Any] | None = None,
-    judge: str | dict[str, Any] | Provider | None = None,
-    trials: int = 1,
-    concurrency: int = 8,
-    limit: int | None = None,
-    sample: int | None = None,
-    by: str | None = None,
-    store: str | Path | None = None,
-    name: str | None = None,
-    format: str | None = None,
-    columns: dict[str, str] | None = None,
-    skip_invalid_rows: bool = False,
-    resume: str | None = None,
-    retry_errors: bool = False,
-    seed: int = 0,
-    progress: bool = True,
-    executor: str = "local",
-    ray: dict[str, Any] | None = None,
-) -> EvaluationResult:
-    """Evaluate ``data`` (a file path, DataFrame or list of dicts) with ``metrics``
-    (names, option dicts, Metric instances, or plain functions
-    ``(sample, output) -> float`` named after themselves).
-
-    ``target`` is None (responses are in the data), a ``package.module:function`` path
-    (or ``path/to/file.py:function``) or a callable. ``judge`` is a model spec
-    (``openai/gpt-4o-mini``), a dict of judge settings (model, base_url, rpm, prices …)
-    or a provider object. ``format`` names the data's layout (guessed from its columns
-    otherwise) and ``columns`` maps Sample fields to the data's own column names
-    (``{"request": "ticket_text", "response": "bot_reply"}``). ``skip_invalid_rows``
-    scores what can be scored and reports the rest (rows that cannot be read are left
-    out; a metric is not applicable to rows lacking its inputs). ``limit`` takes the
-    first N rows, ``sample`` N random rows stratified by ``by`` (drawn with ``seed``).
-    Results go to the SQLite store (default ``.ragjudge/runs.db`` in the current
-    folder); ``resume`` finishes an interrupted run (``retry_errors``: and computes
-    its errored results again). ``executor="ray"`` evaluates the samples on Ray workers
-    (``ray``: the ``ray:`` config section, e.g. ``{"address": "host:6379"}``). Works in scripts and inside a running event loop
-    (notebooks: the run goes to a worker thread); in async code, ``await``
-    :func:`aevaluate` instead.
-    """
-    arguments = dict(locals())
-    return run_sync(lambda: aevaluate(**arguments))
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 async def aevaluate(
@@ -139,6 +95,47 @@ async def aevaluate(
         judge_provider=judge_provider,
         progress=progress,
     )
+
+
+def _blocking(
+    coroutine_function: Callable[P, Coroutine[Any, Any, T]], name: str, doc: str
+) -> Callable[P, T]:
+    """``coroutine_function`` called from sync code (see :func:`run_sync`), with its
+    signature and the given name and docstring."""
+
+    @functools.wraps(coroutine_function)
+    def call(*args: P.args, **kwargs: P.kwargs) -> T:
+        return run_sync(lambda: coroutine_function(*args, **kwargs))
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = doc
+    return call
+
+
+evaluate = _blocking(
+    aevaluate,
+    "evaluate",
+    """Evaluate ``data`` (a file path, DataFrame or list of dicts) with ``metrics``
+(names, option dicts, Metric instances, or plain functions
+``(sample, output) -> float`` named after themselves).
+
+``target`` is None (responses are in the data), a ``package.module:function`` path
+(or ``path/to/file.py:function``) or a callable. ``judge`` is a model spec
+(``openai/gpt-4o-mini``), a dict of judge settings (model, base_url, rpm, prices …)
+or a provider object. ``format`` names the data's layout (guessed from its columns
+otherwise) and ``columns`` maps Sample fields to the data's own column names
+(``{"request": "ticket_text", "response": "bot_reply"}``). ``skip_invalid_rows``
+scores what can be scored and reports the rest (rows that cannot be read are left
+out; a metric is not applicable to rows lacking its inputs). ``limit`` takes the
+first N rows, ``sample`` N random rows stratified by ``by`` (drawn with ``seed``).
+Results go to the SQLite store (default ``.ragjudge/runs.db`` in the current
+folder); ``resume`` finishes an interrupted run (``retry_errors``: and computes
+its errored results again). ``executor="ray"`` evaluates the samples on Ray workers
+(``ray``: the ``ray:`` config section, e.g. ``{"address": "host:6379"}``). Works
+in scripts and inside a running event loop (notebooks: the run goes to a worker
+thread); in async code, ``await`` :func:`aevaluate` instead.
+""",
+)
 
 
 def _metric_specs(metrics: Sequence[MetricSpec | Callable[..., Any]]) -> list[MetricSpec]:
