@@ -6,6 +6,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from ragjudge.report._tables import titled_table
 from ragjudge.repro import ReproTable, SampleRepro
 
 __all__ = ["render_repro"]
@@ -16,19 +17,17 @@ _CRITERION_CHARS = 60
 def render_repro(table: ReproTable) -> Group:
     """Per sample and score the distribution over trials; then, for rubric scores,
     each item's agreement with its majority verdict."""
-    scores = Table(
-        title=f"reproducibility over {table.trials} trials — run {table.run_id}",
-        title_justify="left",
+    scores = titled_table(
+        f"reproducibility over {table.trials} trials — run {table.run_id}",
+        (
+            ("score", "left"),
+            ("sample", "left"),
+            ("distribution (value: trials)", "left"),
+            ("= mode", "right"),
+            ("sd", "right"),
+            ("errors", "right"),
+        ),
     )
-    for column, justify in (
-        ("score", "left"),
-        ("sample", "left"),
-        ("distribution (value: trials)", "left"),
-        ("= mode", "right"),
-        ("sd", "right"),
-        ("errors", "right"),
-    ):
-        scores.add_column(column, justify=justify)  # type: ignore[arg-type]
     for row in table.rows:
         scores.add_row(
             Text(row.metric),
@@ -56,16 +55,17 @@ def _items_table(table: ReproTable) -> Table | None:
     rows = [row for row in table.rows if row.items]
     if not rows:
         return None
-    out = Table(title="rubric items: agreement with the majority verdict", title_justify="left")
-    for column, justify in (
-        ("score", "left"),
-        ("sample", "left"),
-        ("item", "left"),
-        ("points", "right"),
-        ("majority", "center"),
-        ("agreement", "right"),
-    ):
-        out.add_column(column, justify=justify)  # type: ignore[arg-type]
+    out = titled_table(
+        "rubric items: agreement with the majority verdict",
+        (
+            ("score", "left"),
+            ("sample", "left"),
+            ("item", "left"),
+            ("points", "right"),
+            ("majority", "center"),
+            ("agreement", "right"),
+        ),
+    )
     for row in rows:
         for item in row.items:
             a = item.agreement

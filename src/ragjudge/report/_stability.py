@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
+from ragjudge.report._tables import titled_table
 from ragjudge.stability import StabilityTable
 
 __all__ = ["render_stability"]
@@ -17,19 +18,18 @@ def _number(value: float | None, digits: int = 3) -> str:
 def render_stability(table: StabilityTable) -> Table:
     """Per metric: the seed's rating, the within-sample spread, the share of flipping
     samples, ICC(1,1) with its interval, and the spread–size correlation."""
-    out = Table(
-        title=f"stability over {table.trials} trials — run {table.run_id}", title_justify="left"
+    out = titled_table(
+        f"stability over {table.trials} trials — run {table.run_id}",
+        (
+            ("metric", "left"),
+            ("seed rating", "center"),
+            ("samples", "right"),
+            ("within-sample sd", "right"),
+            ("flips (≥ 0.5)", "right"),
+            ("ICC(1,1) [95% CI]", "right"),
+            ("spread ~ size (Spearman, n)", "right"),
+        ),
     )
-    for column, justify in (
-        ("metric", "left"),
-        ("seed rating", "center"),
-        ("samples", "right"),
-        ("within-sample sd", "right"),
-        ("flips (≥ 0.5)", "right"),
-        ("ICC(1,1) [95% CI]", "right"),
-        ("spread ~ size (Spearman, n)", "right"),
-    ):
-        out.add_column(column, justify=justify)  # type: ignore[arg-type]
     for row in table.rows:
         s = row.stability
         icc = _number(s.icc)

@@ -11,7 +11,7 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
-from ragjudge.metrics._base import MetricContext, MetricFailure
+from ragjudge.metrics._base import MetricContext, MetricFailure, Result
 from ragjudge.metrics._judged import Judging, Verdict
 from ragjudge.metrics.replies import JsonReply, ParseError, Reply
 from ragjudge.schema import ContextChunk, Output, Sample
@@ -117,6 +117,26 @@ def sentences_of(chunks: Sequence[ContextChunk]) -> list[str]:
 def share_of_yes(verdicts: Sequence[ItemVerdict]) -> float:
     """The share of ``yes`` verdicts (the caller rules out an empty list)."""
     return sum(v.verdict == "yes" for v in verdicts) / len(verdicts)
+
+
+def verdicts_result(
+    items: Sequence[str], verdicts: Sequence[ItemVerdict], *, item: str, said_yes: str
+) -> Result:
+    """The share of ``yes`` verdicts over ``items`` (one verdict each, in order), with
+    every item's verdict and reason under ``<item>s`` in the details; the rationale
+    reads "<yes> of <all> <said_yes>"."""
+    yes = sum(v.verdict == "yes" for v in verdicts)
+    return Result(
+        share_of_yes(verdicts),
+        rationale=f"{yes} of {len(items)} {said_yes}",
+        details={
+            f"{item}s": [
+                {item: text, "verdict": v.verdict, "reason": v.reason}
+                for text, v in zip(items, verdicts, strict=True)
+            ],
+            "size": len(items),
+        },
+    )
 
 
 async def cosine(ctx: MetricContext, spec: str, first: str, others: Sequence[str]) -> list[float]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ragjudge.metrics._base import MetricFailure, Produced, Result, references
 from ragjudge.metrics._judged import JudgedMetric, Judging
 from ragjudge.metrics._registry import register_metric
-from ragjudge.metrics.ragas._common import CountedVerdicts, retrieved_contexts, share_of_yes
+from ragjudge.metrics.ragas._common import CountedVerdicts, retrieved_contexts, verdicts_result
 from ragjudge.schema import Output, Sample, ScoreMeaning
 from ragjudge.text import split_sentences
 
@@ -53,15 +53,6 @@ class ContextRecall(JudgedMetric):
                 sentences=sentences,
             )
         ).value
-        attributed = sum(v.verdict == "yes" for v in verdicts)
-        return Result(
-            share_of_yes(verdicts),
-            rationale=f"{attributed} of {len(sentences)} reference sentences attributable",
-            details={
-                "sentences": [
-                    {"sentence": s, "verdict": v.verdict, "reason": v.reason}
-                    for s, v in zip(sentences, verdicts, strict=True)
-                ],
-                "size": len(sentences),
-            },
+        return verdicts_result(
+            sentences, verdicts, item="sentence", said_yes="reference sentences attributable"
         )

@@ -19,8 +19,8 @@ from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.ragas._common import (
     CountedVerdicts,
     retrieved_contexts,
-    share_of_yes,
     statements_of,
+    verdicts_result,
 )
 from ragjudge.schema import Output, Sample, ScoreMeaning
 
@@ -55,15 +55,6 @@ class Faithfulness(JudgedMetric):
                 contexts=contexts,
             )
         ).value
-        supported = sum(v.verdict == "yes" for v in verdicts)
-        return Result(
-            share_of_yes(verdicts),
-            rationale=f"{supported} of {len(statements)} statements supported",
-            details={
-                "statements": [
-                    {"statement": s, "verdict": v.verdict, "reason": v.reason}
-                    for s, v in zip(statements, verdicts, strict=True)
-                ],
-                "size": len(statements),
-            },
+        return verdicts_result(
+            statements, verdicts, item="statement", said_yes="statements supported"
         )
