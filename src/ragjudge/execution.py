@@ -62,17 +62,18 @@ class Execution:
         run's); an execution that reads them page by page returns empty ones."""
         return self.store.finished_scores(self.run_id), self.store.outputs(self.run_id)
 
-    def is_done(self, sample: Sample) -> bool:
-        """Whether the sample has its output and every score of every trial."""
-        return not self._pending(sample) and sample.request_id in self.outputs
-
-    def _pending(self, sample: Sample) -> list[tuple[int, Metric]]:
+    def _pending(
+        self, sample: Sample, finished: set[tuple[str, int, str]] | None = None
+    ) -> list[tuple[int, Metric]]:
+        """The (trial, metric) pairs of the sample with a score not in ``finished``
+        (the execution's own when not given)."""
         rid = sample.request_id
+        done = self.finished if finished is None else finished
         return [
             (trial, metric)
             for trial in range(self.trials)
             for metric in self.metrics
-            if any((rid, trial, n) not in self.finished for n in self._score_names(metric, sample))
+            if any((rid, trial, n) not in done for n in self._score_names(metric, sample))
         ]
 
     def _score_names(self, metric: Metric, sample: Sample) -> list[str]:
@@ -96,7 +97,8 @@ class Execution:
         return {id(m) for m in self.metrics if runs_inline(m)}
 
     async def run(self, samples: Sequence[Sample], concurrency: int, progress: bool) -> None:
-        """Evaluate every sample that is not done, ``concurrency`` at a time."""
+        """Evaluate every sample that is not done (without its output or a score of a
+        trial), ``concurrency`` at a time."""
         todo = [
             (s, pending)
             for s in samples
