@@ -276,14 +276,15 @@ class RayExecution(Execution):
 
     async def _write(self, result: BatchResult, batch: Batch) -> None:
         """Store a batch's judge calls (new ids), outputs and new scores, as a local
-        run does; what was stored before the batch was sent is left out."""
+        run does; what was stored before the batch was sent is left out. Every call id
+        a score names is one of the batch's calls (the worker records them per batch)."""
         ids = {local: await self.recorder(record) for local, record in result.calls}
         for rid, output in result.outputs:
             if rid not in batch.outputs:
                 self.writer.output(rid, output)
         for rid, trial, scores in result.scores:
             new = [
-                s.model_copy(update={"judge_call_ids": [ids.get(i, i) for i in s.judge_call_ids]})
+                s.model_copy(update={"judge_call_ids": [ids[i] for i in s.judge_call_ids]})
                 if s.judge_call_ids
                 else s
                 for s in scores
