@@ -31,7 +31,7 @@ def chunks_with(
     split: Callable[[str, str], list[str]], document: str, monkeypatch: pytest.MonkeyPatch
 ) -> list[list[str]]:
     with monkeypatch.context() as patched:
-        patched.setattr(text, "segment", split)
+        patched.setattr(_sentences, "segment", split)  # what split_sentences imports
         return [
             chunk_text(document, chunk_size=size, chunk_overlap=overlap)
             for size, overlap in ((800, 100), (300, 60), (120, 0))

@@ -62,17 +62,18 @@ class Execution:
         run's); an execution that reads them page by page returns empty ones."""
         return self.store.finished_scores(self.run_id), self.store.outputs(self.run_id)
 
-    def is_done(self, sample: Sample) -> bool:
-        """Whether the sample has its output and every score of every trial."""
-        return not self._pending(sample) and sample.request_id in self.outputs
-
-    def _pending(self, sample: Sample) -> list[tuple[int, Metric]]:
+    def _pending(
+        self, sample: Sample, finished: set[tuple[str, int, str]] | None = None
+    ) -> list[tuple[int, Metric]]:
+        """The (trial, metric) pairs of the sample with a score not in ``finished``
+        (the execution's own when not given)."""
         rid = sample.request_id
+        done = self.finished if finished is None else finished
         return [
             (trial, metric)
             for trial in range(self.trials)
             for metric in self.metrics
-            if any((rid, trial, n) not in self.finished for n in self._score_names(metric, sample))
+            if any((rid, trial, n) not in done for n in self._score_names(metric, sample))
         ]
 
     def _score_names(self, metric: Metric, sample: Sample) -> list[str]:
@@ -96,8 +97,13 @@ class Execution:
         return {id(m) for m in self.metrics if runs_inline(m)}
 
     async def run(self, samples: Sequence[Sample], concurrency: int, progress: bool) -> None:
-        """Evaluate every sample that is not done, ``concurrency`` at a time."""
-        todo = [s for s in samples if not self.is_done(s)]
+        """Evaluate every sample that is not done (without its output or a score of a
+        trial), ``concurrency`` at a time."""
+        todo = [
+            (s, pending)
+            for s in samples
+            if (pending := self._pending(s)) or s.request_id not in self.outputs
+        ]
         semaphore = asyncio.Semaphore(concurrency)
         with progress_display(progress, status=self.rate_status) as tracker:
             tracker.start(len(samples), len(samples) - len(todo))
@@ -114,24 +120,25 @@ class Execution:
 
     async def _run_all(
         self,
-        samples: Sequence[Sample],
+        todo: Sequence[tuple[Sample, list[tuple[int, Metric]]]],
         one: Callable[[Sample], Coroutine[Any, Any, None]],
         tracker: Tracker,
     ) -> None:
         """Score what can be scored on the spot, the rest in tasks; on the first failure
-        or cancellation cancel the tasks and re-raise."""
+        or cancellation cancel the tasks and re-raise. ``todo`` pairs each sample with
+        its pending metrics (:meth:`_pending`)."""
         tasks: list[asyncio.Future[None]] = []
         failed: list[asyncio.Future[None]] = []
         slice_ends = time.monotonic() + SLICE_SECONDS
         try:
-            for sample in samples:
-                output = self._output_at_hand(sample) if self._all_inline(sample) else None
+            for sample, pending in todo:
+                output = self._output_at_hand(sample) if self._all_inline(pending) else None
                 if output is None:
                     task: asyncio.Future[None] = asyncio.ensure_future(one(sample))
                     task.add_done_callback(lambda t: _keep_failure(t, failed))
                     tasks.append(task)
                     continue
-                self._evaluate_now(sample, output)
+                self._evaluate_now(sample, output, pending)
                 tracker.advance()
                 if time.monotonic() >= slice_ends:
                     await asyncio.sleep(0)
@@ -158,9 +165,9 @@ class Execution:
         self.outputs[sample.request_id] = output
         return output
 
-    def _all_inline(self, sample: Sample) -> bool:
+    def _all_inline(self, pending: list[tuple[int, Metric]]) -> bool:
         inline = self._inline
-        return all(id(m) in inline for _, m in self._pending(sample))
+        return all(id(m) in inline for _, m in pending)
 
     @property
     def models(self) -> list[JudgeModel]:
@@ -179,7 +186,7 @@ class Execution:
             output = await self.context.target(sample)
             self.writer.output(sample.request_id, output)
             self.outputs[sample.request_id] = output
-        for trial, metrics in self._pending_trials(sample):
+        for trial, metrics in _by_trial(self._pending(sample)):
             contexts = self._contexts(metrics, trial)
             inline = self._inline
             waited = await asyncio.gather(
@@ -196,9 +203,12 @@ class Execution:
             ]
             self._record(sample, trial, [s for group in results for s in group])
 
-    def _evaluate_now(self, sample: Sample, output: Output) -> None:
-        """Every pending trial's scores of a sample whose pending metrics are inline."""
-        for trial, metrics in self._pending_trials(sample):
+    def _evaluate_now(
+        self, sample: Sample, output: Output, pending: list[tuple[int, Metric]]
+    ) -> None:
+        """Every pending trial's scores of a sample whose pending metrics (``pending``,
+        from :meth:`_pending`) are inline."""
+        for trial, metrics in _by_trial(pending):
             contexts = self._contexts(metrics, trial)
             scores = [
                 s
@@ -206,14 +216,6 @@ class Execution:
                 for s in score_now(m, sample, output, c)
             ]
             self._record(sample, trial, scores)
-
-    def _pending_trials(self, sample: Sample) -> list[tuple[int, list[Metric]]]:
-        """The trials with work left for the sample, each with its pending metrics."""
-        pending = self._pending(sample)
-        return [
-            (trial, [m for t, m in pending if t == trial])
-            for trial in sorted({t for t, _ in pending})
-        ]
 
     def _record(self, sample: Sample, trial: int, scores: list[Score]) -> None:
         self.writer.scores(sample.request_id, trial, scores)
@@ -310,3 +312,11 @@ def outcome_recorded(store: Store, run_id: str) -> Iterator[None]:
         store.set_status(run_id, "failed")
         raise
     store.set_status(run_id, "completed")
+
+
+def _by_trial(pending: list[tuple[int, Metric]]) -> list[tuple[int, list[Metric]]]:
+    """The trials with work left, each with its pending metrics, from
+    :meth:`Execution._pending`."""
+    return [
+        (trial, [m for t, m in pending if t == trial]) for trial in sorted({t for t, _ in pending})
+    ]

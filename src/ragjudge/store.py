@@ -24,9 +24,10 @@ from pydantic import BaseModel
 from ragjudge import frames, judge_calls, run_events
 from ragjudge.judge_calls import CallUsage
 from ragjudge.models._types import JudgeCallRecord
-from ragjudge.schema import STORED_FORM, Output, Sample, Score, ScoreMeaning
+from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 from ragjudge.store_file import StoreError as StoreError
 from ragjudge.store_file import open_store_file
+from ragjudge.store_samples import SampleReads
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -115,7 +116,7 @@ def score_rows(
     ]
 
 
-class Store:
+class Store(SampleReads):
     """A SQLite file holding every run. Safe to reopen while another process has it open."""
 
     def __init__(self, path: str | Path) -> None:
@@ -230,52 +231,6 @@ class Store:
             trials=row[8],
             meanings=None if row[9] is None else json.loads(row[9]),
         )
-
-    def samples(self, run_id: str) -> list[Sample]:
-        """The run's samples, in the order of the evaluation set."""
-        rows = self._conn.execute(
-            "SELECT sample_json FROM samples WHERE run_id = ? ORDER BY position", (run_id,)
-        ).fetchall()
-        return [Sample.model_validate_json(r[0], context={STORED_FORM: True}) for r in rows]
-
-    def sample_page(self, run_id: str, start: int, size: int) -> list[Sample]:
-        """The run's samples at positions ``start`` to ``start + size`` (a page)."""
-        rows = self._conn.execute(
-            "SELECT sample_json FROM samples WHERE run_id = ? AND position >= ?"
-            " AND position < ? ORDER BY position",
-            (run_id, start, start + size),
-        ).fetchall()
-        return [Sample.model_validate_json(r[0], context={STORED_FORM: True}) for r in rows]
-
-    def stored_for(
-        self, run_id: str, request_ids: Sequence[str]
-    ) -> tuple[dict[str, Output], set[tuple[str, int, str]]]:
-        """The stored outputs and score keys (request_id, trial, metric) of these
-        samples only (a page of a resumed run)."""
-        outputs: dict[str, Output] = {}
-        finished: set[tuple[str, int, str]] = set()
-        for at in range(0, len(request_ids), 500):  # within SQLite's bound on parameters
-            chunk = request_ids[at : at + 500]
-            where = f"WHERE run_id = ? AND request_id IN ({', '.join('?' * len(chunk))})"
-            for rid, text in self._conn.execute(
-                f"SELECT request_id, output_json FROM outputs {where}", (run_id, *chunk)
-            ):
-                outputs[rid] = Output.model_validate_json(text)
-            finished.update(
-                self._conn.execute(
-                    f"SELECT request_id, trial, metric FROM scores {where}", (run_id, *chunk)
-                )
-            )
-        return outputs, finished
-
-    def sample_metadata(self, run_id: str) -> dict[str, dict[str, Any]]:
-        """Each sample's metadata by request id, read without rebuilding the samples."""
-        rows = self._conn.execute(
-            "SELECT request_id, json_extract(sample_json, '$.metadata') FROM samples"
-            " WHERE run_id = ? ORDER BY position",
-            (run_id,),
-        ).fetchall()
-        return {r[0]: json.loads(r[1]) if r[1] else {} for r in rows}
 
     # outputs and scores -----------------------------------------------------
 

@@ -17,8 +17,6 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from ragjudge._sentences import segment
-
 __all__ = [
     "answer_of_folded",
     "contains_cjk",
@@ -179,6 +177,10 @@ def split_sentences(text: str) -> list[str]:
     its Japanese rules (。！？) when the line holds CJK characters and its English rules
     otherwise.
     """
+    # imported here: its pysbd rule tests are compiled for sentence splitting only,
+    # not for every user of normalize/tokenize
+    from ragjudge._sentences import segment
+
     sentences: list[str] = []
     for line in text.splitlines():
         if not line.strip():

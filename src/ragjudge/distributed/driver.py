@@ -177,7 +177,7 @@ class RayExecution(Execution):
         for start in range(0, total, size):
             page = self.store.sample_page(self.run_id, start, size)
             outputs, finished = self.store.stored_for(self.run_id, [s.request_id for s in page])
-            todo = [s for s in page if not self._done(s, outputs, finished)]
+            todo = [s for s in page if s.request_id not in outputs or self._pending(s, finished)]
             for _ in range(len(page) - len(todo)):
                 tracker.advance()
             if todo:
@@ -187,17 +187,6 @@ class RayExecution(Execution):
                     outputs={rid: output for rid, output in outputs.items() if rid in ids},
                     finished={key for key in finished if key[0] in ids},
                 )
-
-    def _done(
-        self, sample: Sample, outputs: dict[str, Output], finished: set[tuple[str, int, str]]
-    ) -> bool:
-        rid = sample.request_id
-        return rid in outputs and all(
-            (rid, trial, name) in finished
-            for trial in range(self.trials)
-            for metric in self.metrics
-            for name in metric.score_names_for(sample)
-        )
 
     def _start_keepers(self) -> None:
         keeper_actor = _actor_class(PermitKeeper, num_cpus=0, max_concurrency=10_000)
@@ -287,14 +276,15 @@ class RayExecution(Execution):
 
     async def _write(self, result: BatchResult, batch: Batch) -> None:
         """Store a batch's judge calls (new ids), outputs and new scores, as a local
-        run does; what was stored before the batch was sent is left out."""
+        run does; what was stored before the batch was sent is left out. Every call id
+        a score names is one of the batch's calls (the worker records them per batch)."""
         ids = {local: await self.recorder(record) for local, record in result.calls}
         for rid, output in result.outputs:
             if rid not in batch.outputs:
                 self.writer.output(rid, output)
         for rid, trial, scores in result.scores:
             new = [
-                s.model_copy(update={"judge_call_ids": [ids.get(i, i) for i in s.judge_call_ids]})
+                s.model_copy(update={"judge_call_ids": [ids[i] for i in s.judge_call_ids]})
                 if s.judge_call_ids
                 else s
                 for s in scores

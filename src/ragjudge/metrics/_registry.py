@@ -191,7 +191,7 @@ def _plain_message(error: Any) -> str:
         bound = next(f"{word[k]} {v}" for k, v in context.items() if k in word)
         return f"must be {bound}, not {error['input']!r}"
     if kind == "literal_error":
-        return f"must be one of {context.get('expected', '')}, not {error['input']!r}"
+        return f"must be one of {context['expected']}, not {error['input']!r}"
     return f"is invalid: {error['msg'].removeprefix('Value error, ')}"
 
 
