@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,26 @@ def ray_event(store: Path) -> dict[str, Any]:
     return event
 
 
+@dataclass(frozen=True)
+class LocalAndRay:
+    """The same config run locally then on Ray, into ``local.db`` and ``ray.db``."""
+
+    local_wall: float
+    local_rss: float
+    ray_wall: float
+    ray_rss: float
+    event: dict[str, Any]  # the Ray run's ``ray_execution`` event
+    same: bool  # the stored values are identical (count and sum per metric)
+
+
+def run_local_and_ray(config: Path, folder: Path) -> LocalAndRay:
+    """Run ``config`` with each executor (stores in ``folder``) and compare what they stored."""
+    local_wall, local_rss = run_once(config, folder / "local.db", "local")
+    ray_wall, ray_rss = run_once(config, folder / "ray.db", "ray")
+    same = stored_values(folder / "local.db") == stored_values(folder / "ray.db")
+    return LocalAndRay(local_wall, local_rss, ray_wall, ray_rss, ray_event(folder / "ray.db"), same)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--samples", type=int, default=100_000)
@@ -100,13 +121,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="ragjudge-ray-lexical-") as tmp:
         folder = Path(tmp)
         config = write_project(folder, args.samples, ray)
-        local_wall, local_rss = run_once(config, folder / "local.db", "local")
+        runs = run_local_and_ray(config, folder)
+        local_wall, local_rss, ray_wall, event = (
+            runs.local_wall,
+            runs.local_rss,
+            runs.ray_wall,
+            runs.event,
+        )
         print(
             f"local: {local_wall:.1f} s, {args.samples / local_wall:.0f} rows/s, "
             f"peak RSS {local_rss:.0f} MB"
         )
-        ray_wall, _ = run_once(config, folder / "ray.db", "ray")
-        event = ray_event(folder / "ray.db")
         print(
             f"ray:   {ray_wall:.1f} s, {args.samples / ray_wall:.0f} rows/s, driver peak RSS "
             f"{event['driver_peak_rss_mb']:.0f} MB, largest worker peak RSS "
@@ -126,7 +151,7 @@ def main() -> int:
             f"each), {1000 * busy / args.samples:.3f} ms per sample"
         )
         print(f"wall ratio ray / local: {ray_wall / local_wall:.2f}")
-        same = stored_values(folder / "local.db") == stored_values(folder / "ray.db")
+        same = runs.same
         print(f"stored values identical (count and sum per metric): {same}")
     print(f"load average after: {_corpus.load_average()}")
     return 0 if same else 1

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import _corpus
-from ray_lexical import METRICS, ray_event, run_once, stored_values
+from ray_lexical import METRICS, run_local_and_ray
 
 FILE_ROWS = 10_000
 
@@ -85,16 +85,15 @@ def main() -> int:
             folder = Path(tmp)
             write_parquet_folder(folder / "set", samples)
             config = write_config(folder, ray)
-            local_wall, local_rss = run_once(config, folder / "local.db", "local")
-            ray_wall, ray_rss = run_once(config, folder / "ray.db", "ray")
-            event = ray_event(folder / "ray.db")
+            runs = run_local_and_ray(config, folder)
+            event = runs.event
             print(
-                f"{samples:>7} rows | local: {local_wall:6.1f} s, peak RSS {local_rss:5.0f} MB"
-                f" | ray: {ray_wall:6.1f} s, driver peak RSS during the batches "
-                f"{event['driver_peak_rss_mb']:5.0f} MB, whole command {ray_rss:5.0f} MB, "
+                f"{samples:>7} rows | local: {runs.local_wall:6.1f} s, peak RSS {runs.local_rss:5.0f} MB"
+                f" | ray: {runs.ray_wall:6.1f} s, driver peak RSS during the batches "
+                f"{event['driver_peak_rss_mb']:5.0f} MB, whole command {runs.ray_rss:5.0f} MB, "
                 f"largest worker {event['worker_peak_rss_mb']:4.0f} MB"
             )
-            same = same and stored_values(folder / "local.db") == stored_values(folder / "ray.db")
+            same = same and runs.same
     print(f"stored values identical at every size (count and sum per metric): {same}")
     print(f"load average after: {_corpus.load_average()}")
     return 0 if same else 1

@@ -24,6 +24,7 @@ from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.schema import Sample
 from ragjudge.store import Store
 from ragjudge.testing.server import OpenAITestServer
+from served import running
 
 runner = CliRunner()
 BATTLE = "ragjudge.metrics.classify.battle:Battle"
@@ -137,12 +138,7 @@ def test_a_battle_spec_needs_two_pairs_and_scores_from_0_to_1() -> None:
 
 @pytest.fixture
 def server() -> Iterator[OpenAITestServer]:
-    srv = OpenAITestServer(replies=ReplyScript(function=first_position_judge))
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
+    yield from running(OpenAITestServer(replies=ReplyScript(function=first_position_judge)))
 
 
 def test_the_battle_command(tmp_path: Path, server: OpenAITestServer) -> None:

@@ -17,16 +17,12 @@ from ragjudge.embeddings import (
 )
 from ragjudge.models import get_model
 from ragjudge.testing.server import OpenAITestServer
+from served import running
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[OpenAITestServer]:
-    srv = OpenAITestServer(embedding_dim=16)
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
+    yield from running(OpenAITestServer(embedding_dim=16))
 
 
 @pytest.fixture(scope="module")

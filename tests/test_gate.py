@@ -7,13 +7,19 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from ragjudge.cli import app
 from ragjudge.stats import Interval, MetricSummary
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "examples" / "quickstart" / "eval.yaml"
 runner = CliRunner()
+
+
+def run_quickstart(tmp_path: Path, *flags: str) -> Result:
+    """``ragjudge run`` of the quickstart with ``flags``, storing in ``tmp_path``."""
+    store = str(tmp_path / "r.db")
+    return runner.invoke(app, ["run", str(QUICKSTART), *flags, "--no-progress", "--store", store])
 
 
 def summary(metric: str, mean: float | None, low: float, high: float, n: int = 10) -> MetricSummary:
@@ -78,18 +84,7 @@ def test_a_gate_on_a_metric_without_value_or_unknown_fails() -> None:
 def test_quickstart_fails_a_high_gate_naming_it(tmp_path: Path) -> None:
     from ragjudge.gate import EXIT_GATE
 
-    result = runner.invoke(
-        app,
-        [
-            "run",
-            str(QUICKSTART),
-            "--fail-under",
-            "rouge_l=0.9",
-            "--no-progress",
-            "--store",
-            str(tmp_path / "r.db"),
-        ],
-    )
+    result = run_quickstart(tmp_path, "--fail-under", "rouge_l=0.9")
 
     assert result.exit_code == EXIT_GATE == 5
     (line,) = [line for line in result.output.splitlines() if line.startswith("gate")]
@@ -97,21 +92,8 @@ def test_quickstart_fails_a_high_gate_naming_it(tmp_path: Path) -> None:
 
 
 def test_quickstart_passes_a_low_gate(tmp_path: Path) -> None:
-    result = runner.invoke(
-        app,
-        [
-            "run",
-            str(QUICKSTART),
-            "--fail-under",
-            "rouge_l=0.1",
-            "--fail-under",
-            "token_f1=0.1",
-            "--gate",
-            "ci",
-            "--no-progress",
-            "--store",
-            str(tmp_path / "r.db"),
-        ],
+    result = run_quickstart(
+        tmp_path, "--fail-under", "rouge_l=0.1", "--fail-under", "token_f1=0.1", "--gate", "ci"
     )
 
     assert result.exit_code == 0, result.output
@@ -120,19 +102,7 @@ def test_quickstart_passes_a_low_gate(tmp_path: Path) -> None:
 
 
 def test_gates_in_the_json_summary(tmp_path: Path) -> None:
-    result = runner.invoke(
-        app,
-        [
-            "run",
-            str(QUICKSTART),
-            "--fail-under",
-            "rouge_l=0.9",
-            "--json",
-            "--no-progress",
-            "--store",
-            str(tmp_path / "r.db"),
-        ],
-    )
+    result = run_quickstart(tmp_path, "--fail-under", "rouge_l=0.9", "--json")
 
     assert result.exit_code == 5
     document = json.loads(result.stdout)

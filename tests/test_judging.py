@@ -24,6 +24,7 @@ from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.runner import run_evaluation
 from ragjudge.store import Store
 from ragjudge.testing.server import FaultPlan, OpenAITestServer
+from served import running, write_project
 
 runner = CliRunner()
 ROWS = [
@@ -39,21 +40,18 @@ ROWS = [
 
 @pytest.fixture
 def server() -> Iterator[OpenAITestServer]:
-    srv = OpenAITestServer(
-        replies=ReplyScript(default="Feedback: correct and complete. [RESULT] 5"),
-        faults=FaultPlan(hang_seconds=2.0),
+    yield from running(
+        OpenAITestServer(
+            replies=ReplyScript(default="Feedback: correct and complete. [RESULT] 5"),
+            faults=FaultPlan(hang_seconds=2.0),
+        )
     )
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
 
 
 def _config(tmp_path: Path, server: OpenAITestServer, extra: str = "") -> Path:
-    (tmp_path / "set.jsonl").write_text("\n".join(json.dumps(r) for r in ROWS) + "\n")
-    cfg = tmp_path / "eval.yaml"
-    cfg.write_text(
+    return write_project(
+        tmp_path,
+        ROWS,
         "data: set.jsonl\n"
         "metrics: [{metric: answer_accuracy, contexts: none}]\n"
         "judge:\n"
@@ -62,9 +60,8 @@ def _config(tmp_path: Path, server: OpenAITestServer, extra: str = "") -> Path:
         "  max_retries: 3\n  backoff_base: 0.01\n  backoff_max: 0.05\n  timeout: 0.5\n"
         "  prices: {test-model: {input: 1.0, output: 2.0}}\n"
         "  preflight: false\n"  # these tests count the server's requests exactly
-        f"concurrency: 2\n{extra}"
+        f"concurrency: 2\n{extra}",
     )
-    return cfg
 
 
 def _run(cfg: Path, *flags: str, exit_code: int = 0) -> dict[str, object]:

@@ -15,6 +15,7 @@ from ragjudge.models import JudgeModel, ModelSettings
 from ragjudge.models.limits import Slot
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.testing.server import OpenAITestServer
+from served import running, write_project
 
 runner = CliRunner()
 ROWS = [
@@ -30,18 +31,13 @@ ROWS = [
 
 @pytest.fixture
 def server() -> Iterator[OpenAITestServer]:
-    srv = OpenAITestServer(replies=ReplyScript(default="Feedback: fine. [RESULT] 5"))
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
+    yield from running(OpenAITestServer(replies=ReplyScript(default="Feedback: fine. [RESULT] 5")))
 
 
 def _config(tmp_path: Path, server: OpenAITestServer) -> Path:
-    (tmp_path / "set.jsonl").write_text("\n".join(json.dumps(r) for r in ROWS) + "\n")
-    config = tmp_path / "eval.yaml"
-    config.write_text(
+    return write_project(
+        tmp_path,
+        ROWS,
         "data: set.jsonl\n"
         "metrics: [{metric: answer_accuracy, contexts: none}]\n"
         "judge:\n"
@@ -49,9 +45,8 @@ def _config(tmp_path: Path, server: OpenAITestServer) -> Path:
         f"  base_url: {server.base_url}\n"
         "  max_retries: 3\n  backoff_base: 0.01\n  backoff_max: 0.05\n"
         "  preflight: false\n"
-        "concurrency: 1\n"
+        "concurrency: 1\n",
     )
-    return config
 
 
 def test_429_pauses_and_retries_reach_the_summary(tmp_path: Path, server: OpenAITestServer) -> None:

@@ -28,6 +28,7 @@ from ragjudge.runlock import run_lock
 from ragjudge.schema import Sample
 from ragjudge.store import Store
 from ragjudge.testing.server import FaultPlan, OpenAITestServer
+from served import running, write_project
 
 PROMPT = [{"role": "user", "content": "Grade this."}]
 
@@ -116,25 +117,21 @@ ROWS = [
 
 @pytest.fixture
 def server() -> Iterator[OpenAITestServer]:
-    srv = OpenAITestServer(
-        replies=ReplyScript(default="Feedback: fine. [RESULT] 4"),
-        faults=FaultPlan(latency=(0.4, 0.6)),
+    yield from running(
+        OpenAITestServer(
+            replies=ReplyScript(default="Feedback: fine. [RESULT] 4"),
+            faults=FaultPlan(latency=(0.4, 0.6)),
+        )
     )
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
 
 
 def project(tmp_path: Path, server: OpenAITestServer) -> Path:
-    (tmp_path / "set.jsonl").write_text("\n".join(json.dumps(r) for r in ROWS) + "\n")
-    config = tmp_path / "eval.yaml"
-    config.write_text(
+    return write_project(
+        tmp_path,
+        ROWS,
         "data: set.jsonl\nmetrics: [{metric: answer_accuracy, contexts: none}]\nconcurrency: 8\n"
-        f"judge:\n  model: openai/judge-x\n  base_url: '{server.base_url}'\n"
+        f"judge:\n  model: openai/judge-x\n  base_url: '{server.base_url}'\n",
     )
-    return config
 
 
 def scores_in(store: Path) -> int:

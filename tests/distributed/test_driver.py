@@ -24,6 +24,7 @@ from ragjudge.ray_settings import RayConfig
 from ragjudge.runner import run_evaluation
 from ragjudge.store import Store
 from ragjudge.testing.server import FaultPlan, OpenAITestServer
+from served import counts, running, write_project
 
 ray = ray_or_skip()
 from ragjudge.distributed.driver import RAY_EXECUTION  # noqa: E402 (needs ray)
@@ -108,12 +109,7 @@ def test_judged_metrics_store_the_same_values_and_every_call_on_ray(
 
 @pytest.fixture
 def server() -> Iterator[OpenAITestServer]:
-    srv = OpenAITestServer(replies=SCRIPT, faults=FaultPlan(latency=(0.01, 0.02)))
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
+    yield from running(OpenAITestServer(replies=SCRIPT, faults=FaultPlan(latency=(0.01, 0.02))))
 
 
 def test_workers_reuse_the_runs_cache_and_the_driver_fills_it(
@@ -143,24 +139,12 @@ def answer(query):
 
 def killer_project(tmp_path: Path, retries: int) -> Path:
     (tmp_path / "killer.py").write_text(KILLER)
-    (tmp_path / "set.jsonl").write_text("\n".join(json.dumps(r) for r in ROWS) + "\n")
-    config = tmp_path / "eval.yaml"
-    config.write_text(
+    return write_project(
+        tmp_path,
+        ROWS,
         "data: set.jsonl\ntarget: killer:answer\nmetrics: [rouge_l, token_f1]\n"
-        f"executor: ray\nray: {{batch_size: 6, workers: 2, max_retries: {retries}}}\n"
+        f"executor: ray\nray: {{batch_size: 6, workers: 2, max_retries: {retries}}}\n",
     )
-    return config
-
-
-def counts(store: Path) -> tuple[int, int, int]:
-    """Outputs, scores, and distinct (sample, metric) scores stored."""
-    with sqlite3.connect(store) as conn:
-        outputs = conn.execute("SELECT COUNT(*) FROM outputs").fetchone()[0]
-        scores = conn.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
-        distinct = conn.execute(
-            "SELECT COUNT(*) FROM (SELECT DISTINCT request_id, metric FROM scores)"
-        ).fetchone()[0]
-    return outputs, scores, distinct
 
 
 async def test_a_killed_worker_is_replaced_and_its_batch_done_again(

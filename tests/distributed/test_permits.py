@@ -17,6 +17,7 @@ import ragjudge as rj
 from ragjudge.models import RateLimits
 from ragjudge.models.scripted import ReplyScript
 from ragjudge.testing.server import FaultPlan, OpenAITestServer
+from served import running
 
 ray = ray_or_skip()
 from ragjudge.distributed.permits import PermitKeeper, RemotePermits  # noqa: E402
@@ -96,15 +97,12 @@ ROWS = [
 @pytest.fixture
 def limited_server() -> Iterator[OpenAITestServer]:
     """600 RPM enforced per second: 10 requests in any second."""
-    srv = OpenAITestServer(
-        replies=ReplyScript(default="Feedback: fine. [RESULT] 4"),
-        faults=FaultPlan(latency=(0.05, 0.1), rpm_limit=600, limit_period=1.0),
+    yield from running(
+        OpenAITestServer(
+            replies=ReplyScript(default="Feedback: fine. [RESULT] 4"),
+            faults=FaultPlan(latency=(0.05, 0.1), rpm_limit=600, limit_period=1.0),
+        )
     )
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
 
 
 def test_four_workers_stay_under_the_servers_limit_together(

@@ -4,21 +4,20 @@ and a resumed run that reads only each page's stored results."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 from ray_cluster import local_cluster, ray_or_skip
 
 import ragjudge as rj
+from parquet_files import parquet_folder
 from ragjudge.config import load_config
 from ragjudge.runner import run_evaluation
 from ragjudge.schema import Sample
 from ragjudge.store import Store
+from served import counts
 
 ray = ray_or_skip()
 from ragjudge.ray_settings import ClusterError  # noqa: E402
@@ -34,16 +33,6 @@ METRICS = ["exact_match", "token_f1", "rouge_l"]
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
     yield from local_cluster()
-
-
-def parquet_folder(folder: Path, rows: list[dict[str, Any]], per_file: int = 20) -> Path:
-    folder.mkdir()
-    keys = list(dict.fromkeys(k for row in rows for k in row))  # every column in every file
-    rows = [{k: row.get(k) for k in keys} for row in rows]
-    for number, start in enumerate(range(0, len(rows), per_file)):
-        table = pa.Table.from_pylist(rows[start : start + per_file])
-        pq.write_table(table, folder / f"part-{number}.parquet")
-    return folder
 
 
 def stored(store: Path, run_id: str) -> list[tuple[str, int, str, float | None, str | None]]:
@@ -125,17 +114,6 @@ def answer(query):
         os.kill(os.getpid(), signal.SIGKILL)
     return "answer " + query.split()[-1]
 """
-
-
-def counts(store: Path) -> tuple[int, int, int]:
-    """Outputs, scores, and distinct (sample, metric) scores stored."""
-    with sqlite3.connect(store) as conn:
-        outputs = conn.execute("SELECT COUNT(*) FROM outputs").fetchone()[0]
-        scores = conn.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
-        distinct = conn.execute(
-            "SELECT COUNT(DISTINCT request_id || '/' || metric) FROM scores"
-        ).fetchone()[0]
-    return outputs, scores, distinct
 
 
 async def test_an_interrupted_parquet_run_resumes_page_by_page_without_loss_or_duplicate(

@@ -8,6 +8,7 @@ import base64
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,20 +25,24 @@ from ragjudge.store import Store
 from report_runs import JUDGE_SYSTEM, quickstart_run, synthetic_run
 
 
-@pytest.fixture(scope="module")
-def quickstart(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
-    store = tmp_path_factory.mktemp("quickstart") / "runs.db"
-    run_id = quickstart_run(store)
+def reported_run(
+    tmp_path_factory: pytest.TempPathFactory, name: str, make_run: Callable[[Path], str]
+) -> tuple[Path, str, str]:
+    """A store holding the run ``make_run`` writes, the run's id, and its HTML report."""
+    store = tmp_path_factory.mktemp(name) / "runs.db"
+    run_id = make_run(store)
     with Store(store) as s:
         return store, run_id, run_report_html(s, run_id)
+
+
+@pytest.fixture(scope="module")
+def quickstart(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    return reported_run(tmp_path_factory, "quickstart", quickstart_run)
 
 
 @pytest.fixture(scope="module")
 def synthetic(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
-    store = tmp_path_factory.mktemp("synthetic") / "runs.db"
-    run_id = synthetic_run(store)
-    with Store(store) as s:
-        return store, run_id, run_report_html(s, run_id)
+    return reported_run(tmp_path_factory, "synthetic", synthetic_run)
 
 
 def _sha(text: str) -> str:

@@ -11,19 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 
 import ragjudge.loading._stream as stream_module
+from parquet_files import parquet_folder
 from ragjudge.errors import DatasetError
 from ragjudge.loading import StreamedSet, read_evaluation_set
 from ragjudge.schema import Sample
-
-
-def parquet_folder(folder: Path, rows: list[dict[str, Any]], per_file: int) -> Path:
-    folder.mkdir()
-    keys = list(dict.fromkeys(k for row in rows for k in row))  # every column in every file
-    rows = [{k: row.get(k) for k in keys} for row in rows]
-    for number, start in enumerate(range(0, len(rows), per_file)):
-        table = pa.Table.from_pylist(rows[start : start + per_file])
-        pq.write_table(table, folder / f"part-{number}.parquet")
-    return folder
 
 
 def read_all(streamed: StreamedSet) -> list[list[Sample]]:

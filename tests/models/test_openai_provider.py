@@ -29,6 +29,7 @@ from ragjudge.models import (
 from ragjudge.models.openai_provider import LOCAL_API_KEY, parse_retry_after
 from ragjudge.models.scripted import ReplyScript
 from ragjudge.testing.server import FaultPlan, OpenAITestServer, ServerStats
+from served import running
 
 FAST = ModelSettings(max_retries=3, backoff_base=0.01, backoff_max=0.05, timeout=0.4)
 
@@ -39,12 +40,9 @@ def default_replies() -> ReplyScript:
 
 @pytest.fixture(scope="module")
 def shared_server() -> Iterator[OpenAITestServer]:
-    srv = OpenAITestServer(replies=default_replies(), faults=FaultPlan(hang_seconds=3.0))
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
+    yield from running(
+        OpenAITestServer(replies=default_replies(), faults=FaultPlan(hang_seconds=3.0))
+    )
 
 
 @pytest.fixture

@@ -99,15 +99,18 @@ def test_e3_retrieves_with_question_and_reference_e2_with_question(tmp_path: Pat
         )
 
 
+class RecordingRetriever:
+    """Returns one chunk for any query and keeps the queries it was asked."""
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    async def search(self, query: str, k: int = 5) -> list[ContextChunk]:
+        self.queries.append(query)
+        return [ContextChunk(doc_uri="d", content="c")]
+
+
 async def test_e3_query_is_question_plus_reference() -> None:
-    class RecordingRetriever:
-        def __init__(self) -> None:
-            self.queries: list[str] = []
-
-        async def search(self, query: str, k: int = 5) -> list[ContextChunk]:
-            self.queries.append(query)
-            return [ContextChunk(doc_uri="d", content="c")]
-
     retriever = RecordingRetriever()
     judge = JudgeModel(_judge("Feedback: ok [RESULT] 4"))
     sample = Sample(request_id="1", request=QUESTION, expected_response=REFERENCE)
@@ -120,14 +123,6 @@ async def test_e3_query_is_question_plus_reference() -> None:
 
 
 async def test_e3_retrieves_once_with_every_reference() -> None:
-    class RecordingRetriever:
-        def __init__(self) -> None:
-            self.queries: list[str] = []
-
-        async def search(self, query: str, k: int = 5) -> list[ContextChunk]:
-            self.queries.append(query)
-            return [ContextChunk(doc_uri="d", content="c")]
-
     retriever = RecordingRetriever()
     judge = JudgeModel(_judge("Feedback: ok [RESULT] 5"))
     sample = Sample(

@@ -1,0 +1,40 @@
+"""Helpers shared by the tests that run evaluations against the local test server: the
+server started for a fixture, the project files of a run, and what a run stored."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ragjudge.testing.server import OpenAITestServer
+
+
+def running(server: OpenAITestServer) -> Iterator[OpenAITestServer]:
+    """Start ``server``, yield it to the test, stop it afterwards (for fixtures)."""
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def write_project(tmp_path: Path, rows: list[dict[str, Any]], config_yaml: str) -> Path:
+    """Write ``rows`` to ``set.jsonl`` and ``config_yaml`` to ``eval.yaml``; the config."""
+    (tmp_path / "set.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    config = tmp_path / "eval.yaml"
+    config.write_text(config_yaml)
+    return config
+
+
+def counts(store: Path) -> tuple[int, int, int]:
+    """Outputs, scores, and distinct (sample, metric) scores stored."""
+    with sqlite3.connect(store) as conn:
+        outputs = conn.execute("SELECT COUNT(*) FROM outputs").fetchone()[0]
+        scores = conn.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
+        distinct = conn.execute(
+            "SELECT COUNT(*) FROM (SELECT DISTINCT request_id, metric FROM scores)"
+        ).fetchone()[0]
+    return outputs, scores, distinct
