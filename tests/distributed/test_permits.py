@@ -111,8 +111,10 @@ def test_four_workers_stay_under_the_servers_limit_together(
     judge = {
         "model": "openai/judge-x",
         "base_url": limited_server.base_url,
-        "rpm": 540,  # 90% of the server's limit: room for the network's jitter
-        "burst": 9,
+        # half the server's limit: a request the keeper let out that reaches the server
+        # late, bunched with the next second's on a loaded machine, still fits
+        "rpm": 300,
+        "burst": 5,
         "preflight": False,
     }
     began = time.monotonic()
@@ -130,9 +132,7 @@ def test_four_workers_stay_under_the_servers_limit_together(
     refused = stats.rate_limited_by_rpm
     assert result.status == "completed"
     assert result.summary().set_index("metric").loc["answer_accuracy", "n"] == 80  # none lost
-    # four workers pacing on their own would open with 4 × 9 = 36 requests in one
-    # second against the server's 10 (by the arithmetic; not run here); paced together, a request the keeper let out may
-    # still reach the server late and bunch with the next second's on a loaded
-    # machine (5–7 seen with other test suites running), hence 10% of 80
-    assert refused <= 8
-    assert elapsed >= 6.0  # 9 at once, then 9 a second for the other 71
+    # four workers pacing on their own would open with 4 × 5 = 20 requests in one
+    # second against the server's 10 (arithmetic, not run here): 10 refused at least
+    assert refused <= 4
+    assert elapsed >= 12.0  # 5 at once, then 5 a second for the other 75
