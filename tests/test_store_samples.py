@@ -31,3 +31,15 @@ def test_a_stored_sample_reads_back_equal(tmp_path: Path, request_value: Any) ->
 
     assert back.request.original == request_value
     assert back == sample
+
+
+def test_runs_created_in_the_same_second_list_in_creation_order(tmp_path: Path) -> None:
+    sample = Sample(request_id="r1", request="q", expected_response="x")
+    with Store(tmp_path / "runs.db") as store:
+        for run_id in ("run-z", "run-a", "run-m"):  # not in alphabetical order
+            store.create_run(
+                run_id=run_id, name=None, config={}, versions={}, samples=[sample], trials=1
+            )
+        listed = [run.run_id for run in store.runs()]
+
+    assert listed == ["run-z", "run-a", "run-m"]

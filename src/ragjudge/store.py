@@ -211,9 +211,10 @@ class Store(SampleReads):
         return self._run_info(rows[0])
 
     def runs(self) -> list[RunInfo]:
-        """Every run, oldest first."""
+        """Every run, oldest first (runs started in the same second in the order they
+        were created)."""
         rows = self._conn.execute(
-            f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY created_at, run_id"
+            f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY created_at, rowid"
         ).fetchall()
         return [self._run_info(r) for r in rows]
 
