@@ -292,10 +292,19 @@ def test_the_drill_down_shows_the_stored_judge_prompt_verbatim(
     assert call.locator("pre.reply").text_content() == reply
     page.screenshot(path=str(tmp_path / "drill.png"))
     page.keyboard.press("j")
-    page.wait_for_function("document.getElementById('drill-title').textContent !== 'q03'")
+    _expect(page.locator("#drill-title")).not_to_have_text("q03")
     page.keyboard.press("Escape")
     assert page.locator("#drill").is_hidden()
     watched.clean(built.reports["judged"].as_uri())
+
+
+def _expect(locator: Any) -> Any:
+    """Playwright's retrying assertion. It checks through the page's own DOM, whereas
+    `wait_for_function` evaluates a string, which the report's Content-Security-Policy
+    (no 'unsafe-eval') may refuse."""
+    from playwright.sync_api import expect
+
+    return expect(locator)
 
 
 def test_attack_strings_are_shown_as_text_and_run_nothing(built: Built, watched: Watched) -> None:
@@ -305,9 +314,7 @@ def test_attack_strings_are_shown_as_text_and_run_nothing(built: Built, watched:
     names = sorted(ATTACKS)
     for index, name in enumerate(names):
         page.evaluate(f"location.hash = 'sample-{index}'")
-        page.wait_for_function(
-            f"document.getElementById('drill-title').textContent === 'attack-{name}'"
-        )
+        _expect(page.locator("#drill-title")).to_have_text(f"attack-{name}")
         response = page.locator("#drill-body section:has(h3:text-is('Response')) pre").first
         shown = response.text_content() or ""
         if not _HIDDEN.search(ATTACKS[name]):
