@@ -177,6 +177,10 @@ class EvalConfig(BaseModel):
     ``.ragjudge/cache.db`` by default), False, or a file path."""
     trials: int = Field(default=1, ge=1)
     concurrency: int = Field(default=8, ge=1)
+    processes: Annotated[int, Field(ge=1)] | Literal["auto"] = "auto"
+    """Processes that score CPU-only metrics (the lexical ones) when a run has at least
+    2,000 samples for them: ``auto`` uses every core, 1 keeps the work in the run's own
+    process. Judge calls and targets always stay in the run's event loop."""
     max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     """The share of a metric's results that may fail before ``ragjudge run`` exits
     non-zero (3); a metric with no value at all always exits 4."""

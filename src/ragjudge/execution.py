@@ -7,7 +7,9 @@ A sample whose output is at hand (stored, or read from the row by the data targe
 whose pending metrics are all :attr:`~ragjudge.metrics.Metric.inline` (CPU work that
 never waits, such as the lexical metrics) is scored on the spot, without a task: the
 executor works through such samples in order and lets the event loop run at least
-every :data:`SLICE_SECONDS`. Every other sample is a task, ``concurrency`` at a time.
+every :data:`SLICE_SECONDS`. When there are many such samples and the run may use
+several processes, worker processes score them instead (:mod:`ragjudge.scoring_processes`).
+Every other sample is a task, ``concurrency`` at a time.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from ragjudge.models import JudgeModel
 from ragjudge.progress import Tracker, progress_display
 from ragjudge.rate_limits import live_status
 from ragjudge.schema import Output, Sample, Score
+from ragjudge.scoring_processes import blocks_of, scoring_pool, worker_count
 from ragjudge.store import Store
 from ragjudge.store_batch import ResultWriter
 
@@ -38,6 +41,9 @@ run (the result writer's batch timer, other samples' target and judge calls)."""
 class Execution:
     """Runs one evaluation's samples against the target and the metrics."""
 
+    processes: int = 1
+    """Processes that may score CPU-only samples (this one included)."""
+
     def __init__(
         self,
         store: Store,
@@ -46,6 +52,8 @@ class Execution:
         trials: int,
         context: MetricContext,
         agent_models: dict[str, dict[str, Any]],
+        *,
+        processes: int = 1,
     ) -> None:
         self.store = store
         self.run_id = run_id
@@ -54,6 +62,7 @@ class Execution:
         self.context = context
         """What every metric receives; trial and agent models are set per call."""
         self.agent_models = agent_models
+        self.processes = processes
         self.finished, self.outputs = self.stored_results()
         self.writer = ResultWriter(store, run_id)
 
@@ -129,27 +138,64 @@ class Execution:
         its pending metrics (:meth:`_pending`)."""
         tasks: list[asyncio.Future[None]] = []
         failed: list[asyncio.Future[None]] = []
-        slice_ends = time.monotonic() + SLICE_SECONDS
+        now: list[tuple[Sample, Output, list[tuple[int, Metric]]]] = []
         try:
             for sample, pending in todo:
                 output = self._output_at_hand(sample) if self._all_inline(pending) else None
-                if output is None:
-                    task: asyncio.Future[None] = asyncio.ensure_future(one(sample))
-                    task.add_done_callback(lambda t: _keep_failure(t, failed))
-                    tasks.append(task)
+                if output is not None:
+                    now.append((sample, output, pending))
                     continue
-                self._evaluate_now(sample, output, pending)
-                tracker.advance()
-                if time.monotonic() >= slice_ends:
-                    await asyncio.sleep(0)
-                    if failed:
-                        failed[0].result()
-                    slice_ends = time.monotonic() + SLICE_SECONDS
+                task: asyncio.Future[None] = asyncio.ensure_future(one(sample))
+                task.add_done_callback(lambda t: _keep_failure(t, failed))
+                tasks.append(task)
+            workers = worker_count(self.processes, len(now))
+            if workers:
+                await self._score_in_workers(now, workers, tracker, failed)
+            else:
+                await self._score_here(now, tracker, failed)
             await asyncio.gather(*tasks)
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _score_here(
+        self,
+        now: Sequence[tuple[Sample, Output, list[tuple[int, Metric]]]],
+        tracker: Tracker,
+        failed: list[asyncio.Future[None]],
+    ) -> None:
+        """Score the samples of ``now`` in this process, letting the event loop run
+        every :data:`SLICE_SECONDS`."""
+        slice_ends = time.monotonic() + SLICE_SECONDS
+        for sample, output, pending in now:
+            self._evaluate_now(sample, output, pending)
+            tracker.advance()
+            if time.monotonic() >= slice_ends:
+                await asyncio.sleep(0)
+                if failed:
+                    failed[0].result()
+                slice_ends = time.monotonic() + SLICE_SECONDS
+
+    async def _score_in_workers(
+        self,
+        now: Sequence[tuple[Sample, Output, list[tuple[int, Metric]]]],
+        workers: int,
+        tracker: Tracker,
+        failed: list[asyncio.Future[None]],
+    ) -> None:
+        """Score the samples of ``now`` in ``workers`` forked processes, storing each
+        block's rows in the order of the samples as it arrives."""
+        blocks = blocks_of(now)
+        with scoring_pool(self.run_id, self._scores_now, blocks, workers) as futures:
+            for block, future in zip(blocks, futures, strict=True):
+                for request_id, trial, rows in await asyncio.wrap_future(future):
+                    self.writer.score_rows(rows)
+                    self.finished.update((request_id, trial, row[3]) for row in rows)
+                for _ in block:
+                    tracker.advance()
+                if failed:
+                    failed[0].result()
 
     def _output_at_hand(self, sample: Sample) -> Output | None:
         """The sample's stored output, or the one the target gives at once (a data
@@ -208,6 +254,15 @@ class Execution:
     ) -> None:
         """Every pending trial's scores of a sample whose pending metrics (``pending``,
         from :meth:`_pending`) are inline."""
+        for trial, scores in self._scores_now(sample, output, pending):
+            self._record(sample, trial, scores)
+
+    def _scores_now(
+        self, sample: Sample, output: Output, pending: Sequence[tuple[int, Metric]]
+    ) -> list[tuple[int, list[Score]]]:
+        """Per pending trial of a sample whose pending metrics are inline, (trial, its
+        scores); nothing is recorded."""
+        scored = []
         for trial, metrics in _by_trial(pending):
             contexts = self._contexts(metrics, trial)
             scores = [
@@ -215,7 +270,8 @@ class Execution:
                 for m, c in zip(metrics, contexts, strict=True)
                 for s in score_now(m, sample, output, c)
             ]
-            self._record(sample, trial, scores)
+            scored.append((trial, scores))
+        return scored
 
     def _record(self, sample: Sample, trial: int, scores: list[Score]) -> None:
         self.writer.scores(sample.request_id, trial, scores)
@@ -314,7 +370,7 @@ def outcome_recorded(store: Store, run_id: str) -> Iterator[None]:
     store.set_status(run_id, "completed")
 
 
-def _by_trial(pending: list[tuple[int, Metric]]) -> list[tuple[int, list[Metric]]]:
+def _by_trial(pending: Sequence[tuple[int, Metric]]) -> list[tuple[int, list[Metric]]]:
     """The trials with work left, each with its pending metrics, from
     :meth:`Execution._pending`."""
     return [

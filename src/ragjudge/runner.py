@@ -43,6 +43,7 @@ from ragjudge.results import EvaluationResult, summarize_run
 from ragjudge.run_events import NOTE
 from ragjudge.runlock import run_lock
 from ragjudge.schema import Sample
+from ragjudge.scoring_processes import available_cores
 from ragjudge.store import RunInfo, Store, new_run_id
 
 if TYPE_CHECKING:
@@ -235,7 +236,10 @@ def _execution(
 ) -> Execution:
     """This process's execution, or the Ray workers' (``executor: ray``)."""
     if config.executor != "ray":
-        return Execution(store, run_id, setup.metrics, config.trials, context, agents)
+        processes = available_cores() if config.processes == "auto" else config.processes
+        return Execution(
+            store, run_id, setup.metrics, config.trials, context, agents, processes=processes
+        )
     from ragjudge.distributed.driver import RayExecution
 
     return RayExecution(

@@ -36,9 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ragjudge.errors import DatasetError, RowProblem
 from ragjudge.loading._columns import COLUMN_FIELDS, check_columns
@@ -68,7 +66,10 @@ __all__ = [
     "read_evaluation_set",
 ]
 
-Source = str | Path | pd.DataFrame | Sequence[Mapping[str, Any]]
+if TYPE_CHECKING:
+    import pandas as pd
+
+Source: TypeAlias = "str | Path | pd.DataFrame | Sequence[Mapping[str, Any]]"
 
 
 @dataclass

@@ -10,11 +10,12 @@ from __future__ import annotations
 import ast
 import json
 import math
+import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Columns whose string cells (in CSV, Parquet, DataFrames) may hold JSON, with the kinds
 # of JSON value accepted there. A cell whose parsed value has another kind stays a string.
@@ -74,17 +75,28 @@ def clean_record(record: Mapping[Any, Any], *, tabular: bool) -> dict[str, Any]:
     return cleaned
 
 
+def is_data_frame(value: Any) -> TypeGuard[pd.DataFrame]:
+    """Whether ``value`` is a pandas DataFrame (without importing pandas: none exists
+    before it is imported)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
+
+
 def _plain(value: Any) -> Any:
-    """Recursively convert numpy/pandas values to JSON-like Python; NaN and NA to None."""
-    if isinstance(value, np.ndarray):
+    """Recursively convert numpy/pandas values to JSON-like Python; NaN and NA to None.
+    (numpy and pandas values exist only once those are imported: neither is imported
+    here for rows that cannot hold them.)"""
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(value, numpy.ndarray):
         return [_plain(item) for item in value]
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(item) for item in value]
-    if isinstance(value, np.generic):
+    if numpy is not None and isinstance(value, numpy.generic):
         value = value.item()
-    if value is pd.NA or value is pd.NaT:
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and (value is pandas.NA or value is pandas.NaT):
         return None
     if isinstance(value, float) and math.isnan(value):
         return None

@@ -16,15 +16,16 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ragjudge.errors import DatasetError, RowProblem, TextFileError, read_text_file
-from ragjudge.loading._cells import clean_record
+from ragjudge.loading._cells import clean_record, is_data_frame
 from ragjudge.loading._columns import nested_value, rename_columns
 from ragjudge.loading._csv import read_csv_rows
-from ragjudge.loading._values import value_problem
+from ragjudge.loading._values import MAX_NESTING, value_problem
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _ROW_LIST_KEYS = ("data", "samples", "rows")
@@ -56,7 +57,7 @@ def read_source(
     column is read under its field's name."""
     if isinstance(source, str | Path):
         result = _read_file(Path(source), str(source), columns or {})
-    elif isinstance(source, pd.DataFrame):
+    elif is_data_frame(source):
         result = _read_records("<dataframe>", _frame_records(source), True, columns or {})
     else:
         result = _read_records("<list>", list(source), False, columns or {})
@@ -97,6 +98,7 @@ def _file_error(label: str, reason: str) -> DatasetError:
 
 
 def _read_parquet(path: Path, label: str) -> pd.DataFrame:
+    import pandas as pd
     import pyarrow  # imported by pandas to read Parquet anyway; not needed before
 
     try:
@@ -184,7 +186,7 @@ def _read_jsonl(text: str, label: str, columns: Mapping[str, str]) -> ReadResult
                 RowProblem(source=label, row=number, field="<row>", reason=f"invalid JSON: {exc}")
             )
             continue
-        _add_record(result, number, value, False, columns)
+        _add_record(result, number, value, False, columns, plain_json=_plainly_valid(line))
     return result
 
 
@@ -243,8 +245,17 @@ def _read_records(
 
 
 def _add_record(
-    result: ReadResult, number: int, record: Any, tabular: bool, columns: Mapping[str, str]
+    result: ReadResult,
+    number: int,
+    record: Any,
+    tabular: bool,
+    columns: Mapping[str, str],
+    *,
+    plain_json: bool = False,
 ) -> None:
+    """Check, clean and keep one row; ``plain_json`` when ``record`` was read from a
+    JSON line that :func:`_plainly_valid` accepts (nothing to check, nothing to clean
+    but top-level nulls)."""
     if not isinstance(record, Mapping):
         reason = f"a row must be an object with named fields, not {type(record).__name__}"
         result.problems.append(
@@ -253,6 +264,9 @@ def _add_record(
         return
     if columns:
         record = rename_columns({str(k): v for k, v in record.items()}, columns)
+    if plain_json:
+        _keep(result, number, {k: v for k, v in record.items() if v is not None}, columns)
+        return
     # Checked before cleaning, which recurses; and after it for tabular rows, whose
     # cells may hold JSON text.
     problem = value_problem(record)
@@ -265,11 +279,28 @@ def _add_record(
             RowProblem(source=result.label, row=number, field=problem.field, reason=problem.reason)
         )
         return
+    _keep(result, number, cleaned, columns)
+
+
+def _keep(
+    result: ReadResult, number: int, cleaned: dict[str, Any], columns: Mapping[str, str]
+) -> None:
     for name, column in columns.items():
         found, value = nested_value(cleaned, column)
         if name not in cleaned and found and value is not None:
             cleaned[name] = value
     result.rows.append(RawRow(number, cleaned))
+
+
+def _plainly_valid(line: str) -> bool:
+    """Whether the JSON text ``line`` cannot hold what :func:`value_problem` looks for:
+    a lone surrogate needs a ``\\ud…`` escape, and nesting deeper than
+    :data:`MAX_NESTING` needs that many brackets."""
+    return (
+        "\\ud" not in line
+        and "\\uD" not in line
+        and line.count("[") + line.count("{") < MAX_NESTING
+    )
 
 
 def all_keys(rows: Iterable[RawRow]) -> list[str]:

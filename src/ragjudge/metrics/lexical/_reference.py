@@ -79,6 +79,16 @@ class TextForms:
         """The tokens of :attr:`answer`."""
         return tokens_of_answer(self.answer)
 
+    @cached_property
+    def token_counts(self) -> Counter[str]:
+        """How often each of :attr:`tokens` occurs."""
+        return Counter(self.tokens)
+
+    @cached_property
+    def answer_token_counts(self) -> Counter[str]:
+        """How often each of :attr:`answer_tokens` occurs."""
+        return Counter(self.answer_tokens)
+
 
 class SampleTexts:
     """The :class:`TextForms` of one sample's texts, shared by its lexical metrics."""
@@ -147,12 +157,11 @@ class ReferenceMetric(Metric):
 
 
 def overlap(answer: Iterable[str], wanted: Iterable[str]) -> int:
-    """Tokens shared by both sequences, each counted at most as often as on either side."""
-    fewer, more = Counter(answer), Counter(wanted)
-    if len(fewer) > len(more):
-        fewer, more = more, fewer
-    found = more.get
-    return sum(min(count, found(token, 0)) for token, count in fewer.items())
+    """Tokens shared by both sequences, each counted at most as often as on either side
+    (either may be given as a :class:`~collections.Counter` of its tokens)."""
+    first = answer if isinstance(answer, Counter) else Counter(answer)
+    second = wanted if isinstance(wanted, Counter) else Counter(wanted)
+    return sum(min(first[token], second[token]) for token in first.keys() & second.keys())
 
 
 def as_score(matched: bool) -> float:

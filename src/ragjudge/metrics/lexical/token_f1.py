@@ -26,7 +26,7 @@ class TokenF1(ReferenceMetric):
         if not wanted:
             return None
         answer = response.answer_tokens
-        common = overlap(answer, wanted)
+        common = overlap(response.answer_token_counts, reference.answer_token_counts)
         if common == 0:
             return Comparison(0.0, {"precision": 0.0, "recall": 0.0})
         precision = common / len(answer)

@@ -25,6 +25,6 @@ class WordRecall(ReferenceMetric):
         wanted = reference.tokens
         if not wanted:
             return None
-        found = overlap(response.tokens, wanted)
+        found = overlap(response.token_counts, reference.token_counts)
         recall = found / len(wanted)
         return Comparison(recall, {"recall": recall, "matched_tokens": found})
