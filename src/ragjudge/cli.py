@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
+from ragjudge._gc import fewer_collections
 from ragjudge.cli_cache import register as register_cache
 from ragjudge.cli_classify import register as register_classify
 from ragjudge.cli_common import (
@@ -354,7 +355,8 @@ register_report(app)
 
 def main() -> None:
     """Console-script entry point."""
-    app(prog_name="ragjudge")
+    with fewer_collections():
+        app(prog_name="ragjudge")
 
 
 if __name__ == "__main__":

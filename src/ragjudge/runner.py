@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 
+from ragjudge._gc import fewer_collections
 from ragjudge._version import __version__
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.distributed import require_ray
@@ -117,10 +118,24 @@ async def run_evaluation(
     )
     if config.executor == "ray":
         require_ray(config)
+    with fewer_collections():
+        return await _run_prepared(config, data, target, metrics, stored_samples, resumed, options)
+
+
+async def _run_prepared(
+    config: EvalConfig,
+    data: Any,
+    target: Any,
+    metrics: Sequence[MetricSpec] | None,
+    stored_samples: list[Sample] | None,
+    resumed: RunInfo | None,
+    options: _Options,
+) -> EvaluationResult:
+    """Prepare the run, then execute it with the store open and the run locked."""
     # Everything is checked before the store is opened: a bad config leaves no file.
     setup, spool = _prepared(config, data, target, metrics, stored_samples, resumed=resumed)
     try:
-        check_judge(config, setup.metrics, provider=judge_provider)
+        check_judge(config, setup.metrics, provider=options.provider)
         with Store(config.store_path) as store:
             # The models record their calls under the run id, so it is drawn before the
             # run is stored: a judge that cannot be built leaves no empty run behind.
