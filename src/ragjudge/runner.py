@@ -22,7 +22,6 @@ from ragjudge._gc import fewer_collections
 from ragjudge._version import __version__
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.distributed import require_ray
-from ragjudge.dryrun import DryRunPlan, plan_evaluation
 from ragjudge.execution import Execution, outcome_recorded
 from ragjudge.judging import (
     build_agent_models,
@@ -48,6 +47,7 @@ from ragjudge.scoring_processes import available_cores
 from ragjudge.store import RunInfo, Store, new_run_id
 
 if TYPE_CHECKING:
+    from ragjudge.dryrun import DryRunPlan
     from ragjudge.spooling import SpooledSet
 
 __all__ = [
@@ -442,6 +442,8 @@ async def dry_run(
 ) -> DryRunPlan:
     """Build every judge prompt of the evaluation, count calls and estimate tokens and
     cost without calling the target or any model (see :mod:`ragjudge.dryrun`)."""
+    from ragjudge.dryrun import plan_evaluation
+
     setup = prepare(config, data=data, target=target, metrics=metrics)
     try:
         return await plan_evaluation(

@@ -19,10 +19,12 @@ from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    import jinja2
 
 __all__ = [
     "DATA_NOTICE",
@@ -149,6 +151,8 @@ def as_template_value(value: Any) -> Any:
 
 @cache
 def _environment(root: str) -> jinja2.Environment:
+    import jinja2  # on the first prompt: a run of metrics without a judge never needs it
+
     env = jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: _read(root, name)),
         undefined=jinja2.StrictUndefined,
