@@ -7,6 +7,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from pydantic import ValidationError
@@ -22,7 +23,13 @@ from ragjudge.schema import Sample
 class _PreparedRow:
     row: int
     mapped: Mapped
-    content_id: str
+    data: dict[str, Any]
+    """The row as read: a row without a request id gets one derived from it."""
+
+    @cached_property
+    def content_id(self) -> str:
+        """The digest of the row's content (needed only when the row has no id)."""
+        return _content_id(self.data)
 
 
 @dataclass
@@ -62,8 +69,7 @@ def build_samples(
     bad request id yields no sample). ``ids`` carries the request ids of the pages
     before ``rows`` when a set is built page by page."""
     prepared = [
-        _PreparedRow(raw.row, _mapped(raw.data, fmt, columns or {}), _content_id(raw.data))
-        for raw in rows
+        _PreparedRow(raw.row, _mapped(raw.data, fmt, columns or {}), raw.data) for raw in rows
     ]
     problems = _assign_request_ids(label, prepared, ids or RequestIds())
     bad_rows = {p.row for p in problems}
