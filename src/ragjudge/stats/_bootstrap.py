@@ -95,9 +95,11 @@ def _resampled_means(arrays: Sequence[FloatArray], n_resamples: int, seed: int) 
     n = arrays[0].size
     parts: list[list[FloatArray]] = [[] for _ in arrays]
     for size in batch_sizes(n_resamples, n):
-        indices = rng.integers(0, n, size=(size, n), dtype=index_dtype(n))
+        drawn = rng.integers(0, n, size=(size, n), dtype=index_dtype(n))
+        # Widened once for all arrays (indexing would widen them again for each).
+        indices = drawn.astype(np.intp).ravel()
         for part, data in zip(parts, arrays, strict=True):
-            part.append(data[indices].mean(axis=1))
+            part.append(data[indices].reshape(size, n).mean(axis=1))
     return [np.concatenate(part) for part in parts]
 
 
