@@ -75,6 +75,14 @@ def _stored_run(store: Store, *, samples: int, trials: int, seed: int) -> str:
     for trial in range(trials):
         for i in rng.sample(range(samples), samples):  # stored out of sample order
             store.save_scores(run_id, f"s{i}", trial, _scores(rng, i, trial))
+    # An empty error message (Score refuses one; a store can still hold it): grouped
+    # as an error, yet the value counts.
+    with store._conn:
+        store._conn.execute(
+            "UPDATE scores SET error = '' WHERE run_id = ? AND metric = 'zeta'"
+            " AND request_id IN ('s1', 's2')",
+            (run_id,),
+        )
     return run_id
 
 
@@ -100,7 +108,8 @@ def test_the_column_summary_is_the_frame_summary(
     assert columns == frame
     names = [s.metric for s in columns.summaries]
     assert names == ["zeta", "alpha", "multi.a", "multi.b", "broken", "skippy", "late"]
-    assert {g.metric for g in columns.errors} == {"alpha", "broken"}
+    assert {g.metric for g in columns.errors} == {"zeta", "alpha", "broken"}
+    assert next(s for s in columns.summaries if s.metric == "zeta").errors == 0
     assert (by is None) == (not columns.subsets)
     alpha = next(s for s in columns.summaries if s.metric == "alpha")
     assert alpha.excluded > 0 and alpha.errors > 0 and alpha.ci is not None

@@ -29,7 +29,7 @@ _APPLICABLE = (
 )
 _PAGES = (
     "SELECT sa.position, sc.trial, sc.metric, sc.value,"
-    " sc.error IS NOT NULL AND sc.error != '', sc.rowid"
+    " CASE WHEN sc.error IS NULL THEN 0 WHEN sc.error = '' THEN 1 ELSE 2 END, sc.rowid"
     + _APPLICABLE
     + " ORDER BY sa.position, sc.trial"
 )
@@ -59,6 +59,8 @@ class ScorePage:
     """NaN where the score has no value."""
     failed: npt.NDArray[np.bool_]
     """The score has an error message (an empty one does not count)."""
+    noted: npt.NDArray[np.bool_]
+    """The score has an error, even an empty one (what errors are grouped from)."""
     rowid: npt.NDArray[np.int64]
     """Where the score was stored: the order of scores of one sample and trial."""
 
@@ -108,7 +110,8 @@ class ScoreColumnReads:
 def _page(rows: list[Any], index: dict[str, int], names: list[str]) -> ScorePage:
     import numpy as np  # loaded by the summary, not with the store (``runs`` lists without it)
 
-    samples, trials, metrics, values, failed, rowids = zip(*rows, strict=True)
+    samples, trials, metrics, values, errors, rowids = zip(*rows, strict=True)
+    error_state = np.array(errors, dtype=np.int8)  # 0 none, 1 empty, 2 a message
     for name in metrics:
         if name not in index:
             index[name] = len(names)
@@ -118,6 +121,7 @@ def _page(rows: list[Any], index: dict[str, int], names: list[str]) -> ScorePage
         trial=np.array(trials, dtype=np.int64),
         metric=np.array([index[name] for name in metrics], dtype=np.int64),
         value=np.array(values, dtype=np.float64),
-        failed=np.array(failed, dtype=np.bool_),
+        failed=error_state == 2,
+        noted=error_state > 0,
         rowid=np.array(rowids, dtype=np.int64),
     )

@@ -58,7 +58,9 @@ def summarize_columns(
     names: list[str] = []
     overall = RunningSummaries(dict(exclude))
     subsets = RunningSummaries(dict(exclude))
+    errors = False
     for page in store.score_pages(run_id, names):
+        errors = errors or bool(page.noted.any())
         columns = (page.sample, page.trial, page.value, page.failed, page.rowid)
         overall.add(names, page.metric, columns)
         if labels is not None:
@@ -73,7 +75,7 @@ def summarize_columns(
             name: subsets.summaries(by_name[name], seed=seed) for name in group_names(by_name)
         }
     order = [s.metric for s in summaries]
-    return ColumnSummary(summaries, grouped, _error_groups(store, run_id, order))
+    return ColumnSummary(summaries, grouped, _error_groups(store, run_id, order) if errors else [])
 
 
 @dataclass
