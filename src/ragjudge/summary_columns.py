@@ -111,17 +111,15 @@ def _subset_labels(store: Store, run_id: str, by: str) -> _Labels | UnknownKeyEr
 def _error_groups(store: Store, run_id: str, metrics: Sequence[str]) -> list[ErrorGroup]:
     """Each metric's errors grouped by cause, metrics in ``metrics`` order, the most
     frequent cause first (ties: the cause met first), with its first message."""
-    counts: dict[str, dict[str, list[int | str]]] = {}
+    counts: dict[tuple[str, str], int] = {}
+    examples: dict[tuple[str, str], str] = {}
     for metric, message in store.score_errors(run_id):
-        causes = counts.setdefault(metric, {})
-        cause = error_cause(str(message))
-        if cause in causes:
-            causes[cause][0] = int(causes[cause][0]) + 1
-        else:
-            causes[cause] = [1, str(message)]
+        key = (metric, error_cause(str(message)))
+        counts[key] = counts.get(key, 0) + 1
+        examples.setdefault(key, str(message))
     groups: list[ErrorGroup] = []
     for metric in metrics:
-        causes = counts.get(metric, {})
-        ranked = sorted(causes.items(), key=lambda item: -int(item[1][0]))  # stable
-        groups += [ErrorGroup(metric, cause, int(n), str(ex)) for cause, (n, ex) in ranked]
+        causes = [(key, n) for key, n in counts.items() if key[0] == metric]
+        causes.sort(key=lambda item: -item[1])  # stable: ties keep the order met
+        groups += [ErrorGroup(metric, key[1], n, examples[key]) for key, n in causes]
     return groups

@@ -12,6 +12,8 @@ import numpy.typing as npt
 
 # Upper bound on resample-matrix cells held in memory at once (8 bytes each).
 _BOOTSTRAP_BATCH_CELLS = 2_000_000
+# Resample cells gathered from the data at once (widened indices and gathered values).
+_GATHER_CELLS = 1_000_000
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -94,12 +96,15 @@ def _resampled_means(arrays: Sequence[FloatArray], n_resamples: int, seed: int) 
     rng = np.random.default_rng(seed)
     n = arrays[0].size
     parts: list[list[FloatArray]] = [[] for _ in arrays]
+    rows = max(1, _GATHER_CELLS // n)
     for size in batch_sizes(n_resamples, n):
         drawn = rng.integers(0, n, size=(size, n), dtype=index_dtype(n))
-        # Widened once for all arrays (indexing would widen them again for each).
-        indices = drawn.astype(np.intp).ravel()
-        for part, data in zip(parts, arrays, strict=True):
-            part.append(data[indices].reshape(size, n).mean(axis=1))
+        # A few rows at a time, widened once for all arrays (indexing would widen them
+        # again for each): the same means, with less memory touched per gather.
+        for start in range(0, size, rows):
+            indices = drawn[start : start + rows].astype(np.intp)
+            for part, data in zip(parts, arrays, strict=True):
+                part.append(data[indices].mean(axis=1))
     return [np.concatenate(part) for part in parts]
 
 
