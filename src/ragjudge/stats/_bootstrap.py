@@ -100,9 +100,12 @@ def _resampled_means(arrays: Sequence[FloatArray], n_resamples: int, seed: int) 
     for size in batch_sizes(n_resamples, n):
         drawn = rng.integers(0, n, size=(size, n), dtype=index_dtype(n))
         # A few rows at a time, widened once for all arrays (indexing would widen them
-        # again for each): the same means, with less memory touched per gather.
+        # again for each): the same means, with less memory touched per gather. A row
+        # longer than that is gathered as drawn, so it is never held twice.
         for start in range(0, size, rows):
-            indices = drawn[start : start + rows].astype(np.intp)
+            indices = drawn[start : start + rows]
+            if n <= _GATHER_CELLS:
+                indices = indices.astype(np.intp)
             for part, data in zip(parts, arrays, strict=True):
                 part.append(data[indices].mean(axis=1))
     return [np.concatenate(part) for part in parts]
