@@ -158,3 +158,13 @@ def test_summarize_run_gives_the_frame_s_json(tmp_path: Path) -> None:
     assert list(payload["subsets"]) == list(frame.subsets)
     assert payload["errors_by_cause"] == [g.to_dict() for g in frame.errors]
     assert payload["metrics"][-1]["metric"] == "late"
+
+
+def test_by_a_column_of_the_score_frame_groups_as_the_frame_did(tmp_path: Path) -> None:
+    with Store(tmp_path / "runs.db") as store:
+        run_id = _stored_run(store, samples=12, trials=2, seed=4)
+        result = summarize_run(store, run_id, by="trial")
+        exclude = exclusions(run_meanings(store.run(run_id)))
+        frame = frame_summary(store, run_id, exclude=exclude, seed=4, by="trial")
+    assert list(result.subsets) == ["0", "1"]
+    assert result.subsets == frame.subsets
