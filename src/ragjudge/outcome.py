@@ -15,10 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ragjudge.stats import MetricSummary
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "EXIT_ERRORS",

@@ -3,11 +3,10 @@ interval, n, errors and excluded values, per subset, with judge and target usage
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ragjudge.meanings import exclusions, run_meanings
 from ragjudge.outcome import ErrorGroup, Verdict, error_groups, run_verdict
@@ -16,6 +15,10 @@ from ragjudge.run_events import NOTE
 from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import MetricSummary, summarize_by, summarize_scores, summary_frame
 from ragjudge.store import RunStatus, Store
+from ragjudge.summary_columns import ColumnSummary, UnknownKeyError, summarize_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["EvaluationResult", "summarize_run"]
 
@@ -71,6 +74,8 @@ class EvaluationResult:
         rows and the subset's value for the others."""
         if by is None:
             return summary_frame(self.summaries)
+        import pandas as pd
+
         subsets = self.subsets if _same_key(by, self.by) else self._subsets_by(by)
         column = by.removeprefix("metadata.")
         parts = [("(all)", self.summaries), *subsets.items()]
@@ -142,43 +147,78 @@ def summarize_run(
     The values each mean leaves out come from the meanings stored with the run; the
     bootstrap ``seed`` defaults to the run's own, so a stored run shows the intervals
     it ran with. An unknown ``by`` key is a :class:`ConfigError`.
+
+    The scores are read a page at a time into numeric columns (see
+    :mod:`ragjudge.summary_columns`): besides one page, memory grows by 8 bytes per
+    sample and metric (16 when a metric leaves values out of its mean, 24 with several
+    trials; twice that while an array grows, again as much per subset with ``by``).
+    Runs with several trials read the whole score frame once more for their stability
+    and reproducibility tables.
     """
     run = store.run(run_id)
     meanings = run_meanings(run)
     exclude = exclusions(meanings)
     if seed is None:
         seed = int(run.config.get("seed", 0))
-    frame = store.score_frame(run.run_id)
-    summaries = summarize_scores(frame, exclude=exclude, seed=seed) if len(frame) else []
-    summaries = _with_skipped(summaries, store.skipped_counts(run.run_id))
-    subsets: dict[str, list[MetricSummary]] = {}
-    if by is not None and len(frame):
-        column = by if by in frame.columns else f"metadata.{by}"
-        if column not in frame.columns:
+    if by in _FRAME_COLUMNS:
+        read = frame_summary(store, run.run_id, exclude=exclude, seed=seed, by=by)
+    else:
+        try:
+            read = summarize_columns(store, run.run_id, exclude=exclude, seed=seed, by=by)
+        except UnknownKeyError:
             from ragjudge.config import ConfigError  # the config layer loads the judge models
 
-            raise ConfigError(f"--by {by!r}: no sample has that metadata key")
-        subsets = summarize_by(frame, column, exclude=exclude, seed=seed)
+            raise ConfigError(f"--by {by!r}: no sample has that metadata key") from None
+    scored = bool(read.summaries)
     return EvaluationResult(
         run_id=run.run_id,
         store_path=store.path,
         status=run.status,
-        summaries=summaries,
+        summaries=_with_skipped(read.summaries, store.skipped_counts(run.run_id)),
         n_samples=run.n_samples,
         trials=run.trials,
         by=by,
-        subsets=subsets,
+        subsets=read.subsets,
         judge_usage=store.judge_usage(run.run_id),
         target_usage=store.target_usage(run.run_id),
         meanings=meanings,
-        errors=error_groups(frame),
+        errors=read.errors,
         max_error_rate=float(run.config.get("max_error_rate") or 0.0),
         judge=_judge_of(run.config),
-        stability=_stability(store, run.run_id, seed) if run.trials > 1 and len(frame) else [],
-        repro=_repro(store, run.run_id) if run.trials > 1 and len(frame) else [],
+        stability=_stability(store, run.run_id, seed) if run.trials > 1 and scored else [],
+        repro=_repro(store, run.run_id) if run.trials > 1 and scored else [],
         notes=[str(event["text"]) for event in store.run_events(run.run_id, NOTE)],
         rate_limits=stored_rate_limits(store, run.run_id),
     )
+
+
+_FRAME_COLUMNS = frozenset({"sample_id", "trial", "metric", "value", "error"})
+"""Columns of the score frame that ``by`` may also name (grouping by them is only
+done from the frame)."""
+
+
+def frame_summary(
+    store: Store,
+    run_id: str,
+    *,
+    exclude: Mapping[str, Sequence[float]],
+    seed: int,
+    by: str | None = None,
+) -> ColumnSummary:
+    """The same summary computed from the run's whole score frame (pandas): what
+    :func:`summarize_run` computed before it read columns, kept for ``by`` naming a
+    frame column and as the reference the column reads are checked against."""
+    frame = store.score_frame(run_id)
+    if not len(frame):
+        return ColumnSummary([])
+    subsets: dict[str, list[MetricSummary]] = {}
+    if by is not None:
+        column = by if by in frame.columns else f"metadata.{by}"
+        if column not in frame.columns:
+            raise UnknownKeyError(by)
+        subsets = summarize_by(frame, column, exclude=exclude, seed=seed)
+    summaries = summarize_scores(frame, exclude=exclude, seed=seed)
+    return ColumnSummary(summaries, subsets, error_groups(frame))
 
 
 def _same_key(a: str, b: str | None) -> bool:

@@ -28,6 +28,7 @@ from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 from ragjudge.store_file import StoreError as StoreError
 from ragjudge.store_file import open_store_file
 from ragjudge.store_samples import SampleReads
+from ragjudge.store_scores import ScoreColumnReads
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -116,7 +117,7 @@ def score_rows(
     ]
 
 
-class Store(SampleReads):
+class Store(SampleReads, ScoreColumnReads):
     """A SQLite file holding every run. Safe to reopen while another process has it open."""
 
     def __init__(self, path: str | Path) -> None:

@@ -12,6 +12,8 @@ import numpy.typing as npt
 
 # Upper bound on resample-matrix cells held in memory at once (8 bytes each).
 _BOOTSTRAP_BATCH_CELLS = 2_000_000
+# Resample cells gathered from the data at once (widened indices and gathered values).
+_GATHER_CELLS = 1_000_000
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -94,10 +96,18 @@ def _resampled_means(arrays: Sequence[FloatArray], n_resamples: int, seed: int) 
     rng = np.random.default_rng(seed)
     n = arrays[0].size
     parts: list[list[FloatArray]] = [[] for _ in arrays]
+    rows = max(1, _GATHER_CELLS // n)
     for size in batch_sizes(n_resamples, n):
-        indices = rng.integers(0, n, size=(size, n), dtype=index_dtype(n))
-        for part, data in zip(parts, arrays, strict=True):
-            part.append(data[indices].mean(axis=1))
+        drawn = rng.integers(0, n, size=(size, n), dtype=index_dtype(n))
+        # A few rows at a time, widened once for all arrays (indexing would widen them
+        # again for each): the same means, with less memory touched per gather. A row
+        # longer than that is gathered as drawn, so it is never held twice.
+        for start in range(0, size, rows):
+            indices = drawn[start : start + rows]
+            if n <= _GATHER_CELLS:
+                indices = indices.astype(np.intp)
+            for part, data in zip(parts, arrays, strict=True):
+                part.append(data[indices].mean(axis=1))
     return [np.concatenate(part) for part in parts]
 
 

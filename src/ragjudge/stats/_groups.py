@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NO_GROUP = "(none)"
 """Group name for rows whose subset key is missing."""
@@ -74,6 +76,8 @@ def metadata_column(scores: pd.DataFrame, key: str) -> str:
 
 def error_mask(scores: pd.DataFrame) -> pd.Series[bool]:
     """Rows of a score frame that failed: an error message, or no finite value."""
+    import pandas as pd
+
     has_error = scores["error"].map(lambda e: e is not None and not pd.isna(e) and e != "")
     values = pd.to_numeric(scores["value"], errors="coerce")
     no_value = ~np.isfinite(values.to_numpy(dtype=np.float64, na_value=np.nan))
@@ -89,6 +93,8 @@ def sample_means(
     sample with no value left is absent from its metric's series (indexed by
     ``sample_id``). Metrics and samples keep their order of first appearance.
     """
+    import pandas as pd
+
     check_columns(scores)
     exclude = exclude or {}
     usable = scores.loc[~error_mask(scores), ["sample_id", "metric", "value"]]

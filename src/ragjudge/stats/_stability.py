@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ragjudge.stats._bootstrap import FloatArray, Interval, check_bootstrap_settings
 from ragjudge.stats._groups import error_mask
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["FLIP", "Stability", "icc_one_way", "stability_of"]
 
@@ -72,6 +75,8 @@ def stability_of(
     """The stability of every metric of a long score frame (``sample_id``, ``trial``,
     ``metric``, ``value``, ``error``). ``sizes[(metric, sample_id)]`` is a sample's
     size for the spread–size correlation. Errors are left out."""
+    import pandas as pd
+
     check_bootstrap_settings(confidence, n_resamples)
     valid = scores.loc[~error_mask(scores)].copy()
     valid["value"] = pd.to_numeric(valid["value"]).astype(np.float64)

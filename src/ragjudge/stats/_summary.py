@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ragjudge.stats._bootstrap import FloatArray, Interval, bootstrap_cis
 from ragjudge.stats._groups import check_columns, error_mask, group_label, group_names
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,8 @@ def summary_frame(summaries: Sequence[MetricSummary]) -> pd.DataFrame:
 
     Missing values (no mean, no interval, no trial spread) are NaN.
     """
+    import pandas as pd
+
     rows = [
         {
             "metric": s.metric,
@@ -155,6 +160,8 @@ def _summarize_metric(
 ) -> tuple[MetricSummary, FloatArray]:
     """The metric's summary without its interval, and the per-sample means the
     interval is drawn from."""
+    import pandas as pd
+
     failed = error_mask(rows)
     valid = rows.loc[~failed, ["sample_id", "trial"]].copy()
     valid["value"] = pd.to_numeric(rows.loc[~failed, "value"]).astype(np.float64)
