@@ -6,8 +6,12 @@ answers; see ``_corpus.lexical_rows``) are scored with ``exact_match``, ``fuzzy_
 ``word_recall``, ``token_f1`` and ``rouge_l`` — the five that tokenise — by the real
 command line in a child process (``python -m ragjudge.cli run eval.yaml --no-progress``),
 each repetition with a fresh store. The wall time counts everything the user waits for:
-start-up, loading, scoring, storing and the printed summary. Peak RSS is the child's
-maximum resident set size.
+start-up, loading, scoring, storing and the printed summary. The run scores in worker
+processes forked from it (``processes: auto``), so two memory figures are printed: the
+command's own peak resident set (its maximum RSS), and the peak of all its processes
+together: their proportional set sizes (each page once, pages shared after the fork
+split between the processes), sampled every 50 ms. The bound applies to the latter,
+whichever is larger.
 
 Bounds (from the issue): at least 3,000 rows per second, peak RSS at most 400 MB.
 Prints every repetition, the best and the median. Exit status 1 when the best
@@ -46,18 +50,46 @@ def write_project(folder: Path, samples: int) -> Path:
     return config
 
 
-def run_once(config: Path, store: Path) -> tuple[float, float, int]:
-    """One ``ragjudge run``: (wall seconds, peak RSS in MB, exit status)."""
+def tree_pss_mb(pid: int) -> float:
+    """The proportional set size of ``pid`` and its descendants now, in MB (0 once
+    gone): each page counted once, shared pages split between the processes sharing
+    them, so the sum is the memory the command occupies."""
+    total_kb, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            rollup = Path(f"/proc/{current}/smaps_rollup").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text()
+        except OSError:
+            continue
+        total_kb += next(
+            (int(line.split()[1]) for line in rollup.splitlines() if line.startswith("Pss:")),
+            0,
+        )
+        pending += [int(child) for child in children.split()]
+    return total_kb / 1024
+
+
+def run_once(config: Path, store: Path) -> tuple[float, float, float, int]:
+    """One ``ragjudge run``: (wall seconds, the command's peak RSS in MB, the peak of
+    all its processes together in MB (see the module docstring), exit status)."""
     command = [sys.executable, "-m", "ragjudge.cli", "run", str(config), "--no-progress"]
     command += ["--store", str(store)]
     started = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
+    tree_peak = 0.0
+    while True:
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            break
+        tree_peak = max(tree_peak, tree_pss_mb(child.pid))
+        time.sleep(0.05)
     wall = time.perf_counter() - started
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0 and child.stderr is not None:
         sys.stderr.write(child.stderr.read().decode(errors="replace"))
-    return wall, usage.ru_maxrss / 1024, child.returncode
+    own_peak = usage.ru_maxrss / 1024
+    return wall, own_peak, max(tree_peak, own_peak), child.returncode
 
 
 def main() -> int:
@@ -71,19 +103,21 @@ def main() -> int:
     print(f"load average before: {_corpus.load_average()}")
     walls: list[float] = []
     peaks: list[float] = []
+    tree_peaks: list[float] = []
     with tempfile.TemporaryDirectory(prefix="ragjudge-lexical-") as tmp:
         folder = Path(tmp)
         config = write_project(folder, args.samples)
         for repetition in range(args.repeat):
-            wall, peak, status = run_once(config, folder / f"runs-{repetition}.db")
+            wall, peak, tree_peak, status = run_once(config, folder / f"runs-{repetition}.db")
             if status != 0:
                 print(f"ragjudge run exited {status}")
                 return 1
             walls.append(wall)
             peaks.append(peak)
+            tree_peaks.append(tree_peak)
             print(
                 f"  run {repetition + 1}: {wall:.2f} s, {args.samples / wall:.0f} rows/s, "
-                f"peak RSS {peak:.0f} MB"
+                f"peak RSS {peak:.0f} MB, with its workers {tree_peak:.0f} MB"
             )
     print(f"load average after: {_corpus.load_average()}")
     best, median = min(walls), statistics.median(walls)
@@ -91,7 +125,9 @@ def main() -> int:
     rate_line = _corpus.ratio_line(
         "rows per second (best)", args.samples / best, MIN_ROWS_PER_SECOND, "rows/s", higher=True
     )
-    rss_line = _corpus.ratio_line("peak RSS (largest)", max(peaks), MAX_RSS_MB, "MB")
+    rss_line = _corpus.ratio_line(
+        "peak RSS of all the command's processes (largest)", max(tree_peaks), MAX_RSS_MB, "MB"
+    )
     print(rate_line)
     print(rss_line)
     return 0 if "FAIL" not in rate_line + rss_line else 1

@@ -98,8 +98,8 @@ def scoring_pool(
     run_id: str, score: ScoreSample, blocks: list[Block], workers: int
 ) -> Iterator[list[Future[ScoredBlock]]]:
     """Fork ``workers`` processes and give them every block; yields the blocks'
-    futures in block order. Leaving the block stops the workers (pending blocks are
-    cancelled)."""
+    futures in block order. Leaving the block stops the workers (on an error or an
+    interruption at once, pending blocks cancelled)."""
     global _WORK
     _WORK = _Work(run_id, score, blocks)
     pool = ProcessPoolExecutor(
@@ -109,8 +109,12 @@ def scoring_pool(
     )
     try:
         yield [pool.submit(_score_block, index) for index in range(len(blocks))]
-    finally:
+    except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    else:
+        pool.shutdown(wait=True)  # idle by now: the workers exit at once
+    finally:
         _WORK = None
 
 
