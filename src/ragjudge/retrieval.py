@@ -18,17 +18,17 @@ import json
 import os
 import threading
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
-import bm25s
 import numpy as np
 from numpy.typing import NDArray
 
+from ragjudge._bm25_index import ArrayBM25, token_ids
 from ragjudge.embeddings import Embedder, LocalEmbedder, get_embedder
 from ragjudge.knowledge import Chunk, KnowledgeBase
 from ragjudge.schema import ContextChunk
@@ -73,10 +73,10 @@ class BM25Retriever:
         self.k1 = k1
         self.b = b
         self._index: Any = None
-        token_ids, vocabulary = _token_ids(chunk.content for chunk in self.chunks)
-        if vocabulary:
-            self._index = bm25s.BM25(k1=k1, b=b)
-            self._index.index((token_ids, vocabulary), show_progress=False)
+        tokens = token_ids(chunk.content for chunk in self.chunks)
+        if tokens.vocabulary:
+            self._index = ArrayBM25(k1=k1, b=b)
+            self._index.index_token_ids(tokens)
 
     @classmethod
     def from_knowledge_base(cls, kb: KnowledgeBase, **kw: Any) -> BM25Retriever:
@@ -103,14 +103,6 @@ class BM25Retriever:
 def _check_k(k: int) -> None:
     if k < 0:
         raise ValueError(f"k must not be negative, got {k}")
-
-
-def _token_ids(texts: Iterable[str]) -> tuple[list[list[int]], dict[str, int]]:
-    """Each text's tokens as ids, and the ids of every token (in order of appearance)."""
-    vocabulary: dict[str, int] = {}
-    add = vocabulary.setdefault
-    ids = [[add(token, len(vocabulary)) for token in tokenize(text)] for text in texts]
-    return ids, vocabulary
 
 
 _PICKED_ONE_BY_ONE = 32
