@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ragjudge.text import split_sentences
+from ragjudge._sentences import segment_spans
+from ragjudge.text import contains_cjk, split_sentences
 
 
 def check_chunking(chunk_size: int, chunk_overlap: int) -> None:
@@ -66,6 +67,29 @@ def _sentence_spans(text: str) -> Iterator[_Span]:
 
 
 def _spans_in_line(line: str, offset: int) -> list[_Span]:
+    """The sentences of ``line`` (with its line break, if any) as :func:`_found_spans`
+    finds them, taken from where the segmenter located them: when only whitespace lies
+    between one stripped sentence and the next, searching for each stripped sentence
+    from the end of the previous one finds it right there."""
+    body = line.splitlines()[0]  # what split_sentences segments
+    spans: list[_Span] = []
+    position = 0
+    for start, end in segment_spans(body, "ja" if contains_cjk(body) else "en"):
+        piece = body[start:end]
+        stripped = piece.strip()
+        if not stripped:
+            continue
+        found = start + piece.find(stripped[0])
+        if found < position or (found > position and not body[position:found].isspace()):
+            return _found_spans(line, offset)
+        position = found + len(stripped)
+        spans.append(_Span(offset + found, offset + position))
+    return spans
+
+
+def _found_spans(line: str, offset: int) -> list[_Span]:
+    """Each stripped sentence of ``line`` searched for from the end of the previous one;
+    should one not be found verbatim, the whole stripped line becomes one unit."""
     spans: list[_Span] = []
     position = 0
     for sentence in split_sentences(line):
