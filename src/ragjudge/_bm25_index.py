@@ -23,9 +23,10 @@ import scipy.sparse as sp
 from bm25s.scoring import _select_idf_scorer
 from numpy.typing import NDArray
 
+from ragjudge._parallel import map_batches, worker_count
 from ragjudge.text import tokenize
 
-__all__ = ["ArrayBM25", "TokenIds", "merge_token_ids", "token_ids"]
+__all__ = ["ArrayBM25", "TokenIds", "merge_token_ids", "token_ids", "token_ids_in_workers"]
 
 _ARRAY_METHODS = ("robertson", "lucene")
 
@@ -52,6 +53,13 @@ def token_ids(texts: Iterable[str]) -> TokenIds:
         count=int(lengths.sum()),
     )
     return TokenIds(list(vocabulary), ids, lengths)
+
+
+def token_ids_in_workers(texts: Sequence[str], workers: int | None = None) -> TokenIds:
+    """:func:`token_ids` of ``texts``, in ``workers`` processes (see
+    :func:`ragjudge._parallel.worker_count`: ``None`` chooses by the total size)."""
+    count = worker_count(workers, sum(map(len, texts)))
+    return merge_token_ids(map_batches(token_ids, texts, count))
 
 
 def merge_token_ids(parts: Sequence[TokenIds]) -> TokenIds:

@@ -3,9 +3,11 @@ few trailing sentences of overlap; every chunk is a verbatim slice of the text."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
+from ragjudge._parallel import map_batches, worker_count
 from ragjudge._sentences import segment_spans
 from ragjudge.text import contains_cjk, split_sentences
 
@@ -43,6 +45,21 @@ def chunk_text(text: str, *, chunk_size: int = 800, chunk_overlap: int = 100) ->
     return [
         text[group[0].start : group[-1].end] for group in _pack(units, chunk_size, chunk_overlap)
     ]
+
+
+def chunk_texts(
+    texts: Sequence[str], *, chunk_size: int, chunk_overlap: int, workers: int | None = None
+) -> list[list[str]]:
+    """:func:`chunk_text` of each of ``texts``, in ``workers`` processes (see
+    :func:`ragjudge._parallel.worker_count`: ``None`` chooses by the total size)."""
+    check_chunking(chunk_size, chunk_overlap)
+    count = worker_count(workers, sum(map(len, texts)))
+    chunk_batch = partial(_chunk_batch, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    return [chunks for batch in map_batches(chunk_batch, texts, count) for chunks in batch]
+
+
+def _chunk_batch(texts: list[str], *, chunk_size: int, chunk_overlap: int) -> list[list[str]]:
+    return [chunk_text(text, chunk_size=chunk_size, chunk_overlap=chunk_overlap) for text in texts]
 
 
 def _sentence_units(text: str, chunk_size: int) -> Iterator[_Span]:
