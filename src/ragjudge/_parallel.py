@@ -41,14 +41,16 @@ def usable_cpus() -> int:
 
 
 def idle_cpus() -> int:
-    """The usable CPUs that the machine's recent load leaves idle (at least 1): on a
-    shared machine, workers beyond them would only take turns with other programs."""
+    """The usable CPUs that other programs leave idle (at least 1), judging by the
+    last minute's load average less this busy process's own share: on a shared machine,
+    workers beyond them would only take turns with those programs."""
     cpus = usable_cpus()
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):
         return cpus
-    return max(1, min(cpus, round(cpus - load)))
+    others = max(0.0, load - 1.0)
+    return max(1, min(cpus, round(cpus - others)))
 
 
 def worker_count(workers: int | None, characters: int) -> int:

@@ -4,7 +4,6 @@ few trailing sentences of overlap; every chunk is a verbatim slice of the text."
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import partial
 
 from ragjudge._parallel import map_batches, worker_count
@@ -24,12 +23,8 @@ def check_chunking(chunk_size: int, chunk_overlap: int) -> None:
         )
 
 
-@dataclass(frozen=True)
-class _Span:
-    """A unit of text to pack: ``text[start:end]``."""
-
-    start: int
-    end: int
+_Span = tuple[int, int]
+"""A unit of text to pack: ``text[start:end]`` as ``(start, end)``."""
 
 
 def chunk_text(text: str, *, chunk_size: int = 800, chunk_overlap: int = 100) -> list[str]:
@@ -43,7 +38,8 @@ def chunk_text(text: str, *, chunk_size: int = 800, chunk_overlap: int = 100) ->
     check_chunking(chunk_size, chunk_overlap)
     units = list(_sentence_units(text, chunk_size))
     return [
-        text[group[0].start : group[-1].end] for group in _pack(units, chunk_size, chunk_overlap)
+        text[units[first][0] : units[last - 1][1]]
+        for first, last in _pack(units, chunk_size, chunk_overlap)
     ]
 
 
@@ -64,9 +60,12 @@ def _chunk_batch(texts: list[str], *, chunk_size: int, chunk_overlap: int) -> li
 
 def _sentence_units(text: str, chunk_size: int) -> Iterator[_Span]:
     """Sentence spans in ``text``, with sentences longer than ``chunk_size`` cut up."""
-    for span in _sentence_spans(text):
-        for start in range(span.start, span.end, chunk_size):
-            yield _Span(start, min(start + chunk_size, span.end))
+    for span_start, span_end in _sentence_spans(text):
+        if 0 < span_end - span_start <= chunk_size:
+            yield span_start, span_end
+            continue
+        for start in range(span_start, span_end, chunk_size):
+            yield start, min(start + chunk_size, span_end)
 
 
 def _sentence_spans(text: str) -> Iterator[_Span]:
@@ -100,7 +99,7 @@ def _spans_in_line(line: str, offset: int) -> list[_Span]:
         if found < position or (found > position and not body[position:found].isspace()):
             return _found_spans(line, offset)
         position = found + len(stripped)
-        spans.append(_Span(offset + found, offset + position))
+        spans.append((offset + found, offset + position))
     return spans
 
 
@@ -113,21 +112,24 @@ def _found_spans(line: str, offset: int) -> list[_Span]:
         found = line.find(sentence, position)
         if found < 0:
             start = len(line) - len(line.lstrip())
-            return [_Span(offset + start, offset + len(line.rstrip()))]
-        spans.append(_Span(offset + found, offset + found + len(sentence)))
+            return [(offset + start, offset + len(line.rstrip()))]
+        spans.append((offset + found, offset + found + len(sentence)))
         position = found + len(sentence)
     return spans
 
 
-def _pack(units: list[_Span], chunk_size: int, chunk_overlap: int) -> Iterator[list[_Span]]:
-    """Group consecutive units into chunks, each ending where the next one starts new text."""
+def _pack(units: list[_Span], chunk_size: int, chunk_overlap: int) -> Iterator[tuple[int, int]]:
+    """Group consecutive units into chunks, each ending where the next one starts new
+    text: the first and one past the last unit of each chunk."""
     start = 0
-    while start < len(units):
+    count = len(units)
+    while start < count:
         end = start + 1  # a unit never exceeds chunk_size, so one always fits
-        while end < len(units) and units[end].end - units[start].start <= chunk_size:
+        limit = units[start][0] + chunk_size
+        while end < count and units[end][1] <= limit:
             end += 1
-        yield units[start:end]
-        if end == len(units):
+        yield start, end
+        if end == count:
             return
         start = _overlap_start(units, start, end, chunk_size, chunk_overlap)
 
@@ -138,12 +140,12 @@ def _overlap_start(
     """First unit of the next chunk: trailing units of ``units[start:end]`` that fit in
     the overlap and still leave room for the next new unit."""
     first = end
-    previous_end = units[end - 1].end
+    previous_end = units[end - 1][1]
     while first - 1 > start:
-        candidate = units[first - 1]
-        if previous_end - candidate.start > chunk_overlap:
+        candidate_start = units[first - 1][0]
+        if previous_end - candidate_start > chunk_overlap:
             break
-        if units[end].end - candidate.start > chunk_size:
+        if units[end][1] - candidate_start > chunk_size:
             break
         first -= 1
     return first
