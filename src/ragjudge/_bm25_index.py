@@ -12,9 +12,10 @@ with a counting sort, the inverse document frequencies from ``bm25s``'s own func
 
 from __future__ import annotations
 
+from array import array
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any, NamedTuple
 
 import bm25s
@@ -42,17 +43,25 @@ class TokenIds(NamedTuple):
 
 
 def token_ids(texts: Iterable[str]) -> TokenIds:
-    """The :func:`~ragjudge.text.tokenize` tokens of ``texts`` as ids."""
-    token_lists = [tokenize(text) for text in texts]
-    vocabulary = dict.fromkeys(chain.from_iterable(token_lists))
-    id_of = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
-    lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
-    ids = np.fromiter(
-        map(id_of.__getitem__, chain.from_iterable(token_lists)),
-        dtype=np.int32,
-        count=int(lengths.sum()),
+    """The :func:`~ragjudge.text.tokenize` tokens of ``texts`` as ids.
+
+    Each text's tokens are turned into ids right away (a new token takes the next id),
+    so the tokens of one text at a time are held and looked up while still in cache.
+    """
+    id_of: defaultdict[str, int] = defaultdict()
+    id_of.default_factory = id_of.__len__  # called before a new token is inserted
+    id_of_token = id_of.__getitem__
+    ids = array("i")
+    lengths = array("q")
+    for text in texts:
+        tokens = tokenize(text)
+        lengths.append(len(tokens))
+        ids.extend(map(id_of_token, tokens))
+    return TokenIds(
+        list(id_of),
+        np.frombuffer(ids, dtype=np.int32) if ids else np.zeros(0, dtype=np.int32),
+        np.frombuffer(lengths, dtype=np.int64) if lengths else np.zeros(0, dtype=np.int64),
     )
-    return TokenIds(list(vocabulary), ids, lengths)
 
 
 def token_ids_in_workers(texts: Sequence[str], workers: int | None = None) -> TokenIds:
@@ -128,11 +137,12 @@ class ArrayBM25(bm25s.BM25):  # type: ignore[misc]  # bm25s is untyped
         )  # duplicates summed: the term frequencies, by token then by document
         indptr = counts.indptr.astype(np.int64)
         doc_frequencies = np.diff(indptr)
-        pair_docs = counts.indices.astype(self.int_dtype)
-        pair_tokens = np.repeat(np.arange(n_vocab), doc_frequencies)
+        pair_docs = counts.indices.astype(self.int_dtype, copy=False)
+        pair_tokens = np.repeat(np.arange(n_vocab, dtype=np.int32), doc_frequencies)
         idf = self._idf(doc_frequencies, n_docs)
-        tfc = self._tfc(counts.data, lengths[pair_docs], average_length)
-        data = (idf[pair_tokens] * tfc).astype(self.dtype)
+        scores = self._tfc(counts.data, lengths, pair_docs, average_length)
+        scores *= idf[pair_tokens]  # idf * tfc, as bm25s multiplies them
+        data = scores.astype(self.dtype, copy=False)
         return {"data": data, "indices": pair_docs, "indptr": indptr, "num_docs": n_docs}
 
     def _idf(self, doc_frequencies: NDArray[np.int64], n_docs: int) -> NDArray[Any]:
@@ -144,19 +154,26 @@ class ArrayBM25(bm25s.BM25):  # type: ignore[misc]  # bm25s is untyped
         return result
 
     def _tfc(
-        self, frequencies: NDArray[Any], doc_lengths: NDArray[np.int64], average: Any
+        self,
+        frequencies: NDArray[Any],
+        doc_lengths: NDArray[np.int64],
+        pair_docs: NDArray[Any],
+        average: Any,
     ) -> NDArray[Any]:
         """bm25s's term-frequency component (Robertson's, which Lucene's is) of each
-        pair. bm25s computes it once per document with the length as a number, which
-        makes the length term a float64 scalar; that scalar meets the frequency array
-        in the precision NumPy gives a float64 scalar with an array of ``dtype``
-        (float64 since NumPy 2, ``dtype`` before), and so does each length term here."""
+        (token, document) pair. bm25s computes it once per document with the length as
+        a number, which makes the length term a float64 scalar; that scalar meets the
+        frequency array in the precision NumPy gives a float64 scalar with an array of
+        ``dtype`` (float64 since NumPy 2, ``dtype`` before), and so does each length
+        term here. Computed in place: the arrays are as long as the corpus."""
         precision = np.result_type(np.float64(1.0), np.zeros(1, dtype=self.dtype))
-        frequency = frequencies.astype(self.dtype).astype(precision)
         k1, b = self.k1, self.b
         length_terms = k1 * ((1 - b) + b * doc_lengths.astype(np.float64) / average)
-        result: NDArray[Any] = frequency / (length_terms.astype(precision) + frequency)
-        return result
+        frequency = frequencies.astype(self.dtype).astype(precision, copy=False)
+        denominator = length_terms.astype(precision, copy=False)[pair_docs]
+        denominator += frequency
+        frequency /= denominator
+        return frequency
 
 
 def _lists(tokens: TokenIds) -> list[list[int]]:
