@@ -3,7 +3,7 @@
 Chunking documents and tokenising chunks are pure and CPU-bound, so a large corpus
 is cut into consecutive batches handled by a pool of processes, and the results come
 back in input order: the same values as one process computes, in less wall time on a
-machine with several idle cores. Small inputs stay in the calling process, where
+machine with several cores. Small inputs stay in the calling process, where
 starting the pool would cost more than it saves.
 
 Workers are forked when the calling process runs a single thread (cheap, and safe
@@ -20,14 +20,14 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
 
-__all__ = ["AUTOMATIC_MIN_CHARACTERS", "idle_cpus", "map_batches", "usable_cpus", "worker_count"]
+__all__ = ["AUTOMATIC_MIN_CHARACTERS", "map_batches", "usable_cpus", "worker_count"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 AUTOMATIC_MIN_CHARACTERS = 4_000_000
-"""With ``workers=None``, inputs of at least this many characters use the idle CPUs
-(see :func:`idle_cpus`); smaller ones stay in the calling process."""
+"""With ``workers=None``, inputs of at least this many characters use every usable
+CPU; smaller ones stay in the calling process."""
 
 _BATCHES_PER_WORKER = 4
 """Batches per worker, so that a worker done early takes another one."""
@@ -40,27 +40,18 @@ def usable_cpus() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def idle_cpus() -> int:
-    """The usable CPUs that other programs leave idle (at least 1), judging by the
-    last minute's load average less this busy process's own share: on a shared machine,
-    workers beyond them would only take turns with those programs."""
-    cpus = usable_cpus()
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return cpus
-    others = max(0.0, load - 1.0)
-    return max(1, min(cpus, round(cpus - others)))
-
-
 def worker_count(workers: int | None, characters: int) -> int:
     """How many processes handle an input of ``characters`` characters: ``workers``
-    when given (at least 1), else the idle CPUs for a large input and 1 otherwise."""
+    when given (at least 1), else every usable CPU for a large input and 1 otherwise.
+
+    On a shared machine the workers take turns with other programs; measured on two
+    busy cores, that still took no longer than one process (the busy machine's share
+    of time grows with the number of processes)."""
     if workers is not None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         return workers
-    return idle_cpus() if characters >= AUTOMATIC_MIN_CHARACTERS else 1
+    return usable_cpus() if characters >= AUTOMATIC_MIN_CHARACTERS else 1
 
 
 def map_batches(function: Callable[[list[T]], R], items: Sequence[T], workers: int) -> list[R]:

@@ -66,7 +66,7 @@ class BM25Retriever:
     Only chunks sharing at least one token with the query are returned, so a search can
     give fewer than ``k`` results, or none when no query token occurs in the corpus.
     Repeated query tokens count once. Ties keep corpus order. ``workers`` is how many
-    processes tokenise the chunks (``None``: the idle CPUs for chunks of at least 4 M
+    processes tokenise the chunks (``None``: every usable CPU for chunks of at least 4 M
     characters in all); the default, 1, stays in the calling process, since handing the
     chunks to workers costs about what tokenising them on two cores saves. The index is
     the same either way.

@@ -34,9 +34,9 @@ __all__ = [
 class KnowledgeBase:
     """Documents and the chunks cut from them.
 
-    ``workers`` is how many processes cut the chunks: ``None`` (the default) uses the
-    CPUs the machine's load leaves idle for documents of at least 4 M characters in
-    all, and the calling process otherwise; ``1`` always stays in the calling process.
+    ``workers`` is how many processes cut the chunks: ``None`` (the default) uses every
+    usable CPU for documents of at least 4 M characters in all, and the calling
+    process otherwise; ``1`` always stays in the calling process.
     The chunks are the same either way.
     """
 
