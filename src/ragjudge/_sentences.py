@@ -28,7 +28,7 @@ from typing import Any
 
 from ragjudge._quick_sentences import quick_sentences, with_abbreviations
 
-__all__ = ["locate", "segment"]
+__all__ = ["locate", "segment", "segment_spans"]
 
 _TRAILING_SPACE = re.compile(r"\s*")
 
@@ -41,13 +41,18 @@ lowercased text could miss an abbreviation pysbd finds."""
 def segment(line: str, language: str) -> list[str]:
     """The sentences of ``line`` as pysbd's segmenter gives them (``clean=False``): each
     with the whitespace after it, a sentence the segmenter cannot find left out."""
+    return [line[start:end] for start, end in segment_spans(line, language)]
+
+
+def segment_spans(line: str, language: str) -> list[tuple[int, int]]:
+    """Where the sentences of :func:`segment` are in ``line``."""
     if not line:
         return []
     rules = _rules(language)
     sentences = quick_sentences(line, rules)
     if sentences is None:
         sentences = _processor(language)(line, rules, char_span=False).process()
-    return [line[start:end] for start, end in locate(sentences, line)]
+    return list(locate(sentences, line))
 
 
 def locate(sentences: Sequence[str], text: str) -> Iterator[tuple[int, int]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ragjudge.knowledge._chunking import check_chunking, chunk_text
+from ragjudge.knowledge._chunking import check_chunking, chunk_text, chunk_texts
 from ragjudge.knowledge._documents import Chunk, Document
 from ragjudge.knowledge._files import load_folder, load_jsonl, read_document
 from ragjudge.knowledge._html import html_to_text
@@ -32,30 +32,59 @@ __all__ = [
 
 
 class KnowledgeBase:
-    """Documents and the chunks cut from them."""
+    """Documents and the chunks cut from them.
+
+    ``workers`` is how many processes cut the chunks: ``None`` (the default) uses every
+    usable CPU for documents of at least 4 M characters in all, and the calling
+    process otherwise; ``1`` always stays in the calling process.
+    The chunks are the same either way.
+    """
 
     def __init__(
-        self, documents: Iterable[Document], *, chunk_size: int = 800, chunk_overlap: int = 100
+        self,
+        documents: Iterable[Document],
+        *,
+        chunk_size: int = 800,
+        chunk_overlap: int = 100,
+        workers: int | None = None,
     ) -> None:
         check_chunking(chunk_size, chunk_overlap)
         self.documents: list[Document] = list(documents)
         _check_unique_uris(self.documents)
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
+        contents = chunk_texts(
+            [doc.content for doc in self.documents],
+            chunk_size=chunk_size,
+            chunk_overlap=chunk_overlap,
+            workers=workers,
+        )
         self.chunks: list[Chunk] = [
-            chunk for doc in self.documents for chunk in _chunk_document(doc, self)
+            chunk
+            for doc, pieces in zip(self.documents, contents, strict=True)
+            for chunk in _chunks_of(doc, pieces)
         ]
 
     @classmethod
     def from_documents(
-        cls, docs: Iterable[Document], *, chunk_size: int = 800, chunk_overlap: int = 100
+        cls,
+        docs: Iterable[Document],
+        *,
+        chunk_size: int = 800,
+        chunk_overlap: int = 100,
+        workers: int | None = None,
     ) -> KnowledgeBase:
         """Build a knowledge base from documents already in memory."""
-        return cls(docs, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+        return cls(docs, chunk_size=chunk_size, chunk_overlap=chunk_overlap, workers=workers)
 
     @classmethod
     def load(
-        cls, path: str | Path, *, chunk_size: int = 800, chunk_overlap: int = 100
+        cls,
+        path: str | Path,
+        *,
+        chunk_size: int = 800,
+        chunk_overlap: int = 100,
+        workers: int | None = None,
     ) -> KnowledgeBase:
         """Load documents from a folder, a ``.jsonl`` file or a single text file.
 
@@ -77,7 +106,7 @@ class KnowledgeBase:
         else:
             known = ", ".join(sorted([*DOCUMENT_READERS, ".jsonl"]))
             raise ValueError(f"{root}: cannot load a knowledge base from this file type ({known})")
-        return cls(docs, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+        return cls(docs, chunk_size=chunk_size, chunk_overlap=chunk_overlap, workers=workers)
 
     def __repr__(self) -> str:
         return (
@@ -97,8 +126,7 @@ def _check_unique_uris(documents: list[Document]) -> None:
         raise ValueError(f"duplicate doc_uri: {', '.join(sorted(set(duplicates)))}")
 
 
-def _chunk_document(doc: Document, kb: KnowledgeBase) -> Iterator[Chunk]:
-    pieces = chunk_text(doc.content, chunk_size=kb.chunk_size, chunk_overlap=kb.chunk_overlap)
+def _chunks_of(doc: Document, pieces: list[str]) -> Iterator[Chunk]:
     for index, content in enumerate(pieces):
         yield Chunk(
             chunk_id=f"{doc.doc_uri}#{index}", doc_uri=doc.doc_uri, content=content, index=index
