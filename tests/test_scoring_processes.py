@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from ragjudge.metrics import MetricContext, Result
 from ragjudge.metrics.lexical.token_f1 import TokenF1
 from ragjudge.runner import run_evaluation
 from ragjudge.schema import Output, Sample
-from ragjudge.scoring_processes import worker_count
+from ragjudge.scoring_processes import fork_is_safe, worker_count
 from ragjudge.targets import output_of_row
 from test_execution import LEXICAL, benchmark_rows, one_by_one, stored_rows
 
@@ -27,6 +28,13 @@ def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Workers for runs of a few hundred samples, in blocks of 40."""
     monkeypatch.setattr(scoring_processes, "MIN_SAMPLES", 50)
     monkeypatch.setattr(scoring_processes, "BLOCK_SAMPLES", 40)
+
+
+@pytest.fixture
+def forking(small_blocks: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers even when an earlier test left a thread behind in this process (the
+    workers here only compute)."""
+    monkeypatch.setattr(scoring_processes, "fork_is_safe", lambda: True)
 
 
 def evaluate(tmp_path: Path, name: str, processes: int, **given: Any) -> Path:
@@ -41,7 +49,7 @@ def evaluate(tmp_path: Path, name: str, processes: int, **given: Any) -> Path:
     return store
 
 
-@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.usefixtures("forking")
 def test_workers_store_what_one_process_stores(tmp_path: Path) -> None:
     rows = benchmark_rows(300)
     here = stored_rows(evaluate(tmp_path, "one", 1, data=rows, trials=2))
@@ -74,7 +82,7 @@ class Broken(TokenF1):
         raise ZeroDivisionError("broken on purpose")
 
 
-@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.usefixtures("forking")
 def test_the_samples_are_scored_in_other_processes(tmp_path: Path) -> None:
     store = evaluate(tmp_path, "pids", 2, data=benchmark_rows(200), metrics=[WhoScores(name="w")])
     pids = {row[6]["pid"] for row in stored_rows(store) if row[4] is None}
@@ -82,7 +90,7 @@ def test_the_samples_are_scored_in_other_processes(tmp_path: Path) -> None:
     assert 1 <= len(pids) <= 2
 
 
-@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.usefixtures("forking")
 def test_a_metric_raising_in_a_worker_gives_error_scores(tmp_path: Path) -> None:
     store = evaluate(tmp_path, "broken", 2, data=benchmark_rows(100), metrics=[Broken(name="b")])
     assert [(r[3], r[4]) for r in stored_rows(store)] == [
@@ -90,7 +98,7 @@ def test_a_metric_raising_in_a_worker_gives_error_scores(tmp_path: Path) -> None
     ] * 100
 
 
-@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.usefixtures("forking")
 def test_a_resumed_run_scores_what_is_missing_in_workers(tmp_path: Path) -> None:
     store = tmp_path / "resumed.db"
     config = EvalConfig(metrics=LEXICAL, store=str(store), processes=2)
@@ -102,7 +110,36 @@ def test_a_resumed_run_scores_what_is_missing_in_workers(tmp_path: Path) -> None
     assert sorted(stored_rows(store)) == sorted(complete)
 
 
-def test_how_many_workers() -> None:
+@pytest.mark.usefixtures("small_blocks")
+def test_workers_fork_before_the_progress_display_starts_its_thread(tmp_path: Path) -> None:
+    if threading.active_count() > 1:
+        pytest.skip("an earlier test left a thread running in this process")
+    store = tmp_path / "shown.db"
+    config = EvalConfig(metrics=["exact_match"], store=str(store), processes=2)
+    rows = benchmark_rows(200)
+    asyncio.run(run_evaluation(config, data=rows, metrics=[WhoScores(name="w")], progress=True))
+    assert os.getpid() not in {row[6]["pid"] for row in stored_rows(store) if row[4] is None}
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_a_process_running_other_threads_scores_the_samples_itself(tmp_path: Path) -> None:
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not fork_is_safe()
+        assert worker_count(2, 10_000) == 0
+        store = evaluate(
+            tmp_path, "threads", 2, data=benchmark_rows(200), metrics=[WhoScores(name="w")]
+        )
+    finally:
+        stop.set()
+        other.join()
+    assert {row[6]["pid"] for row in stored_rows(store) if row[4] is None} == {os.getpid()}
+
+
+def test_how_many_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scoring_processes, "fork_is_safe", lambda: True)
     minimum = scoring_processes.MIN_SAMPLES
     assert worker_count(1, 100_000) == 0
     assert worker_count(4, minimum - 1) == 0

@@ -18,6 +18,7 @@ import asyncio
 import copy
 import time
 from collections.abc import Callable, Coroutine, Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from functools import cached_property
 from typing import Any, cast
@@ -27,7 +28,7 @@ from ragjudge.models import JudgeModel
 from ragjudge.progress import Tracker, progress_display
 from ragjudge.rate_limits import live_status
 from ragjudge.schema import Output, Sample, Score
-from ragjudge.scoring_processes import blocks_of, scoring_pool, worker_count
+from ragjudge.scoring_processes import ScoredBlock, blocks_of, scoring_pool, worker_count
 from ragjudge.store import Store
 from ragjudge.store_batch import ResultWriter
 
@@ -113,8 +114,15 @@ class Execution:
             for s in samples
             if (pending := self._pending(s)) or s.request_id not in self.outputs
         ]
+        now, later = self._split(todo)
+        workers = worker_count(self.processes, len(now))
+        blocks = blocks_of(now) if workers else []
         semaphore = asyncio.Semaphore(concurrency)
-        with progress_display(progress, status=self.rate_status) as tracker:
+        # The workers fork before the progress display starts its thread.
+        with (
+            scoring_pool(self.run_id, self._scores_now, blocks, workers) as futures,
+            progress_display(progress, status=self.rate_status) as tracker,
+        ):
             tracker.start(len(samples), len(samples) - len(todo))
 
             async def one(sample: Sample) -> None:
@@ -123,34 +131,44 @@ class Execution:
                 tracker.advance()
 
             try:
-                await self._run_all(todo, one, tracker)
+                await self._run_all(now, later, futures, one, tracker)
             finally:
                 self.writer.flush()
 
+    def _split(
+        self, todo: Sequence[tuple[Sample, list[tuple[int, Metric]]]]
+    ) -> tuple[list[tuple[Sample, Output, list[tuple[int, Metric]]]], list[Sample]]:
+        """The samples scored on the spot (their output at hand and every pending
+        metric inline), each with its output and pending metrics; and the others."""
+        now, later = [], []
+        for sample, pending in todo:
+            output = self._output_at_hand(sample) if self._all_inline(pending) else None
+            if output is None:
+                later.append(sample)
+            else:
+                now.append((sample, output, pending))
+        return now, later
+
     async def _run_all(
         self,
-        todo: Sequence[tuple[Sample, list[tuple[int, Metric]]]],
+        now: Sequence[tuple[Sample, Output, list[tuple[int, Metric]]]],
+        later: Sequence[Sample],
+        futures: Sequence[Future[ScoredBlock]],
         one: Callable[[Sample], Coroutine[Any, Any, None]],
         tracker: Tracker,
     ) -> None:
-        """Score what can be scored on the spot, the rest in tasks; on the first failure
-        or cancellation cancel the tasks and re-raise. ``todo`` pairs each sample with
-        its pending metrics (:meth:`_pending`)."""
+        """Score the samples of ``now`` on the spot (in the workers when ``futures``
+        holds their blocks), those of ``later`` in tasks; on the first failure or
+        cancellation cancel the tasks and re-raise."""
         tasks: list[asyncio.Future[None]] = []
         failed: list[asyncio.Future[None]] = []
-        now: list[tuple[Sample, Output, list[tuple[int, Metric]]]] = []
         try:
-            for sample, pending in todo:
-                output = self._output_at_hand(sample) if self._all_inline(pending) else None
-                if output is not None:
-                    now.append((sample, output, pending))
-                    continue
+            for sample in later:
                 task: asyncio.Future[None] = asyncio.ensure_future(one(sample))
                 task.add_done_callback(lambda t: _keep_failure(t, failed))
                 tasks.append(task)
-            workers = worker_count(self.processes, len(now))
-            if workers:
-                await self._score_in_workers(now, workers, tracker, failed)
+            if futures:
+                await self._store_from_workers(now, futures, tracker, failed)
             else:
                 await self._score_here(now, tracker, failed)
             await asyncio.gather(*tasks)
@@ -177,25 +195,24 @@ class Execution:
                     failed[0].result()
                 slice_ends = time.monotonic() + SLICE_SECONDS
 
-    async def _score_in_workers(
+    async def _store_from_workers(
         self,
         now: Sequence[tuple[Sample, Output, list[tuple[int, Metric]]]],
-        workers: int,
+        futures: Sequence[Future[ScoredBlock]],
         tracker: Tracker,
         failed: list[asyncio.Future[None]],
     ) -> None:
-        """Score the samples of ``now`` in ``workers`` forked processes, storing each
-        block's rows in the order of the samples as it arrives."""
-        blocks = blocks_of(now)
-        with scoring_pool(self.run_id, self._scores_now, blocks, workers) as futures:
-            for block, future in zip(blocks, futures, strict=True):
-                for request_id, trial, rows in await asyncio.wrap_future(future):
-                    self.writer.score_rows(rows)
-                    self.finished.update((request_id, trial, row[3]) for row in rows)
-                for _ in block:
-                    tracker.advance()
-                if failed:
-                    failed[0].result()
+        """Store the rows of each block the workers score (``futures``, one per block
+        of ``now`` in order) as it arrives, in the order of the samples."""
+        sizes = [len(block) for block in blocks_of(now)]
+        for size, future in zip(sizes, futures, strict=True):
+            for request_id, trial, rows in await asyncio.wrap_future(future):
+                self.writer.score_rows(rows)
+                self.finished.update((request_id, trial, row[3]) for row in rows)
+            for _ in range(size):
+                tracker.advance()
+            if failed:
+                failed[0].result()
 
     def _output_at_hand(self, sample: Sample) -> Output | None:
         """The sample's stored output, or the one the target gives at once (a data

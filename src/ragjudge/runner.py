@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from rich.console import Console
 
 from ragjudge._gc import fewer_collections
+from ragjudge._parallel import usable_cpus
 from ragjudge._version import __version__
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.distributed import require_ray
@@ -43,7 +44,6 @@ from ragjudge.results import EvaluationResult, summarize_run
 from ragjudge.run_events import NOTE
 from ragjudge.runlock import run_lock
 from ragjudge.schema import Sample
-from ragjudge.scoring_processes import available_cores
 from ragjudge.store import RunInfo, Store, new_run_id
 
 if TYPE_CHECKING:
@@ -251,7 +251,7 @@ def _execution(
 ) -> Execution:
     """This process's execution, or the Ray workers' (``executor: ray``)."""
     if config.executor != "ray":
-        processes = available_cores() if config.processes == "auto" else config.processes
+        processes = usable_cpus() if config.processes == "auto" else config.processes
         return Execution(
             store, run_id, setup.metrics, config.trials, context, agents, processes=processes
         )

@@ -4,24 +4,25 @@ A sample whose output is at hand and whose pending metrics are all
 :attr:`~ragjudge.metrics.Metric.inline` (CPU work that never waits, such as the lexical
 metrics) needs no event loop. When a run holds at least :data:`MIN_SAMPLES` such
 samples and may use more than one process (``processes`` in the config; ``auto``: the
-cores this process may run on), the executor hands them out in blocks of
+CPUs this process may run on), the executor hands them out in blocks of
 :data:`BLOCK_SAMPLES` to worker processes forked from this one. The workers score
 with the very same metric objects and return the rows to store; this process writes
 them in the order of the samples, so the store ends up holding what a one-process run
 stores. Work that waits (targets, judges) stays in this process's event loop.
 
 Forking copies the metrics, their options and the samples without pickling them; a
-worker only computes (no store, no event loop, no output), so the parent's threads and
-connections are never used in it. Ctrl-C reaches the parent alone: workers ignore it
-and are stopped with the pool. Where ``fork`` does not exist (Windows, macOS defaults
-aside) samples are scored in this process.
+worker only computes (no store, no event loop, no output), so the parent's connections
+are never used in it. The workers fork before anything of the run starts a thread (the
+progress display); a process that already runs other threads, or has no ``fork``
+(Windows), scores the samples itself. Ctrl-C reaches the parent alone: workers ignore it
+and are stopped with the pool.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-import os
 import signal
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -36,8 +37,8 @@ __all__ = [
     "MIN_SAMPLES",
     "Block",
     "ScoredBlock",
-    "available_cores",
     "blocks_of",
+    "fork_is_safe",
     "scoring_pool",
     "worker_count",
 ]
@@ -70,22 +71,20 @@ _WORK: _Work | None = None
 """What the workers read: set before the pool forks them (never sent through a pipe)."""
 
 
-def available_cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def worker_count(processes: int, samples: int) -> int:
     """How many worker processes score ``samples`` CPU-only samples when the run may
-    use ``processes`` processes; 0 means this process scores them itself."""
-    if processes < 2 or samples < MIN_SAMPLES:
-        return 0
-    if "fork" not in multiprocessing.get_all_start_methods():
+    use ``processes`` processes; 0 means this process scores them itself (also when
+    forking is not safe here: see :func:`fork_is_safe`)."""
+    if processes < 2 or samples < MIN_SAMPLES or not fork_is_safe():
         return 0
     return min(processes, -(-samples // BLOCK_SAMPLES))
+
+
+def fork_is_safe() -> bool:
+    """Whether worker processes may be forked from this one: ``fork`` exists and no
+    other thread runs (a lock another thread held at the fork would stay locked in the
+    worker for ever — a notebook running the evaluation in a thread, say)."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
 def blocks_of(work: Sequence[tuple[Sample, Output, Pending]]) -> list[Block]:
@@ -101,6 +100,9 @@ def scoring_pool(
     futures in block order. Leaving the block stops the workers (on an error or an
     interruption at once, pending blocks cancelled)."""
     global _WORK
+    if not blocks:
+        yield []
+        return
     _WORK = _Work(run_id, score, blocks)
     pool = ProcessPoolExecutor(
         max_workers=workers,
