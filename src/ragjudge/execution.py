@@ -28,11 +28,15 @@ from ragjudge.models import JudgeModel
 from ragjudge.progress import Tracker, progress_display
 from ragjudge.rate_limits import live_status
 from ragjudge.schema import Output, Sample, Score
-from ragjudge.scoring_processes import ScoredBlock, blocks_of, scoring_pool, worker_count
-from ragjudge.store import Store
+from ragjudge.scoring_processes import blocks_of, scoring_pool, worker_count
+from ragjudge.store import OutputRow, ScoreRow, Store, output_row, score_rows
 from ragjudge.store_batch import ResultWriter
 
 __all__ = ["SLICE_SECONDS", "Execution", "outcome_recorded", "score_now", "score_one"]
+
+ScoredSample = tuple[str, OutputRow | None, list[tuple[int, list[ScoreRow]]]]
+"""What a scoring worker gives for one sample: its request id, its output's row when
+the output was not stored yet, and per pending trial the rows of its scores."""
 
 SLICE_SECONDS = 0.02
 """The longest the executor scores samples on the spot before it lets the event loop
@@ -120,7 +124,7 @@ class Execution:
         semaphore = asyncio.Semaphore(concurrency)
         # The workers fork before the progress display starts its thread.
         with (
-            scoring_pool(self.run_id, self._scores_now, blocks, workers) as futures,
+            scoring_pool(self._scored_elsewhere, blocks, workers) as futures,
             progress_display(progress, status=self.rate_status) as tracker,
         ):
             tracker.start(len(samples), len(samples) - len(todo))
@@ -137,23 +141,25 @@ class Execution:
 
     def _split(
         self, todo: Sequence[tuple[Sample, list[tuple[int, Metric]]]]
-    ) -> tuple[list[tuple[Sample, Output, list[tuple[int, Metric]]]], list[Sample]]:
-        """The samples scored on the spot (their output at hand and every pending
-        metric inline), each with its output and pending metrics; and the others."""
+    ) -> tuple[list[tuple[Sample, list[tuple[int, Metric]]]], list[Sample]]:
+        """The samples scored on the spot (their output at hand: stored, or given at
+        once by the target; every pending metric inline), each with its pending metrics;
+        and the others."""
+        gives_now = hasattr(self.context.target, "output_now")
         now, later = [], []
         for sample, pending in todo:
-            output = self._output_at_hand(sample) if self._all_inline(pending) else None
-            if output is None:
-                later.append(sample)
+            at_hand = gives_now or sample.request_id in self.outputs
+            if at_hand and self._all_inline(pending):
+                now.append((sample, pending))
             else:
-                now.append((sample, output, pending))
+                later.append(sample)
         return now, later
 
     async def _run_all(
         self,
-        now: Sequence[tuple[Sample, Output, list[tuple[int, Metric]]]],
+        now: Sequence[tuple[Sample, list[tuple[int, Metric]]]],
         later: Sequence[Sample],
-        futures: Sequence[Future[ScoredBlock]],
+        futures: Sequence[Future[list[ScoredSample]]],
         one: Callable[[Sample], Coroutine[Any, Any, None]],
         tracker: Tracker,
     ) -> None:
@@ -179,14 +185,16 @@ class Execution:
 
     async def _score_here(
         self,
-        now: Sequence[tuple[Sample, Output, list[tuple[int, Metric]]]],
+        now: Sequence[tuple[Sample, list[tuple[int, Metric]]]],
         tracker: Tracker,
         failed: list[asyncio.Future[None]],
     ) -> None:
         """Score the samples of ``now`` in this process, letting the event loop run
         every :data:`SLICE_SECONDS`."""
         slice_ends = time.monotonic() + SLICE_SECONDS
-        for sample, output, pending in now:
+        for sample, pending in now:
+            output = self._output_at_hand(sample)
+            assert output is not None  # at hand: see _split
             self._evaluate_now(sample, output, pending)
             tracker.advance()
             if time.monotonic() >= slice_ends:
@@ -197,22 +205,39 @@ class Execution:
 
     async def _store_from_workers(
         self,
-        now: Sequence[tuple[Sample, Output, list[tuple[int, Metric]]]],
-        futures: Sequence[Future[ScoredBlock]],
+        now: Sequence[tuple[Sample, list[tuple[int, Metric]]]],
+        futures: Sequence[Future[list[ScoredSample]]],
         tracker: Tracker,
         failed: list[asyncio.Future[None]],
     ) -> None:
-        """Store the rows of each block the workers score (``futures``, one per block
-        of ``now`` in order) as it arrives, in the order of the samples."""
-        sizes = [len(block) for block in blocks_of(now)]
-        for size, future in zip(sizes, futures, strict=True):
-            for request_id, trial, rows in await asyncio.wrap_future(future):
-                self.writer.score_rows(rows)
-                self.finished.update((request_id, trial, row[3]) for row in rows)
-            for _ in range(size):
+        """Store what the workers give for each block of ``now`` (``futures``, one per
+        block in order) as it arrives, in the order of the samples."""
+        for future in futures:
+            for request_id, output, scored in await asyncio.wrap_future(future):
+                if output is not None:
+                    self.writer.output_rows([output])
+                for trial, rows in scored:
+                    self.writer.score_rows(rows)
+                    self.finished.update((request_id, trial, row[3]) for row in rows)
                 tracker.advance()
             if failed:
                 failed[0].result()
+
+    def _scored_elsewhere(self, item: tuple[Sample, list[tuple[int, Metric]]]) -> ScoredSample:
+        """In a scoring worker: one sample's output row (when not stored yet) and its
+        score rows per pending trial."""
+        sample, pending = item
+        rid = sample.request_id
+        output = self.outputs.get(rid)
+        output_row_ = None
+        if output is None:
+            output = cast(Output, self.context.target.output_now(sample))
+            output_row_ = output_row(self.run_id, rid, output)
+        scored = [
+            (trial, score_rows(self.run_id, rid, trial, scores))
+            for trial, scores in self._scores_now(sample, output, pending)
+        ]
+        return rid, output_row_, scored
 
     def _output_at_hand(self, sample: Sample) -> Output | None:
         """The sample's stored output, or the one the target gives at once (a data

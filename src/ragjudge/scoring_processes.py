@@ -1,21 +1,22 @@
 """Scoring CPU-only samples in worker processes.
 
-A sample whose output is at hand and whose pending metrics are all
-:attr:`~ragjudge.metrics.Metric.inline` (CPU work that never waits, such as the lexical
-metrics) needs no event loop. When a run holds at least :data:`MIN_SAMPLES` such
-samples and may use more than one process (``processes`` in the config; ``auto``: the
-CPUs this process may run on), the executor hands them out in blocks of
-:data:`BLOCK_SAMPLES` to worker processes forked from this one. The workers score
-with the very same metric objects and return the rows to store; this process writes
-them in the order of the samples, so the store ends up holding what a one-process run
-stores. Work that waits (targets, judges) stays in this process's event loop.
+A sample whose output is at hand (stored, or read from the row) and whose pending
+metrics are all :attr:`~ragjudge.metrics.Metric.inline` (CPU work that never waits,
+such as the lexical metrics) needs no event loop. When a run holds at least
+:data:`MIN_SAMPLES` such samples and may use more than one process (``processes`` in
+the config; ``auto``: the CPUs this process may run on), the executor hands them out in
+blocks of :data:`BLOCK_SAMPLES` to worker processes forked from this one. The workers
+score with the very same target and metric objects and return the rows to store (the
+output's too, when it was not stored yet); this process writes them in the order of
+the samples, so the store ends up holding what a one-process run stores. Work that
+waits (targets, judges) stays in this process's event loop.
 
-Forking copies the metrics, their options and the samples without pickling them; a
-worker only computes (no store, no event loop, no output), so the parent's connections
-are never used in it. The workers fork before anything of the run starts a thread (the
-progress display); a process that already runs other threads, or has no ``fork``
-(Windows), scores the samples itself. Ctrl-C reaches the parent alone: workers ignore it
-and are stopped with the pool.
+Forking copies the target, the metrics and the samples without pickling them; a
+worker only computes (no store, no event loop, no terminal), so the parent's
+connections are never used in it. The workers fork before anything of the run starts
+a thread (the progress display); a process that already runs other threads, or has no
+``fork`` (Windows), scores the samples itself. Ctrl-C reaches the parent alone:
+workers ignore it and are stopped with the pool.
 """
 
 from __future__ import annotations
@@ -27,21 +28,19 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
-
-from ragjudge.schema import Output, Sample, Score
-from ragjudge.store import ScoreRow, score_rows
+from typing import Any, TypeVar
 
 __all__ = [
     "BLOCK_SAMPLES",
     "MIN_SAMPLES",
-    "Block",
-    "ScoredBlock",
     "blocks_of",
     "fork_is_safe",
     "scoring_pool",
     "worker_count",
 ]
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 MIN_SAMPLES = 2000
 """Fewer CPU-only samples than this are scored in this process: starting workers
@@ -50,21 +49,11 @@ BLOCK_SAMPLES = 250
 """Samples per block handed to a worker (small enough to keep both busy to the end
 and the progress display moving; large enough that sending a block is cheap)."""
 
-Pending = Sequence[tuple[int, Any]]
-"""The (trial, metric) pairs of a sample left to score."""
-Block = list[tuple[Sample, Output, Pending]]
-"""Samples handed to a worker at once, each with its output and pending metrics."""
-ScoredBlock = list[tuple[str, int, list[ScoreRow]]]
-"""A block's result: per sample and trial, (request id, trial, the rows to store)."""
-ScoreSample = Callable[[Sample, Output, Pending], list[tuple[int, list[Score]]]]
-"""Scores one sample's pending metrics now: per trial, (trial, scores)."""
-
 
 @dataclass
 class _Work:
-    run_id: str
-    score: ScoreSample
-    blocks: list[Block]
+    score: Callable[[Any], Any]
+    blocks: Sequence[Sequence[Any]]
 
 
 _WORK: _Work | None = None
@@ -87,23 +76,25 @@ def fork_is_safe() -> bool:
     return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
-def blocks_of(work: Sequence[tuple[Sample, Output, Pending]]) -> list[Block]:
-    """``work`` cut into blocks of :data:`BLOCK_SAMPLES`."""
-    return [list(work[i : i + BLOCK_SAMPLES]) for i in range(0, len(work), BLOCK_SAMPLES)]
+def blocks_of(items: Sequence[T]) -> list[list[T]]:
+    """``items`` cut into blocks of :data:`BLOCK_SAMPLES`."""
+    return [list(items[i : i + BLOCK_SAMPLES]) for i in range(0, len(items), BLOCK_SAMPLES)]
 
 
 @contextmanager
 def scoring_pool(
-    run_id: str, score: ScoreSample, blocks: list[Block], workers: int
-) -> Iterator[list[Future[ScoredBlock]]]:
-    """Fork ``workers`` processes and give them every block; yields the blocks'
-    futures in block order. Leaving the block stops the workers (on an error or an
-    interruption at once, pending blocks cancelled)."""
+    score: Callable[[T], R], blocks: Sequence[Sequence[T]], workers: int
+) -> Iterator[list[Future[list[R]]]]:
+    """Fork ``workers`` processes that apply ``score`` to every item of every block;
+    yields the blocks' futures (each the list of its items' results), in block order
+    (none without blocks). ``score`` and the blocks reach the workers by the fork,
+    the results come back pickled. Leaving the block stops the workers (on an error or
+    an interruption at once, pending blocks cancelled)."""
     global _WORK
     if not blocks:
         yield []
         return
-    _WORK = _Work(run_id, score, blocks)
+    _WORK = _Work(score, blocks)
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("fork"),
@@ -125,13 +116,9 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _score_block(index: int) -> ScoredBlock:
+def _score_block(index: int) -> list[Any]:
     """In a worker: score block ``index`` of the forked work."""
     work = _WORK
     if work is None:  # pragma: no cover - only when not forked from scoring_pool
         raise RuntimeError("a scoring worker started without its work")
-    return [
-        (sample.request_id, trial, score_rows(work.run_id, sample.request_id, trial, scores))
-        for sample, output, pending in work.blocks[index]
-        for trial, scores in work.score(sample, output, pending)
-    ]
+    return [work.score(item) for item in work.blocks[index]]

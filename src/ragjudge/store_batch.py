@@ -69,6 +69,12 @@ class ResultWriter:
         self._scores.extend(score_rows(self.run_id, request_id, trial, scores))
         self._added()
 
+    def output_rows(self, rows: Iterable[OutputRow]) -> None:
+        """Store output rows already made (:func:`~ragjudge.store.output_row`), with
+        the next batch."""
+        self._outputs.extend(rows)
+        self._added()
+
     def score_rows(self, rows: Iterable[ScoreRow]) -> None:
         """Store score rows already made (:func:`~ragjudge.store.score_rows`), with the
         next batch."""
