@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ragjudge.stats import summarize_scores
+from ragjudge.stats import _bootstrap, summarize_scores
 from ragjudge.stats._bootstrap import FloatArray, bootstrap_ci, bootstrap_cis, index_dtype
 
 
@@ -65,3 +65,16 @@ def test_summaries_keep_their_intervals() -> None:
     for summary in summarize_scores(frame, seed=9):
         rows = frame[(frame["metric"] == summary.metric) & frame["error"].isna()]
         assert summary.ci == bootstrap_ci(rows["value"].to_numpy(), seed=9)
+
+
+def test_the_columns_resampled_in_threads_give_the_intervals_of_one_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(11)
+    columns = [rng.random(3000), rng.integers(0, 2, 3000).astype(float), rng.normal(size=3000)]
+    monkeypatch.setattr(_bootstrap, "usable_cpus", lambda: 2)
+    shared = bootstrap_cis(columns, seed=5)
+    monkeypatch.setattr(_bootstrap, "usable_cpus", lambda: 1)
+    alone = bootstrap_cis(columns, seed=5)
+    assert shared == alone
+    assert all(interval is not None and interval.low < interval.high for interval in alone)

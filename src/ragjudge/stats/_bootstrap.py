@@ -4,11 +4,15 @@ resampling statistic draws its resamples in."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from ragjudge._parallel import usable_cpus
 
 # Upper bound on resample-matrix cells held in memory at once (8 bytes each).
 _BOOTSTRAP_BATCH_CELLS = 2_000_000
@@ -97,18 +101,32 @@ def _resampled_means(arrays: Sequence[FloatArray], n_resamples: int, seed: int) 
     n = arrays[0].size
     parts: list[list[FloatArray]] = [[] for _ in arrays]
     rows = max(1, _GATHER_CELLS // n)
-    for size in batch_sizes(n_resamples, n):
-        drawn = rng.integers(0, n, size=(size, n), dtype=index_dtype(n))
-        # A few rows at a time, widened once for all arrays (indexing would widen them
-        # again for each): the same means, with less memory touched per gather. A row
-        # longer than that is gathered as drawn, so it is never held twice.
-        for start in range(0, size, rows):
-            indices = drawn[start : start + rows]
-            if n <= _GATHER_CELLS:
-                indices = indices.astype(np.intp)
-            for part, data in zip(parts, arrays, strict=True):
-                part.append(data[indices].mean(axis=1))
+    threads = min(len(arrays), usable_cpus())
+    # numpy gathers and averages without the GIL: the arrays share the cores. Each
+    # array's means are the same whichever thread computes them.
+    with ThreadPoolExecutor(threads) if threads > 1 else nullcontext() as pool:
+        for size in batch_sizes(n_resamples, n):
+            drawn = rng.integers(0, n, size=(size, n), dtype=index_dtype(n))
+            # A few rows at a time, widened once for all arrays (indexing would widen
+            # them again for each): the same means, with less memory touched per
+            # gather. A row longer than that is gathered as drawn, never held twice.
+            for start in range(0, size, rows):
+                indices = drawn[start : start + rows]
+                if n <= _GATHER_CELLS:
+                    indices = indices.astype(np.intp)
+                means = _gathered_means(arrays, indices, pool)
+                for part, mean in zip(parts, means, strict=True):
+                    part.append(mean)
     return [np.concatenate(part) for part in parts]
+
+
+def _gathered_means(
+    arrays: Sequence[FloatArray], indices: npt.NDArray[Any], pool: ThreadPoolExecutor | None
+) -> list[FloatArray]:
+    """Per array, the means of its values at each row of ``indices``."""
+    if pool is None:
+        return [data[indices].mean(axis=1) for data in arrays]
+    return list(pool.map(lambda data: data[indices].mean(axis=1), arrays))
 
 
 def index_dtype(n: int) -> type[np.signedinteger[Any]]:
