@@ -34,17 +34,11 @@ NEVER_AT_START = (
 STATISTICS = ("pandas", "numpy", "ragjudge.stats")
 
 _PROBE = """
-import json, sys
+import atexit, json, sys
+atexit.register(lambda: sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n"))
 from ragjudge.cli import main
 sys.argv = ["ragjudge", *json.loads(sys.argv[1])]
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code or 0
-else:
-    code = 0
-sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n")
-sys.exit(code)
+main()
 """
 
 

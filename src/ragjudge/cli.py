@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
+import sys
+import threading
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.text import Text
@@ -356,7 +360,28 @@ register_report(app)
 def main() -> None:
     """Console-script entry point."""
     with fewer_collections():
-        app(prog_name="ragjudge")
+        try:
+            app(prog_name="ragjudge")
+        except SystemExit as done:
+            leave(done)
+
+
+def leave(done: SystemExit) -> NoReturn:
+    """End the process with ``done``'s status without taking the interpreter apart
+    object by object (≈ 0.15 s after a run of 10,000 samples): the exit handlers run and
+    the output is flushed first. While another thread still runs, the usual exit waits
+    for it instead."""
+    main_thread = threading.main_thread()
+    if any(t is not main_thread and t.is_alive() and not t.daemon for t in threading.enumerate()):
+        raise done
+    code = done.code
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code or 0)
 
 
 if __name__ == "__main__":
