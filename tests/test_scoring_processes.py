@@ -151,3 +151,29 @@ def test_processes_must_be_positive_or_auto() -> None:
     assert EvalConfig(metrics=["exact_match"]).processes == "auto"
     with pytest.raises(ValueError, match="processes"):
         EvalConfig(metrics=["exact_match"], processes=0)
+
+
+@pytest.mark.parametrize(("processes", "workers"), [("auto", None), (1, 1), (3, 3)])
+def test_the_processes_setting_reaches_the_knowledge_base(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, processes: int | str, workers: int | None
+) -> None:
+    from ragjudge.knowledge import KnowledgeBase
+    from ragjudge.preparation import build_retriever
+
+    (tmp_path / "doc.md").write_text("UNION removes duplicates. UNION ALL keeps them.\n")
+    asked: list[int | None] = []
+    load = KnowledgeBase.load.__func__  # type: ignore[attr-defined]
+
+    def recording(cls: type[KnowledgeBase], *args: Any, **kwargs: Any) -> KnowledgeBase:
+        asked.append(kwargs.get("workers"))
+        return load(cls, *args, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(KnowledgeBase, "load", classmethod(recording))
+    config = EvalConfig(
+        metrics=["exact_match"],
+        knowledge_base={"path": str(tmp_path / "doc.md")},
+        processes=processes,
+        base_dir=tmp_path,
+    )
+    assert build_retriever(config) is not None
+    assert asked == [workers]

@@ -179,8 +179,9 @@ class EvalConfig(BaseModel):
     concurrency: int = Field(default=8, ge=1)
     processes: Annotated[int, Field(ge=1)] | Literal["auto"] = "auto"
     """Processes that score CPU-only metrics (the lexical ones) when a run has at least
-    2,000 samples for them: ``auto`` uses every core, 1 keeps the work in the run's own
-    process. Judge calls and targets always stay in the run's event loop."""
+    2,000 samples for them, and that chunk a knowledge base of at least 4 M characters:
+    ``auto`` uses every CPU, 1 keeps the work in the run's own process. Judge calls and
+    targets always stay in the run's event loop."""
     max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     """The share of a metric's results that may fail before ``ragjudge run`` exits
     non-zero (3); a metric with no value at all always exits 4."""

@@ -378,7 +378,10 @@ def build_retriever(config: EvalConfig) -> Any:
         raise ConfigError(f"unknown retriever {kb.retriever!r}; known: {known}")
     try:
         base = KnowledgeBase.load(
-            config.resolve(kb.path), chunk_size=kb.chunk_size, chunk_overlap=kb.chunk_overlap
+            config.resolve(kb.path),
+            chunk_size=kb.chunk_size,
+            chunk_overlap=kb.chunk_overlap,
+            workers=None if config.processes == "auto" else config.processes,
         )
     except (ValueError, OSError) as exc:  # TextFileError is a ValueError
         raise ConfigError(f"knowledge_base: {exc}") from None
