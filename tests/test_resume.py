@@ -256,7 +256,7 @@ def test_retry_errors_computes_errored_results_again(
 
 def test_a_resume_takes_masked_secrets_from_the_config_it_was_started_with() -> None:
     from ragjudge.config import EvalConfig
-    from ragjudge.runner import _resumed_config
+    from ragjudge.resuming import resumed_config
     from ragjudge.store import RunInfo
 
     stored = {
@@ -280,7 +280,7 @@ def test_a_resume_takes_masked_secrets_from_the_config_it_was_started_with() -> 
             "judge": {"model": "openai/j", "base_url": "http://user:k2@judge/v1"},
         }
     )
-    resumed = _resumed_config(run, given)
+    resumed = resumed_config(run, given)
     assert resumed.metrics == ["rouge_l"] and resumed.trials == 2  # the run's own
     assert resumed.target is not None and resumed.target.model_extra == {
         "url": "http://app/answer",

@@ -39,8 +39,8 @@ from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeCallRecord, JudgeModel, PermitSource, Provider, ResponseCache
 from ragjudge.preparation import MetricSpec, Prepared, RequirementError, prepare
 from ragjudge.rate_limits import record_rate_limits
-from ragjudge.redact import MASK
 from ragjudge.results import EvaluationResult, summarize_run
+from ragjudge.resuming import resumed_config, stored_run
 from ragjudge.run_events import NOTE
 from ragjudge.runlock import run_lock
 from ragjudge.schema import Sample
@@ -101,10 +101,10 @@ async def run_evaluation(
     """
     resumed, stored_samples = None, None
     if resume is not None:
-        resumed, stored_samples = _stored_run(
+        resumed, stored_samples = stored_run(
             config, resume, read=not _pages_stored(config, metrics)
         )
-        config = _resumed_config(resumed, config)
+        config = resumed_config(resumed, config)
     elif retry_errors:
         raise ConfigError("retry_errors (--retry-errors) goes with resume (--resume RUN)")
     options = _Options(
@@ -303,53 +303,6 @@ async def _preflight(
     if config.judge is not None and not config.judge.preflight:
         return []
     return await preflight([m for m in (judge, *agents) if m is not None])
-
-
-def _stored_run(
-    config: EvalConfig, run_id: str, *, read: bool = True
-) -> tuple[RunInfo, list[Sample] | None]:
-    """The run to resume and its samples (None unless ``read``); ``KeyError`` when
-    there is none."""
-    if not config.store_path.exists():
-        raise KeyError(f"no run {run_id!r}: there is no store at {config.store_path}")
-    with Store(config.store_path) as store:
-        run = store.run(run_id)
-        return run, store.samples(run.run_id) if read else None
-
-
-def _resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
-    """The stored run's config, with the pace, the breakdown and the store of
-    ``given``: a resumed run keeps its samples, metrics, trials and models. Secrets are
-    not stored (``***``): a target, retriever or judge connection whose stored form
-    holds one is taken from ``given``, the config the resume was started with."""
-    stored = EvalConfig.model_validate(run.config)
-    update: dict[str, Any] = {
-        "concurrency": given.concurrency,
-        "executor": given.executor,
-        "ray": given.ray,
-        "by": given.by or stored.by,
-        # the store the run was found in, wherever the stored config says it was
-        "store": str(given.store_path),
-    }
-    for section in ("target", "retriever"):
-        if _holds_mask(run.config.get(section)) and getattr(given, section) is not None:
-            update[section] = getattr(given, section)
-    judge = run.config.get("judge")
-    if stored.judge is not None and given.judge is not None and _holds_mask(judge):
-        connection = given.judge.model_dump(include={"base_url", "api_key_env"})
-        update["judge"] = stored.judge.model_copy(update=connection)
-    return stored.model_copy(update=update)
-
-
-def _holds_mask(value: Any) -> bool:
-    """Whether a stored config section holds a masked secret."""
-    if isinstance(value, str):
-        return MASK in value
-    if isinstance(value, dict):
-        return any(_holds_mask(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_holds_mask(v) for v in value)
-    return False
 
 
 def _build_models(
