@@ -96,6 +96,28 @@ async def test_a_call_cancelled_before_its_request_went_out_says_so(tmp_path: Pa
     assert sorted(calls(store), key=str) == sorted([("ok", None), (None, INTERRUPTED)], key=str)
 
 
+async def test_a_call_waiting_while_another_is_in_flight_says_it_never_went_out(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C cancels every call at once: the one whose request is out is kept (paid),
+    the one still waiting for a permit is recorded as interrupted — not left pending
+    (a resume would call it lost) because another request was in flight."""
+    store, recorder = recorded_store(tmp_path)
+    provider = ScriptedProvider(ReplyScript(default="ok"), latency=0.3)
+    judge = JudgeModel(provider, settings=ModelSettings(max_concurrency=1), recorder=recorder)
+    first = asyncio.create_task(judge.generate(PROMPT))
+    second = asyncio.create_task(judge.generate([{"role": "user", "content": "Other."}]))
+    await asyncio.sleep(0.05)
+    for call in (first, second):
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+    assert judge.in_flight == 1
+    await judge.aclose()
+    assert sorted(calls(store), key=str) == sorted([("ok", None), (None, INTERRUPTED)], key=str)
+    assert len(provider.calls) == 1
+
+
 def test_calls_left_in_flight_by_a_killed_process_are_marked_lost(tmp_path: Path) -> None:
     store, recorder = recorded_store(tmp_path)
     asyncio.run(

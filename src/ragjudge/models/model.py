@@ -273,7 +273,10 @@ class JudgeModel:
         record = self._log.record(messages, config, trial, purpose)
         call_id = await self._log.begin(record)
 
+        adopted: list[asyncio.Future[Generation]] = []
+
         def keep(request: asyncio.Future[Generation]) -> None:
+            adopted.append(request)
             self._in_flight.adopt(request, self._keeper(key, record, call_id, started))
 
         try:
@@ -281,7 +284,10 @@ class JudgeModel:
                 lambda: self.provider.complete(messages, config), tokens, keep=keep
             )
         except asyncio.CancelledError:
-            if call_id is not None and not self._in_flight.count:
+            # A request that went out is the keeper's to record; one cancelled before
+            # its request (waiting for a permit, or between retries) is recorded here,
+            # whatever other calls are in flight.
+            if call_id is not None and not adopted:
                 await self._log.end(call_id, record.model_copy(update={"error": INTERRUPTED}))
             raise
         outcome.latency = time.perf_counter() - started
@@ -332,8 +338,8 @@ class JudgeModel:
         keep: Callable[[asyncio.Future[R]], None] | None = None,
     ) -> Attempts[R]:
         """Attempts under the limiter until one succeeds or retrying must stop. When the
-        caller is cancelled while a request is out, ``keep`` takes that request over
-        (without ``keep`` it is cancelled)."""
+        caller is cancelled while a request is out (or its reply has just come), ``keep``
+        takes that request over (without ``keep`` it is cancelled)."""
         kinds: list[str] = []
         attempt = 0
         while True:
@@ -351,7 +357,9 @@ class JudgeModel:
                 except ModelError as exc:
                     error = exc
                 except asyncio.CancelledError:
-                    if keep is not None and not request.done():
+                    # Kept even when its reply has just arrived: it is paid for, and
+                    # the keeper caches and records it.
+                    if keep is not None:
                         keep(request)
                     else:
                         request.cancel()
