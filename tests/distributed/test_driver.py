@@ -124,6 +124,25 @@ def test_workers_reuse_the_runs_cache_and_the_driver_fills_it(
     assert stored(tmp_path / "runs.db", second.run_id) == stored(tmp_path / "runs.db", first.run_id)
 
 
+def test_the_workers_retries_reach_the_runs_rate_limit_line(cluster: str, tmp_path: Path) -> None:
+    faults = FaultPlan(latency=(0.01, 0.02), error_500_rate=0.2)
+    with OpenAITestServer(replies=SCRIPT, faults=faults) as server:
+        judge = {
+            "model": "openai/judge-x",
+            "base_url": server.base_url,
+            "preflight": False,
+            "backoff_base": 0.01,
+            "max_retries": 8,
+        }
+        result = rj.evaluate(
+            ROWS, metrics=JUDGED, store=tmp_path / "runs.db", judge=judge,
+            executor="ray", progress=False,
+        )  # type: ignore[arg-type]  # fmt: skip
+        refused = server.stats.status_counts.get(500, 0)
+    assert refused > 0 and server.stats.completions == 60
+    assert sum(events.retries for events in result.rate_limits) == refused
+
+
 KILLER = """
 import os, signal
 from pathlib import Path

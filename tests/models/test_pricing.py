@@ -11,6 +11,7 @@ from ragjudge.models.pricing import (
     CallOutcome,
     ModelPrice,
     PriceTable,
+    UsageTotals,
     UsageTracker,
 )
 from ragjudge.models.tokens import (
@@ -146,3 +147,18 @@ def test_message_estimate_adds_overheads() -> None:
     ]
     expected = REPLY_PRIMING + 3 * MESSAGE_OVERHEAD + 5 + 2
     assert estimate_messages_tokens(messages) == expected
+
+
+def test_counters_taken_in_one_process_add_up_in_another() -> None:
+    worker = UsageTracker()
+    worker.add_call("judge", CallOutcome(attempts=3, error_kinds=("rate_limit", "server")))
+    worker.add_call(None, CallOutcome(attempts=1))
+    taken = worker.take()
+    assert worker.total() == UsageTotals()  # forgotten once taken
+    driver = UsageTracker()
+    driver.add_call("judge", CallOutcome(attempts=2, error_kinds=("server",)))
+    driver.merge(taken)
+    total = driver.total()
+    assert (total.calls, total.attempts, total.retries, total.rate_limited) == (3, 6, 3, 1)
+    assert total.errors_by_kind == {"rate_limit": 1, "server": 2}
+    assert driver.by_purpose()["judge"].retries == 3

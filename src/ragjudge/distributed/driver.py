@@ -39,6 +39,7 @@ from ragjudge.judging import StoreRecorder
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import PriceTable, Provider, RateLimits, ResponseCache
 from ragjudge.models.limits import Limiter
+from ragjudge.models.pricing import UsageTotals
 from ragjudge.progress import progress_display
 from ragjudge.ray_settings import ClusterError, RayConfig, cluster_address
 from ragjudge.schema import Output, Sample
@@ -295,6 +296,15 @@ class RayExecution(Execution):
         if self.cache is not None:
             for key, value in result.cache.items():
                 self.cache.put(key, value)
+        self._add_usage(result.usage)
+
+    def _add_usage(self, usage: dict[str, dict[str, UsageTotals]]) -> None:
+        """Add a batch's judge-call counters to the first of this process's models with
+        the same spec: the run's retries and 429s are counted where its models are."""
+        for spec, by_purpose in usage.items():
+            model = next((m for m in self.models if m.spec == spec), None)
+            if model is not None:
+                model.usage.merge(by_purpose)
 
     def _stop(self) -> None:
         """Keep the keepers' last counters, then stop the workers and keepers."""

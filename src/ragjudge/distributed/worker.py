@@ -28,6 +28,7 @@ from ragjudge.judging import agent_config, build_embedders, generate_config, jud
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeCallRecord, JudgeModel, PermitSource, Provider, ResponseCache
 from ragjudge.models.cache import provider_endpoint
+from ragjudge.models.pricing import UsageTotals, UsageTracker
 from ragjudge.preparation import build_retriever, build_target, configured_metrics
 from ragjudge.row_skipping import lacking_rows, skip_rows_lacking_inputs
 from ragjudge.schema import Output, Sample, Score
@@ -100,6 +101,9 @@ class BatchResult:
     pid: int
     peak_rss_mb: float = 0.0
     """The worker process's peak resident memory so far."""
+    usage: dict[str, dict[str, UsageTotals]] = field(default_factory=dict)
+    """Per model (its spec), the judge-call counters of the batch per purpose: calls,
+    retries, 429s, tokens — for the driver's totals."""
 
 
 class CollectingRecorder:
@@ -302,7 +306,23 @@ class SampleWorker:
             seconds=time.perf_counter() - started,
             pid=os.getpid(),
             peak_rss_mb=peak_rss_mb(),
+            usage=self._usage_taken(),
         )
+
+    def _usage_taken(self) -> dict[str, dict[str, UsageTotals]]:
+        """Each model's counters since the last batch, by model spec."""
+        models: list[JudgeModel] = []
+        agents = [m for roles in self.agents.values() for m in roles.values()]
+        for model in [self.judge, *agents]:
+            if model is not None and all(model is not m for m in models):
+                models.append(model)
+        taken: dict[str, dict[str, UsageTotals]] = {}
+        for model in models:
+            tracker = UsageTracker()
+            tracker.merge(taken.get(model.spec, {}))
+            tracker.merge(model.usage.take())
+            taken[model.spec] = tracker.by_purpose()
+        return {spec: by_purpose for spec, by_purpose in taken.items() if by_purpose}
 
     def _batch_metrics(self, samples: list[Sample]) -> list[Metric]:
         """With ``skip_invalid_rows``, copies of the metrics that are not applicable to

@@ -192,6 +192,18 @@ class UsageTracker:
             "by_purpose": {name: t.as_dict() for name, t in self.by_purpose().items()},
         }
 
+    def take(self) -> dict[str, UsageTotals]:
+        """The counters per purpose, forgotten here (what happened since the last take)."""
+        with self._lock:
+            taken, self._by_purpose = self._by_purpose, {}
+            return taken
+
+    def merge(self, by_purpose: Mapping[str, UsageTotals]) -> None:
+        """Add counters per purpose made elsewhere (another process's model)."""
+        with self._lock:
+            for name, totals in by_purpose.items():
+                self._by_purpose[name] = _sum_totals([self._totals_for(name), totals])
+
     def reset(self) -> None:
         """Forget every count."""
         with self._lock:
