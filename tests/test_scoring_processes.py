@@ -4,8 +4,11 @@ stores: the same rows, values, details and errors, in the same order."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sqlite3
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -110,15 +113,37 @@ def test_a_resumed_run_scores_what_is_missing_in_workers(tmp_path: Path) -> None
     assert sorted(stored_rows(store)) == sorted(complete)
 
 
-@pytest.mark.usefixtures("small_blocks")
+PROGRESS_RUN = """
+import asyncio, json, os, sys
+sys.path.insert(0, sys.argv[1])
+from ragjudge import scoring_processes
+from ragjudge.config import EvalConfig
+from ragjudge.runner import run_evaluation
+from test_scoring_processes import WhoScores, benchmark_rows
+
+scoring_processes.MIN_SAMPLES, scoring_processes.BLOCK_SAMPLES = 50, 40
+config = EvalConfig(metrics=["w"], store=sys.argv[2], processes=2)
+rows = benchmark_rows(200)
+result = asyncio.run(
+    run_evaluation(config, data=rows, metrics=[WhoScores(name="w")], progress=True)
+)
+print(json.dumps({"pid": os.getpid(), "run": result.run_id}))
+"""
+
+
 def test_workers_fork_before_the_progress_display_starts_its_thread(tmp_path: Path) -> None:
-    if threading.active_count() > 1:
-        pytest.skip("an earlier test left a thread running in this process")
+    # In a fresh interpreter: this one may hold threads that earlier tests left.
     store = tmp_path / "shown.db"
-    config = EvalConfig(metrics=["exact_match"], store=str(store), processes=2)
-    rows = benchmark_rows(200)
-    asyncio.run(run_evaluation(config, data=rows, metrics=[WhoScores(name="w")], progress=True))
-    assert os.getpid() not in {row[6]["pid"] for row in stored_rows(store) if row[4] is None}
+    tests = str(Path(__file__).parent)
+    done = subprocess.run(
+        [sys.executable, "-c", PROGRESS_RUN, tests, str(store)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    parent = json.loads(done.stdout.strip().splitlines()[-1])["pid"]
+    pids = {row[6]["pid"] for row in stored_rows(store) if row[4] is None}
+    assert pids and parent not in pids
+    assert "evaluating" in done.stderr  # the progress display was on
 
 
 @pytest.mark.usefixtures("small_blocks")

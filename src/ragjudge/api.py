@@ -34,6 +34,7 @@ async def aevaluate(
     judge: str | dict[str, Any] | Provider | None = None,
     trials: int = 1,
     concurrency: int = 8,
+    processes: int | str = "auto",
     limit: int | None = None,
     sample: int | None = None,
     by: str | None = None,
@@ -74,6 +75,7 @@ async def aevaluate(
             judge=judge_spec,
             trials=trials,
             concurrency=concurrency,
+            processes=processes,
             limit=limit,
             sample=sample,
             by=by,
@@ -131,7 +133,9 @@ first N rows, ``sample`` N random rows stratified by ``by`` (drawn with ``seed``
 Results go to the SQLite store (default ``.ragjudge/runs.db`` in the current
 folder); ``resume`` finishes an interrupted run (``retry_errors``: and computes
 its errored results again). ``executor="ray"`` evaluates the samples on Ray workers
-(``ray``: the ``ray:`` config section, e.g. ``{"address": "host:6379"}``). Works
+(``ray``: the ``ray:`` config section, e.g. ``{"address": "host:6379"}``);
+``processes`` (``"auto"``: every CPU) score CPU-only metrics of a large run and chunk
+a large knowledge base on one machine, ``1`` keeps them in this process. Works
 in scripts and inside a running event loop (notebooks: the run goes to a worker
 thread); in async code, ``await`` :func:`aevaluate` instead.
 """,
