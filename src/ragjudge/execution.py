@@ -174,7 +174,7 @@ class Execution:
                 task.add_done_callback(lambda t: _keep_failure(t, failed))
                 tasks.append(task)
             if futures:
-                await self._store_from_workers(now, futures, tracker, failed)
+                await self._store_from_workers(futures, tracker, failed)
             else:
                 await self._score_here(now, tracker, failed)
             await asyncio.gather(*tasks)
@@ -205,13 +205,12 @@ class Execution:
 
     async def _store_from_workers(
         self,
-        now: Sequence[tuple[Sample, list[tuple[int, Metric]]]],
         futures: Sequence[Future[list[ScoredSample]]],
         tracker: Tracker,
         failed: list[asyncio.Future[None]],
     ) -> None:
-        """Store what the workers give for each block of ``now`` (``futures``, one per
-        block in order) as it arrives, in the order of the samples."""
+        """Store what the workers give for each block (``futures``, in block order) as
+        it arrives, in the order of the samples."""
         for future in futures:
             for request_id, output, scored in await asyncio.wrap_future(future):
                 if output is not None:
