@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Coroutine, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, cast
 
@@ -43,11 +44,23 @@ SLICE_SECONDS = 0.02
 run (the result writer's batch timer, other samples' target and judge calls)."""
 
 
+@dataclass
+class _Planned:
+    """The work of a run, planned before it starts (:meth:`Execution.workers_started`)."""
+
+    total: int
+    todo: int
+    now: list[tuple[Sample, list[tuple[int, Metric]]]]
+    later: list[Sample]
+    futures: list[Future[list[ScoredSample]]]
+
+
 class Execution:
     """Runs one evaluation's samples against the target and the metrics."""
 
     processes: int = 1
     """Processes that may score CPU-only samples (this one included)."""
+    _planned: _Planned | None = None
 
     def __init__(
         self,
@@ -110,9 +123,12 @@ class Execution:
         """The ids of the metrics scored on the spot (see :func:`runs_inline`)."""
         return {id(m) for m in self.metrics if runs_inline(m)}
 
-    async def run(self, samples: Sequence[Sample], concurrency: int, progress: bool) -> None:
-        """Evaluate every sample that is not done (without its output or a score of a
-        trial), ``concurrency`` at a time."""
+    @contextmanager
+    def workers_started(self, samples: Sequence[Sample]) -> Iterator[None]:
+        """Plan the work on ``samples`` and fork the scoring workers now (when the run
+        uses them), so that they score while the caller stores the run; :meth:`run` on
+        the same samples inside the block takes their results. Nothing is stored
+        before :meth:`run`."""
         todo = [
             (s, pending)
             for s in samples
@@ -121,13 +137,24 @@ class Execution:
         now, later = self._split(todo)
         workers = worker_count(self.processes, len(now))
         blocks = blocks_of(now) if workers else []
+        with scoring_pool(self._scored_elsewhere, blocks, workers) as futures:
+            self._planned = _Planned(len(samples), len(todo), now, later, futures)
+            try:
+                yield
+            finally:
+                self._planned = None
+
+    async def run(self, samples: Sequence[Sample], concurrency: int, progress: bool) -> None:
+        """Evaluate every sample that is not done (without its output or a score of a
+        trial), ``concurrency`` at a time."""
+        if self._planned is None:
+            with self.workers_started(samples):
+                return await self.run(samples, concurrency, progress)
+        plan = self._planned
         semaphore = asyncio.Semaphore(concurrency)
-        # The workers fork before the progress display starts its thread.
-        with (
-            scoring_pool(self._scored_elsewhere, blocks, workers) as futures,
-            progress_display(progress, status=self.rate_status) as tracker,
-        ):
-            tracker.start(len(samples), len(samples) - len(todo))
+        # The workers forked before the progress display starts its thread.
+        with progress_display(progress, status=self.rate_status) as tracker:
+            tracker.start(plan.total, plan.total - plan.todo)
 
             async def one(sample: Sample) -> None:
                 async with semaphore:
@@ -135,7 +162,7 @@ class Execution:
                 tracker.advance()
 
             try:
-                await self._run_all(now, later, futures, one, tracker)
+                await self._run_all(plan.now, plan.later, plan.futures, one, tracker)
             finally:
                 self.writer.flush()
 

@@ -13,6 +13,7 @@ import asyncio
 import platform
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -209,13 +210,6 @@ async def _execute(
         await _close(judge, *models)
         _close_cache(own_cache)
         raise
-    _record_start(
-        store, run_id, config, setup, resumed, retry_errors=options.retry_errors, spool=spool
-    )
-    if options.on_start is not None:
-        options.on_start(run_id)
-    _tell(setup.notes, options.progress)
-    await record_calls(store, run_id, config.judge, asked)
     context = MetricContext(
         retriever=setup.retriever,
         judge=judge,
@@ -223,13 +217,38 @@ async def _execute(
         target=setup.target,
         embedders=embedders,
     )
-    execution = _execution(store, run_id, config, setup, context, agents, options, cache)
+    # A new local run forks its scoring workers first: they score while the run and its
+    # samples are stored. A resumed run learns what is left only once it is stored again
+    # (with --retry-errors, storing it removes the errors to redo).
+    early = resumed is None and config.executor != "ray"
+    execution = (
+        _execution(store, run_id, config, setup, context, agents, options, cache) if early else None
+    )
     try:
-        with outcome_recorded(store, run_id):
-            await execution.run(setup.samples, config.concurrency, options.progress)
+        with execution.workers_started(setup.samples) if execution else nullcontext():
+            _record_start(
+                store,
+                run_id,
+                config,
+                setup,
+                resumed,
+                retry_errors=options.retry_errors,
+                spool=spool,
+            )
+            if options.on_start is not None:
+                options.on_start(run_id)
+            _tell(setup.notes, options.progress)
+            await record_calls(store, run_id, config.judge, asked)
+            if execution is None:
+                execution = _execution(
+                    store, run_id, config, setup, context, agents, options, cache
+                )
+            with outcome_recorded(store, run_id):
+                await execution.run(setup.samples, config.concurrency, options.progress)
     finally:
         await _drain_and_close([m for m in (judge, *models) if m is not None])
-        record_rate_limits(store, run_id, execution.models)
+        if execution is not None:
+            record_rate_limits(store, run_id, execution.models)
         _close_cache(own_cache)
     result = summarize_run(store, run_id, by=config.by)
     if config.report is not None:
