@@ -16,12 +16,13 @@ from typing import Any
 import pytest
 
 from ragjudge import scoring_processes
+from ragjudge._parallel import fork_is_safe
 from ragjudge.config import EvalConfig
 from ragjudge.metrics import MetricContext, Result
 from ragjudge.metrics.lexical.token_f1 import TokenF1
 from ragjudge.runner import run_evaluation
 from ragjudge.schema import Output, Sample
-from ragjudge.scoring_processes import fork_is_safe, worker_count
+from ragjudge.scoring_processes import worker_count
 from ragjudge.targets import output_of_row
 from test_execution import LEXICAL, benchmark_rows, one_by_one, stored_rows
 

@@ -20,7 +20,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
 
-__all__ = ["AUTOMATIC_MIN_CHARACTERS", "map_batches", "usable_cpus", "worker_count"]
+__all__ = [
+    "AUTOMATIC_MIN_CHARACTERS",
+    "fork_is_safe",
+    "map_batches",
+    "usable_cpus",
+    "worker_count",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -78,8 +84,15 @@ def _batches(items: Sequence[T], count: int) -> list[list[T]]:
     return batches
 
 
+def fork_is_safe() -> bool:
+    """Whether worker processes may be forked from this one: ``fork`` exists and no
+    other thread runs (a lock another thread held at the fork would stay locked in the
+    worker for ever — a notebook running the evaluation in a thread, say)."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
 def _context() -> multiprocessing.context.BaseContext:
-    methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
+    if fork_is_safe():
         return multiprocessing.get_context("fork")
+    methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")

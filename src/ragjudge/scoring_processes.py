@@ -23,18 +23,18 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from ragjudge._parallel import fork_is_safe
+
 __all__ = [
     "BLOCK_SAMPLES",
     "MIN_SAMPLES",
     "blocks_of",
-    "fork_is_safe",
     "scoring_pool",
     "worker_count",
 ]
@@ -63,17 +63,10 @@ _WORK: _Work | None = None
 def worker_count(processes: int, samples: int) -> int:
     """How many worker processes score ``samples`` CPU-only samples when the run may
     use ``processes`` processes; 0 means this process scores them itself (also when
-    forking is not safe here: see :func:`fork_is_safe`)."""
+    forking is not safe here: see :func:`ragjudge._parallel.fork_is_safe`)."""
     if processes < 2 or samples < MIN_SAMPLES or not fork_is_safe():
         return 0
     return min(processes, -(-samples // BLOCK_SAMPLES))
-
-
-def fork_is_safe() -> bool:
-    """Whether worker processes may be forked from this one: ``fork`` exists and no
-    other thread runs (a lock another thread held at the fork would stay locked in the
-    worker for ever — a notebook running the evaluation in a thread, say)."""
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
 def blocks_of(items: Sequence[T]) -> list[list[T]]:

@@ -135,13 +135,7 @@ def tokens_of_folded(folded: str, *, keep_punct: bool = False) -> list[str]:
         return (_WORDS_AND_OTHERS_RE if keep_punct else _WORDS_RE).findall(folded)
     if keep_punct:
         return _tokens_with_punctuation(folded)
-    tokens: list[str] = []
-    for run, word in _RUNS_AND_WORDS_RE.findall(folded):
-        if run:
-            tokens.extend(_segment_japanese(run))
-        else:
-            tokens.append(word)
-    return tokens
+    return _segmented(_RUNS_AND_WORDS_RE, folded)
 
 
 def tokens_of_answer(answer: str) -> list[str]:
@@ -151,8 +145,14 @@ def tokens_of_answer(answer: str) -> list[str]:
     folded = fold(answer)  # a no-op but for characters that deleting punctuation joined
     if _JAPANESE_RE.search(folded) is None:
         return _PLAIN_WORDS_RE.findall(folded)
+    return _segmented(_RUNS_AND_PLAIN_WORDS_RE, folded)
+
+
+def _segmented(runs_and_words: re.Pattern[str], folded: str) -> list[str]:
+    """The tokens of ``folded`` from the (Japanese run, word) pairs the pattern finds:
+    each run segmented by MeCab, each word as it is."""
     tokens: list[str] = []
-    for run, word in _RUNS_AND_PLAIN_WORDS_RE.findall(folded):
+    for run, word in runs_and_words.findall(folded):
         if run:
             tokens.extend(_segment_japanese(run))
         else:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ray_cluster import local_cluster, ray_or_skip
+from ray_cluster import local_cluster, ray_or_skip, write_killer
 
 import ragjudge as rj
 from ragjudge.config import EvalConfig, load_config
@@ -143,21 +143,8 @@ def test_the_workers_retries_reach_the_runs_rate_limit_line(cluster: str, tmp_pa
     assert sum(events.retries for events in result.rate_limits) == refused
 
 
-KILLER = """
-import os, signal
-from pathlib import Path
-
-def answer(query):
-    mark = Path(__file__).with_name("killed")
-    if query == "question 13" and not mark.exists():
-        mark.write_text(str(os.getpid()))
-        os.kill(os.getpid(), signal.SIGKILL)
-    return "answer " + query.split()[-1]
-"""
-
-
 def killer_project(tmp_path: Path, retries: int) -> Path:
-    (tmp_path / "killer.py").write_text(KILLER)
+    write_killer(tmp_path, 13)
     return write_project(
         tmp_path,
         ROWS,

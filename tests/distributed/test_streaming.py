@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ray_cluster import local_cluster, ray_or_skip
+from ray_cluster import local_cluster, ray_or_skip, write_killer
 
 import ragjudge as rj
 from parquet_files import parquet_folder
@@ -103,23 +103,10 @@ def test_limit_sample_and_columns_stream_as_they_load(cluster: str, tmp_path: Pa
         assert stored(store, on_ray.run_id) == stored(store, local.run_id)
 
 
-KILLER = """
-import os, signal
-from pathlib import Path
-
-def answer(query):
-    mark = Path(__file__).with_name("killed")
-    if query == "question 17" and not mark.exists():
-        mark.write_text(str(os.getpid()))
-        os.kill(os.getpid(), signal.SIGKILL)
-    return "answer " + query.split()[-1]
-"""
-
-
 async def test_an_interrupted_parquet_run_resumes_page_by_page_without_loss_or_duplicate(
     cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "killer.py").write_text(KILLER)
+    write_killer(tmp_path, 17)
     keep = ("request_id", "request", "expected_response")
     parquet_folder(tmp_path / "set", [{k: r[k] for k in keep} for r in ROWS])
     config = tmp_path / "eval.yaml"
