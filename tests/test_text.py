@@ -1,4 +1,6 @@
+import random
 import re
+import string
 import time
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
@@ -7,7 +9,12 @@ from pathlib import Path
 import pytest
 
 from ragjudge.text import (
+    _ARTICLES_RE,
+    _PLAIN_WORDS_RE,
     _TOKEN_RE,
+    _WORDS_RE,
+    _punctuation_re,
+    _punctuation_table,
     answer_of_folded,
     contains_cjk,
     fold,
@@ -246,3 +253,55 @@ def test_the_shared_forms_are_the_functions_values(text: str) -> None:
     assert tokens_of_folded(fold(text)) == tokenize(text)
     answer = normalize_answer(text)
     assert tokens_of_answer(answer) == tokenize(answer)
+
+
+# --- the ASCII paths give what the general patterns give ---------------------------
+
+ASCII_PIECES = [
+    *"abcXYZ019",
+    *string.punctuation,
+    *" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f",
+    "\x00",
+    "\x07",
+    "\x7f",
+    "a",
+    "an",
+    "the",
+    "The",
+    "A",
+    "and",
+    "theme",
+    "3.14",
+    "1,000",
+    "don't",
+    "e-mail",
+    "x_y",
+]
+
+
+def random_ascii_texts(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choices(ASCII_PIECES, k=rng.randint(0, 24))) for _ in range(count)]
+
+
+def test_the_ascii_paths_give_the_general_patterns_results() -> None:
+    table = {ord(ch): None for ch in string.punctuation}
+    texts = random_ascii_texts(20_000, seed=7) + [t for t in example_texts() if t.isascii()]
+    for text in texts:
+        folded = fold(text)
+        general_answer = " ".join(_ARTICLES_RE.sub(" ", folded.translate(table)).split())
+        assert answer_of_folded(folded) == general_answer, repr(text)
+        assert tokens_of_folded(folded) == _WORDS_RE.findall(folded), repr(text)
+        assert tokens_of_answer(general_answer) == _PLAIN_WORDS_RE.findall(general_answer)
+        # not only answers: any ASCII text, in any case
+        assert tokens_of_answer(text) == _PLAIN_WORDS_RE.findall(fold(text)), repr(text)
+
+
+def test_the_punctuation_pattern_deletes_what_the_table_deletes() -> None:
+    table = _punctuation_table()
+    every_character = "".join(chr(c) for c in range(0x10000) if not 0xD800 <= c < 0xE000)
+    kept = _punctuation_re().sub("", every_character)
+    assert kept == every_character.translate(table)
+    assert len(kept) < len(every_character) - 500  # the table does delete
+    mixed = "「デッドロック」とは、二つの…状態です！ (e.g., 3.14) — «ok»"
+    assert _punctuation_re().sub("", mixed) == mixed.translate(table)
