@@ -24,10 +24,14 @@ $(FULL): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,local,pdf,mlflow,serve,ray]"
 	touch $(CORE) $(FULL)
 
+# Byte code compiled as an install compiles it, also where the environment says not to
+# write it (PYTHONDONTWRITEBYTECODE): otherwise every command compiles every module.
 demo: $(CORE)
+	$(BIN)/python -m compileall -q src
 	cd examples/quickstart && ../../$(BIN)/ragjudge run eval.yaml
 
 test: $(FULL)
+	$(BIN)/python -m compileall -q src
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
 
 lint: $(FULL)
@@ -36,6 +40,7 @@ lint: $(FULL)
 	$(BIN)/mypy
 
 bench: $(FULL)
+	@$(BIN)/python -m compileall -q src
 	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:

@@ -9,6 +9,7 @@ The same arguments always give the same text.
 
 from __future__ import annotations
 
+import compileall
 import json
 import random
 import re
@@ -114,6 +115,14 @@ def lexical_rows(count: int, *, seed: int = 0) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def byte_compile_sources() -> None:
+    """Compile ragjudge's modules to byte code (where it is missing or stale), as
+    installing a package does: a checkout run in an environment that writes no byte code
+    (``PYTHONDONTWRITEBYTECODE``) would otherwise compile every module at every start,
+    which no installed copy does. ``make`` does the same for the checkout."""
+    compileall.compile_dir(ROOT / "src", quiet=1)
 
 
 def load_average() -> str:

@@ -4,7 +4,7 @@ peak memory of the command.
 The samples (every fifth one in Japanese, responses in the data, some with two reference
 answers; see ``_corpus.lexical_rows``) are scored with ``exact_match``, ``fuzzy_match``,
 ``word_recall``, ``token_f1`` and ``rouge_l`` — the five that tokenise — by the real
-command line in a child process (``python -m ragjudge.cli run eval.yaml --no-progress``),
+command line in a child process (``python -m ragjudge run eval.yaml --no-progress``),
 each repetition with a fresh store. The wall time counts everything the user waits for:
 start-up, loading, scoring, storing and the printed summary. The run scores in worker
 processes forked from it (``processes: auto``), so two memory figures are printed: the
@@ -75,7 +75,7 @@ def run_once(config: Path, store: Path, *, sample: bool = False) -> tuple[float,
     """One ``ragjudge run``: (wall seconds, the command's peak RSS in MB, the peak of
     all its processes together in MB when ``sample`` (see the module docstring), else
     0, exit status)."""
-    command = [sys.executable, "-m", "ragjudge.cli", "run", str(config), "--no-progress"]
+    command = [sys.executable, "-m", "ragjudge", "run", str(config), "--no-progress"]
     command += ["--store", str(store)]
     started = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -101,6 +101,7 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    _corpus.byte_compile_sources()
     print(
         f"ragjudge run: {args.samples} samples x {len(METRICS)} lexical metrics ({', '.join(METRICS)})"
     )

@@ -56,7 +56,7 @@ def write_project(folder: Path, samples: int, ray: dict[str, Any]) -> Path:
 
 def run_once(config: Path, store: Path, executor: str) -> tuple[float, float]:
     """One ``ragjudge run``: (wall seconds, the child's peak RSS in MB)."""
-    command = [sys.executable, "-m", "ragjudge.cli", "run", str(config), "--no-progress"]
+    command = [sys.executable, "-m", "ragjudge", "run", str(config), "--no-progress"]
     command += ["--store", str(store), "--executor", executor]
     started = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -115,6 +115,7 @@ def main() -> int:
     parser.add_argument("--cpus", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=1000)
     args = parser.parse_args()
+    _corpus.byte_compile_sources()
     ray = {"num_cpus": args.cpus, "workers": args.workers, "batch_size": args.batch_size}
     print(f"{args.samples} samples x {len(METRICS)} lexical metrics; Ray: {ray}")
     print(f"load average before: {_corpus.load_average()}")

@@ -3,7 +3,7 @@ show RUN``, each a fresh process.
 
 The store is made first by the real command line from the quickstart example
 (``examples/quickstart/eval.yaml``: seven lexical metrics, no judge). Every command is
-then run ``--repeat`` times in a child process (``python -m ragjudge.cli ...``, output
+then run ``--repeat`` times in a child process (``python -m ragjudge ...``, output
 discarded), timed from start to exit; ``python -c pass`` is timed the same way as the
 floor no command can beat.
 
@@ -29,7 +29,7 @@ import _corpus
 
 QUICKSTART = _corpus.ROOT / "examples" / "quickstart" / "eval.yaml"
 MAX_HELP_SECONDS = 0.4
-CLI = [sys.executable, "-m", "ragjudge.cli"]
+CLI = [sys.executable, "-m", "ragjudge"]
 
 
 def make_store(folder: Path) -> tuple[Path, str]:
@@ -58,6 +58,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
+    _corpus.byte_compile_sources()
     print(f"load average before {_corpus.load_average()}")
     with tempfile.TemporaryDirectory(prefix="ragjudge-startup-") as tmp:
         store, run_id = make_store(Path(tmp))

@@ -36,7 +36,7 @@ STATISTICS = ("pandas", "numpy", "ragjudge.stats")
 _PROBE = """
 import atexit, json, sys
 atexit.register(lambda: sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n"))
-from ragjudge.cli import main
+from ragjudge.__main__ import main
 sys.argv = ["ragjudge", *json.loads(sys.argv[1])]
 main()
 """
@@ -111,6 +111,18 @@ def test_show_prints_the_summary_without_judge_models_scipy_or_pandas(
     assert _loaded(modules, NEVER_AT_START) == []
     assert "numpy" in modules  # the summary's columns: what show does pay for
     assert "pandas" not in modules  # read in pages, never as a frame
+
+
+def test_a_run_of_lexical_metrics_on_stored_answers_loads_no_http_client(tmp_path: Path) -> None:
+    rows = [{"request": f"q{i}", "response": "a b", "expected_response": "a c"} for i in range(3)]
+    (tmp_path / "set.jsonl").write_text("\n".join(json.dumps(row) for row in rows) + "\n")
+    config = tmp_path / "eval.yaml"
+    config.write_text("data: set.jsonl\nmetrics: [token_f1, rouge_l]\n")
+    done, modules = _fresh(["run", str(config), "--no-progress", "--store", str(tmp_path / "r.db")])
+    assert done.returncode == 0, done.stderr
+    assert "token_f1" in done.stdout
+    unused = ("httpx", "openai", "jinja2", "pandas", "ragjudge.http_targets", "ragjudge.knowledge")
+    assert _loaded(modules, unused) == []
 
 
 @pytest.mark.parametrize("package", ["ragjudge", "ragjudge.models", "ragjudge.report"])

@@ -11,11 +11,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ragjudge.config import ConfigError, EvalConfig, expand_environment
 from ragjudge.frames import reserved_name_problem
-from ragjudge.http_targets import (
-    HTTP_TARGET_KINDS,
-    http_retriever_from_config,
-    http_target_from_config,
-)
 from ragjudge.loading import read_evaluation_set
 from ragjudge.metrics import Metric, create_metric
 from ragjudge.row_skipping import lacking_rows, missing_everywhere, skip_rows_lacking_inputs
@@ -198,6 +193,9 @@ def build_target(config: EvalConfig, target: Any = None) -> Target:
             concurrency=config.concurrency,
             limits=limits,
         )
+    # imported here: an HTTP client (httpx) only for the runs that call one
+    from ragjudge.http_targets import HTTP_TARGET_KINDS, http_target_from_config
+
     if spec.kind in HTTP_TARGET_KINDS:
         return http_target_from_config(spec.model_dump(exclude_none=True))
     known = ", ".join(("data", "callable", *HTTP_TARGET_KINDS))
@@ -363,6 +361,8 @@ def build_retriever(config: EvalConfig) -> Any:
     indexes are cached under ``.ragjudge/index`` beside the config); None without
     either."""
     if config.retriever is not None:
+        from ragjudge.http_targets import http_retriever_from_config
+
         try:
             return http_retriever_from_config(config.retriever)
         except TargetError as exc:

@@ -9,10 +9,9 @@ silently changed.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import Any, NamedTuple
-
-import numpy as np
 
 MAX_NESTING = 100
 """How deep lists and objects may sit inside each other in one row."""
@@ -56,7 +55,8 @@ def _children(value: Any, path: str) -> list[tuple[str, Any, Any]] | None:
     """(path, key, value) of each item of a mapping or sequence; None for a scalar."""
     if isinstance(value, Mapping):
         return [(f"{path}.{key}" if path else str(key), key, item) for key, item in value.items()]
-    if isinstance(value, np.ndarray):
+    numpy = sys.modules.get("numpy")  # an array exists only once numpy is imported
+    if numpy is not None and isinstance(value, numpy.ndarray):
         value = value.tolist()
     if isinstance(value, list | tuple):
         return [(f"{path}[{index}]", None, item) for index, item in enumerate(value)]

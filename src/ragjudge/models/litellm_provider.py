@@ -7,11 +7,10 @@ use. Its own retries are switched off: the layer around every provider retries.
 from __future__ import annotations
 
 import importlib
+import sys
 import time
 from types import ModuleType
 from typing import Any
-
-import httpx
 
 from ragjudge.models._types import (
     ChatMessage,
@@ -46,9 +45,10 @@ def error_from_litellm(exc: Exception) -> ModelError:
     status = getattr(exc, "status_code", None)
     status = status if isinstance(status, int) else None
     response = getattr(exc, "response", None)
-    retry_after = (
-        parse_retry_after(response.headers) if isinstance(response, httpx.Response) else None
-    )
+    httpx = sys.modules.get("httpx")  # a reply of httpx's exists only once it is imported
+    retry_after = None
+    if httpx is not None and isinstance(response, httpx.Response):
+        retry_after = parse_retry_after(response.headers)
     message = f"{type(exc).__name__}: {exc}"
     if names & {"Timeout", "APITimeoutError"} or status == 408:
         return ModelError(message, kind="timeout", status=status)

@@ -23,10 +23,8 @@ import threading
 import time
 import weakref
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
-
-import httpx
 
 from ragjudge.models._types import (
     ChatMessage,
@@ -37,6 +35,9 @@ from ragjudge.models._types import (
 )
 from ragjudge.redact import header_secrets, scrub_text, scrub_url, url_secrets
 from ragjudge.schema import Usage
+
+if TYPE_CHECKING:  # imported where a request is made: a run without a judge needs none
+    import httpx
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 LOCAL_API_KEY = "ragjudge-no-key"
@@ -121,6 +122,8 @@ def error_from_status(response: httpx.Response) -> ModelError:
 
 def error_from_transport(exc: httpx.HTTPError, url: str) -> ModelError:
     """Map an httpx transport failure to a :class:`ModelError`."""
+    import httpx
+
     name = type(exc).__name__
     url = scrub_url(url)
     if isinstance(exc, httpx.TimeoutException):
@@ -300,6 +303,8 @@ class OpenAIProvider:
         return client
 
     def _new_client(self) -> httpx.AsyncClient:
+        import httpx
+
         headers = {"Content-Type": "application/json", **self._headers}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
@@ -324,6 +329,8 @@ class OpenAIProvider:
             raise scrub_error(exc, self._secrets) from None
 
     async def _exchange(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+        import httpx
+
         url = self.base_url + path
         try:
             response = await self._client().post(path.lstrip("/"), json=payload)

@@ -7,7 +7,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragjudge.datasets.mtrag._records import (
     BadField,
@@ -24,8 +24,10 @@ from ragjudge.datasets.mtrag._records import (
     text_field,
 )
 from ragjudge.errors import DatasetError, RowProblem
-from ragjudge.knowledge import Document
 from ragjudge.schema import ContextChunk, Sample
+
+if TYPE_CHECKING:
+    from ragjudge.knowledge import Document
 
 MTRAG_HUMAN_FILE = "reference_subset_with_human_evaluations.json"
 """The file :func:`load_mtrag_human` reads when given a folder."""
@@ -69,6 +71,8 @@ def mtrag_human_documents(path: str | Path) -> list[Document]:
     """The 350 passages of the MTRAG human-evaluation subset as knowledge-base
     documents: ``doc_uri`` is the document id, ``content`` the passage text and
     ``metadata["title"]`` its title."""
+    from ragjudge.knowledge import Document  # the knowledge base only for its documents
+
     label, data = _read_human_file(path)
     problems: list[RowProblem] = []
     documents = _documents_by_id(data, label, problems)
