@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from ragjudge import _gc, evaluate, runner
 from ragjudge._gc import THRESHOLDS, fewer_collections
+
+ROWS = [{"request": f"q{i}", "response": "a b c", "expected_response": "a b d"} for i in range(5)]
 
 
 @pytest.fixture(autouse=True)
@@ -36,3 +41,52 @@ def test_thresholds_are_restored_when_the_block_fails() -> None:
     with pytest.raises(RuntimeError), fewer_collections():
         raise RuntimeError("the run failed")
     assert gc.get_threshold() == (700, 10, 10)
+
+
+def recorded_freezes(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Each freeze asked for, as whether the collector was paused then (this test process
+    keeps its objects collectable: nothing is frozen)."""
+    freezes: list[bool] = []
+    monkeypatch.setattr(gc, "freeze", lambda: freezes.append(not gc.isenabled()))
+    return freezes
+
+
+def test_a_program_calling_the_api_has_nothing_frozen(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    freezes = recorded_freezes(monkeypatch)
+    monkeypatch.setattr(_gc, "_command", False)
+    result = evaluate(ROWS, metrics=["token_f1"], store=tmp_path / "r.db", progress=False)
+    assert result.summaries[0].n == len(ROWS)
+    assert freezes == []
+    assert gc.isenabled()
+
+
+def test_the_command_loads_the_samples_paused_and_freezes_them(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    freezes = recorded_freezes(monkeypatch)
+    monkeypatch.setattr(_gc, "_command", False)
+    _gc.command_owns_process()
+    loaded_while: list[bool] = []
+    real_prepare = runner.prepare
+
+    def prepare(*args: Any, **kwargs: Any) -> Any:
+        loaded_while.append(gc.isenabled())
+        return real_prepare(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "prepare", prepare)
+    result = evaluate(ROWS, metrics=["token_f1"], store=tmp_path / "r.db", progress=False)
+    assert result.summaries[0].n == len(ROWS)
+    assert loaded_while == [False]  # paused while the samples load
+    assert freezes == [True]  # then frozen, still paused
+    assert gc.isenabled()  # and the collector back on for the run
+
+
+def test_the_collector_comes_back_on_when_loading_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    freezes = recorded_freezes(monkeypatch)
+    monkeypatch.setattr(_gc, "_command", True)
+    with pytest.raises(ValueError), _gc.kept_for_good():
+        raise ValueError("a bad row")
+    assert freezes == [True]
+    assert gc.isenabled()

@@ -1,30 +1,23 @@
-"""The ``ragjudge`` command (and ``python -m ragjudge``): the command line, with the
-cyclic garbage collector paused while its modules load.
+"""The ``ragjudge`` command (and ``python -m ragjudge``): the command line, its modules
+loaded with the cyclic garbage collector paused and then frozen.
 
 Importing the command line creates a few hundred thousand objects that live as long as
 the process (modules, classes, functions, compiled patterns); the collector would walk
-them over and over while they load (≈ 0.05 s of every start) and then in every later
-pass. They are loaded with the collector off and then frozen (:func:`gc.freeze`): later
-passes skip them, and processes forked from the command (the scoring workers) share
-their memory pages instead of copying them when a pass would touch them.
+them over and over while they load (≈ 0.05 s of every start) and in every later pass.
+See :mod:`ragjudge._gc`: a run's samples are kept the same way.
 """
 
 from __future__ import annotations
 
-import gc
+from ragjudge._gc import command_owns_process, kept_for_good
 
 
 def main() -> None:
     """Console-script entry point: :func:`ragjudge.cli.main` once its modules are
     loaded and frozen."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    command_owns_process()
+    with kept_for_good():
         from ragjudge.cli import main as cli_main
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
     cli_main()
 
 

@@ -5,6 +5,13 @@ of what they allocate (the samples, their scores). With Python's default thresho
 (700, 10, 10) the cyclic collector then walks every loaded sample again and again — a
 tenth of a lexical run's time. Objects are still freed as soon as nothing refers to
 them; only the passes that look for reference cycles come less often.
+
+The ``ragjudge`` command goes further, because what it loads lives until it ends: it
+loads its modules, and a run its samples, with the collector paused, then freezes them
+(:func:`gc.freeze`), so no later pass walks them and the scoring workers forked from
+it share their memory pages rather than copy them when a pass would touch them. A
+program that calls :func:`ragjudge.evaluate` keeps its objects collectable: there only
+the thresholds are raised, and only during the run.
 """
 
 from __future__ import annotations
@@ -13,10 +20,37 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["THRESHOLDS", "fewer_collections"]
+__all__ = ["THRESHOLDS", "command_owns_process", "fewer_collections", "kept_for_good"]
 
 THRESHOLDS = (10_000, 10, 10)
 """The collector's thresholds while a run loads and evaluates its samples."""
+
+_command = False
+
+
+def command_owns_process() -> None:
+    """Declare this process the ``ragjudge`` command's: what it loads lives until the
+    command ends (see :func:`kept_for_good`)."""
+    global _command
+    _command = True
+
+
+@contextmanager
+def kept_for_good() -> Iterator[None]:
+    """In the command's own process, run the block with the collector paused and freeze
+    what exists when it ends (the loaded modules or samples): later passes skip it.
+    Elsewhere (a program calling the API) the block runs as it is."""
+    if not _command:
+        yield
+        return
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 @contextmanager

@@ -96,6 +96,8 @@ class Execution:
         (the execution's own when not given)."""
         rid = sample.request_id
         done = self.finished if finished is None else finished
+        if not done:  # a new run: everything is pending
+            return [(trial, metric) for trial in range(self.trials) for metric in self.metrics]
         return [
             (trial, metric)
             for trial in range(self.trials)

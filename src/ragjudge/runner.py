@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 
-from ragjudge._gc import fewer_collections
+from ragjudge._gc import fewer_collections, kept_for_good
 from ragjudge._parallel import usable_cpus
 from ragjudge._version import __version__
 from ragjudge.config import ConfigError, EvalConfig
@@ -134,7 +134,8 @@ async def _run_prepared(
 ) -> EvaluationResult:
     """Prepare the run, then execute it with the store open and the run locked."""
     # Everything is checked before the store is opened: a bad config leaves no file.
-    setup, spool = _prepared(config, data, target, metrics, stored_samples, resumed=resumed)
+    with kept_for_good():  # the samples live as long as the command
+        setup, spool = _prepared(config, data, target, metrics, stored_samples, resumed=resumed)
     try:
         check_judge(config, setup.metrics, provider=options.provider)
         with Store(config.store_path) as store:
