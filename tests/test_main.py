@@ -24,7 +24,9 @@ def test_the_modules_load_with_the_collector_off_and_the_command_runs_with_it_on
     cli.main = lambda: seen.setdefault("running with the collector on", gc.isenabled())  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "ragjudge.cli", cli)
     # this test process keeps its objects collectable: freeze only records the state
-    monkeypatch.setattr(gc, "freeze", lambda: seen.setdefault("frozen while off", not gc.isenabled()))
+    monkeypatch.setattr(
+        gc, "freeze", lambda: seen.setdefault("frozen while off", not gc.isenabled())
+    )
     entry.main()
     assert seen == {"frozen while off": True, "running with the collector on": True}
     assert gc.isenabled()
