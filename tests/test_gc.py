@@ -62,7 +62,7 @@ def test_a_program_calling_the_api_has_nothing_frozen(
     assert gc.isenabled()
 
 
-def test_the_command_loads_the_samples_paused_and_freezes_them(
+def test_the_command_freezes_the_loaded_samples(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     freezes = recorded_freezes(monkeypatch)
@@ -78,15 +78,18 @@ def test_the_command_loads_the_samples_paused_and_freezes_them(
     monkeypatch.setattr(runner, "prepare", prepare)
     result = evaluate(ROWS, metrics=["token_f1"], store=tmp_path / "r.db", progress=False)
     assert result.summaries[0].n == len(ROWS)
-    assert loaded_while == [False]  # paused while the samples load
-    assert freezes == [True]  # then frozen, still paused
-    assert gc.isenabled()  # and the collector back on for the run
+    assert loaded_while == [True]  # loading may make garbage: the collector stays on
+    assert freezes == [False]  # the samples frozen once loaded
+    assert gc.isenabled()
 
 
-def test_the_collector_comes_back_on_when_loading_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_collector_comes_back_on_when_a_paused_block_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     freezes = recorded_freezes(monkeypatch)
     monkeypatch.setattr(_gc, "_command", True)
-    with pytest.raises(ValueError), _gc.kept_for_good():
-        raise ValueError("a bad row")
+    with pytest.raises(ImportError), _gc.kept_for_good(paused=True):
+        assert not gc.isenabled()
+        raise ImportError("a module that fails to load")
     assert freezes == [True]
     assert gc.isenabled()

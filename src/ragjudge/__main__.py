@@ -16,7 +16,7 @@ def main() -> None:
     """Console-script entry point: :func:`ragjudge.cli.main` once its modules are
     loaded and frozen."""
     command_owns_process()
-    with kept_for_good():
+    with kept_for_good(paused=True):
         from ragjudge.cli import main as cli_main
     cli_main()
 
