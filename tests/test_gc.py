@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from ragjudge import _gc, evaluate, runner
+from ragjudge import _gc, evaluate, runner, spooling
 from ragjudge._gc import THRESHOLDS, fewer_collections
+from ragjudge.config import EvalConfig
 
 ROWS = [{"request": f"q{i}", "response": "a b c", "expected_response": "a b d"} for i in range(5)]
 
@@ -62,7 +63,7 @@ def test_a_program_calling_the_api_has_nothing_frozen(
     assert gc.isenabled()
 
 
-def test_the_command_freezes_the_loaded_samples(
+def test_the_command_reads_a_set_held_whole_paused_and_freezes_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     freezes = recorded_freezes(monkeypatch)
@@ -78,9 +79,28 @@ def test_the_command_freezes_the_loaded_samples(
     monkeypatch.setattr(runner, "prepare", prepare)
     result = evaluate(ROWS, metrics=["token_f1"], store=tmp_path / "r.db", progress=False)
     assert result.summaries[0].n == len(ROWS)
-    assert loaded_while == [True]  # loading may make garbage: the collector stays on
-    assert freezes == [False]  # the samples frozen once loaded
-    assert gc.isenabled()
+    assert loaded_while == [False]  # held whole: read with the collector paused
+    assert freezes == [True]  # and frozen once loaded
+    assert gc.isenabled()  # the collector back on for the run
+
+
+def test_the_command_reads_a_set_page_by_page_with_the_collector_on(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    freezes = recorded_freezes(monkeypatch)
+    monkeypatch.setattr(_gc, "_command", True)
+    read_while: list[bool] = []
+
+    def prepare_streamed(*args: Any, **kwargs: Any) -> tuple[str, None]:
+        read_while.append(gc.isenabled())
+        return "prepared", None
+
+    monkeypatch.setattr(spooling, "parquet_folder", lambda config, data: tmp_path)
+    monkeypatch.setattr(spooling, "prepare_streamed", prepare_streamed)
+    config = EvalConfig.model_validate({"metrics": ["token_f1"], "executor": "ray"})
+    assert runner._prepared(config, None, None, None, None, resumed=None) == ("prepared", None)
+    assert read_while == [True]  # its pages' garbage is freed as it goes
+    assert freezes == [False]
 
 
 def test_the_collector_comes_back_on_when_a_paused_block_fails(

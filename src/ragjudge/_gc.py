@@ -7,10 +7,12 @@ tenth of a lexical run's time. Objects are still freed as soon as nothing refers
 them; only the passes that look for reference cycles come less often.
 
 The ``ragjudge`` command goes further, because what it loads lives until it ends: it
-loads its modules with the collector paused, and freezes them and, once a run has loaded
-them, its samples (:func:`gc.freeze`), so no later pass walks them and the scoring
-workers forked from it share their memory pages rather than copy them when a pass
-would touch them. A
+loads its modules, and a run the evaluation set it holds whole, with the collector
+paused, then freezes them (:func:`gc.freeze`), so no later pass walks them and the
+scoring workers forked from it share their memory pages rather than copy them when a
+pass would touch them. A set read page by page (a Parquet folder on Ray, a resumed
+run's stored samples) is read with the collector on, so the pages' garbage is freed
+rather than frozen. A
 program that calls :func:`ragjudge.evaluate` keeps its objects collectable: there only
 the thresholds are raised, and only during the run.
 """
@@ -40,10 +42,9 @@ def command_owns_process() -> None:
 def kept_for_good(*, paused: bool = False) -> Iterator[None]:
     """In the command's own process, freeze what exists when the block ends (the loaded
     modules or samples): later passes skip it. ``paused``: the collector is also off
-    inside the block — for imports, which leave next to no cyclic garbage; a run's
-    loading keeps it on, so the garbage of a long read (a spooled folder, a frame) is
-    collected rather than frozen. Elsewhere (a program calling the API) the block runs
-    as it is."""
+    inside the block — for loads whose result is held whole and which leave next to no
+    cyclic garbage (imports, an evaluation set read at once); a read page by page keeps
+    it on. Elsewhere (a program calling the API) the block runs as it is."""
     if not _command:
         yield
         return

@@ -134,8 +134,7 @@ async def _run_prepared(
 ) -> EvaluationResult:
     """Prepare the run, then execute it with the store open and the run locked."""
     # Everything is checked before the store is opened: a bad config leaves no file.
-    with kept_for_good():  # the samples live as long as the command
-        setup, spool = _prepared(config, data, target, metrics, stored_samples, resumed=resumed)
+    setup, spool = _prepared(config, data, target, metrics, stored_samples, resumed=resumed)
     try:
         check_judge(config, setup.metrics, provider=options.provider)
         with Store(config.store_path) as store:
@@ -171,12 +170,17 @@ def _prepared(
     (checked when the run was created)."""
     from ragjudge.spooling import parquet_folder, prepare_stored, prepare_streamed
 
+    # In the command's process what is loaded is frozen once loaded (see ragjudge._gc);
+    # a set read page by page keeps the collector on, so its pages' garbage is freed.
     if resumed is not None and stored is None:
-        return prepare_stored(config, target=target, metrics=metrics), None
+        with kept_for_good():
+            return prepare_stored(config, target=target, metrics=metrics), None
     folder = parquet_folder(config, data) if resumed is None else None
     if folder is not None:
-        return prepare_streamed(config, folder, target=target, metrics=metrics)
-    return prepare(config, data=data, target=target, metrics=metrics, samples=stored), None
+        with kept_for_good():
+            return prepare_streamed(config, folder, target=target, metrics=metrics)
+    with kept_for_good(paused=True):  # held whole: the samples live as long as the run
+        return prepare(config, data=data, target=target, metrics=metrics, samples=stored), None
 
 
 async def _execute(
