@@ -24,8 +24,8 @@ $(FULL): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,local,pdf,mlflow,serve,ray]"
 	touch $(CORE) $(FULL)
 
-# Byte code compiled as an install compiles it, also where the environment says not to
-# write it (PYTHONDONTWRITEBYTECODE): otherwise every command compiles every module.
+# The sources are compiled to byte code as installing a package does, also where the
+# environment writes none (PYTHONDONTWRITEBYTECODE): else every command compiles them.
 demo: $(CORE)
 	$(BIN)/python -m compileall -q src
 	cd examples/quickstart && ../../$(BIN)/ragjudge run eval.yaml

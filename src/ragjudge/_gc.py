@@ -12,9 +12,8 @@ paused, then freezes them (:func:`gc.freeze`), so no later pass walks them and t
 scoring workers forked from it share their memory pages rather than copy them when a
 pass would touch them. A set read page by page (a Parquet folder on Ray, a resumed
 run's stored samples) is read with the collector on, so the pages' garbage is freed
-rather than frozen. A
-program that calls :func:`ragjudge.evaluate` keeps its objects collectable: there only
-the thresholds are raised, and only during the run.
+rather than frozen. A program that calls :func:`ragjudge.evaluate` keeps its objects
+collectable: there only the thresholds are raised, and only during the run.
 """
 
 from __future__ import annotations

@@ -107,25 +107,25 @@ def answer_of_folded(folded: str) -> str:
     """:func:`normalize_answer` of a text already :func:`fold`-ed."""
     # Whitespace is collapsed once, at the end: deleting punctuation and articles does
     # not depend on how many spaces separate words.
+    # The pattern deletes what the table does: ≈ 3× faster than the table beyond ASCII,
+    # while on ASCII text the table's own fast path is ≈ 2× faster than the pattern.
     if folded.isascii():
         without_punct = folded.translate(_punctuation_table())
-        words = _ascii_alphanumeric_words(without_punct)
+        words = _alphanumeric_words(without_punct)
         if words is not None:
             return " ".join([word for word in words if word not in _ARTICLES])
-    else:  # the pattern deletes what the table does, several times faster beyond ASCII
+    else:
         without_punct = _punctuation_re().sub("", folded)
     without_articles = _ARTICLES_RE.sub(" ", without_punct)
     return _collapse_whitespace(without_articles)
 
 
-def _ascii_alphanumeric_words(text: str) -> list[str] | None:
-    """The whitespace-separated words of ``text`` when it is ASCII and each of them is
-    letters and digits only, else None. In such text the article pattern's word
-    boundaries fall exactly between the words, so deleting articles is dropping whole
-    words, and the tokens of the words are the words themselves."""
-    if not text.isascii():
-        return None
-    words = text.split()
+def _alphanumeric_words(ascii_text: str) -> list[str] | None:
+    """The whitespace-separated words of ``ascii_text`` when each of them is letters and
+    digits only, else None. In such text the article pattern's word boundaries fall
+    exactly between the words, so deleting articles is dropping whole words, and the
+    tokens of the words are the words themselves."""
+    words = ascii_text.split()
     if words and not "".join(words).isalnum():
         return None
     return words
@@ -169,7 +169,7 @@ def tokens_of_answer(answer: str) -> list[str]:
     deleted no joiner (apostrophe, hyphen, a dot or comma between digits) is left, so
     a word is a plain run of word characters."""
     if answer.isascii():
-        words = _ascii_alphanumeric_words(answer.lower())  # lower(): fold of ASCII
+        words = _alphanumeric_words(answer.lower())  # lower(): the fold of ASCII text
         if words is not None:
             return words
     folded = fold(answer)  # a no-op but for characters that deleting punctuation joined
