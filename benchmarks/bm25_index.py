@@ -3,7 +3,7 @@
 Documents of paragraphs (about 67 M characters of chunks, every fifth document in
 Japanese; see ``_corpus.document_texts``) are turned into a
 :class:`~ragjudge.knowledge.KnowledgeBase` (sentence chunking, 800 characters with 100
-of overlap) and a :class:`~ragjudge.retrieval.BM25Retriever` (the toolkit's tokenizer,
+of overlap) and a :class:`~ragjudge.knowledge._retrieval.BM25Retriever` (the toolkit's tokenizer,
 MeCab for Japanese). The reference is ``bm25s``'s own pipeline on the very same chunk
 texts: ``bm25s.tokenize`` with its defaults (lowercase, ``\\w\\w+`` words, English stop
 words) and ``bm25s.BM25().index``. Then 1,000 queries (the first words of sentences of
@@ -31,7 +31,7 @@ import _corpus
 import bm25s
 
 from ragjudge.knowledge import Document, KnowledgeBase
-from ragjudge.retrieval import BM25Retriever
+from ragjudge.knowledge._retrieval import BM25Retriever
 
 MAX_BUILD_RATIO = 2.0
 MAX_QUERY_SECONDS = 0.6

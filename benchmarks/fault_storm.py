@@ -33,10 +33,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from ragjudge.config import EvalConfig
+from ragjudge.analysis._outcome import error_cause
+from ragjudge.config._eval import EvalConfig
 from ragjudge.models.scripted import prompt_text
-from ragjudge.outcome import error_cause
-from ragjudge.runner import run_evaluation
+from ragjudge.run._runner import run_evaluation
 from ragjudge.testing.server import FaultPlan, OpenAITestServer, ReplyScript
 
 QUESTION = re.compile(r"<<<BEGIN QUESTION>>>\nquestion (\d+)\n<<<END QUESTION>>>")

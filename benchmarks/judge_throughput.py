@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragjudge.judging import store_recorder
 from ragjudge.models import (
     CallRecorder,
     ChatMessage,
@@ -47,7 +46,8 @@ from ragjudge.models import (
     get_model,
 )
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
-from ragjudge.store import Store
+from ragjudge.run._judging import store_recorder
+from ragjudge.store._store import Store
 from ragjudge.testing.server import FaultPlan, OpenAITestServer, ServerStats
 
 MODEL = "test-model"

@@ -36,8 +36,8 @@ from typing import Any
 
 import _corpus
 
-from ragjudge.config import EvalConfig
-from ragjudge.runner import run_evaluation
+from ragjudge.config._eval import EvalConfig
+from ragjudge.run._runner import run_evaluation
 from ragjudge.testing.server import FaultPlan, OpenAITestServer, ReplyScript
 
 MIN_THROUGHPUT_RATIO = 0.9

@@ -25,11 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ragjudge.config import EvalConfig
-from ragjudge.html import write_run_report
+from ragjudge.config._eval import EvalConfig
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider, prompt_text
-from ragjudge.runner import run_evaluation
-from ragjudge.store import Store
+from ragjudge.report import write_run_report
+from ragjudge.run._runner import run_evaluation
+from ragjudge.store._store import Store
 
 METRICS: list[Any] = [
     {"metric": "answer_accuracy", "contexts": "retrieved"},

@@ -23,11 +23,11 @@ from typing import Any
 
 import _corpus
 
-from ragjudge.meanings import exclusions, run_meanings
-from ragjudge.results import frame_summary, summarize_run
+from ragjudge.analysis._columns import summarize_columns
+from ragjudge.analysis._meanings import exclusions, run_meanings
+from ragjudge.analysis._results import frame_summary, summarize_run
 from ragjudge.schema import Sample, Score
-from ragjudge.store import Store, score_rows
-from ragjudge.summary_columns import summarize_columns
+from ragjudge.store._store import Store, score_rows
 
 METRICS = ("exact_match", "fuzzy_match", "word_recall", "token_f1", "rouge_l")
 

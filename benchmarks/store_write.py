@@ -4,7 +4,7 @@
 written to a fresh SQLite store three ways, each timed from ``Score`` objects to
 committed rows:
 
-* ``batched``: :class:`~ragjudge.store_batch.ResultWriter`, as a run writes them (one
+* ``batched``: :class:`~ragjudge.store._batch.ResultWriter`, as a run writes them (one
   call per sample, committed in batches) — the figure with the bound;
 * ``per sample``: :meth:`Store.save_scores` per sample, one transaction each (how runs
   wrote them before batching);
@@ -29,8 +29,8 @@ from pathlib import Path
 import _corpus
 
 from ragjudge.schema import Score
-from ragjudge.store import Store, score_rows
-from ragjudge.store_batch import ResultWriter
+from ragjudge.store._batch import ResultWriter
+from ragjudge.store._store import Store, score_rows
 
 SAMPLES = 20_000
 METRICS = ("exact_match", "fuzzy_match", "word_recall", "token_f1", "rouge_l")

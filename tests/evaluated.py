@@ -10,9 +10,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ragjudge.dryrun import StandInEmbedder
 from ragjudge.metrics import MetricContext
 from ragjudge.models import JudgeCallRecord
+from ragjudge.run._dryrun import StandInEmbedder
 from ragjudge.schema import ContextChunk, Output, Sample, Usage
 
 TOKEN = "QZX"

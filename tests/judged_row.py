@@ -9,7 +9,7 @@ from ragjudge.metrics import Metric, MetricContext, create_metric
 from ragjudge.models import JudgeCallRecord, JudgeModel, ModelSettings
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.schema import Output, Sample, Score
-from ragjudge.targets import output_of_row
+from ragjudge.targets._targets import output_of_row
 
 
 @dataclass

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from conftest import QUICKSTART, import_quickstart
-from ragjudge.config import load_config
+from ragjudge.config._eval import load_config
 from ragjudge.models import JudgeCallRecord
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider, prompt_text
-from ragjudge.runner import run_evaluation
+from ragjudge.run._runner import run_evaluation
 from ragjudge.schema import ContextChunk, Output, Sample, Score, ScoreMeaning, Usage
-from ragjudge.store import Store
+from ragjudge.store._store import Store
 
 JUDGE_SYSTEM = "You grade answers."
 

@@ -12,13 +12,13 @@ import pytest
 
 import ragjudge
 import ragjudge.__main__ as entry
-import ragjudge._gc
+import ragjudge._util.gc
 
 
 def test_the_modules_load_with_the_collector_off_and_the_command_runs_with_it_on(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(ragjudge._gc, "_command", False)  # restored after the test
+    monkeypatch.setattr(ragjudge._util.gc, "_command", False)  # restored after the test
     seen: dict[str, bool] = {}
     cli = types.ModuleType("ragjudge.cli")
     cli.main = lambda: seen.setdefault("running with the collector on", gc.isenabled())  # type: ignore[attr-defined]

@@ -26,9 +26,9 @@ NEVER_AT_START = (
     "mlflow",
     "yaml",
     "ragjudge.metrics",
-    "ragjudge.models.model",
-    "ragjudge.runner",
-    "ragjudge.config",
+    "ragjudge.models._model",
+    "ragjudge.run._runner",
+    "ragjudge.config._eval",
 )
 # ... and what only `show` needs (the summary is computed from numpy columns).
 STATISTICS = ("pandas", "numpy", "ragjudge.stats")
@@ -121,11 +121,11 @@ def test_a_run_of_lexical_metrics_on_stored_answers_loads_no_http_client(tmp_pat
     done, modules = _fresh(["run", str(config), "--no-progress", "--store", str(tmp_path / "r.db")])
     assert done.returncode == 0, done.stderr
     assert "token_f1" in done.stdout
-    unused = ("httpx", "openai", "jinja2", "pandas", "ragjudge.http_targets", "ragjudge.knowledge")
+    unused = ("httpx", "openai", "jinja2", "pandas", "ragjudge.targets.http", "ragjudge.knowledge")
     assert _loaded(modules, unused) == []
 
 
-@pytest.mark.parametrize("package", ["ragjudge", "ragjudge.models", "ragjudge.report"])
+@pytest.mark.parametrize("package", ["ragjudge", "ragjudge.models", "ragjudge.terminal"])
 def test_every_public_name_of_a_lazy_package_resolves(package: str) -> None:
     module = importlib.import_module(package)
     for name in module.__all__:
@@ -135,9 +135,9 @@ def test_every_public_name_of_a_lazy_package_resolves(package: str) -> None:
 
 
 def test_a_lazy_name_is_the_defining_module_s_own() -> None:
-    from ragjudge.models.model import JudgeModel
-    from ragjudge.report._terminal import runs_table
+    from ragjudge.models._model import JudgeModel
+    from ragjudge.terminal._terminal import runs_table
 
     assert ragjudge.models.JudgeModel is JudgeModel
-    assert ragjudge.report.runs_table is runs_table
+    assert ragjudge.terminal.runs_table is runs_table
     assert ragjudge.evaluate is importlib.import_module("ragjudge.api").evaluate

@@ -15,8 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ragjudge.knowledge import KnowledgeBase
-from ragjudge.retrieval import BM25Retriever
+from ragjudge.knowledge import BM25Retriever, KnowledgeBase
 from ragjudge.schema import ContextChunk
 from ragjudge.text import contains_cjk, split_sentences, tokenize
 

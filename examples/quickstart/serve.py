@@ -41,7 +41,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the install
     sys.exit(f"serve.py needs the serve extra ({exc}): pip install 'ragjudge[serve]'")
 
-from ragjudge.models.tokens import estimate_messages_tokens, estimate_tokens
+from ragjudge.models import estimate_messages_tokens, estimate_tokens
 from ragjudge.testing.background import LOOPBACK, BackgroundASGIServer
 
 if str(Path(__file__).resolve().parent) not in sys.path:

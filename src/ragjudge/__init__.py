@@ -12,8 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragjudge._lazy import lazy_names
+from ragjudge._util.compat import install_moved_paths
+from ragjudge._util.lazy import lazy_names
 from ragjudge._version import __version__
+
+install_moved_paths()  # `import ragjudge.runner` and the other paths before the package tree
 
 # Public names and the module that defines each; imported on first use so that
 # `import ragjudge.schema` (and the CLI's start-up) stays cheap.
@@ -32,12 +35,12 @@ _EXPORTS = {
     "available_metrics": "ragjudge.metrics",
     "create_metric": "ragjudge.metrics",
     "register_metric": "ragjudge.metrics",
-    "EvaluationResult": "ragjudge.runner",
-    "RequirementError": "ragjudge.runner",
+    "EvaluationResult": "ragjudge.run._runner",
+    "RequirementError": "ragjudge.run._runner",
     "evaluate": "ragjudge.api",
     "aevaluate": "ragjudge.api",
-    "run_evaluation": "ragjudge.runner",
-    "log_to_mlflow": "ragjudge.mlflow_export",
+    "run_evaluation": "ragjudge.run._runner",
+    "log_to_mlflow": "ragjudge.export._mlflow",
 }
 
 __all__ = [
@@ -66,6 +69,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from ragjudge.api import aevaluate, evaluate
+    from ragjudge.export._mlflow import log_to_mlflow
     from ragjudge.loading import DatasetError, load_samples
     from ragjudge.metrics import (
         JudgedMetric,
@@ -76,8 +80,7 @@ if TYPE_CHECKING:
         create_metric,
         register_metric,
     )
-    from ragjudge.mlflow_export import log_to_mlflow
-    from ragjudge.runner import EvaluationResult, RequirementError, run_evaluation
+    from ragjudge.run._runner import EvaluationResult, RequirementError, run_evaluation
     from ragjudge.schema import ContextChunk, Output, Sample, Score, ScoreMeaning
 
 

@@ -1,6 +1,6 @@
 """The Python API: :func:`evaluate` (sync, also inside a running event loop, such as a
 notebook's) and :func:`aevaluate` (awaited, for async code), both building a config
-from their arguments and running it with :func:`ragjudge.runner.run_evaluation`."""
+from their arguments and running it with :func:`ragjudge.run._runner.run_evaluation`."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from typing import Any, ParamSpec, TypeVar
 
 from pydantic import ValidationError
 
-from ragjudge.config import ConfigError, EvalConfig
+from ragjudge.analysis._results import EvaluationResult
+from ragjudge.config._eval import ConfigError, EvalConfig
 from ragjudge.metrics import Metric, create_metric
 from ragjudge.metrics._function import is_plain_function
 from ragjudge.models import Provider
-from ragjudge.preparation import MetricSpec
-from ragjudge.results import EvaluationResult
-from ragjudge.runner import run_evaluation, run_sync
+from ragjudge.run._preparation import MetricSpec
+from ragjudge.run._runner import run_evaluation, run_sync
 
 __all__ = ["aevaluate", "evaluate"]
 

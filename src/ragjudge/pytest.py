@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ragjudge.gate import Gate, GateOn, GateResult, check_gates
+from ragjudge.analysis._gates import Gate, GateOn, GateResult, check_gates
 
 if TYPE_CHECKING:
-    from ragjudge.results import EvaluationResult
+    from ragjudge.analysis._results import EvaluationResult
 
 __all__ = ["assert_gates", "assert_metric"]
 

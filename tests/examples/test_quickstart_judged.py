@@ -8,9 +8,9 @@ import sqlite3
 from pathlib import Path
 
 from conftest import QUICKSTART
-from ragjudge.config import load_config
+from ragjudge.config._eval import load_config
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
-from ragjudge.runner import run_evaluation
+from ragjudge.run._runner import run_evaluation
 
 
 async def test_e2_shows_the_judge_the_contexts_the_app_answered_from(tmp_path: Path) -> None:

@@ -16,10 +16,10 @@ import yaml
 from typer.testing import CliRunner
 
 import ragjudge as rj
+from ragjudge.analysis._methods import methods_for_run
 from ragjudge.cli import app
-from ragjudge.methods import methods_for_run
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
-from ragjudge.store import Store
+from ragjudge.store._store import Store
 from ragjudge.testing.server import OpenAITestServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "metrics" / "rubric"))

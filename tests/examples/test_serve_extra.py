@@ -15,9 +15,9 @@ import tomllib
 from pathlib import Path
 
 from conftest import QUICKSTART, import_quickstart
-from ragjudge.config import load_config
+from ragjudge.config._eval import load_config
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
-from ragjudge.runner import run_evaluation
+from ragjudge.run._runner import run_evaluation
 
 REPO = QUICKSTART.parents[1]
 

@@ -76,7 +76,7 @@ def test_case_in_a_real_process_prints_no_traceback(tmp_path: Path, name: str) -
     env = {**os.environ, "PYTHONPATH": source + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
     done = subprocess.run(
-        [sys.executable, "-m", "ragjudge.cli", *case.args],
+        [sys.executable, "-m", "ragjudge", *case.args],
         cwd=tmp_path,
         env=env,
         capture_output=True,

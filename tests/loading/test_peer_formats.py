@@ -316,7 +316,7 @@ def test_databricks_frame_with_string_contexts_evaluates(tmp_path: Path) -> None
 
 async def test_a_targets_string_contexts_are_marked_derived_too() -> None:
     from ragjudge.schema import Sample
-    from ragjudge.targets import CallableTarget
+    from ragjudge.targets._targets import CallableTarget
 
     def answer(query: str) -> dict[str, Any]:
         return {

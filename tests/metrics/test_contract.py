@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 from evaluated import FIELD, Marked, output_of, prompts_of, undelimited
-from ragjudge.dryrun import StandInJudge
 from ragjudge.metrics import (
     DATA_NOTICE,
     Metric,
@@ -29,6 +28,7 @@ from ragjudge.metrics import (
 )
 from ragjudge.models import JudgeCallRecord, JudgeModel, ModelSettings
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
+from ragjudge.run._dryrun import StandInJudge
 from ragjudge.schema import Output, Sample, Score
 
 MARK = Marked()

@@ -27,7 +27,7 @@ from ragjudge.metrics import (
 from ragjudge.metrics.replies import YesNo, YesNoVerdict
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.schema import Output, Sample, Score
-from ragjudge.store import Store
+from ragjudge.store._store import Store
 
 ROWS = [
     {"request_id": "a", "request": "What is a view?", "response": "A stored query.", "expected_response": "A named query."},

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ragjudge.models.cache import (
+from ragjudge.models._cache import (
     ResponseCache,
     cache_key,
     canonical_json,
@@ -138,7 +138,7 @@ def test_another_process_writes_the_same_file(tmp_path: Path) -> None:
     path = tmp_path / "shared.db"
     script = (
         "import sys\n"
-        "from ragjudge.models.cache import ResponseCache\n"
+        "from ragjudge.models._cache import ResponseCache\n"
         "cache = ResponseCache(sys.argv[1])\n"
         "for i in range(300):\n"
         "    cache.put(f'child-{i}', {'i': i})\n"

@@ -24,8 +24,8 @@ from ragjudge.models import (
     ModelSettings,
     RateLimits,
 )
+from ragjudge.models._limits import Slot
 from ragjudge.models._types import ChatMessage, EmbeddingResult
-from ragjudge.models.limits import Slot
 from ragjudge.schema import Usage
 
 T = TypeVar("T")

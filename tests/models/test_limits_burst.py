@@ -19,7 +19,7 @@ from test_limits import (
     run_in_virtual_time,
 )
 
-from ragjudge.config import JudgeConfig
+from ragjudge.config._eval import JudgeConfig
 from ragjudge.models import (
     JudgeModel,
     Limiter,
@@ -30,7 +30,7 @@ from ragjudge.models import (
     RateLimits,
 )
 from ragjudge.models._budget import BURST_MARGIN
-from ragjudge.models.limits import Slot
+from ragjudge.models._limits import Slot
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 
 HEADROOM = 0.97

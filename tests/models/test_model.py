@@ -25,7 +25,7 @@ from ragjudge.models import (
     ResponseCache,
     get_model,
 )
-from ragjudge.models.litellm_provider import INSTALL_HINT, error_from_litellm
+from ragjudge.models._litellm import INSTALL_HINT, error_from_litellm
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.schema import Message
 

@@ -26,7 +26,7 @@ from ragjudge.models import (
     ResponseCache,
     get_model,
 )
-from ragjudge.models.openai_provider import LOCAL_API_KEY, parse_retry_after
+from ragjudge.models._openai import LOCAL_API_KEY, parse_retry_after
 from ragjudge.models.scripted import ReplyScript
 from ragjudge.testing.server import FaultPlan, OpenAITestServer, ServerStats
 from served import running

@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from ragjudge.models.pricing import (
+from ragjudge.models._pricing import (
     CallOutcome,
     ModelPrice,
     PriceTable,
     UsageTotals,
     UsageTracker,
 )
-from ragjudge.models.tokens import (
+from ragjudge.models._tokens import (
     MESSAGE_OVERHEAD,
     REPLY_PRIMING,
     estimate_messages_tokens,

@@ -11,7 +11,7 @@ import pytest
 from model_helpers import MemoryRecorder, user
 
 from conftest import QUICKSTART
-from ragjudge.config import load_config
+from ragjudge.config._eval import load_config
 from ragjudge.models import (
     JudgeCallError,
     JudgeModel,
@@ -20,7 +20,7 @@ from ragjudge.models import (
     ResponseCache,
 )
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
-from ragjudge.runner import run_evaluation
+from ragjudge.run._runner import run_evaluation
 from ragjudge.testing import FaultPlan, OpenAITestServer
 
 QUICK = ModelSettings(backoff_base=0.0, backoff_max=0.0, max_retries=1)

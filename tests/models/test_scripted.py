@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from ragjudge.models._tokens import estimate_tokens
 from ragjudge.models._types import ChatMessage, GenerateConfig, ModelError, Provider
 from ragjudge.models.scripted import (
     ReplyScript,
@@ -15,7 +16,6 @@ from ragjudge.models.scripted import (
     hash_embedding,
     prompt_text,
 )
-from ragjudge.models.tokens import estimate_tokens
 
 CONFIG = GenerateConfig()
 

@@ -25,9 +25,9 @@ import pytest
 from attacks import ATTACKS
 
 from evaluated import BLOCK, Marked, output_of, prompts_of, undelimited
-from ragjudge.dryrun import StandInJudge
 from ragjudge.metrics import available_metrics, create_metric, metric_class
 from ragjudge.models import ChatMessage, GenerateConfig, JudgeCallRecord, Parsed
+from ragjudge.run._dryrun import StandInJudge
 from ragjudge.schema import Sample, Score
 
 T = TypeVar("T")

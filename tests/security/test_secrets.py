@@ -20,9 +20,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 from typer.testing import CliRunner
 
-from ragjudge.cli import app
-from ragjudge.models.scripted import ReplyScript
-from ragjudge.redact import (
+from ragjudge._util.redact import (
     MASK,
     header_secrets,
     is_reference,
@@ -32,7 +30,9 @@ from ragjudge.redact import (
     scrub_url,
     url_secrets,
 )
-from ragjudge.store import Store
+from ragjudge.cli import app
+from ragjudge.models.scripted import ReplyScript
+from ragjudge.store._store import Store
 from ragjudge.testing import BackgroundASGIServer, OpenAITestServer
 
 PLANTED = "sk-planted-4f2b9d71e3"

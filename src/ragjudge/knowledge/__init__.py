@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ragjudge._util.lazy import lazy_names
 from ragjudge.knowledge._chunking import check_chunking, chunk_text, chunk_texts
 from ragjudge.knowledge._documents import Chunk, Document
 from ragjudge.knowledge._files import load_folder, load_jsonl, read_document
@@ -21,14 +23,38 @@ from ragjudge.knowledge._html import html_to_text
 from ragjudge.knowledge._readers import DOCUMENT_READERS
 from ragjudge.knowledge._readers import DocumentReader as DocumentReader
 
+if TYPE_CHECKING:
+    from ragjudge.knowledge._retrieval import (
+        BM25Retriever,
+        DenseRetriever,
+        HybridRetriever,
+        Retriever,
+        build_retriever,
+    )
+
 __all__ = [
     "DOCUMENT_READERS",
+    "BM25Retriever",
     "Chunk",
+    "DenseRetriever",
     "Document",
+    "HybridRetriever",
     "KnowledgeBase",
+    "Retriever",
+    "build_retriever",
     "chunk_text",
     "html_to_text",
 ]
+
+# The retrievers are imported on first use: reading documents needs no index.
+__getattr__ = lazy_names(
+    __name__,
+    dict.fromkeys(
+        ("BM25Retriever", "DenseRetriever", "HybridRetriever", "Retriever", "build_retriever"),
+        "ragjudge.knowledge._retrieval",
+    ),
+    globals(),
+)
 
 
 class KnowledgeBase:

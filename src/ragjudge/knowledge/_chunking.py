@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from functools import partial
 
-from ragjudge._parallel import map_batches, worker_count
-from ragjudge._sentences import segment_spans
-from ragjudge.text import contains_cjk, split_sentences
+from ragjudge._util.parallel import map_batches, worker_count
+from ragjudge.text._normalise import contains_cjk, split_sentences
+from ragjudge.text._sentences import segment_spans
 
 
 def check_chunking(chunk_size: int, chunk_overlap: int) -> None:
@@ -47,7 +47,7 @@ def chunk_texts(
     texts: Sequence[str], *, chunk_size: int, chunk_overlap: int, workers: int | None = None
 ) -> list[list[str]]:
     """:func:`chunk_text` of each of ``texts``, in ``workers`` processes (see
-    :func:`ragjudge._parallel.worker_count`: ``None`` chooses by the total size)."""
+    :func:`ragjudge._util.parallel.worker_count`: ``None`` chooses by the total size)."""
     check_chunking(chunk_size, chunk_overlap)
     count = worker_count(workers, sum(map(len, texts)))
     chunk_batch = partial(_chunk_batch, chunk_size=chunk_size, chunk_overlap=chunk_overlap)

@@ -108,7 +108,7 @@ def _import_metric_class(path: str, search_dir: Path | None) -> type[Metric]:
 
 
 def _import_metric(path: str, search_dir: Path | None) -> Any:
-    from ragjudge.targets import import_callable
+    from ragjudge.targets._targets import import_callable
 
     try:
         return import_callable(path, search_dir=search_dir, what="metric")

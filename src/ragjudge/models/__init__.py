@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragjudge._lazy import lazy_names
+from ragjudge._util.lazy import lazy_names
 
 # Each public name and the module that defines it, imported on first use: the store
 # (which reads `models._types`) and the cache commands do not load the HTTP providers.
@@ -28,33 +28,54 @@ _EXPORTS = {
     "JudgeCallRecord": "ragjudge.models._types",
     "ModelError": "ragjudge.models._types",
     "Provider": "ragjudge.models._types",
-    "CacheError": "ragjudge.models.cache",
-    "CacheStats": "ragjudge.models.cache",
-    "ResponseCache": "ragjudge.models.cache",
-    "cache_key": "ragjudge.models.cache",
-    "default_cache_path": "ragjudge.models.cache",
-    "Limiter": "ragjudge.models.limits",
-    "LimiterStats": "ragjudge.models.limits",
-    "PermitSource": "ragjudge.models.limits",
-    "RateLimits": "ragjudge.models.limits",
-    "LiteLLMProvider": "ragjudge.models.litellm_provider",
-    "REASK_MESSAGE": "ragjudge.models.model",
-    "JudgeCallError": "ragjudge.models.model",
-    "JudgeModel": "ragjudge.models.model",
-    "ModelSettings": "ragjudge.models.model",
-    "Parsed": "ragjudge.models.model",
-    "get_model": "ragjudge.models.model",
-    "make_provider": "ragjudge.models.model",
-    "OpenAIProvider": "ragjudge.models.openai_provider",
-    "ModelPrice": "ragjudge.models.pricing",
-    "PriceTable": "ragjudge.models.pricing",
-    "UsageTotals": "ragjudge.models.pricing",
-    "UsageTracker": "ragjudge.models.pricing",
-    "estimate_messages_tokens": "ragjudge.models.tokens",
-    "estimate_tokens": "ragjudge.models.tokens",
+    "CacheError": "ragjudge.models._cache",
+    "CacheStats": "ragjudge.models._cache",
+    "ResponseCache": "ragjudge.models._cache",
+    "cache_key": "ragjudge.models._cache",
+    "default_cache_path": "ragjudge.models._cache",
+    "Limiter": "ragjudge.models._limits",
+    "LimiterStats": "ragjudge.models._limits",
+    "PermitSource": "ragjudge.models._limits",
+    "RateLimits": "ragjudge.models._limits",
+    "LiteLLMProvider": "ragjudge.models._litellm",
+    "REASK_MESSAGE": "ragjudge.models._model",
+    "JudgeCallError": "ragjudge.models._model",
+    "JudgeModel": "ragjudge.models._model",
+    "ModelSettings": "ragjudge.models._model",
+    "Parsed": "ragjudge.models._model",
+    "get_model": "ragjudge.models._model",
+    "make_provider": "ragjudge.models._model",
+    "OpenAIProvider": "ragjudge.models._openai",
+    "ModelPrice": "ragjudge.models._pricing",
+    "PriceTable": "ragjudge.models._pricing",
+    "UsageTotals": "ragjudge.models._pricing",
+    "UsageTracker": "ragjudge.models._pricing",
+    "estimate_messages_tokens": "ragjudge.models._tokens",
+    "estimate_tokens": "ragjudge.models._tokens",
 }
 
 if TYPE_CHECKING:
+    from ragjudge.models._cache import (
+        CacheError,
+        CacheStats,
+        ResponseCache,
+        cache_key,
+        default_cache_path,
+    )
+    from ragjudge.models._limits import Limiter, LimiterStats, PermitSource, RateLimits
+    from ragjudge.models._litellm import LiteLLMProvider
+    from ragjudge.models._model import (
+        REASK_MESSAGE,
+        JudgeCallError,
+        JudgeModel,
+        ModelSettings,
+        Parsed,
+        get_model,
+        make_provider,
+    )
+    from ragjudge.models._openai import OpenAIProvider
+    from ragjudge.models._pricing import ModelPrice, PriceTable, UsageTotals, UsageTracker
+    from ragjudge.models._tokens import estimate_messages_tokens, estimate_tokens
     from ragjudge.models._types import (
         CallRecorder,
         ChatMessage,
@@ -66,27 +87,6 @@ if TYPE_CHECKING:
         ModelError,
         Provider,
     )
-    from ragjudge.models.cache import (
-        CacheError,
-        CacheStats,
-        ResponseCache,
-        cache_key,
-        default_cache_path,
-    )
-    from ragjudge.models.limits import Limiter, LimiterStats, PermitSource, RateLimits
-    from ragjudge.models.litellm_provider import LiteLLMProvider
-    from ragjudge.models.model import (
-        REASK_MESSAGE,
-        JudgeCallError,
-        JudgeModel,
-        ModelSettings,
-        Parsed,
-        get_model,
-        make_provider,
-    )
-    from ragjudge.models.openai_provider import OpenAIProvider
-    from ragjudge.models.pricing import ModelPrice, PriceTable, UsageTotals, UsageTracker
-    from ragjudge.models.tokens import estimate_messages_tokens, estimate_tokens
 
 __all__ = [
     "REASK_MESSAGE",

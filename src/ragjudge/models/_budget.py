@@ -1,7 +1,7 @@
 """One rate limit (requests or tokens per window) as a schedule of start times.
 
 A :class:`Budget` keeps sliding windows of the starts it allowed, in plain numbers (no
-clock, no lock: the :class:`~ragjudge.models.limits.Limiter` holds the lock and tells
+clock, no lock: the :class:`~ragjudge.models._limits.Limiter` holds the lock and tells
 the time):
 
 * the **window** of the limit itself: the amounts started in any ``window / headroom``

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from pydantic_core import to_jsonable_python
 
+from ragjudge.models._pricing import CallOutcome, PriceTable, UsageTracker
 from ragjudge.models._results import Attempts
 from ragjudge.models._types import (
     CallRecorder,
@@ -18,7 +19,6 @@ from ragjudge.models._types import (
     JudgeCallRecord,
     Provider,
 )
-from ragjudge.models.pricing import CallOutcome, PriceTable, UsageTracker
 from ragjudge.schema import Usage
 
 __all__ = ["CallLog", "config_dict"]

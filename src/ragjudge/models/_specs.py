@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ragjudge.models._litellm import LiteLLMProvider
+from ragjudge.models._openai import OpenAIProvider
 from ragjudge.models._types import Provider
-from ragjudge.models.litellm_provider import LiteLLMProvider
-from ragjudge.models.openai_provider import OpenAIProvider
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 
 SPEC_FORMS = "'openai/<model>', 'litellm/<provider>/<model>', 'scripted' or 'scripted/<name>'"

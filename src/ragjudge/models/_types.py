@@ -80,7 +80,7 @@ class ModelError(Exception):
 class Provider(Protocol):
     """A raw model endpoint: one attempt per call, no retries, no cache.
 
-    The layer around it (:mod:`ragjudge.models.model`) adds caching, limits,
+    The layer around it (:mod:`ragjudge.models._model`) adds caching, limits,
     retries and accounting. A provider raises :class:`ModelError` on failure.
     """
 

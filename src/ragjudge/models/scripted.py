@@ -4,7 +4,7 @@
 :class:`ScriptedProvider` (in-process) and the local OpenAI-compatible test server
 (:mod:`ragjudge.testing.server`), so the same script can drive either.
 
-Token usage is the offline estimate of :mod:`ragjudge.models.tokens` (the one the
+Token usage is the offline estimate of :mod:`ragjudge.models._tokens` (the one the
 limiter paces by) and embeddings are deterministic feature-hashing vectors
 (:func:`hash_embedding`): identical texts give identical vectors, texts sharing many
 character bigrams point in similar directions.
@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from ragjudge.models._tokens import estimate_tokens, message_text
 from ragjudge.models._types import (
     ChatMessage,
     EmbeddingResult,
@@ -31,7 +32,6 @@ from ragjudge.models._types import (
     Generation,
     ModelError,
 )
-from ragjudge.models.tokens import estimate_tokens, message_text
 from ragjudge.schema import Usage
 
 ReplyFunction = Callable[[list[ChatMessage]], str | None]

@@ -1,130 +1,150 @@
-"""The terminal table of a paired comparison of two runs."""
+"""The comparison of two runs as one HTML page: ``compare``'s paired differences per
+metric (and per subset) with their intervals and p-values, and the samples whose value
+changed most, side by side."""
 
 from __future__ import annotations
 
-from rich.table import Table
-from rich.text import Text
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from ragjudge.compare import (
-    DROP_REASONS,
-    NO_CLEAR_DIFFERENCE,
-    Comparison,
-    MetricComparison,
-    RunRef,
-)
-from ragjudge.stats import PairedDifference
+import pandas as pd
 
-__all__ = ["render_comparison"]
+from ragjudge.analysis._compare import Comparison, MetricComparison, compare_runs
+from ragjudge.analysis._meanings import exclusions, merged_meanings
+from ragjudge.report._page import render_page
+from ragjudge.report._text import preview
+from ragjudge.schema import Output, Sample, Score
+from ragjudge.stats import sample_means
+from ragjudge.store._store import RunInfo, Store
 
+__all__ = ["Change", "comparison_report_html"]
 
-def render_comparison(comparison: Comparison, *, title: str | None = None) -> Table:
-    """A terminal table of B − A per metric: the overall rows first, then (with
-    ``by``) one section per subset. The "B vs A" column says "B better" or "B worse"
-    only when the interval of B − A excludes 0, and "no clear difference" otherwise."""
-    percent = f"{comparison.confidence:.0%}"
-    default = f"B − A, paired by request_id ({percent} bootstrap CI; p: sign-flip permutation)"
-    out = Table(title=title or default, title_justify="left")
-    if comparison.by is not None:
-        out.add_column(comparison.by)
-    out.add_column("metric")
-    out.add_column("A", justify="right")
-    out.add_column("B", justify="right")
-    out.add_column("B − A", justify="right")
-    out.add_column(f"{percent} CI", justify="right")
-    out.add_column("p", justify="right")
-    out.add_column("n", justify="right")
-    out.add_column("B better / equal / worse", justify="right")
-    out.add_column("B vs A", justify="center")
-    out.add_column("left out")
-    sections = [("(all)", comparison.rows), *comparison.subsets.items()]
-    for group, rows in sections:
-        for i, row in enumerate(rows):
-            lead = [Text(group if i == 0 else "")] if comparison.by is not None else []
-            out.add_row(*lead, *_row_cells(row), end_section=i == len(rows) - 1)
-    out.caption = Text(_caption(comparison))  # names and statuses are not markup
-    out.caption_justify = "left"
-    return out
+_CHANGED = 10
+"""Samples listed per metric under "changed most"."""
 
 
-def _row_cells(row: MetricComparison) -> list[Text]:
-    p = row.paired
-    metric = row.metric + (" ↓" if row.direction == "lower" else "")
-    ci = "–" if p.ci is None else f"[{p.ci.low:+.3f}, {p.ci.high:+.3f}]"
-    return [
-        Text(metric),
-        Text(_number(p.mean_a)),
-        Text(_number(p.mean_b)),
-        Text(_number(p.difference, signed=True)),
-        Text(ci),
-        Text(_p_value(p.p_value)),
-        Text(str(p.n)),
-        Text(_shares(p)),
-        _winner_cell(row),
-        Text(_left_out(row)),
-    ]
+@dataclass(frozen=True)
+class Change:
+    """One sample's value of one metric in both runs."""
+
+    request_id: str
+    query: str
+    value_a: float
+    value_b: float
+    difference: float
+    better: bool
+    """Whether B is better on this sample (the metric's direction decides)."""
+    response_a: str | None
+    response_b: str | None
+    rationale_a: str | None
+    rationale_b: str | None
 
 
-def _winner_cell(row: MetricComparison) -> Text:
-    verdict = row.verdict
-    if verdict is None:
-        return Text("–")
-    if verdict == NO_CLEAR_DIFFERENCE:
-        return Text(verdict)
-    return Text(f"B {verdict}", style="bold green" if verdict == "better" else "bold red")
+@dataclass(frozen=True)
+class _Side:
+    """One run's values and texts."""
+
+    info: RunInfo
+    means: dict[str, pd.Series[float]]
+    samples: dict[str, Sample]
+    outputs: dict[str, Output]
+    rationales: dict[tuple[str, str], str | None]
 
 
-def _caption(comparison: Comparison) -> str:
-    lines = [
-        f"{side} = {_describe(ref)}"
-        for side, ref in (("A", comparison.run_a), ("B", comparison.run_b))
-    ]
-    lines.append(
-        "B better / B worse: the interval of B − A excludes 0; otherwise no clear "
-        "difference; ↓ lower is better"
+def _side(store: Store, run_id: str, exclude: Mapping[str, Sequence[float]]) -> _Side:
+    info = store.run(run_id)
+    rationales: dict[tuple[str, str], str | None] = {}
+    for request_id, _, score in store.scores(run_id):
+        rationales.setdefault((request_id, score.metric), _why(score))
+    return _Side(
+        info=info,
+        means=sample_means(store.score_frame(run_id), exclude),
+        samples={s.request_id: s for s in store.samples(run_id)},
+        outputs=store.outputs(run_id),
+        rationales=rationales,
     )
-    if comparison.excluded_values:
-        shown = "; ".join(
-            f"{m}: {', '.join(f'{v:g}' for v in vs)}"
-            for m, vs in comparison.excluded_values.items()
+
+
+def _why(score: Score) -> str | None:
+    return score.rationale or score.error
+
+
+def _response(side: _Side, request_id: str) -> str | None:
+    output = side.outputs.get(request_id)
+    if output is not None and output.response is not None:
+        return output.response
+    sample = side.samples.get(request_id)
+    return None if sample is None else sample.response
+
+
+def changed_most(row: MetricComparison, a: _Side, b: _Side, limit: int = _CHANGED) -> list[Change]:
+    """The samples whose value of ``row.metric`` moved most between the runs (the same
+    per-sample values the comparison pairs: trials averaged, excluded values out)."""
+    values_a, values_b = a.means.get(row.metric), b.means.get(row.metric)
+    if values_a is None or values_b is None:
+        return []
+    shared = [sid for sid in values_a.index if sid in values_b.index]
+    moved = [(sid, float(values_b[sid]) - float(values_a[sid])) for sid in shared]
+    moved = [m for m in moved if m[1] != 0]
+    moved.sort(key=lambda m: -abs(m[1]))
+    lower = row.paired.lower_is_better
+    changes = []
+    for sid, difference in moved[:limit]:
+        sample = a.samples.get(sid) or b.samples.get(sid)
+        changes.append(
+            Change(
+                request_id=str(sid),
+                query=preview(sample.request.query, 200) if sample else "",
+                value_a=float(values_a[sid]),
+                value_b=float(values_b[sid]),
+                difference=difference,
+                better=difference < 0 if lower else difference > 0,
+                response_a=_response(a, sid),
+                response_b=_response(b, sid),
+                rationale_a=a.rationales.get((sid, row.metric)),
+                rationale_b=b.rationales.get((sid, row.metric)),
+            )
         )
-        lines.append(f"values left out of the means: {shown}")
-    if comparison.only_a:
-        lines.append(f"only in A (not compared): {', '.join(comparison.only_a)}")
-    if comparison.only_b:
-        lines.append(f"only in B (not compared): {', '.join(comparison.only_b)}")
-    return "\n".join(lines)
+    return changes
 
 
-def _describe(ref: RunRef) -> str:
-    name = f" ({ref.name})" if ref.name else ""
-    status = "" if ref.status == "completed" else f" [{ref.status}]"
-    return f"{ref.run_id}{name}{status} in {ref.store}"
+def _compare(store_a: Store, run_a: str, store_b: Store, run_b: str, by: str | None) -> Comparison:
+    """The comparison; without ``by`` the breakdown of run A's config, when both runs'
+    samples carry it."""
+    if by is not None:
+        return compare_runs(store_a, run_a, store_b, run_b, by=by)
+    default = store_a.run(run_a).config.get("by")
+    if default:
+        try:
+            return compare_runs(store_a, run_a, store_b, run_b, by=default)
+        except ValueError:
+            pass  # the other run's samples lack the key: compare without a breakdown
+    return compare_runs(store_a, run_a, store_b, run_b)
 
 
-def _number(value: float | None, *, signed: bool = False) -> str:
-    if value is None:
-        return "–"
-    return f"{value:+.3f}" if signed else f"{value:.3f}"
-
-
-def _p_value(value: float | None) -> str:
-    if value is None:
-        return "–"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
-
-
-def _shares(p: PairedDifference) -> str:
-    if p.better is None or p.equal is None or p.worse is None:
-        return "–"
-    return f"{p.better:.0%} / {p.equal:.0%} / {p.worse:.0%}"
-
-
-def _left_out(row: MetricComparison) -> str:
-    labels = {
-        "missing_a": "missing in A",
-        "missing_b": "missing in B",
-        "errors": "errors",
-        "excluded": "excluded",
-    }
-    parts = [f"{labels[r]} {getattr(row, r)}" for r in DROP_REASONS if getattr(row, r)]
-    return ", ".join(parts) or "–"
+def comparison_report_html(
+    store_a: Store,
+    run_a: str,
+    store_b: Store,
+    run_b: str,
+    *,
+    by: str | None = None,
+    home: str | None = None,
+) -> str:
+    """The HTML page comparing run B with run A (each a unique id prefix in its store).
+    Raises ``KeyError`` for an unknown run and ``ValueError`` when the runs share no
+    sample or metric (see :func:`ragjudge.analysis._compare.compare_runs`)."""
+    comparison = _compare(store_a, run_a, store_b, run_b, by)
+    info_a, info_b = store_a.run(run_a), store_b.run(run_b)
+    exclude = exclusions(merged_meanings(info_a, info_b))
+    a, b = _side(store_a, info_a.run_id, exclude), _side(store_b, info_b.run_id, exclude)
+    changes = {row.metric: changed_most(row, a, b) for row in comparison.rows}
+    return render_page(
+        "compare.html.jinja",
+        title=f"{info_b.name or info_b.run_id} vs {info_a.name or info_a.run_id}",
+        comparison=comparison,
+        a=info_a,
+        b=info_b,
+        changes=changes,
+        home=home,
+    )

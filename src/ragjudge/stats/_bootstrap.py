@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ragjudge._parallel import usable_cpus
+from ragjudge._util.parallel import usable_cpus
 
 # Upper bound on resample-matrix cells held in memory at once (8 bytes each).
 _BOOTSTRAP_BATCH_CELLS = 2_000_000

@@ -11,8 +11,8 @@ from typing import Any, Literal
 from starlette.responses import JSONResponse
 from starlette.types import Send
 
+from ragjudge.models._tokens import estimate_tokens
 from ragjudge.models.scripted import prompt_text
-from ragjudge.models.tokens import estimate_tokens
 
 Endpoint = Literal["chat", "embeddings"]
 MALFORMED_BODY = b"<html><body>502 Bad Gateway: upstream sent an invalid reply</body></html>"

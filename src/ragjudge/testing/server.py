@@ -38,8 +38,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
+from ragjudge.models._tokens import estimate_tokens
 from ragjudge.models.scripted import ReplyScript, hash_embedding, prompt_text
-from ragjudge.models.tokens import estimate_tokens
 from ragjudge.testing._faults import FAULT_KINDS as FAULT_KINDS
 from ragjudge.testing._faults import WINDOW_SECONDS as WINDOW_SECONDS
 from ragjudge.testing._faults import FaultInjector, FaultKind, FaultPlan

@@ -7,12 +7,12 @@ from typing import Any
 import pytest
 
 import ragjudge as rj
-from ragjudge.config import ConfigError
+from ragjudge.config._eval import ConfigError
 from ragjudge.knowledge import KnowledgeBase
+from ragjudge.knowledge._retrieval import BM25Retriever
 from ragjudge.metrics import MetricContext, create_metric, evaluation_query
 from ragjudge.models import JudgeModel, ModelSettings
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
-from ragjudge.retrieval import BM25Retriever
 from ragjudge.schema import ContextChunk, Output, Sample
 
 DOCS = {

@@ -17,9 +17,7 @@ import pytest
 
 import ragjudge as rj
 from conftest import import_quickstart, shared_data
-from ragjudge.config import EvalConfig, load_config
-from ragjudge.dryrun import StandInJudge
-from ragjudge.http_targets import JsonApiTarget, OpenAIChatTarget
+from ragjudge.config._eval import EvalConfig, load_config
 from ragjudge.metrics import MetricContext, create_metric
 from ragjudge.metrics.accuracy.agents import (
     AnswerReply,
@@ -32,9 +30,11 @@ from ragjudge.metrics.accuracy.sigma import lscore, mscore, wscore
 from ragjudge.metrics.replies import ParseError
 from ragjudge.models import JudgeCallRecord, JudgeModel, ModelError, ModelSettings
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider, prompt_text
-from ragjudge.runner import dry_run
+from ragjudge.run._dryrun import StandInJudge
+from ragjudge.run._runner import dry_run
 from ragjudge.schema import ContextChunk, Output, Sample, Score
-from ragjudge.targets import CallableTarget, DataTarget
+from ragjudge.targets._targets import CallableTarget, DataTarget
+from ragjudge.targets.http import JsonApiTarget, OpenAIChatTarget
 
 REPO = Path(__file__).resolve().parents[3]
 QUICKSTART = REPO / "examples" / "quickstart"

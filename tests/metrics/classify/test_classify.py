@@ -14,13 +14,13 @@ import pytest
 
 import ragjudge as rj
 from evaluated import Marked, output_of, prompts_of, undelimited
-from ragjudge.choice_counts import choice_counts
-from ragjudge.dryrun import StandInJudge
+from ragjudge.analysis._choices import choice_counts
 from ragjudge.metrics import DATA_NOTICE, create_metric
 from ragjudge.models import JudgeCallRecord
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
+from ragjudge.run._dryrun import StandInJudge
 from ragjudge.schema import Sample
-from ragjudge.store import Store
+from ragjudge.store._store import Store
 
 FACT_ROWS = [
     {"request_id": "superset", "request": "What does UNION do?", "expected_response": "It removes duplicate rows.", "response": "It removes duplicate rows; UNION ALL keeps them."},

@@ -31,8 +31,8 @@ import pytest
 from example_judge import example_judge
 
 import ragjudge as rj
+from ragjudge.analysis._results import EvaluationResult
 from ragjudge.metrics import create_metric
-from ragjudge.results import EvaluationResult
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "databricks"
 GLOBAL = {

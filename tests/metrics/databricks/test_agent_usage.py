@@ -7,7 +7,7 @@ import pytest
 from databricks_helpers import TRACE_ROW, score_row
 
 from ragjudge.schema import Output, Usage
-from ragjudge.traces import read_trace
+from ragjudge.targets._traces import read_trace
 
 NAMES = ("agent/total_token_count", "agent/input_token_count", "agent/output_token_count")
 LATENCY = "agent/latency_seconds"

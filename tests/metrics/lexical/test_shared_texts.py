@@ -18,7 +18,7 @@ from conftest import import_quickstart
 from ragjudge.metrics import MetricContext, create_metric
 from ragjudge.metrics.lexical._reference import SampleTexts
 from ragjudge.schema import Output, Sample
-from ragjudge.text import normalize, normalize_answer, tokenize
+from ragjudge.text._normalise import normalize, normalize_answer, tokenize
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 METRICS = ["exact_match", "match", "includes", "fuzzy_match", "word_recall", "token_f1", "rouge_l"]

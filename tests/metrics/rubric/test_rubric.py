@@ -16,7 +16,7 @@ from ragjudge.models import ChatMessage, GenerateConfig, JudgeModel, ModelSettin
 from ragjudge.models._types import Generation
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.schema import Sample
-from ragjudge.targets import output_of_row
+from ragjudge.targets._targets import output_of_row
 
 MET = '```json\n{"explanation": "ok", "criteria_met": true}\n```'
 NOT_MET = '{"explanation": "no", "criteria_met": false}'

@@ -3,10 +3,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragjudge.embeddings import TokenEmbeddings
 from ragjudge.metrics import MetricContext, available_metrics, create_metric
 from ragjudge.metrics.semantic import bert_score as bert_score_module
 from ragjudge.metrics.semantic.bert_score import BertScore, bert_score_components
+from ragjudge.models._embeddings import TokenEmbeddings
 from ragjudge.schema import Output, Sample, Score
 
 

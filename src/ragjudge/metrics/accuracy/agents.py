@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragjudge.metrics.replies import ParseError, Reply, without_quotes
-from ragjudge.text import normalize
+from ragjudge.text._normalise import normalize
 
 __all__ = [
     "AgentAnswer",

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ragjudge.metrics.replies import EVAL_TYPES
-from ragjudge.text import contains_kana
+from ragjudge.text._normalise import contains_kana
 
 __all__ = [
     "CHOICES_FROM_N",

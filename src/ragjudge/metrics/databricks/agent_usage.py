@@ -3,7 +3,7 @@
 Evaluation (seed 001): what one request cost the system under test.
 
 Read from the output's MLflow trace when it has one (token usage summed over its LLM and
-CHAT_MODEL spans, latency of its root span; see :mod:`ragjudge.traces`), else from what
+CHAT_MODEL spans, latency of its root span; see :mod:`ragjudge.targets._traces`), else from what
 the target reported (``usage``) and how long its call took. A figure nobody reported is
 not applicable — not 0, and not an error of the system under test.
 """
@@ -16,7 +16,7 @@ from typing import ClassVar
 from ragjudge.metrics._base import Metric, MetricContext, Produced
 from ragjudge.metrics._registry import register_metric
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning, Usage
-from ragjudge.traces import read_trace
+from ragjudge.targets._traces import read_trace
 
 TOTAL = "agent/total_token_count"
 INPUT = "agent/input_token_count"

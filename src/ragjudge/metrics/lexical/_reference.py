@@ -34,7 +34,13 @@ from ragjudge.metrics._base import (
     require_response,
 )
 from ragjudge.schema import Output, Sample, ScoreMeaning
-from ragjudge.text import answer_of_folded, fold, normalize, tokens_of_answer, tokens_of_folded
+from ragjudge.text._normalise import (
+    answer_of_folded,
+    fold,
+    normalize,
+    tokens_of_answer,
+    tokens_of_folded,
+)
 
 __all__ = [
     "Comparison",
@@ -55,23 +61,23 @@ class TextForms:
 
     @cached_property
     def folded(self) -> str:
-        """:func:`~ragjudge.text.fold` of the text (NFKC, lowercase), the first step of
+        """:func:`~ragjudge.text._normalise.fold` of the text (NFKC, lowercase), the first step of
         the forms below."""
         return fold(self.text)
 
     @cached_property
     def normalized(self) -> str:
-        """:func:`~ragjudge.text.normalize` of the text."""
+        """:func:`~ragjudge.text._normalise.normalize` of the text."""
         return normalize(self.text)
 
     @cached_property
     def answer(self) -> str:
-        """:func:`~ragjudge.text.normalize_answer` of the text."""
+        """:func:`~ragjudge.text._normalise.normalize_answer` of the text."""
         return answer_of_folded(self.folded)
 
     @cached_property
     def tokens(self) -> list[str]:
-        """:func:`~ragjudge.text.tokenize` of the text."""
+        """:func:`~ragjudge.text._normalise.tokenize` of the text."""
         return tokens_of_folded(self.folded)
 
     @cached_property

@@ -17,7 +17,7 @@ class ExactMatch(ReferenceMetric):
     """1.0 when the response equals a reference.
 
     With ``normalize`` (the default) both sides go through SQuAD-style
-    :func:`~ragjudge.text.normalize_answer` first; otherwise the stripped strings are
+    :func:`~ragjudge.text._normalise.normalize_answer` first; otherwise the stripped strings are
     compared as they are.
     """
 

@@ -14,7 +14,7 @@ from ragjudge.metrics.lexical._reference import (
 
 @register_metric("fuzzy_match")
 class FuzzyMatch(ReferenceMetric):
-    """1.0 when, after :func:`~ragjudge.text.normalize_answer`, either string contains
+    """1.0 when, after :func:`~ragjudge.text._normalise.normalize_answer`, either string contains
     the other (the openai-evals ``FuzzyMatch`` template).
 
     A response that normalises to nothing matches no reference.

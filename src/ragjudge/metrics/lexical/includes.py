@@ -18,7 +18,7 @@ class Includes(ReferenceMetric):
     """1.0 when a reference occurs anywhere inside the response.
 
     This is the openai-evals ``Includes`` template. With ``normalize`` (the default)
-    both sides go through :func:`~ragjudge.text.normalize` (NFKC, lowercase, collapsed
+    both sides go through :func:`~ragjudge.text._normalise.normalize` (NFKC, lowercase, collapsed
     whitespace) first; otherwise the stripped reference is searched for as it is.
     """
 

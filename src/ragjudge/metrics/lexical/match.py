@@ -10,7 +10,7 @@ from ragjudge.metrics.lexical._reference import (
     TextForms,
     as_score,
 )
-from ragjudge.text import normalize
+from ragjudge.text._normalise import normalize
 
 
 class MatchOptions(NormalizeOptions):
@@ -26,7 +26,7 @@ class Match(ReferenceMetric):
     This is the openai-evals ``Match`` template. Its description writes
     ``b.startswith(a)`` for completion ``a`` and reference ``b``, but its code checks
     that the completion starts with the reference, and ragjudge follows the code.
-    With ``normalize`` both sides go through :func:`~ragjudge.text.normalize` first.
+    With ``normalize`` both sides go through :func:`~ragjudge.text._normalise.normalize` first.
     """
 
     Options = MatchOptions

@@ -14,7 +14,7 @@ class RougeL(ReferenceMetric):
 
     Precision is the LCS length over the response's tokens, recall over the
     reference's, and the F-measure their harmonic mean — the ``rougeL`` score of the
-    ``rouge-score`` library, computed on :func:`~ragjudge.text.tokenize` tokens (shared
+    ``rouge-score`` library, computed on :func:`~ragjudge.text._normalise.tokenize` tokens (shared
     with the other lexical metrics of the sample), so Japanese text, which the
     library's own tokenizer drops, gives meaningful values.
     """

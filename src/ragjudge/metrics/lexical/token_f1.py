@@ -15,8 +15,8 @@ from ragjudge.metrics.lexical._reference import (
 class TokenF1(ReferenceMetric):
     """SQuAD-style token F1 between the response and a reference.
 
-    Both are normalised with :func:`~ragjudge.text.normalize_answer` and split with
-    :func:`~ragjudge.text.tokenize`; the overlap counts each token at most as often as
+    Both are normalised with :func:`~ragjudge.text._normalise.normalize_answer` and split with
+    :func:`~ragjudge.text._normalise.tokenize`; the overlap counts each token at most as often as
     it appears on both sides.
     """
 

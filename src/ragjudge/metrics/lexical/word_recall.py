@@ -15,7 +15,7 @@ from ragjudge.metrics.lexical._reference import (
 class WordRecall(ReferenceMetric):
     """The share of the reference's word tokens found in the response.
 
-    Tokens come from :func:`~ragjudge.text.tokenize` (Japanese is segmented into
+    Tokens come from :func:`~ragjudge.text._normalise.tokenize` (Japanese is segmented into
     words). A token repeated in the reference counts as often as it appears there, but
     is found at most as often as it appears in the response.
     """

@@ -15,7 +15,7 @@ from ragjudge.metrics._base import MetricContext, MetricFailure, Result
 from ragjudge.metrics._judged import Judging, Verdict
 from ragjudge.metrics.replies import JsonReply, ParseError, Reply
 from ragjudge.schema import ContextChunk, Output, Sample
-from ragjudge.text import split_sentences
+from ragjudge.text._normalise import split_sentences
 
 T = TypeVar("T")
 

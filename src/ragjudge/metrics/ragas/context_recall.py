@@ -17,7 +17,7 @@ from ragjudge.metrics._judged import JudgedMetric, Judging
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.ragas._common import CountedVerdicts, retrieved_contexts, verdicts_result
 from ragjudge.schema import Output, Sample, ScoreMeaning
-from ragjudge.text import split_sentences
+from ragjudge.text._normalise import split_sentences
 
 
 def reference_statements(sample: Sample) -> list[str]:

@@ -20,7 +20,7 @@ from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.ragas._common import retrieved_contexts, sentences_of
 from ragjudge.metrics.replies import ParseError, Reply
 from ragjudge.schema import Output, Sample, ScoreMeaning
-from ragjudge.text import normalize, split_sentences
+from ragjudge.text._normalise import normalize, split_sentences
 
 INSUFFICIENT = "insufficient information"
 

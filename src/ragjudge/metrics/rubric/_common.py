@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from ragjudge.metrics._base import MetricOptions
 from ragjudge.schema import Output, Sample
-from ragjudge.text import contains_kana
+from ragjudge.text._normalise import contains_kana
 
 __all__ = ["Language", "LanguageOptions", "conversation", "prompt_language"]
 

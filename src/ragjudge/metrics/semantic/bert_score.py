@@ -22,7 +22,6 @@ from typing import Any, NamedTuple
 
 from pydantic import Field
 
-from ragjudge.embeddings import DEFAULT_LOCAL_MODEL, LocalEmbedder, TokenEmbeddings
 from ragjudge.metrics._base import (
     Metric,
     MetricContext,
@@ -33,6 +32,7 @@ from ragjudge.metrics._base import (
     require_response,
 )
 from ragjudge.metrics._registry import register_metric
+from ragjudge.models._embeddings import DEFAULT_LOCAL_MODEL, LocalEmbedder, TokenEmbeddings
 from ragjudge.schema import Output, Sample, ScoreMeaning
 
 __all__ = ["BertScore", "BertScoreResult", "bert_score_components"]

@@ -1,0 +1,145 @@
+"""Quality gates: ``--fail-under rouge_l=0.4`` (and ``--fail-over lscore=3`` for a
+metric where lower is better) checked on a run's mean, or with ``--gate ci`` on the
+conservative bound of its 95% CI (``ci_low`` for a floor, ``ci_high`` for a ceiling),
+so a CI pipeline fails only when the evidence says the metric is off. Each failed gate
+gives one line saying why; ``ragjudge run`` then exits :data:`EXIT_GATE`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ragjudge.analysis._outcome import EXIT_GATE
+from ragjudge.stats import MetricSummary
+
+__all__ = [
+    "EXIT_GATE",
+    "Gate",
+    "GateOn",
+    "GateResult",
+    "check_gates",
+    "failed_gates",
+    "parse_gate",
+    "unknown_gate_metrics",
+]
+
+GateOn = Literal["mean", "ci"]
+
+
+@dataclass(frozen=True)
+class Gate:
+    """One threshold on one score: ``floor`` gates fail below it, others above it."""
+
+    metric: str
+    threshold: float
+    floor: bool = True
+
+    @property
+    def option(self) -> str:
+        """The command-line option that states this gate."""
+        flag = "--fail-under" if self.floor else "--fail-over"
+        return f"{flag} {self.metric}={self.threshold:g}"
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """Whether a gate held, on which value, and (when it did not) why, in one line."""
+
+    gate: Gate
+    value: float | None
+    measured: str
+    """``mean``, ``ci_low`` or ``ci_high``."""
+    passed: bool
+    reason: str
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-able form."""
+        return {
+            "metric": self.gate.metric,
+            "threshold": self.gate.threshold,
+            "kind": "fail_under" if self.gate.floor else "fail_over",
+            "measured": self.measured,
+            "value": self.value,
+            "passed": self.passed,
+            "reason": self.reason,
+        }
+
+
+def parse_gate(text: str, *, floor: bool = True) -> Gate:
+    """``METRIC=VALUE`` as a :class:`Gate`; ``ValueError`` saying what is wrong. The
+    metric name may itself hold ``=`` only before the last one."""
+    name, sep, number = text.rpartition("=")
+    flag = "--fail-under" if floor else "--fail-over"
+    if not sep or not name.strip() or not number.strip():
+        raise ValueError(f"{flag} takes METRIC=VALUE (e.g. rouge_l=0.4), not {text!r}")
+    try:
+        threshold = float(number)
+    except ValueError:
+        raise ValueError(f"{flag} {text}: {number!r} is not a number") from None
+    if not math.isfinite(threshold):
+        raise ValueError(f"{flag} {text}: the threshold must be a finite number")
+    return Gate(name.strip(), threshold, floor)
+
+
+def check_gates(
+    summaries: Sequence[MetricSummary], gates: Iterable[Gate], *, on: GateOn = "mean"
+) -> list[GateResult]:
+    """Every gate checked against the run's per-metric summaries."""
+    by_name = {s.metric: s for s in summaries}
+    return [_check(gate, by_name, on) for gate in gates]
+
+
+def failed_gates(results: Iterable[GateResult]) -> list[GateResult]:
+    """The gates that did not hold."""
+    return [r for r in results if not r.passed]
+
+
+def _check(gate: Gate, by_name: dict[str, MetricSummary], on: GateOn) -> GateResult:
+    measured = "mean" if on == "mean" else ("ci_low" if gate.floor else "ci_high")
+    summary = by_name.get(gate.metric)
+    if summary is None:
+        known = ", ".join(by_name) or "none"
+        reason = f"{gate.metric}: the run has no such score (its scores: {known})"
+        return GateResult(gate, None, measured, False, f"gate failed ({gate.option}): {reason}")
+    value = _measured_value(summary, measured)
+    if value is None:
+        why = "no value" if summary.mean is None else "no confidence interval"
+        reason = f"{gate.metric} has {why} ({summary.errors} errors, n={summary.n})"
+        return GateResult(gate, None, measured, False, f"gate failed ({gate.option}): {reason}")
+    passed = value >= gate.threshold if gate.floor else value <= gate.threshold
+    relation = (">=" if passed else "<") if gate.floor else ("<=" if passed else ">")
+    verb = "gate passed" if passed else "gate failed"
+    reason = (
+        f"{verb} ({gate.option}): {gate.metric} {measured} {value:.3f} {relation} "
+        f"{gate.threshold:g}{_context(summary, measured)}"
+    )
+    return GateResult(gate, value, measured, passed, reason)
+
+
+def _measured_value(summary: MetricSummary, measured: str) -> float | None:
+    if measured == "mean":
+        return summary.mean
+    if summary.ci is None:
+        return None
+    return summary.ci.low if measured == "ci_low" else summary.ci.high
+
+
+def _context(summary: MetricSummary, measured: str) -> str:
+    """What else a reader needs to judge the gate: the interval (or the mean) and n."""
+    parts = []
+    if measured != "mean" and summary.mean is not None:
+        parts.append(f"mean {summary.mean:.3f}")
+    if summary.ci is not None:
+        parts.append(f"95% CI [{summary.ci.low:.3f}, {summary.ci.high:.3f}]")
+    parts.append(f"n={summary.n}")
+    if summary.errors:
+        parts.append(f"{summary.errors} errors")
+    return f" ({', '.join(parts)})"
+
+
+def unknown_gate_metrics(gates: Iterable[Gate], score_names: Iterable[str]) -> list[str]:
+    """The gates' metrics that are none of ``score_names``."""
+    known = set(score_names)
+    return [g.metric for g in gates if g.metric not in known]

@@ -1,0 +1,289 @@
+"""The command-line side of model-graded classification: ``ragjudge specs``,
+``ragjudge counts``, ``ragjudge battle`` and the config of ``run --openai-evals``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from ragjudge.cli._common import DEFAULT_STORE, fail, message_of, out, table_console
+
+if TYPE_CHECKING:
+    from ragjudge.config._eval import EvalConfig, JudgeConfig
+    from ragjudge.metrics.classify import ClassifySpec
+
+__all__ = ["openai_evals_config", "register"]
+
+
+def openai_evals_config(
+    config: Path | None, evals: tuple[str, str] | None, **overrides: Any
+) -> EvalConfig:
+    """The config of ``ragjudge run [CONFIG] [--openai-evals REGISTRY EVAL]``: the file's
+    settings (or the defaults without one) with the eval the option names (its folder
+    read from the current one)."""
+    from ragjudge.config._eval import ConfigError, EvalConfig, _read_yaml, load_config
+
+    if evals is not None:
+        registry, name = evals
+        chosen = {"registry": str(Path(registry).resolve()), "eval": name}
+        written = _read_yaml(config) if config is not None else None
+        if isinstance(written, dict) and isinstance(written.get("openai_evals"), dict):
+            chosen = {**written["openai_evals"], **chosen}  # keeps the file's other settings
+        overrides["openai_evals"] = chosen
+    if config is not None:
+        return load_config(config, **overrides)
+    raw = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return EvalConfig.model_validate({**raw, "base_dir": Path.cwd()})
+    except ValueError as exc:
+        raise ConfigError(f"--openai-evals: {exc}") from None
+
+
+# ragjudge specs ----------------------------------------------------------------
+
+
+def specs(
+    folders: Annotated[
+        list[Path] | None, typer.Argument(help="Folders of spec files besides the built-ins.")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="Also the folders named by this config's 'specs'.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """List the classification specs (built-in and in FOLDERS) with their choices and
+    choice scores."""
+    from ragjudge.config._eval import ConfigError, load_config
+    from ragjudge.metrics.classify import SpecError, list_specs
+
+    dirs = [str(f) for f in folders or []]
+    try:
+        if config is not None:
+            loaded = load_config(config)
+            dirs += [str(loaded.resolve(f)) for f in loaded.specs]
+        found = list_specs(dirs)
+    except (ConfigError, SpecError) as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        print(json.dumps([_spec_dict(s) for s in found], ensure_ascii=False, indent=2))
+        return
+    table = Table(title="classification specs", title_justify="left")
+    for column in ("spec", "eval_type", "choices", "choice scores", "args", "source"):
+        table.add_column(column, no_wrap=column in ("spec", "eval_type"))
+    for spec in found:
+        row = _spec_dict(spec)
+        table.add_row(
+            spec.name,
+            spec.eval_type,
+            " ".join(spec.choice_strings),
+            _scores_text(spec),
+            ", ".join(row["arg_sets"]) or "–",
+            spec.source,
+        )
+    table_console().print(table)
+
+
+def _spec_dict(spec: ClassifySpec) -> dict[str, Any]:
+    from ragjudge.metrics.classify import arg_sets
+
+    return {
+        "name": spec.name,
+        "source": spec.source,
+        "eval_type": spec.eval_type,
+        "choices": list(spec.choice_strings),
+        "choice_scores": spec.choice_scores,
+        "scorings": spec.scorings,
+        "arg_sets": [name for name in arg_sets(spec.args) if name],
+        "input_outputs": spec.input_outputs,
+        "language": spec.language,
+        "description": spec.description,
+    }
+
+
+def _scores_text(spec: ClassifySpec) -> str:
+    def shown(scores: dict[str, float]) -> str:
+        return " ".join(f"{c}={v:g}" for c, v in scores.items())
+
+    text = shown(spec.choice_scores) if spec.choice_scores else "counts only"
+    for name, scores in spec.scorings.items():
+        text += f"\n{name}: {shown(scores)}"
+    return text
+
+
+# ragjudge counts ---------------------------------------------------------------
+
+
+def counts(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
+    store: Annotated[Path, typer.Option("--store", help="The SQLite store.")] = DEFAULT_STORE,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """How often each classification chose each choice, __invalid__ included."""
+    from ragjudge.analysis._choices import choice_counts
+
+    found = _with_store(store, lambda s: choice_counts(s, run_id))
+    if as_json:
+        print(json.dumps([c.to_dict() for c in found], ensure_ascii=False, indent=2))
+        return
+    if not found:
+        out.print("the run has no classify scores")
+        return
+    table = Table(title=f"choices of run {run_id}", title_justify="left")
+    for column in ("classification", "choice", "count", "share"):
+        table.add_column(column, justify="right" if column in ("count", "share") else "left")
+    for row in found:
+        table.add_row(
+            Text(row.classification), Text(row.choice), str(row.count), f"{row.share:.1%}"
+        )
+    table_console().print(table)
+
+
+def _with_store(path: Path, use: Any) -> Any:
+    from ragjudge.store._store import Store, StoreError
+
+    if not path.exists():
+        raise fail(f"no store at {path}; pass --store PATH")
+    try:
+        with Store(path) as store:
+            return use(store)
+    except (StoreError, KeyError, ValueError) as exc:
+        raise fail(message_of(exc)) from None
+
+
+# ragjudge battle ---------------------------------------------------------------
+
+
+def battle(
+    run_a: Annotated[str, typer.Argument(metavar="RUN_A", help="The baseline run.")],
+    run_b: Annotated[str, typer.Argument(metavar="RUN_B", help="The run whose win rate is shown.")],
+    spec: Annotated[str, typer.Option(help="A head-to-head spec: name or .yaml path.")] = "battle",
+    specs_dir: Annotated[
+        list[Path] | None, typer.Option("--specs", help="A folder of spec files (repeatable).")
+    ] = None,
+    by: Annotated[str | None, typer.Option(help="One row per value of a metadata key.")] = None,
+    judge: Annotated[
+        str | None, typer.Option(help="The judge model (default: the one that judged RUN_A).")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="Take the judge settings and spec folders from a config.")
+    ] = None,
+    store: Annotated[Path, typer.Option("--store", help="The SQLite store.")] = DEFAULT_STORE,
+    store_b: Annotated[
+        Path | None, typer.Option("--store-b", help="Store holding RUN_B (default: --store).")
+    ] = None,
+    concurrency: Annotated[int, typer.Option(help="Samples in flight at once.")] = 8,
+    cache: Annotated[bool, typer.Option("--cache/--no-cache", help="Reuse cached replies.")] = True,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Judge RUN_B's responses against RUN_A's, head to head in both orders; print B's
+    win rate with a bootstrap CI and the judge's position-bias rate. The battle is
+    stored as a run of its own."""
+    import asyncio
+
+    from ragjudge.config._eval import ConfigError
+    from ragjudge.loading import DatasetError
+    from ragjudge.run._battle import run_battle
+    from ragjudge.run._runner import RequirementError
+    from ragjudge.store._store import StoreError
+
+    for path in (store, store_b):
+        if path is not None and not path.exists():
+            raise fail(f"no store at {path}; pass --store PATH")
+    try:
+        judge_config, dirs = _battle_settings(judge, config)
+        report = asyncio.run(
+            run_battle(
+                store,
+                run_a,
+                run_b,
+                store_b=store_b,
+                spec=spec,
+                spec_dirs=dirs + [str(d) for d in specs_dir or []],
+                judge=judge_config,
+                by=by,
+                concurrency=concurrency,
+                progress=progress,
+                use_cache=cache,
+            )
+        )
+    except (ConfigError, DatasetError, RequirementError, StoreError, KeyError, OSError) as exc:
+        raise fail(message_of(exc)) from None
+    if as_json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        _print_battle(report)
+    if report.result.verdict.exit_code:
+        raise typer.Exit(report.result.verdict.exit_code)
+
+
+def _battle_settings(
+    judge: str | None, config: Path | None
+) -> tuple[JudgeConfig | None, list[str]]:
+    from ragjudge.config._eval import JudgeConfig, load_config
+
+    loaded = load_config(config) if config is not None else None
+    dirs = [str(loaded.resolve(f)) for f in loaded.specs] if loaded else []
+    settings = loaded.judge if loaded else None
+    if judge is not None:
+        settings = (settings or JudgeConfig(model=judge)).model_copy(update={"model": judge})
+    return settings, dirs
+
+
+def _print_battle(report: Any) -> None:
+    table = Table(
+        title=f"battle: {report.run_b} (B) against {report.run_a} (A) — spec {report.spec}, "
+        "each sample judged in both orders",
+        title_justify="left",
+    )
+    columns = ("group", "B win rate", "95% CI", "n", "B wins", "splits", "A wins")
+    for column in (*columns, "position bias", "first position", "errors"):
+        table.add_column(column, justify="left" if column == "group" else "right")
+    for row in report.rows:
+        ci = "–" if row.ci_low is None else f"[{row.ci_low:.3f}, {row.ci_high:.3f}]"
+        table.add_row(
+            Text(row.group if row.group is not None else "all"),
+            _fmt(row.win_rate_b),
+            ci,
+            str(row.n),
+            str(row.b_wins),
+            str(row.splits),
+            str(row.a_wins),
+            _fmt(row.position_bias),
+            _fmt(row.first_position),
+            str(row.errors),
+        )
+    table.caption = (
+        "B win rate: B's score averaged over both orders (1 win, 0.5 split, 0 loss); "
+        "position bias: share of samples where the judge chose the same position both "
+        "times; first position: share of judgements preferring the response shown first"
+    )
+    table.caption_justify = "left"
+    table_console().print(table)
+    if report.left_out:
+        shown = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in report.left_out.items())
+        out.print(f"left out: {shown}", highlight=False)
+    result = report.result
+    out.print(
+        f"stored as run {result.run_id} in {result.store_path} (ragjudge show {result.run_id})",
+        highlight=False,
+        soft_wrap=True,
+    )
+    if result.verdict.exit_code:
+        out.print(Text("; ".join(result.verdict.reasons), style="bold red"))
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``specs``, ``counts`` and ``battle`` to the command line."""
+    app.command("specs")(specs)
+    app.command("counts")(counts)
+    app.command("battle")(battle)

@@ -1,0 +1,115 @@
+"""What every group of ``ragjudge`` commands shares: the consoles, the ``--store``
+option, the one way a command fails with a message, and opening a store that must
+exist."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from ragjudge.store._store import Store
+
+__all__ = [
+    "DEFAULT_STORE",
+    "StoreOption",
+    "err",
+    "fail",
+    "message_of",
+    "opened_store",
+    "out",
+    "store_hint",
+    "stores_below",
+    "table_console",
+]
+
+out = Console()
+err = Console(stderr=True)
+
+DEFAULT_STORE = Path(".ragjudge/runs.db")
+StoreOption = Annotated[
+    Path,
+    typer.Option("--store", help="The SQLite store (default .ragjudge/runs.db in this folder)."),
+]
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``message`` as the command's error and return the exit to raise."""
+    # the message is the user's words (paths, option values): never rich markup
+    err.print(Text("error: ", style="bold red") + Text(message), highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+def message_of(exc: Exception) -> str:
+    """An exception's message; ``str()`` of a KeyError is its message in quotes."""
+    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+
+
+@contextmanager
+def opened_store(path: Path) -> Iterator[Store]:
+    """The store at ``path``, which must exist (opening would create an empty one); an
+    unknown run or a rejected argument in the block ends the command with its message."""
+    from ragjudge.store._store import Store, StoreError
+
+    if not path.exists():
+        raise fail(f"no store at {path}; {store_hint(path)}")
+    try:
+        opened = Store(path)
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    with opened as store:
+        try:
+            yield store
+        except (KeyError, ValueError) as exc:
+            raise fail(message_of(exc)) from None
+
+
+def store_hint(missing: Path | None = None) -> str:
+    """How to name the store: runs are kept beside their eval.yaml, so from another
+    folder ``--store`` says where; the stores found below the current folder are
+    listed."""
+    hint = "pass --store PATH (a run's store is .ragjudge/runs.db beside its eval.yaml)"
+    found = [p for p in stores_below(Path.cwd()) if missing is None or p != missing]
+    if found:
+        shown = ", ".join(str(p) for p in found[:5])
+        hint += f"; stores below this folder: {shown}"
+    return hint
+
+
+def stores_below(folder: Path, depth: int = 4) -> list[Path]:
+    """Stores (``.ragjudge/runs.db``) in ``folder`` and up to ``depth`` folders below it,
+    relative to it; hidden folders and virtual environments are not searched."""
+    found: list[Path] = []
+    pending = [(folder, 0)]
+    while pending:
+        current, level = pending.pop(0)
+        candidate = current / ".ragjudge" / "runs.db"
+        if candidate.is_file():
+            found.append(candidate.relative_to(folder))
+        if level >= depth:
+            continue
+        try:
+            children = sorted(p for p in current.iterdir() if p.is_dir())
+        except OSError:
+            continue
+        pending += [
+            (c, level + 1)
+            for c in children
+            if not c.name.startswith((".", "__")) and c.name not in _SKIPPED
+        ]
+    return found
+
+
+_SKIPPED = frozenset({"node_modules", "venv", "site-packages"})
+
+
+def table_console() -> Console:
+    """Standard output for tables; piped output has no terminal width, so it gets a
+    wide one that keeps run ids and statuses whole."""
+    return out if out.is_terminal else Console(width=200)

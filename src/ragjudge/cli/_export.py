@@ -1,0 +1,167 @@
+"""``ragjudge export``: a run's per-sample rows to a file or standard output (see
+:mod:`ragjudge.export._files`), or the run to MLflow (``--to mlflow``)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from ragjudge.cli._common import DEFAULT_STORE, StoreOption, err, fail, opened_store
+
+__all__ = ["register"]
+
+
+class ExportFormat(StrEnum):
+    jsonl = "jsonl"
+    json = "json"
+    parquet = "parquet"
+    csv = "csv"
+
+
+class ExportTarget(StrEnum):
+    mlflow = "mlflow"
+
+
+def export(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="File to write; its extension picks the format (.jsonl, .json, .csv, "
+            ".parquet). '-' writes JSON Lines to standard output.",
+        ),
+    ] = None,
+    fmt: Annotated[
+        ExportFormat | None,
+        typer.Option("--format", help="Write this format whatever the extension."),
+    ] = None,
+    with_calls: Annotated[
+        bool,
+        typer.Option(
+            "--with-calls",
+            help="Add a judge_calls column: every judge prompt and reply of the row.",
+        ),
+    ] = False,
+    store: StoreOption = DEFAULT_STORE,
+    to: Annotated[
+        ExportTarget | None,
+        typer.Option(
+            "--to",
+            help="Log the run to MLflow instead: params, aggregate metrics with CI bounds, "
+            "the eval_results table (needs the mlflow extra).",
+        ),
+    ] = None,
+    tracking_uri: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URI", help="With --to mlflow: the tracking URI (default MLFLOW_TRACKING_URI)."
+        ),
+    ] = None,
+    experiment: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME", help="With --to mlflow: the experiment (default the run's name)."
+        ),
+    ] = None,
+    report: Annotated[
+        Path | None,
+        typer.Option(metavar="FILE", help="With --to mlflow: an HTML report to log with the run."),
+    ] = None,
+) -> None:
+    """Export a run's rows to a file or standard output, or log it to MLflow.
+
+    One row per sample and trial: request, response, reference, the retrieved contexts
+    and those each judge was shown, every metric's value, error and rationale (and
+    METRIC.left_out where a mean leaves values out); --with-calls adds every judge
+    prompt and reply."""
+    from ragjudge.export._files import (
+        STDOUT,
+        ExportError,
+        export_format,
+        export_frame,
+        write_export,
+    )
+
+    mlflow_options = {
+        "--tracking-uri": tracking_uri,
+        "--experiment": experiment,
+        "--report": report,
+    }
+    if to is ExportTarget.mlflow:
+        if output is not None or fmt is not None or with_calls:
+            raise fail("--to mlflow writes no file; leave out -o, --format and --with-calls")
+        _export_to_mlflow(run_id, store, tracking_uri, experiment, report)
+        return
+    if given := [flag for flag, value in mlflow_options.items() if value is not None]:
+        raise fail(f"{', '.join(given)} go(es) with --to mlflow")
+    if output is None:
+        raise fail(
+            "give the file to write (-o FILE), '-o -' for standard output, "
+            "or log the run to MLflow (--to mlflow)"
+        )
+    if output != STDOUT and Path(output).is_dir():
+        raise fail(f"cannot write {output}: it is a folder; give a file name (-o FILE)")
+    try:
+        chosen = export_format(output, None if fmt is None else fmt.value)
+    except ExportError as exc:
+        raise fail(str(exc)) from None
+    with opened_store(store) as s:
+        frame = export_frame(s, run_id, with_calls=with_calls)
+    try:
+        write_export(frame, output, chosen)
+    except OSError as exc:
+        raise fail(f"cannot write {output}: {_os_reason(Path(output), exc)}") from None
+    where = "standard output" if output == STDOUT else output
+    err.print(Text(f"wrote {len(frame)} rows to {where} ({chosen})"), highlight=False)
+
+
+def _export_to_mlflow(
+    run_id: str,
+    store: Path,
+    tracking_uri: str | None,
+    experiment: str | None,
+    report: Path | None,
+) -> None:
+    from ragjudge.export._mlflow import EVAL_RESULTS, MlflowExportError, export_to_mlflow
+
+    with opened_store(store) as s:
+        try:
+            logged = export_to_mlflow(
+                s, run_id, tracking_uri=tracking_uri, experiment=experiment, report=report
+            )
+        except (MlflowExportError, OSError) as exc:
+            raise fail(str(exc)) from None
+        except Exception as exc:  # MLflow's own errors (a bad tracking URI …)
+            if type(exc).__module__.startswith("mlflow"):
+                raise fail(f"MLflow: {exc}") from None
+            raise
+    err.print(
+        Text(
+            f"logged run {run_id} to MLflow run {logged.run_id} (experiment "
+            f"{logged.experiment_id}) at {logged.tracking_uri}: {len(logged.metrics)} metrics "
+            f"and the {EVAL_RESULTS} table"
+        ),
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def _os_reason(path: Path, exc: OSError) -> str:
+    """Why ``path`` could not be written, in words (a file where a folder should be
+    is named)."""
+    blocking = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        return f"{blocking} is a file, not a folder"
+    return exc.strerror or str(exc)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``export`` to the ``ragjudge`` app."""
+    app.command()(export)

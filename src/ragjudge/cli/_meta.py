@@ -1,0 +1,182 @@
+"""``ragjudge meta``: a run's metrics against human labels — correlation, agreement,
+the annotators' own agreement, prediction-powered estimates and the Figure 2 table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, cast
+
+import typer
+from rich.text import Text
+
+from ragjudge.cli._common import DEFAULT_STORE, StoreOption, fail, opened_store, out, table_console
+
+if TYPE_CHECKING:
+    from ragjudge.meta._result import MetaTable
+
+__all__ = ["register"]
+
+_COMBINE = ("mean", "median", "majority")
+_KINDS = ("auto", "numeric", "ordinal", "binary")
+_WEIGHTS = ("quadratic", "linear", "none")
+_CORRELATIONS = ("pearson", "spearman", "kendall")
+
+
+def _choice(option: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise fail(f"{option} must be one of {', '.join(allowed)}, not {value!r}")
+    return value
+
+
+def parse_thresholds(items: list[str]) -> dict[str, float]:
+    """``VALUE`` (every metric) or ``METRIC=VALUE``, as ``{"*" or metric: value}``."""
+    found: dict[str, float] = {}
+    for item in items:
+        metric, sep, text = item.rpartition("=")
+        name = metric.strip() if sep else "*"
+        try:
+            found[name or "*"] = float(text)
+        except ValueError:
+            raise fail(f"--threshold takes VALUE or METRIC=VALUE, not {item!r}") from None
+    return found
+
+
+def meta(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
+    human: Annotated[
+        list[str],
+        typer.Option(
+            help="Metadata key holding a human label (repeat for several), or "
+            "NAME=KEY1,KEY2 for one label whose annotators are under several keys."
+        ),
+    ],
+    combine: Annotated[
+        str, typer.Option(help="How to combine several annotators: mean, median or majority.")
+    ] = "mean",
+    kind: Annotated[
+        str, typer.Option(help="The labels' kind: auto, numeric, ordinal or binary.")
+    ] = "auto",
+    acceptable: Annotated[
+        float | None,
+        typer.Option(help="A non-binary label at or above this counts as acceptable."),
+    ] = None,
+    threshold: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Where a metric calls a sample acceptable: VALUE, or METRIC=VALUE "
+            "(repeat); default 0.5 for yes/no metrics, else the middle of the range."
+        ),
+    ] = None,
+    kappa_weights: Annotated[
+        str, typer.Option(help="Weights of the ordinal kappa: quadratic, linear or none.")
+    ] = "quadratic",
+    by: Annotated[str | None, typer.Option(help="One table per value of a metadata key.")] = None,
+    extra: Annotated[
+        list[str] | None,
+        typer.Option(help="Metadata key holding another system's score, set as a row."),
+    ] = None,
+    pairs: Annotated[
+        str | None,
+        typer.Option(
+            help="Metadata key of the pair a sample belongs to: the labels are preferences "
+            "(positive favours the second sample by id) and metrics are compared as differences."
+        ),
+    ] = None,
+    ppi: Annotated[
+        bool,
+        typer.Option(
+            "--ppi",
+            help="Estimate the human label's mean (and acceptance rate) from the samples "
+            "that carry it plus the metric on all: prediction-powered inference.",
+        ),
+    ] = False,
+    ppi_labels: Annotated[
+        int | None,
+        typer.Option(
+            help="With --ppi on a fully labelled run: keep only this many labels, drawn at "
+            "random, to see what labelling that many samples would buy."
+        ),
+    ] = None,
+    table: Annotated[
+        bool, typer.Option("--table", help="Print the seed's Figure 2 layout.")
+    ] = False,
+    table_out: Annotated[
+        Path | None,
+        typer.Option(help="Write the Figure 2 table and the agreement tables as Markdown."),
+    ] = None,
+    correlation: Annotated[
+        str, typer.Option(help="The correlation of the Figure 2 table.")
+    ] = "pearson",
+    store: StoreOption = DEFAULT_STORE,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Set every metric of a run against human labels: correlations (Pearson, Spearman,
+    Kendall), agreement (accuracy, kappa, AUC, precision/recall for yes/no labels;
+    weighted kappa, exact and ±1 for ordinal ones) with the majority-label baseline,
+    the annotators' own agreement, and with --ppi calibrated estimates of the human
+    mean. All intervals are bootstrap CIs (PPI's are normal)."""
+    from ragjudge.meta._evaluation import Combine, meta_for_run
+    from ragjudge.meta._labels import KindOption
+    from ragjudge.stats import KappaWeights
+
+    how = cast(Combine, _choice("--combine", combine, _COMBINE))
+    label_kind = cast(KindOption, _choice("--kind", kind, _KINDS))
+    weights = cast(KappaWeights, _choice("--kappa-weights", kappa_weights, _WEIGHTS))
+    _choice("--correlation", correlation, _CORRELATIONS)
+    with opened_store(store) as s:
+        result = meta_for_run(
+            s,
+            run_id,
+            human,
+            combine=how,
+            by=by,
+            extra=extra or [],
+            kind=label_kind,
+            acceptable=acceptable,
+            thresholds=parse_thresholds(threshold or []),
+            kappa_weights=weights,
+            ppi=ppi or ppi_labels is not None,
+            ppi_labels=ppi_labels,
+            pairs=pairs,
+        )
+    if as_json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        return
+    if table or table_out is not None:
+        _figure2(result, correlation, table_out)
+        return
+    _print_all(result)
+
+
+def _figure2(result: MetaTable, correlation: str, path: Path | None) -> None:
+    from ragjudge.terminal import figure2_grid, figure2_markdown
+
+    table_console().print(figure2_grid(result, correlation=correlation).to_rich())
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(figure2_markdown(result, correlation=correlation), encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot write {path}: {exc.strerror or exc}") from None
+    out.print(Text(f"wrote {path}"), highlight=False)
+
+
+def _print_all(result: MetaTable) -> None:
+    from ragjudge.terminal import agreement_grids, annotator_notes, ppi_grid, render_meta
+
+    console = table_console()
+    console.print(render_meta(result))
+    for grid in agreement_grids(result):
+        console.print(grid.to_rich())
+    for note in annotator_notes(result):
+        console.print(Text(note), highlight=False)
+    found = ppi_grid(result)
+    if found is not None:
+        console.print(found.to_rich())
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``meta`` to the command line."""
+    app.command("meta")(meta)

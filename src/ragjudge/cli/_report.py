@@ -1,0 +1,123 @@
+"""The command-line side of the HTML report: ``ragjudge report`` writes a run's report
+(or a comparison of two runs) to one self-contained file, ``ragjudge view`` serves every
+run of a store on a local, read-only web server."""
+
+from __future__ import annotations
+
+import ipaddress
+import webbrowser
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from ragjudge.cli._common import DEFAULT_STORE, StoreOption, err, fail, opened_store, out
+
+__all__ = ["register"]
+
+
+def report(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
+    run_b: Annotated[
+        str | None,
+        typer.Argument(metavar="[RUN_B]", help="A second run: write the comparison B − A."),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="File to write (default reports/RUN.html beside the store)."
+        ),
+    ] = None,
+    store: StoreOption = DEFAULT_STORE,
+    store_b: Annotated[
+        Path | None, typer.Option("--store-b", help="Store holding RUN_B (default: --store).")
+    ] = None,
+    by: Annotated[
+        str | None, typer.Option(help="Break down by a metadata key (default: the run's own).")
+    ] = None,
+    human: Annotated[
+        list[str] | None,
+        typer.Option(help="Metadata key holding a human score: plot each metric against it."),
+    ] = None,
+) -> None:
+    """Write one self-contained HTML file: the run's summary with CIs, plots, every
+    sample with its judge calls — or, with RUN_B, the paired comparison of the runs."""
+    from ragjudge.report import ReportError, write_comparison_report, write_run_report
+
+    if run_b is None and store_b is not None:
+        raise fail("--store-b goes with a second run (RUN_B)")
+    if run_b is not None and human:
+        raise fail("--human goes with the report of one run, not with a comparison")
+    with opened_store(store) as first:
+        try:
+            if run_b is None:
+                path = write_run_report(first, run_id, output, by=by, human=human or ())
+            elif store_b is None or store_b.resolve() == store.resolve():
+                path = write_comparison_report(first, run_id, first, run_b, output, by=by)
+            else:
+                with opened_store(store_b) as second:
+                    path = write_comparison_report(first, run_id, second, run_b, output, by=by)
+        except ReportError as exc:
+            raise fail(str(exc)) from None
+    size = path.stat().st_size
+    out.print(Text(f"report: {path} ({size / 1e6:.1f} MB)"), soft_wrap=True)
+
+
+def view(
+    store: StoreOption = DEFAULT_STORE,
+    host: Annotated[
+        str, typer.Option(help="Address to listen on (default 127.0.0.1: this machine only).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on (0: any free port).")] = 8765,
+    open_browser: Annotated[
+        bool, typer.Option("--open", help="Open the list of runs in the default browser.")
+    ] = False,
+) -> None:
+    """Serve the store's runs on a local, read-only web server: the list of runs, any
+    run's report, and the comparison of two runs. Ctrl-C stops it."""
+    from ragjudge.report import make_server
+
+    if not store.is_file():
+        raise fail(f"no store at {store}; pass --store PATH (runs are kept beside their eval.yaml)")
+    try:
+        server = make_server(store.resolve(), host, port)
+    except OSError as exc:
+        raise fail(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}; pass --port N"
+        ) from None
+    if not _is_loopback(host):
+        err.print(
+            Text(
+                f"warning: listening on {host}: anyone who can reach this machine on port "
+                f"{server.server_address[1]} can read every run of {store}",
+                style="yellow",
+            )
+        )
+    out.print(
+        Text(f"serving the runs of {store} at {server.url} (read-only; Ctrl-C stops)"),
+        soft_wrap=True,
+    )
+    if open_browser:
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        out.print("stopped")
+    finally:
+        server.server_close()
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``report`` and ``view`` to the command line."""
+    app.command("report")(report)
+    app.command("view")(view)

@@ -1,0 +1,48 @@
+"""The evaluation's configuration: the YAML file ``ragjudge run`` reads and the settings
+``ragjudge.evaluate(...)`` builds from its arguments (:class:`EvalConfig`), with the Ray
+cluster settings (:class:`RayConfig`).
+
+It may import :mod:`ragjudge.errors`, :mod:`ragjudge.schema`, ``ragjudge._util``,
+:mod:`ragjudge.loading` (column and format checks) and :mod:`ragjudge.models` (judge
+settings), nothing above them.
+"""
+
+from __future__ import annotations
+
+from ragjudge.config._eval import (
+    ConfigError,
+    EvalConfig,
+    JudgeConfig,
+    KnowledgeBaseConfig,
+    OpenAIEvalsConfig,
+    ReportConfig,
+    TargetConfig,
+    expand_environment,
+    load_config,
+)
+from ragjudge.config._ray import (
+    EXECUTORS,
+    ClusterError,
+    RayConfig,
+    check_address,
+    check_reachable,
+    cluster_address,
+)
+
+__all__ = [
+    "EXECUTORS",
+    "ClusterError",
+    "ConfigError",
+    "EvalConfig",
+    "JudgeConfig",
+    "KnowledgeBaseConfig",
+    "OpenAIEvalsConfig",
+    "RayConfig",
+    "ReportConfig",
+    "TargetConfig",
+    "check_address",
+    "check_reachable",
+    "cluster_address",
+    "expand_environment",
+    "load_config",
+]

@@ -1,0 +1,504 @@
+"""The evaluation configuration: what ``ragjudge run eval.yaml`` reads and what
+``ragjudge.evaluate(...)`` builds from its arguments."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Hashable
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from ragjudge._util.redact import is_secret_name, mask_record, scrub_url
+from ragjudge.config._ray import RayConfig
+from ragjudge.errors import TextFileError, read_text_file
+from ragjudge.loading import check_columns, format_named
+from ragjudge.loading._values import value_problem
+from ragjudge.models._cache import provider_endpoint
+from ragjudge.models._model import ModelSettings, make_provider
+
+EnvReferences = dict[tuple[str | int, ...], tuple[str, str]]
+"""Per place in a config mapping (its path of keys and list indexes), a string that
+used ``${VAR}``: as written and as expanded."""
+
+
+class ConfigError(ValueError):
+    """The configuration file is unreadable or invalid."""
+
+
+def _checked_columns(value: Any) -> Any:
+    return check_columns(value) if isinstance(value, dict) else value
+
+
+class KnowledgeBaseConfig(BaseModel):
+    """A knowledge base: a folder of .txt/.md files or a JSONL of ``{doc_uri, content}``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: Path
+    chunk_size: int = Field(default=800, gt=0)
+    chunk_overlap: int = Field(default=100, ge=0)
+    retriever: str = "bm25"
+    """``bm25``, ``dense`` or ``hybrid`` (reciprocal rank fusion of the two)."""
+    embedding: str | None = None
+    """For dense/hybrid: ``local`` (the bundled all-MiniLM-L6-v2), ``local/<path>`` or
+    ``openai/<model>`` (any OpenAI-compatible /v1/embeddings endpoint)."""
+    k_rrf: int = Field(default=60, gt=0)
+
+
+class TargetConfig(BaseModel):
+    """The system under test.
+
+    ``kind: data`` uses the responses already in the evaluation set; ``kind: callable``
+    imports ``path`` (``package.module:function``); ``kind: openai_chat`` and
+    ``kind: json_api`` call an HTTP endpoint (their further fields are checked by
+    :func:`ragjudge.targets.http.http_target_from_config`).
+
+    The caps on a reply apply to every kind but ``data`` (unset: the defaults of
+    :class:`ragjudge.targets._targets.ReplyLimits`); a reply beyond them is that sample's error.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: str = "callable"
+    path: str | None = None
+    timeout: float | None = Field(default=None, gt=0)
+    max_reply_bytes: int | None = Field(default=None, gt=0)
+    """The most bytes a reply may have (an HTTP body counted after decompression)."""
+    max_contexts: int | None = Field(default=None, gt=0)
+    """The most retrieved contexts a reply may list."""
+    max_context_bytes: int | None = Field(default=None, gt=0)
+    """The most bytes (UTF-8) one retrieved context may have."""
+
+    @model_validator(mode="after")
+    def _no_stray_keys(self) -> TargetConfig:
+        # Further keys are kept for the HTTP kinds, which check them; the other kinds
+        # would silently ignore a misspelt key.
+        stray = sorted(self.model_extra or {})
+        if stray and self.kind in ("data", "callable"):
+            raise ValueError(f"target kind {self.kind!r} takes no {', '.join(stray)}")
+        return self
+
+
+class JudgeConfig(ModelSettings):
+    """The judge model and its limits.
+
+    ``model`` is a spec string: ``openai/<model>`` (any OpenAI-compatible server; the
+    base URL and key come from here or from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``),
+    ``litellm/<provider>/<model>`` or ``scripted``. ``prices`` maps model names to
+    dollars per million tokens (``{input: 0.15, output: 0.6}``). The limits, retries
+    and timeouts are those of :class:`~ragjudge.models.ModelSettings` (``rpm``, ``tpm``,
+    ``max_concurrency``, ``max_retries``, ``timeout`` …)."""
+
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float | None = 0.0
+    max_tokens: int | None = Field(default=None, gt=0)
+    seed: int | None = None
+    prices: dict[str, dict[str, float] | list[float]] = Field(default_factory=dict)
+    preflight: bool = True
+    """Before any paid call, ask the judge (and every agent model) one short question,
+    so an unreachable or misconfigured endpoint stops the run at once."""
+
+
+class OpenAIEvalsConfig(BaseModel):
+    """An eval of an openai-evals registry folder (see :mod:`ragjudge.run._openai_evals`):
+    its samples and metrics replace ``data`` (``metrics`` given too are added)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    registry: str
+    eval: str
+    invalid: Literal["error", "min"] = "error"
+    """How a classify reply naming no choice counts: ``error`` (asked again, then an
+    error) or ``min`` (the lowest choice score, as openai-evals counts it)."""
+
+
+class ReportConfig(BaseModel):
+    """The self-contained HTML report written at the end of every run: ``report: true``
+    (beside the store, ``reports/RUN.html``), ``report: PATH`` or these settings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str | None = None
+    """The file to write, relative to the config; ``{run}`` stands for the run id. The
+    default is ``reports/{run}.html`` in the store's folder."""
+    human: list[str] = Field(default_factory=list)
+    """Metadata keys holding human scores: the report plots every metric against them
+    with the correlations of ``ragjudge meta``."""
+
+
+class EvalConfig(BaseModel):
+    """One evaluation. Relative paths are resolved against ``base_dir`` (the folder
+    of the YAML file)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = None
+    data: str | None = None
+    format: str | None = None
+    columns: Annotated[dict[str, str], BeforeValidator(_checked_columns)] = Field(
+        default_factory=dict
+    )
+    """Sample field → the column of the data holding it (``column.key`` reads a key
+    of a JSON-object column), for layouts no built-in format knows."""
+    skip_invalid_rows: bool = False
+    """Score what can be scored: rows that cannot be read are left out, and a metric is
+    not applicable to the rows lacking its inputs; both are reported."""
+    target: TargetConfig | None = None
+    metrics: list[str | dict[str, Any]] = Field(default_factory=list)
+    specs: list[str] = Field(default_factory=list)
+    """Folders of model-graded classification specs (YAML) for the ``classify``
+    metric, besides the built-in ones."""
+    openai_evals: OpenAIEvalsConfig | None = None
+    """An eval of an openai-evals registry to run (instead of ``data``)."""
+    knowledge_base: KnowledgeBaseConfig | None = None
+    retriever: dict[str, Any] | None = None
+    """The evaluation contexts from the target's own search endpoint instead of a
+    knowledge base: ``{kind: http, url: ..., results_path: results, ...}`` (also
+    accepted as ``knowledge_base: {retriever: {kind: http, ...}}``)."""
+    judge: JudgeConfig | None = None
+    cache: bool | str = True
+    """Judge response cache: True (``cache.db`` beside the store file, so
+    ``.ragjudge/cache.db`` by default), False, or a file path."""
+    trials: int = Field(default=1, ge=1)
+    concurrency: int = Field(default=8, ge=1)
+    processes: Annotated[int, Field(ge=1)] | Literal["auto"] = "auto"
+    """Processes that score CPU-only metrics (the lexical ones) when a run has at least
+    2,000 samples for them, and that chunk a knowledge base of at least 4 M characters:
+    ``auto`` uses every CPU, 1 keeps the work in the run's own process. Judge calls and
+    targets always stay in the run's event loop."""
+    max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    """The share of a metric's results that may fail before ``ragjudge run`` exits
+    non-zero (3); a metric with no value at all always exits 4."""
+    limit: int | None = Field(default=None, ge=1)
+    sample: int | None = Field(default=None, ge=1)
+    """Evaluate a random subset of this many rows, stratified by ``by`` (drawn with
+    ``seed``)."""
+    by: str | None = None
+    store: str | None = None
+    seed: int = 0
+    report: ReportConfig | None = None
+    """Write the run's HTML report when the run ends (``report: true``)."""
+    executor: Literal["local", "ray"] = "local"
+    """Where samples are evaluated: this process, or Ray workers (``ray:``)."""
+    ray: RayConfig | None = None
+    base_dir: Path = Field(default_factory=Path.cwd)
+    _env_references: EnvReferences = PrivateAttr(default_factory=dict)
+    """Strings of the config file that used ``${VAR}`` (see :func:`load_config`)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retriever_under_knowledge_base(cls, data: Any) -> Any:
+        """``knowledge_base: {retriever: {kind: http, url: ...}}`` (where the README
+        describes the system's own search) is the top-level ``retriever``."""
+        if not isinstance(data, dict):
+            return data
+        kb = data.get("knowledge_base")
+        if not isinstance(kb, dict) or not isinstance(kb.get("retriever"), dict):
+            return data
+        if data.get("retriever") is not None:
+            raise ValueError(
+                "retriever: give the HTTP retriever once, under knowledge_base or at the top level"
+            )
+        kb = dict(kb)
+        moved = {**data, "retriever": kb.pop("retriever")}
+        moved["knowledge_base"] = kb or None
+        return moved
+
+    @model_validator(mode="after")
+    def _some_metric(self) -> EvalConfig:
+        if not self.metrics and self.openai_evals is None:
+            raise ValueError("metrics: give at least one metric (or an openai_evals eval)")
+        if self.openai_evals is not None and self.data is not None:
+            raise ValueError("give 'data' or 'openai_evals' (whose samples are the data), not both")
+        return self
+
+    @model_validator(mode="after")
+    def _limit_or_sample(self) -> EvalConfig:
+        if self.limit is not None and self.sample is not None:
+            raise ValueError(
+                "give 'limit' (the first N rows) or 'sample' (N random rows), not both"
+            )
+        return self
+
+    @field_validator("target", mode="before")
+    @classmethod
+    def _target_from_string(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"kind": "data"} if value == "data" else {"kind": "callable", "path": value}
+        return value
+
+    @field_validator("judge", mode="before")
+    @classmethod
+    def _judge_from_string(cls, value: Any) -> Any:
+        return {"model": value} if isinstance(value, str) else value
+
+    @field_validator("report", mode="before")
+    @classmethod
+    def _report_from_flag(cls, value: Any) -> Any:
+        if value is True:
+            return {}
+        if value is False:
+            return None
+        return {"path": value} if isinstance(value, str) else value
+
+    @field_validator("knowledge_base", mode="before")
+    @classmethod
+    def _kb_from_path(cls, value: Any) -> Any:
+        return {"path": value} if isinstance(value, str | Path) else value
+
+    def resolve(self, path: str | Path) -> Path:
+        """A path from the config, relative to the config's folder."""
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else (self.base_dir / p)
+
+    @property
+    def cache_path(self) -> Path | None:
+        """The judge response cache file, or None when caching is off."""
+        if self.cache is False:
+            return None
+        if self.cache is True:
+            return self.store_path.parent / "cache.db"
+        return self.resolve(self.cache)
+
+    @property
+    def store_path(self) -> Path:
+        """The store file: ``store`` if set, else ``.ragjudge/runs.db`` beside the config."""
+        return self.resolve(self.store or ".ragjudge/runs.db")
+
+    def report_path(self, run_id: str) -> Path | None:
+        """Where the run's HTML report goes (None when ``report`` is off)."""
+        if self.report is None:
+            return None
+        if self.report.path is None:
+            return self.store_path.parent / "reports" / f"{run_id}.html"
+        return self.resolve(self.report.path.replace("{run}", run_id))
+
+    def to_record(self) -> dict[str, Any]:
+        """JSON-able form kept with the run (paths absolute, so a resume finds them).
+
+        No secret is kept. A string of the target or the retriever (or of a key-like
+        field anywhere) written with ``${VAR}`` keeps that form: the target and the
+        retriever expand it again when they are built, so a resumed run reads the
+        environment afresh. Values of key-like fields (``api_key``, ``token``,
+        ``password`` …) and of every header but a few harmless ones are masked unless
+        they are ``${VAR}`` references, and URLs lose their credentials and key-like
+        query values (:func:`ragjudge._util.redact.mask_record`). The judge's ``base_url``
+        is the endpoint that judged the run (from ``OPENAI_BASE_URL``, or OpenAI's,
+        when not set), without credentials."""
+        record = self.model_dump(mode="json")
+        record["base_dir"] = str(self.base_dir.resolve())
+        for path, (written, expanded) in self._env_references.items():
+            if _may_hold_secret(path):
+                _restore_reference(record, path, written, expanded)
+        if self.judge is not None:
+            record["judge"]["base_url"] = _judge_endpoint(self.judge)
+        masked: dict[str, Any] = mask_record(record)
+        return masked
+
+
+def _may_hold_secret(path: tuple[str | int, ...]) -> bool:
+    """Whether a string at ``path`` may carry a secret: the target's and the
+    retriever's settings (keys, headers, URLs, request bodies) and key-like fields.
+    Other strings (paths, names) keep their expansion, which a resumed run needs."""
+    if path and path[0] in ("target", "retriever"):
+        return True
+    return any(isinstance(step, str) and is_secret_name(step) for step in path)
+
+
+def _restore_reference(
+    record: dict[str, Any], path: tuple[str | int, ...], written: str, expanded: str
+) -> None:
+    """Put the ``${VAR}`` form back at ``path`` if the record still holds its expansion
+    there (an override or a reshaped value is left alone)."""
+    parent: Any = record
+    for step in path[:-1]:
+        try:
+            parent = parent[step]
+        except (KeyError, IndexError, TypeError):
+            return
+    last = path[-1]
+    holds = isinstance(parent, dict) and last in parent
+    holds = holds or (isinstance(parent, list) and isinstance(last, int) and last < len(parent))
+    if holds and parent[last] == expanded:
+        parent[last] = written
+
+
+def _judge_endpoint(judge: JudgeConfig) -> str | None:
+    """The base URL the judge's provider talks to, without credentials; None for a
+    model that has no server."""
+    try:
+        provider = make_provider(judge.model, base_url=judge.base_url)
+    except ValueError:
+        return scrub_url(judge.base_url) if judge.base_url else None
+    return provider_endpoint(provider)
+
+
+def load_config(path: str | Path, **overrides: Any) -> EvalConfig:
+    """Read an evaluation YAML file; ``overrides`` (e.g. from CLI flags) replace its keys
+    when not None.
+
+    The file is UTF-8 (or UTF-16 with a byte-order mark, see
+    :func:`ragjudge.errors.decode_text`); a key given twice in one mapping, an unknown
+    key and an unknown ``format`` are errors. Every problem is a :class:`ConfigError`
+    naming the file (and the line or key)."""
+    path = Path(path)
+    raw = _read_yaml(path)
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a mapping of settings at the top level")
+    if "base_dir" in raw:
+        raise ConfigError(
+            f"{path}: base_dir is not a setting; relative paths are resolved against the "
+            "folder of the config file"
+        )
+    if (problem := value_problem(raw)) is not None:
+        raise ConfigError(f"{path}: {problem.field}: {problem.reason}")
+    references: EnvReferences = {}
+    raw = expand_environment(raw, source=path, references=references)
+    raw.update({k: v for k, v in overrides.items() if v is not None})
+    raw["base_dir"] = path.resolve().parent
+    try:
+        config = EvalConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(_describe(path, exc)) from exc
+    if config.format is not None:
+        try:
+            format_named(config.format)
+        except ValueError as exc:
+            raise ConfigError(f"{path}: format: {exc}") from None
+    config._env_references = references
+    return config
+
+
+class _DuplicateKey(yaml.YAMLError):
+    def __init__(self, key: Any, line: int, first_line: int) -> None:
+        super().__init__(f"duplicate key {key!r}")
+        self.key, self.line, self.first_line = key, line, first_line
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """The safe YAML loader, refusing a key given twice in one mapping (plain YAML keeps
+    the last value without a word). Keys brought in by a ``<<`` merge may be overridden,
+    as YAML intends."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
+        first_lines: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
+                continue
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if key in first_lines:
+                raise _DuplicateKey(key, line, first_lines[key])
+            first_lines[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _read_yaml(path: Path) -> Any:
+    """The YAML document of the file at ``path``, or a :class:`ConfigError` saying why
+    there is none."""
+    try:
+        text = read_text_file(path)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise ConfigError(f"{path}: is a folder, not a YAML file") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
+    except TextFileError as exc:
+        raise ConfigError(str(exc)) from None
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
+    except _DuplicateKey as exc:
+        raise ConfigError(
+            f"{path}, line {exc.line}: the key {exc.key!r} is given twice in one mapping "
+            f"(first on line {exc.first_line}); keep one"
+        ) from None
+    except yaml.MarkedYAMLError as exc:
+        for mark in (exc.context_mark, exc.problem_mark):
+            if mark is not None:
+                mark.name = str(path)
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: lists or mappings are nested too deeply to read") from None
+
+
+_ENV_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def expand_environment(
+    value: Any, *, source: Path | str = "config", references: EnvReferences | None = None
+) -> Any:
+    """Replace ``${VAR}`` and ``${VAR:-default}`` in every string of a config with the
+    environment's value; an unset variable without a default is an error naming it.
+
+    ``references``, when given, receives every string that used a variable, as written
+    and as expanded, under its path, so that a stored record can keep the written form
+    (the value may be a secret)."""
+    return _expand(value, str(source), references, ())
+
+
+def _expand(
+    value: Any, source: str, references: EnvReferences | None, path: tuple[str | int, ...]
+) -> Any:
+    if isinstance(value, dict):
+        return {k: _expand(v, source, references, (*path, k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expand(v, source, references, (*path, i)) for i, v in enumerate(value)]
+    if not isinstance(value, str):
+        return value
+    expanded = _expand_string(value, source)
+    if references is not None and expanded != value:
+        references[path] = (value, expanded)
+    return expanded
+
+
+def _expand_string(value: str, source: str) -> str:
+    def substitute(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        found = os.environ.get(name)
+        if found:
+            return found
+        if default is not None:
+            return default
+        raise ConfigError(f"{source}: environment variable {name} is not set (used as ${{{name}}})")
+
+    return _ENV_PATTERN.sub(substitute, value)
+
+
+def _describe(path: Path, exc: ValidationError) -> str:
+    lines = [f"{path}: invalid configuration"]
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        message = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
+            message = _unknown_key_message(str(err["loc"][0]))
+        lines.append(f"  {where}: {message}")
+    return "\n".join(lines)
+
+
+def _unknown_key_message(key: str) -> str:
+    known = [name for name in EvalConfig.model_fields if name != "base_dir"]
+    close = difflib.get_close_matches(key, known, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown setting; {hint}known settings: {', '.join(known)}"

@@ -1,0 +1,118 @@
+"""Writing a run's per-sample rows to a file or to standard output: the format follows
+the file's extension unless one is named, ``-`` is standard output (JSON Lines), and
+``with_calls`` adds every judge prompt and reply of each row."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any
+
+import pandas as pd
+
+from ragjudge.analysis._meanings import exclusions, run_meanings
+from ragjudge.store._store import Store
+
+__all__ = ["EXPORT_FORMATS", "ExportError", "export_format", "export_frame", "write_export"]
+
+EXPORT_FORMATS: dict[str, str] = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "json",
+    ".csv": "csv",
+    ".parquet": "parquet",
+}
+"""File extension → the format written."""
+STDOUT = "-"
+
+
+class ExportError(ValueError):
+    """The export cannot be written as asked (the message says what to give instead)."""
+
+
+def export_format(output: str, given: str | None) -> str:
+    """The format to write ``output`` in: ``given`` when named, JSON Lines for standard
+    output, else the one its extension says."""
+    if output == STDOUT:
+        if given in (None, "jsonl", "json", "csv"):
+            return given or "jsonl"
+        raise ExportError(f"--format {given} cannot go to standard output; write it to a file")
+    if given is not None:
+        return given
+    suffix = Path(output).suffix.lower()
+    found = EXPORT_FORMATS.get(suffix)
+    if found is None:
+        known = ", ".join(EXPORT_FORMATS)
+        raise ExportError(
+            f"cannot tell the format of {output} from its extension "
+            f"{suffix or '(none)'!r}; use one of {known}, or --format"
+        )
+    return found
+
+
+def export_frame(store: Store, run_id: str, *, with_calls: bool = False) -> pd.DataFrame:
+    """One row per sample and trial (see :func:`ragjudge.store._frames.sample_frame`); with
+    ``with_calls`` a ``judge_calls`` column lists, as JSON, every judge call the row's
+    scores made: its id, purpose, prompt messages, reply, parsed verdict and error."""
+    run = store.run(run_id)
+    frame = store.sample_frame(run.run_id, exclusions(run_meanings(run)))
+    if with_calls:
+        frame["judge_calls"] = _calls_per_row(store, run.run_id, frame)
+    return frame
+
+
+def _calls_per_row(store: Store, run_id: str, frame: pd.DataFrame) -> list[str | None]:
+    calls = store.judge_calls(run_id)
+    by_id = {int(row["call_id"]): _call(row) for row in calls.to_dict(orient="records")}
+    id_columns = [c for c in frame.columns if str(c).endswith(".judge_calls")]
+    column: list[str | None] = []
+    for _, row in frame.iterrows():
+        ids: list[int] = []
+        for name in id_columns:
+            if isinstance(row[name], str):
+                ids += [i for i in json.loads(row[name]) if i not in ids]
+        found = [by_id[i] for i in sorted(ids) if i in by_id]
+        column.append(json.dumps(found, ensure_ascii=False) if found else None)
+    return column
+
+
+def _call(row: Mapping[Any, Any]) -> dict[str, Any]:
+    return {
+        "call_id": int(row["call_id"]),
+        "purpose": row["purpose"],
+        "model": f"{row['provider']}/{row['model']}",
+        "messages": json.loads(row["messages_json"]),
+        "reply": row["text"],
+        "parsed": None if row["parsed_json"] is None else json.loads(row["parsed_json"]),
+        "error": row["error"],
+        "cached": bool(row["cached"]),
+    }
+
+
+def write_export(frame: pd.DataFrame, output: str, fmt: str, stdout: IO[str] | None = None) -> None:
+    """Write ``frame`` to the file ``output`` (its folder created) or, for ``-``, to
+    standard output."""
+    if output == STDOUT:
+        _write_text(frame, stdout or sys.stdout, fmt)
+        return
+    path = Path(output)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "parquet":
+        frame.to_parquet(path, index=False)
+        return
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        _write_text(frame, handle, fmt)
+
+
+def _write_text(frame: pd.DataFrame, handle: IO[str], fmt: str) -> None:
+    if fmt == "jsonl":
+        if len(frame):
+            frame.to_json(handle, orient="records", lines=True, force_ascii=False)
+    elif fmt == "json":
+        frame.to_json(handle, orient="records", force_ascii=False, indent=1)
+    elif fmt == "csv":
+        frame.to_csv(handle, index=False)
+    else:
+        raise ExportError(f"unknown export format {fmt!r}")

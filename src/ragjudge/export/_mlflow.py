@@ -1,0 +1,265 @@
+"""Logging a stored run to MLflow (the ``mlflow`` extra): where teams that use
+``mlflow.evaluate(model_type="databricks-agent")`` look for their results.
+
+One MLflow run per ragjudge run, holding:
+
+- params: the run's config (one param per top-level key, JSON text), the judge model
+  (as its calls name it) and the dataset digest (SHA-256 of the run's samples), the
+  number of samples and trials;
+- metrics: each score's aggregate, named as Databricks names them — ``NAME/percentage``
+  for a yes/no score (the share of yes, 0–1), ``NAME/average`` for any other (see
+  :attr:`~ragjudge.schema.ScoreMeaning.aggregate`) — and the bounds of its bootstrap
+  95% interval as ``NAME/ci_low`` and ``NAME/ci_high``;
+- the per-row table (what ``ragjudge export`` writes) as the table artifact
+  ``eval_results.json`` (read it with ``mlflow.load_table("eval_results.json", ...)``);
+- the config and the summary as JSON artifacts under ``ragjudge/``, and the HTML report
+  when one is given;
+- tags: ``ragjudge.run_id`` (a run is logged once: a second export names the MLflow run
+  that already holds it), ``ragjudge.status``, ``ragjudge.version``.
+
+The tracking URI is ``tracking_uri`` when given, else ``MLFLOW_TRACKING_URI``, else
+MLflow's own default (a local store in the current folder).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragjudge._version import __version__
+from ragjudge.analysis._meanings import exclusions, run_meanings
+from ragjudge.analysis._results import EvaluationResult, summarize_run
+from ragjudge.schema import ScoreMeaning
+from ragjudge.store._store import RunInfo, Store
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "EVAL_RESULTS",
+    "MlflowExportError",
+    "MlflowRun",
+    "export_to_mlflow",
+    "log_to_mlflow",
+    "metric_values",
+    "mlflow_name",
+]
+
+EVAL_RESULTS = "eval_results.json"
+"""The artifact file of the per-row table."""
+RUN_ID_TAG = "ragjudge.run_id"
+DEFAULT_EXPERIMENT = "ragjudge"
+_STATUS = {"completed": "FINISHED", "failed": "FAILED"}
+_PARAM_LIMIT = 6000  # MLflow's longest param value
+_NAME_LIMIT = 250  # MLflow's longest metric or param name
+_BAD_CHARACTERS = re.compile(r"[^/\w.\- :]")
+
+
+class MlflowExportError(RuntimeError):
+    """The run cannot be logged: MLflow is not installed, or the run is already there."""
+
+
+@dataclass(frozen=True)
+class MlflowRun:
+    """Where a ragjudge run was logged."""
+
+    run_id: str
+    experiment_id: str
+    tracking_uri: str
+    metrics: dict[str, float]
+
+
+def log_to_mlflow(
+    result: EvaluationResult,
+    *,
+    tracking_uri: str | None = None,
+    experiment: str | None = None,
+    report: str | Path | None = None,
+) -> MlflowRun:
+    """Log the run of ``result`` (what :func:`ragjudge.evaluate` returned) to MLflow:
+    one MLflow run with params, aggregate metrics and their CI bounds, the per-row
+    ``eval_results`` table and ``report`` (an HTML report) when given."""
+    with Store(result.store_path) as store:
+        return export_to_mlflow(
+            store, result.run_id, tracking_uri=tracking_uri, experiment=experiment, report=report
+        )
+
+
+def export_to_mlflow(
+    store: Store,
+    run_id: str,
+    *,
+    tracking_uri: str | None = None,
+    experiment: str | None = None,
+    report: str | Path | None = None,
+) -> MlflowRun:
+    """Log stored run ``run_id`` (a unique prefix will do) to MLflow; see the module
+    docstring for what is logged. :class:`MlflowExportError` when MLflow is missing or
+    the run was logged already; ``FileNotFoundError`` for a report that is not there."""
+    run = store.run(run_id)
+    if report is not None and not Path(report).is_file():
+        raise FileNotFoundError(f"no report at {report}")
+    client = _client(tracking_uri)
+    summary = summarize_run(store, run.run_id)
+    experiment_id = _experiment_id(client, experiment or run.name or DEFAULT_EXPERIMENT)
+    _refuse_a_second_export(client, experiment_id, run.run_id)
+    metrics = metric_values(summary)
+    created = client.create_run(
+        experiment_id,
+        start_time=_milliseconds(run.created_at),
+        run_name=run.name or run.run_id,
+        tags={
+            RUN_ID_TAG: run.run_id,
+            "ragjudge.status": run.status,
+            "ragjudge.version": __version__,
+        },
+    )
+    mlflow_run_id = created.info.run_id
+    try:
+        _log_values(client, mlflow_run_id, _params(run, store), metrics)
+        client.log_table(mlflow_run_id, data=_table(store, run), artifact_file=EVAL_RESULTS)
+        client.log_dict(mlflow_run_id, run.config, "ragjudge/config.json")
+        client.log_dict(mlflow_run_id, summary.to_dict(), "ragjudge/summary.json")
+        if report is not None:
+            client.log_artifact(mlflow_run_id, str(report))
+    except BaseException:
+        client.set_terminated(mlflow_run_id, "FAILED")
+        raise
+    client.set_terminated(
+        mlflow_run_id, _STATUS.get(run.status, "KILLED"), end_time=_milliseconds(run.finished_at)
+    )
+    uri = str(client.tracking_uri)
+    return MlflowRun(mlflow_run_id, experiment_id, uri, metrics)
+
+
+def metric_values(result: EvaluationResult) -> dict[str, float]:
+    """Each score's aggregate as MLflow metrics: ``NAME/percentage`` or
+    ``NAME/average`` (:attr:`ScoreMeaning.aggregate`), ``NAME/ci_low`` and
+    ``NAME/ci_high``; a score without a mean (no value at all) logs nothing."""
+    values: dict[str, float] = {}
+    for s in result.summaries:
+        if s.mean is None:
+            continue
+        meaning = result.meanings.get(s.metric, ScoreMeaning())
+        name = mlflow_name(s.metric)
+        values[f"{name}/{meaning.aggregate}"] = float(s.mean)
+        if s.ci is not None:
+            values[f"{name}/ci_low"] = float(s.ci.low)
+            values[f"{name}/ci_high"] = float(s.ci.high)
+    return values
+
+
+def mlflow_name(name: str) -> str:
+    """``name`` as MLflow accepts a metric name: characters other than letters, digits,
+    ``_ - . : /`` and spaces become ``_``, and no path segment is empty, ``.`` or
+    ``..``. Databricks' names pass unchanged."""
+    cleaned = _BAD_CHARACTERS.sub("_", name)
+    parts = [p if p.strip(".") else "_" for p in cleaned.split("/")]
+    joined = "/".join(parts)
+    if len(joined) <= _NAME_LIMIT - len("/percentage"):
+        return joined
+    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+    return f"{joined[: _NAME_LIMIT - len('/percentage') - 9]}~{digest}"
+
+
+# MLflow ----------------------------------------------------------------------------
+
+
+def _client(tracking_uri: str | None) -> Any:
+    try:
+        from mlflow.tracking import MlflowClient
+    except ImportError:
+        raise MlflowExportError(
+            "MLflow is not installed; install the extra: pip install 'ragjudge[mlflow]'"
+        ) from None
+    return MlflowClient(tracking_uri=tracking_uri)
+
+
+def _experiment_id(client: Any, name: str) -> str:
+    found = client.get_experiment_by_name(name)
+    if found is not None:
+        return str(found.experiment_id)
+    return str(client.create_experiment(name))
+
+
+def _refuse_a_second_export(client: Any, experiment_id: str, run_id: str) -> None:
+    logged = client.search_runs([experiment_id], filter_string=f"tags.`{RUN_ID_TAG}` = '{run_id}'")
+    if logged:
+        raise MlflowExportError(
+            f"run {run_id} is already logged to MLflow as run {logged[0].info.run_id} "
+            f"(experiment {experiment_id}); delete that MLflow run to log it again"
+        )
+
+
+def _log_values(
+    client: Any, run_id: str, params: dict[str, str], metrics: dict[str, float]
+) -> None:
+    from mlflow.entities import Metric, Param
+
+    stamp = _milliseconds(None)
+    param_list = [Param(k, v) for k, v in params.items()]
+    metric_list = [Metric(k, v, stamp, 0) for k, v in metrics.items()]
+    for start in range(0, len(param_list), 100):
+        client.log_batch(run_id, params=param_list[start : start + 100])
+    for start in range(0, len(metric_list), 1000):
+        client.log_batch(run_id, metrics=metric_list[start : start + 1000])
+
+
+# what is logged ----------------------------------------------------------------------
+
+
+def _params(run: RunInfo, store: Store) -> dict[str, str]:
+    """The config, one param per top-level key, with the judge and the dataset digest."""
+    params = {
+        "judge_model": judge_models(store, run),
+        "dataset_digest": dataset_digest(store, run.run_id),
+        "n_samples": str(run.n_samples),
+        "trials": str(run.trials),
+    }
+    for key, value in run.config.items():
+        if value is None or key == "base_dir":
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        params[mlflow_name(f"config.{key}")] = _fit(text)
+    return params
+
+
+def judge_models(store: Store, run: RunInfo) -> str:
+    """The models that judged the run (``provider/model`` of its judge calls), else the
+    configured judge, else ``none``."""
+    calls = store.judge_calls(run.run_id)
+    if len(calls):
+        used = sorted({f"{p}/{m}" for p, m in zip(calls["provider"], calls["model"], strict=True)})
+        return ", ".join(used)
+    judge = run.config.get("judge")
+    return str(judge["model"]) if isinstance(judge, dict) and judge.get("model") else "none"
+
+
+def dataset_digest(store: Store, run_id: str) -> str:
+    """SHA-256 of the run's samples (their stored JSON, in order): the same evaluation
+    set gives the same digest."""
+    digest = hashlib.sha256()
+    for sample in store.samples(run_id):
+        digest.update(sample.model_dump_json().encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def _fit(text: str) -> str:
+    """A param value within MLflow's length limit (the full config is an artifact)."""
+    return text if len(text) <= _PARAM_LIMIT else text[: _PARAM_LIMIT - 1] + "…"
+
+
+def _table(store: Store, run: RunInfo) -> pd.DataFrame:
+    """The per-row table, as ``ragjudge export`` writes it."""
+    return store.sample_frame(run.run_id, exclusions(run_meanings(run)))
+
+
+def _milliseconds(stamp: str | None) -> int:
+    moment = datetime.fromisoformat(stamp) if stamp else datetime.now().astimezone()
+    return int(moment.timestamp() * 1000)

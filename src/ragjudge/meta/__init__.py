@@ -1,0 +1,43 @@
+"""Meta-evaluation: how well each metric agrees with human labels (correlation,
+agreement, thresholds, prediction-powered estimates), read from a stored run.
+
+It may import :mod:`ragjudge.analysis`, :mod:`ragjudge.store`, :mod:`ragjudge.stats`,
+:mod:`ragjudge.text` and :mod:`ragjudge.schema`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ragjudge._util.lazy import lazy_names
+
+# Each public name and the module that defines it, imported on first use.
+_EXPORTS = {
+    "HumanLabel": "ragjudge.meta._evaluation",
+    "MetaBlock": "ragjudge.meta._evaluation",
+    "MetaRow": "ragjudge.meta._evaluation",
+    "MetaTable": "ragjudge.meta._evaluation",
+    "meta_evaluate": "ragjudge.meta._evaluation",
+    "meta_for_run": "ragjudge.meta._evaluation",
+}
+
+if TYPE_CHECKING:
+    from ragjudge.meta._evaluation import (
+        HumanLabel,
+        MetaBlock,
+        MetaRow,
+        MetaTable,
+        meta_evaluate,
+        meta_for_run,
+    )
+
+__all__ = [
+    "HumanLabel",
+    "MetaBlock",
+    "MetaRow",
+    "MetaTable",
+    "meta_evaluate",
+    "meta_for_run",
+]
+
+__getattr__ = lazy_names(__name__, _EXPORTS, globals())

@@ -1,0 +1,456 @@
+"""The judge model: one provider wrapped in everything a reliable evaluation needs.
+
+:class:`JudgeModel` is the only place that caches replies, enforces concurrency and
+RPM/TPM limits, retries with backoff (honouring ``Retry-After``), applies per-call
+timeouts, re-asks when an output cannot be parsed, records every call and accounts
+tokens and cost. Providers make exactly one attempt per call; metrics only see
+:meth:`JudgeModel.generate`, :meth:`JudgeModel.generate_parsed` and
+:meth:`JudgeModel.embed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from ragjudge.models._cache import ResponseCache, cache_key, embedding_key, provider_endpoint
+from ragjudge.models._inflight import InFlight
+from ragjudge.models._limits import Limiter, LimiterStats, PermitSource, RateLimits
+from ragjudge.models._pricing import PriceTable, UsageTracker
+from ragjudge.models._recording import CallLog, config_dict
+from ragjudge.models._results import Attempts, cached_form, followed
+from ragjudge.models._results import JudgeCallError as JudgeCallError
+from ragjudge.models._results import Parsed as Parsed
+from ragjudge.models._same_call import SameCalls
+from ragjudge.models._settings import ModelSettings as ModelSettings
+from ragjudge.models._specs import SPEC_FORMS as SPEC_FORMS
+from ragjudge.models._specs import make_provider as make_provider
+from ragjudge.models._tokens import estimate_messages_tokens, estimate_tokens
+from ragjudge.models._types import (
+    CallRecorder,
+    ChatMessage,
+    EmbeddingResult,
+    GenerateConfig,
+    Generation,
+    JudgeCallRecord,
+    ModelError,
+    Provider,
+)
+from ragjudge.schema import Usage
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+logger = logging.getLogger(__name__)
+
+REASK_MESSAGE = "Your answer could not be read: {reason}. Reply again in the required format."
+"""The user turn appended when a judge output does not parse."""
+
+EMBEDDINGS_PURPOSE = "embeddings"
+INTERRUPTED = "interrupted before a request was in flight"
+INTERRUPTED_IN_FLIGHT = (
+    "interrupted while in flight: the provider may have billed it, the reply was not received"
+)
+
+
+class JudgeModel:
+    """A provider behind cache, limits, retries, timeouts, re-asks, recording and
+    accounting. Safe to share between tasks, event loops and threads."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        *,
+        settings: ModelSettings | None = None,
+        cache: ResponseCache | None = None,
+        recorder: CallRecorder | None = None,
+        prices: PriceTable | None = None,
+    ) -> None:
+        self.provider = provider
+        self.settings = settings or ModelSettings()
+        self.cache = cache if self.settings.cache else None
+        self.recorder = recorder
+        self.prices = prices or PriceTable()
+        self.usage = UsageTracker()
+        self._log = CallLog(provider, self)
+        self.limiter: PermitSource = Limiter(
+            RateLimits(
+                max_concurrency=self.settings.max_concurrency,
+                rpm=self.settings.rpm,
+                tpm=self.settings.tpm,
+                window=self.settings.rate_window,
+                burst=self.settings.burst,
+            )
+        )
+        """Where every attempt gets its permit (see :class:`PermitSource`); models of
+        one endpoint share one."""
+        self._random = random.Random()
+        self._in_flight = InFlight()
+        self._same_calls: SameCalls[Attempts[Generation]] = SameCalls()
+
+    @property
+    def spec(self) -> str:
+        """``<provider>/<model>``, e.g. ``openai/gpt-4o-mini``."""
+        return f"{self.provider.name}/{self.provider.model}"
+
+    def __repr__(self) -> str:
+        return f"JudgeModel({self.spec!r})"
+
+    # public API -----------------------------------------------------------
+
+    async def generate(
+        self,
+        messages: Sequence[ChatMessage | BaseModel],
+        config: GenerateConfig | None = None,
+        *,
+        trial: int = 0,
+        purpose: str | None = None,
+    ) -> Generation:
+        """One judge reply. Raises :class:`JudgeCallError` (a :class:`ModelError`)
+        when every attempt failed; the failure is recorded first."""
+        config = config or GenerateConfig()
+        chat = _as_dicts(messages)
+        outcome = await self._complete(chat, config, trial, purpose)
+        call_id = await self._log.finish(chat, config, trial, purpose, outcome)
+        if outcome.result is None:
+            raise self._final_error(outcome, [call_id] if call_id is not None else [])
+        return outcome.result.model_copy(update={"call_id": call_id})
+
+    async def generate_parsed(
+        self,
+        messages: Sequence[ChatMessage | BaseModel],
+        parse: Callable[[str], T],
+        config: GenerateConfig | None = None,
+        *,
+        trial: int = 0,
+        purpose: str | None = None,
+    ) -> Parsed[T]:
+        """A judge reply read by ``parse``. When ``parse`` raises, the judge is shown
+        its reply and the reason and asked again, up to ``reask_limit`` times; then the
+        result has ``value=None`` and ``error="parse error: ..."`` (never a default)."""
+        config = config or GenerateConfig()
+        chat = _as_dicts(messages)
+        generations: list[Generation] = []
+        call_ids: list[int] = []
+        reason: str | None = None
+        for ask in range(self.settings.reask_limit + 1):
+            outcome = await self._complete(chat, config, trial, purpose)
+            if outcome.result is None:
+                call_id = await self._log.finish(chat, config, trial, purpose, outcome)
+                ids = [*call_ids, call_id] if call_id is not None else call_ids
+                raise self._final_error(outcome, ids)
+            text = outcome.result.text
+            value, reason = _try_parse(parse, text)
+            call_id = await self._log.finish(
+                chat, config, trial, purpose, outcome, parsed=value, parse_error=reason
+            )
+            generations.append(outcome.result.model_copy(update={"call_id": call_id}))
+            if call_id is not None:
+                call_ids.append(call_id)
+            if reason is None:
+                return Parsed(value=value, error=None, generations=generations, call_ids=call_ids)
+            if ask < self.settings.reask_limit:
+                self.usage.add_reask(purpose)
+                chat = _reask_conversation(chat, text, reason)
+        self.usage.add_parse_failure(purpose)
+        return Parsed(
+            value=None, error=f"parse error: {reason}", generations=generations, call_ids=call_ids
+        )
+
+    async def embed(self, texts: list[str], *, purpose: str | None = None) -> EmbeddingResult:
+        """Vectors for ``texts`` (cached, limited and retried like chat calls)."""
+        purpose = purpose or EMBEDDINGS_PURPOSE
+        key = embedding_key(
+            self.provider.name,
+            self.provider.model,
+            list(texts),
+            endpoint=provider_endpoint(self.provider),
+        )
+        started = time.perf_counter()
+        hit = self._cache_get(key)
+        if hit is not None:
+            result = EmbeddingResult.model_validate({**hit, "cached": True})
+            self._log.count(purpose, Attempts(result, None, 0, [], 0.0, cached=True), result.usage)
+            return result
+        tokens = sum(estimate_tokens(t) for t in texts)
+        outcome = await self._retrying(lambda: self.provider.embed(list(texts)), tokens)
+        outcome.latency = time.perf_counter() - started
+        if outcome.result is None:
+            self._log.count(purpose, outcome, Usage())
+            raise self._final_error(outcome, [])
+        self._log.count(purpose, outcome, outcome.result.usage)
+        self._cache_put(key, outcome.result.model_dump(mode="json", exclude={"cached"}))
+        return outcome.result
+
+    def limiter_stats(self) -> LimiterStats:
+        """Pacing counters (waits, pauses after 429s, current pace)."""
+        return self.limiter.stats()
+
+    def stats(self) -> dict[str, Any]:
+        """Usage per purpose and in total plus limiter counters, JSON-able."""
+        return {
+            "model": self.spec,
+            "usage": self.usage.snapshot(),
+            "limiter": self.limiter.stats().model_dump(),
+        }
+
+    @property
+    def in_flight(self) -> int:
+        """Requests sent before their caller was interrupted whose replies are still
+        awaited (see :meth:`aclose`)."""
+        return self._in_flight.count
+
+    async def aclose(self) -> None:
+        """Wait up to ``in_flight_grace`` seconds for replies to requests sent before an
+        interruption (they are cached and recorded), commit queued cache writes, close
+        the cache file and the provider's connections for the running event loop (both
+        reopen on next use)."""
+        await self._in_flight.drain(self.settings.in_flight_grace)
+        if self.cache is not None:
+            await asyncio.to_thread(self.cache.close)
+        close = getattr(self.provider, "aclose", None)
+        if close is not None:
+            await close()
+
+    # the call path --------------------------------------------------------
+
+    async def _complete(
+        self, messages: list[ChatMessage], config: GenerateConfig, trial: int, purpose: str | None
+    ) -> Attempts[Generation]:
+        """Cache lookup; an identical call already in flight is waited for (see
+        :mod:`ragjudge.models._same_call`); else the provider with retries."""
+        started = time.perf_counter()
+        key = cache_key(
+            self.provider.name,
+            self.provider.model,
+            messages,
+            config_dict(config),
+            trial,
+            endpoint=provider_endpoint(self.provider),
+        )
+        while True:
+            hit = self._cache_get(key)
+            if hit is not None:
+                generation = Generation.model_validate(
+                    {**hit, "cached": True, "attempts": 0, "latency": time.perf_counter() - started}
+                )
+                return Attempts(generation, None, 0, [], generation.latency, cached=True)
+            if self.cache is None:  # without a cache every call is made as asked
+                return await self._request(key, messages, config, trial, purpose, started)
+            leader = self._same_calls.leader_of(key)
+            if leader is None:
+                with self._same_calls.lead(key) as lead:
+                    lead.outcome = await self._request(
+                        key, messages, config, trial, purpose, started
+                    )
+                return lead.outcome
+            shared = await self._same_calls.follow(leader)
+            if shared is not None:
+                return followed(shared, time.perf_counter() - started)
+            # the leader's caller was cancelled before an outcome: look again
+
+    async def _request(
+        self,
+        key: str,
+        messages: list[ChatMessage],
+        config: GenerateConfig,
+        trial: int,
+        purpose: str | None,
+        started: float,
+    ) -> Attempts[Generation]:
+        """The provider with retries. With an in-flight recorder the call is stored
+        before its request goes out (``call_id`` of the result); a request in flight
+        when the caller is cancelled is still awaited and kept."""
+        output_tokens = config.max_tokens or self.settings.expected_output_tokens
+        tokens = estimate_messages_tokens(messages) + output_tokens
+        record = self._log.record(messages, config, trial, purpose)
+        call_id = await self._log.begin(record)
+
+        adopted: list[asyncio.Future[Generation]] = []
+
+        def keep(request: asyncio.Future[Generation]) -> None:
+            adopted.append(request)
+            self._in_flight.adopt(request, self._keeper(key, record, call_id, started))
+
+        try:
+            outcome = await self._retrying(
+                lambda: self.provider.complete(messages, config), tokens, keep=keep
+            )
+        except asyncio.CancelledError:
+            # A request that went out is the keeper's to record; one cancelled before
+            # its request (waiting for a permit, or between retries) is recorded here,
+            # whatever other calls are in flight.
+            if call_id is not None and not adopted:
+                await self._log.end(call_id, record.model_copy(update={"error": INTERRUPTED}))
+            raise
+        outcome.latency = time.perf_counter() - started
+        outcome.call_id = call_id
+        if outcome.result is not None:
+            outcome.result = outcome.result.model_copy(
+                update={"attempts": outcome.attempts, "cached": False}
+            )
+            self._cache_put(key, cached_form(outcome.result))
+        return outcome
+
+    def _keeper(
+        self, key: str, record: JudgeCallRecord, call_id: int | None, started: float
+    ) -> Callable[[asyncio.Future[Generation]], Awaitable[None]]:
+        """What to do with the reply to a request whose caller was cancelled: cache it
+        and complete its record (or record that it never came)."""
+
+        async def keep(request: asyncio.Future[Generation]) -> None:
+            latency = time.perf_counter() - started
+            if request.cancelled() or request.exception() is not None:
+                reason = "cancelled" if request.cancelled() else str(request.exception())
+                ended = record.model_copy(
+                    update={"error": f"{INTERRUPTED_IN_FLIGHT} ({reason})", "latency": latency}
+                )
+            else:
+                generation = request.result()
+                self._cache_put(key, cached_form(generation))
+                self._log.count(
+                    record.purpose, Attempts(generation, None, 1, [], latency), generation.usage
+                )
+                ended = record.model_copy(
+                    update={
+                        "text": generation.text,
+                        "usage": generation.usage,
+                        "latency": latency,
+                        "attempts": 1,
+                    }
+                )
+            await self._log.store(ended, call_id)
+
+        return keep
+
+    async def _retrying(
+        self,
+        call: Callable[[], Awaitable[R]],
+        tokens: int,
+        *,
+        keep: Callable[[asyncio.Future[R]], None] | None = None,
+    ) -> Attempts[R]:
+        """Attempts under the limiter until one succeeds or retrying must stop. When the
+        caller is cancelled while a request is out (or its reply has just come), ``keep``
+        takes that request over (without ``keep`` it is cancelled)."""
+        kinds: list[str] = []
+        attempt = 0
+        while True:
+            attempt += 1
+            async with self.limiter.slot(tokens) as slot:
+                request = asyncio.ensure_future(call())
+                try:
+                    async with asyncio.timeout(self.settings.timeout):
+                        result = await asyncio.shield(request)
+                except TimeoutError:
+                    request.cancel()
+                    error = ModelError(
+                        f"no answer within {self.settings.timeout:g} s", kind="timeout"
+                    )
+                except ModelError as exc:
+                    error = exc
+                except asyncio.CancelledError:
+                    # Kept even when its reply has just arrived: it is paid for, and
+                    # the keeper caches and records it.
+                    if keep is not None:
+                        keep(request)
+                    else:
+                        request.cancel()
+                    raise
+                else:
+                    self.limiter.settle(slot, _total_tokens(result))
+                    return Attempts(result, None, attempt, kinds, 0.0)
+            kinds.append(error.kind)
+            if error.kind == "rate_limit":
+                self.limiter.on_rate_limit(slot, error.retry_after)
+            delay = self._retry_delay(error, attempt)
+            if delay is None:
+                return Attempts(None, error, attempt, kinds, 0.0)
+            logger.debug(
+                "%s: attempt %d failed (%s); retry in %.2f s", self.spec, attempt, error, delay
+            )
+            await asyncio.sleep(delay)
+
+    def _retry_delay(self, error: ModelError, attempt: int) -> float | None:
+        """Seconds before the next attempt, or ``None`` to give up: exponential
+        backoff with full jitter, but never less than the server's ``Retry-After``."""
+        if not error.retryable or attempt > self.settings.max_retries:
+            return None
+        retry_after = error.retry_after or 0.0
+        if retry_after > self.settings.max_retry_after:
+            return None
+        ceiling = min(self.settings.backoff_max, self.settings.backoff_base * 2 ** (attempt - 1))
+        return max(retry_after, self._random.uniform(0.0, ceiling))
+
+    def _final_error(self, outcome: Attempts[Any], call_ids: list[int]) -> JudgeCallError:
+        assert outcome.error is not None
+        return JudgeCallError(outcome.error, attempts=outcome.attempts, call_ids=call_ids)
+
+    # cache ----------------------------------------------------------------
+
+    def _cache_get(self, key: str) -> dict[str, Any] | None:
+        if self.cache is None:
+            return None
+        try:
+            return self.cache.get(key)
+        except sqlite3.Error as exc:
+            logger.warning("response cache unreadable, calling the model: %s", exc)
+            return None
+
+    def _cache_put(self, key: str, value: dict[str, Any]) -> None:
+        if self.cache is not None:
+            self.cache.put(key, value)
+
+
+def _as_dicts(messages: Sequence[ChatMessage | BaseModel]) -> list[ChatMessage]:
+    """Chat messages as plain dicts (accepts :class:`ragjudge.schema.Message` too)."""
+    return [
+        m.model_dump(exclude_none=True) if isinstance(m, BaseModel) else dict(m) for m in messages
+    ]
+
+
+def _total_tokens(result: object) -> int:
+    usage = getattr(result, "usage", None)
+    return usage.total_tokens if isinstance(usage, Usage) else 0
+
+
+def _try_parse(parse: Callable[[str], T], text: str) -> tuple[T | None, str | None]:
+    """``(value, None)`` or ``(None, reason)``; any exception counts as unreadable."""
+    try:
+        return parse(text), None
+    except Exception as exc:
+        return None, str(exc) or type(exc).__name__
+
+
+def _reask_conversation(messages: list[ChatMessage], reply: str, reason: str) -> list[ChatMessage]:
+    return [
+        *messages,
+        {"role": "assistant", "content": reply},
+        {"role": "user", "content": REASK_MESSAGE.format(reason=reason.rstrip(". "))},
+    ]
+
+
+def get_model(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    settings: ModelSettings | None = None,
+    cache: ResponseCache | None = None,
+    recorder: CallRecorder | None = None,
+    prices: PriceTable | None = None,
+) -> JudgeModel:
+    """A :class:`JudgeModel` from a spec: ``openai/<model>`` (any OpenAI-compatible
+    server; ``base_url``/``api_key`` or ``OPENAI_BASE_URL``/``OPENAI_API_KEY``),
+    ``litellm/<provider>/<model>`` (needs the ``litellm`` extra), ``scripted`` or
+    ``scripted/<name>`` (canned replies, for tests and dry runs)."""
+    settings = settings or ModelSettings()
+    provider = make_provider(spec, base_url=base_url, api_key=api_key, timeout=settings.timeout)
+    return JudgeModel(provider, settings=settings, cache=cache, recorder=recorder, prices=prices)

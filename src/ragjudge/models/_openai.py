@@ -1,0 +1,341 @@
+"""A provider for any OpenAI-compatible HTTP server.
+
+One implementation serves OpenAI, Azure OpenAI's ``/v1`` endpoint, vLLM, Ollama,
+LM Studio, the llama.cpp server and TGI: they all speak ``/chat/completions`` and
+``/embeddings``. It talks HTTP through :mod:`httpx` directly, so there are no hidden
+retries: one :meth:`OpenAIProvider.complete` call is exactly one request, and every
+failure becomes a :class:`~ragjudge.models.ModelError` of the right kind for the
+layer around it to retry or report.
+
+Error messages name the URL without credentials and never hold the key in use (nor a
+header value, nor a key-like query value of the base URL), even when the server
+echoes it; redirects are not followed, so the key is only ever sent to the
+configured server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import os
+import threading
+import time
+import weakref
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+from ragjudge._util.redact import header_secrets, scrub_text, scrub_url, url_secrets
+from ragjudge.models._types import (
+    ChatMessage,
+    EmbeddingResult,
+    GenerateConfig,
+    Generation,
+    ModelError,
+)
+from ragjudge.schema import Usage
+
+if TYPE_CHECKING:  # imported where a request is made: a run without a judge needs none
+    import httpx
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+LOCAL_API_KEY = "ragjudge-no-key"
+"""Sent when no key is configured and the server is not OpenAI's (local servers
+accept any key)."""
+
+
+def resolve_base_url(base_url: str | None = None) -> str:
+    """The base URL an OpenAI-compatible provider uses: ``base_url``, else
+    ``OPENAI_BASE_URL``, else OpenAI's; without a trailing slash."""
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
+    return url.rstrip("/")
+
+
+def scrub_error(error: ModelError, secrets: list[str]) -> ModelError:
+    """``error`` with its message scrubbed (:func:`ragjudge._util.redact.scrub_text`): no
+    URL credentials, no key-like query values, none of ``secrets``."""
+    message = scrub_text(str(error), secrets)
+    if message == str(error):
+        return error
+    return ModelError(message, kind=error.kind, status=error.status, retry_after=error.retry_after)
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """Seconds to wait from ``Retry-After-Ms``, or ``Retry-After`` given as seconds
+    or as an HTTP date. ``None`` when absent or unreadable."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(0.0, float(millis) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    current = time.time() if now is None else now
+    return max(0.0, when.timestamp() - current)
+
+
+def _error_detail(response: httpx.Response) -> str:
+    """The server's error message, or the start of the body."""
+    text = response.text
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return text[:300].strip()
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])
+        if isinstance(error, str):
+            return error
+        if isinstance(body.get("detail"), str):
+            return str(body["detail"])
+    return text[:300].strip()
+
+
+def error_from_status(response: httpx.Response) -> ModelError:
+    """Map a non-2xx response to a :class:`ModelError`: 429 → ``rate_limit`` with
+    its ``Retry-After``, 408 → ``timeout``, 5xx → ``server``, other 4xx → ``client``."""
+    status = response.status_code
+    detail = _error_detail(response)
+    where = scrub_url(str(response.request.url))
+    message = f"HTTP {status} from {where}: {detail}".rstrip(": ")
+    retry_after = parse_retry_after(response.headers)
+    if status == 429:
+        return ModelError(message, kind="rate_limit", status=status, retry_after=retry_after)
+    if status == 408:
+        return ModelError(message, kind="timeout", status=status, retry_after=retry_after)
+    if status >= 500:
+        return ModelError(message, kind="server", status=status, retry_after=retry_after)
+    return ModelError(message, kind="client", status=status)
+
+
+def error_from_transport(exc: httpx.HTTPError, url: str) -> ModelError:
+    """Map an httpx transport failure to a :class:`ModelError`."""
+    import httpx
+
+    name = type(exc).__name__
+    url = scrub_url(url)
+    if isinstance(exc, httpx.TimeoutException):
+        return ModelError(f"request to {url} timed out ({name})", kind="timeout")
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return ModelError(f"incomplete response from {url}: {exc}", kind="bad_response")
+    if isinstance(exc, httpx.DecodingError):
+        return ModelError(f"undecodable response from {url}: {exc}", kind="bad_response")
+    if isinstance(exc, httpx.TransportError):
+        return ModelError(f"cannot reach {url}: {name}: {exc}", kind="connection")
+    return ModelError(f"request to {url} failed: {name}: {exc}", kind="client")
+
+
+def _json_body(response: httpx.Response) -> dict[str, Any]:
+    where = scrub_url(str(response.request.url))
+    try:
+        body = response.json()
+    except ValueError as exc:
+        raise ModelError(
+            f"response from {where} is not valid JSON ({len(response.content)} bytes): {exc}",
+            kind="bad_response",
+            status=response.status_code,
+        ) from exc
+    if not isinstance(body, dict):
+        raise ModelError(
+            f"response from {where} is not a JSON object",
+            kind="bad_response",
+            status=response.status_code,
+        )
+    if "error" in body and "choices" not in body and "data" not in body:
+        raise ModelError(
+            f"server returned an error: {body['error']}",
+            kind="server",
+            status=response.status_code,
+        )
+    return body
+
+
+def _usage(body: Mapping[str, Any]) -> Usage:
+    raw = body.get("usage")
+    if not isinstance(raw, dict):
+        return Usage()
+    return Usage(
+        input_tokens=int(raw.get("prompt_tokens") or 0),
+        output_tokens=int(raw.get("completion_tokens") or 0),
+    )
+
+
+def _message_text(body: Mapping[str, Any]) -> str:
+    """The first choice's message content, or a ``bad_response`` error."""
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ModelError("response holds no choices", kind="bad_response")
+    message = choices[0].get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):  # content parts
+        content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    if not isinstance(content, str):
+        refusal = message.get("refusal") if isinstance(message, dict) else None
+        reason = f"the model refused: {refusal}" if refusal else "no message content"
+        raise ModelError(f"response holds {reason}", kind="bad_response")
+    return content
+
+
+class OpenAIProvider:
+    """One OpenAI-compatible endpoint and model.
+
+    ``base_url`` and ``api_key`` default to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``;
+    a server other than OpenAI's gets a dummy key when none is set. One
+    :class:`httpx.AsyncClient` is created lazily per event loop and reused.
+    :attr:`endpoint` is the base URL without credentials (it is part of every cache
+    key and of the stored run record).
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.model = model
+        self.base_url = resolve_base_url(base_url)
+        self.timeout = timeout
+        host = urlparse(self.base_url).hostname or ""
+        self._is_openai = host == "api.openai.com"
+        self._is_azure = host.endswith(".openai.azure.com")
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        self._api_key = key or (None if self._is_openai else LOCAL_API_KEY)
+        self._headers = dict(headers or {})
+        self._secrets = [
+            *([self._api_key] if self._api_key else []),
+            *header_secrets(self._headers),
+            *url_secrets(self.base_url),
+        ]
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
+        self._clients = weakref.WeakKeyDictionary()
+        self._clients_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"OpenAIProvider(model={self.model!r}, base_url={self.endpoint!r})"
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL without credentials or key-like query values."""
+        return scrub_url(self.base_url)
+
+    @property
+    def has_credentials(self) -> bool:
+        """Whether requests can be sent: a key is set, or the server is not OpenAI's
+        (local servers get a dummy key)."""
+        return self._api_key is not None
+
+    async def complete(self, messages: list[ChatMessage], config: GenerateConfig) -> Generation:
+        """Send one chat-completions request and return its first choice."""
+        started = time.perf_counter()
+        body = await self._post("/chat/completions", self._chat_payload(messages, config))
+        text = _message_text(body)
+        return Generation(
+            text=text,
+            usage=_usage(body),
+            model=str(body.get("model") or self.model),
+            latency=time.perf_counter() - started,
+        )
+
+    async def embed(self, texts: list[str]) -> EmbeddingResult:
+        """Embed ``texts`` with one ``/embeddings`` request."""
+        body = await self._post("/embeddings", {"model": self.model, "input": texts})
+        data = body.get("data")
+        if not isinstance(data, list) or len(data) != len(texts):
+            raise ModelError(
+                f"embeddings response holds {len(data) if isinstance(data, list) else 0}"
+                f" vectors for {len(texts)} texts",
+                kind="bad_response",
+            )
+        try:
+            ordered = sorted(data, key=lambda item: int(item.get("index", 0)))
+            vectors = [[float(x) for x in item["embedding"]] for item in ordered]
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ModelError(f"malformed embeddings response: {exc}", kind="bad_response") from exc
+        return EmbeddingResult(
+            vectors=vectors, usage=_usage(body), model=str(body.get("model") or self.model)
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP client of the running loop (a new one opens on next use)."""
+        loop = asyncio.get_running_loop()
+        with self._clients_lock:
+            client = self._clients.pop(loop, None)
+        if client is not None:
+            await client.aclose()
+
+    # internals ------------------------------------------------------------
+
+    def _chat_payload(self, messages: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
+        payload: dict[str, Any] = {"model": self.model, "messages": messages}
+        options = config.model_dump(exclude_none=True)
+        if "stop" in options:
+            options["stop"] = list(options["stop"])
+        if self._is_openai and "max_tokens" in options:
+            # OpenAI's reasoning models accept only the newer name; all its models do.
+            options["max_completion_tokens"] = options.pop("max_tokens")
+        payload.update(options)
+        return payload
+
+    def _client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        with self._clients_lock:
+            client = self._clients.get(loop)
+            if client is None or client.is_closed:
+                client = self._new_client()
+                self._clients[loop] = client
+        return client
+
+    def _new_client(self) -> httpx.AsyncClient:
+        import httpx
+
+        headers = {"Content-Type": "application/json", **self._headers}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+            if self._is_azure:  # Azure OpenAI keys travel in their own header
+                headers["api-key"] = self._api_key
+        return httpx.AsyncClient(
+            base_url=self.base_url + "/",
+            headers=headers,
+            timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 10.0)),
+            limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
+        )
+
+    async def _post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+        if not self.has_credentials:
+            raise ModelError(
+                "no API key for OpenAI: set OPENAI_API_KEY or pass api_key", kind="client"
+            )
+        try:
+            return await self._exchange(path, payload)
+        except ModelError as exc:
+            # Raised without its cause: the transport's exception may name the key.
+            raise scrub_error(exc, self._secrets) from None
+
+    async def _exchange(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+        import httpx
+
+        url = self.base_url + path
+        try:
+            response = await self._client().post(path.lstrip("/"), json=payload)
+        except httpx.HTTPError as exc:
+            raise error_from_transport(exc, url) from exc
+        if response.status_code >= 300:
+            raise error_from_status(response)
+        return _json_body(response)

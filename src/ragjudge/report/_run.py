@@ -1,0 +1,118 @@
+"""The report of one stored run: summary, plots, the samples table and every sample's
+drill-down, as one self-contained HTML page."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from markupsafe import Markup
+
+from ragjudge._util.redact import mask_record
+from ragjudge.analysis._meanings import exclusions
+from ragjudge.analysis._results import EvaluationResult, summarize_run
+from ragjudge.meta._evaluation import meta_for_run
+from ragjudge.report._page import pack_fragments, render_fragment, render_page
+from ragjudge.report._plots import (
+    HumanPlots,
+    distribution_figures,
+    human_plots,
+    spread_plots,
+    subset_figures,
+)
+from ragjudge.report._samples import calls_by_id, drill_views, sample_rows
+from ragjudge.report._svg import ci_cell
+from ragjudge.schema import ScoreMeaning
+from ragjudge.stats import MetricSummary, group_names
+from ragjudge.store._store import Store
+
+__all__ = ["run_report_html"]
+
+
+def run_report_html(
+    store: Store,
+    run_id: str,
+    *,
+    by: str | None = None,
+    human: Sequence[str] = (),
+    home: str | None = None,
+) -> str:
+    """The HTML report of run ``run_id`` (a unique prefix will do).
+
+    ``by`` breaks the means down by a metadata key (default: the run's own ``by``);
+    ``human`` names metadata keys holding human scores, each plotted against every
+    metric with the correlations of ``ragjudge meta``; ``home`` is the address of the
+    page listing the runs (the viewer's), linked from the header. Raises ``KeyError``
+    for an unknown run and ``ValueError`` for an unknown ``by`` or ``human`` key.
+    """
+    run = store.run(run_id)
+    by = by if by is not None else run.config.get("by")
+    result = summarize_run(store, run.run_id, by=by)
+    frame = store.score_frame(run.run_id)
+    samples = store.samples(run.run_id)
+    outputs = store.outputs(run.run_id)
+    scores = store.scores(run.run_id)
+    metrics = [s.metric for s in result.summaries]
+    rows = sample_rows(samples, outputs, scores, metrics, result.meanings, by)
+    calls = calls_by_id(store.judge_calls(run.run_id))
+    drills = drill_views(samples, outputs, scores, calls, result.meanings)
+    fragments = [render_fragment("drill.html.jinja", d=d) for d in drills]
+    plots: dict[str, Any] = {
+        "distributions": distribution_figures(frame, result.summaries, result.meanings),
+        "subsets": subset_figures(result.summaries, result.subsets, result.meanings, by)
+        if by and result.subsets
+        else [],
+        "spread": spread_plots(frame, metrics) if run.trials > 1 and len(frame) else [],
+        "human": _human(store, run.run_id, human, frame, result),
+    }
+    return render_page(
+        "run.html.jinja",
+        title=f"{run.name or 'run'} · {run.run_id}",
+        run=run,
+        result=result,
+        metrics=metrics,
+        rows=rows,
+        groups=group_names(r.group for r in rows),
+        plots=plots,
+        summary_bars={s.metric: _summary_bar(s, result.meanings) for s in result.summaries},
+        usage_total=_usage_total(result.judge_usage),
+        config=mask_record(run.config),
+        packed=pack_fragments(fragments),
+        home=home,
+        by=by,
+    )
+
+
+def _human(
+    store: Store, run_id: str, human: Sequence[str], frame: Any, result: EvaluationResult
+) -> HumanPlots | None:
+    if not human or not len(frame):
+        return None
+    table = meta_for_run(store, run_id, list(human))
+    return human_plots(table, frame, exclusions(result.meanings))
+
+
+def _summary_bar(summary: MetricSummary, meanings: Mapping[str, ScoreMeaning]) -> Markup:
+    """The mean and its interval drawn on the score's declared range (widened to the
+    values when the range is open)."""
+    if summary.mean is None:
+        return Markup("")
+    interval = None if summary.ci is None else (summary.ci.low, summary.ci.high)
+    meaning = meanings.get(summary.metric)
+    seen = [summary.mean, *(interval or ())]
+    low = meaning.low if meaning is not None and meaning.low is not None else min(0.0, *seen)
+    high = meaning.high if meaning is not None and meaning.high is not None else max(1.0, *seen)
+    return ci_cell(summary.mean, interval, low, high)
+
+
+def _usage_total(usage: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The judge usage summed over purposes (None with fewer than two purposes)."""
+    if len(usage) < 2:
+        return None
+    costs = [u["cost"] for u in usage if u["cost"] is not None]
+    total: dict[str, Any] = {
+        key: sum(int(u[key] or 0) for u in usage)
+        for key in ("calls", "cached", "input_tokens", "output_tokens", "errors", "attempts")
+    }
+    total["cost"] = sum(costs) if costs else None
+    return total

@@ -1,0 +1,283 @@
+"""``--dry-run``: build every judge prompt an evaluation would send, count the calls and
+estimate tokens and cost — calling neither the system under test nor any model.
+
+Each judge metric runs against a stand-in judge (:class:`StandInJudge`) that answers
+every call with the stand-in reply of the call's own reply parser (so it always
+parses); prompts are collected instead of sent. The target is not called:
+a sample's stored response is used when the data holds one, else its reference answer
+stands in for the response (a length proxy for the token estimate), else the query.
+Metrics whose number of calls depends on the judge's answers (multi-turn dialogues)
+are walked along their longest path, so the estimate is an upper bound for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from ragjudge.config._eval import EvalConfig, JudgeConfig
+from ragjudge.metrics import Metric, MetricContext
+from ragjudge.models import (
+    ChatMessage,
+    EmbeddingResult,
+    GenerateConfig,
+    Generation,
+    JudgeCallRecord,
+    ModelSettings,
+    Parsed,
+    PriceTable,
+    estimate_messages_tokens,
+)
+from ragjudge.models._embeddings import normalize_rows
+from ragjudge.models.scripted import hash_embedding
+from ragjudge.run._judging import generate_config
+from ragjudge.schema import Output, Sample, Usage
+from ragjudge.targets._targets import output_of_row
+
+T = TypeVar("T")
+
+STAND_IN_MODEL = "dry-run"
+
+
+class StandInEmbedder:
+    """The embedder of a dry run: deterministic stand-in vectors, no model loaded."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def embed(self, texts: list[str]) -> Any:
+        """One stand-in vector per text."""
+        return normalize_rows([hash_embedding(text) for text in texts])
+
+
+class StandInJudge:
+    """The judge of a dry run: calls nothing. Every prompt is kept in ``records`` (for
+    the call and token counts) and answered with the stand-in reply of the parser the
+    metric reads it with (``parse.stand_in()``), so every metric walks its path as with
+    a real judge. Embeddings are deterministic stand-in vectors."""
+
+    def __init__(self, records: list[JudgeCallRecord]) -> None:
+        self.records = records
+
+    @property
+    def spec(self) -> str:
+        """``scripted/dry-run``."""
+        return f"scripted/{STAND_IN_MODEL}"
+
+    async def generate_parsed(
+        self,
+        messages: Sequence[ChatMessage],
+        parse: Callable[[str], T],
+        config: GenerateConfig | None = None,
+        *,
+        trial: int = 0,
+        purpose: str | None = None,
+    ) -> Parsed[T]:
+        """The parser's stand-in reply, parsed; recorded as one call."""
+        stand_in = getattr(parse, "stand_in", None)
+        text = stand_in() if callable(stand_in) else "(dry run)"
+        generation = self._record(messages, config, trial, purpose, text)
+        try:
+            value = parse(text)
+        except Exception as exc:  # a reply whose stand-in does not parse: a metric bug
+            return Parsed(None, f"parse error: stand-in reply {text!r}: {exc}", [generation])
+        return Parsed(value, None, [generation], [generation.call_id or 0])
+
+    async def generate(
+        self,
+        messages: Sequence[ChatMessage],
+        config: GenerateConfig | None = None,
+        *,
+        trial: int = 0,
+        purpose: str | None = None,
+    ) -> Generation:
+        """A plain stand-in reply; recorded as one call."""
+        return self._record(messages, config, trial, purpose, "(dry run)")
+
+    async def embed(self, texts: list[str], *, purpose: str | None = None) -> EmbeddingResult:
+        """Deterministic stand-in vectors (no call is counted)."""
+        vectors = [hash_embedding(text) for text in texts]
+        return EmbeddingResult(vectors=vectors, model=STAND_IN_MODEL)
+
+    async def aclose(self) -> None:
+        """Nothing to close."""
+
+    def _record(
+        self,
+        messages: Sequence[ChatMessage],
+        config: GenerateConfig | None,
+        trial: int,
+        purpose: str | None,
+        text: str,
+    ) -> Generation:
+        chat = [dict(m) for m in messages]
+        self.records.append(
+            JudgeCallRecord(
+                provider="scripted",
+                model=STAND_IN_MODEL,
+                messages=chat,
+                config=(config or GenerateConfig()).model_dump(mode="json", exclude_none=True),
+                trial=trial,
+                text=text,
+                purpose=purpose,
+            )
+        )
+        return Generation(text=text, model=STAND_IN_MODEL, call_id=len(self.records))
+
+
+@dataclass
+class PurposeEstimate:
+    """Estimated judge calls, tokens and cost of one purpose (one kind of judge call
+    of a metric, e.g. ``multiturn.judge``)."""
+
+    purpose: str
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float | None = None
+    example_prompt: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class DryRunPlan:
+    """What a run would cost: target calls, judge calls and tokens per metric."""
+
+    samples: int
+    trials: int
+    target_calls: int
+    judge_model: str | None
+    purposes: list[PurposeEstimate]
+    output_tokens_per_call: int
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def total_calls(self) -> int:
+        """Judge calls over every purpose."""
+        return sum(p.calls for p in self.purposes)
+
+    @property
+    def total_cost(self) -> float | None:
+        """Dollars over the priced purposes; ``None`` when none has a price."""
+        costs = [p.cost for p in self.purposes if p.cost is not None]
+        return sum(costs) if costs else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan as JSON-able data (``ragjudge run --dry-run --json``)."""
+        return {
+            "dry_run": True,
+            "samples": self.samples,
+            "trials": self.trials,
+            "target_calls": self.target_calls,
+            "judge_model": self.judge_model,
+            "judge_calls": self.total_calls,
+            "input_tokens": sum(p.input_tokens for p in self.purposes),
+            "output_tokens": sum(p.output_tokens for p in self.purposes),
+            "output_tokens_per_call": self.output_tokens_per_call,
+            "cost": self.total_cost,
+            "by_metric": [vars(p) for p in self.purposes],
+            "errors": self.errors,
+        }
+
+
+def _stand_in_output(sample: Sample, supplies_response: bool) -> Output:
+    """The data's response (or its trace's), else (the target is not called) the
+    reference or the query."""
+    held = output_of_row(sample)
+    response = None if supplies_response else held.response
+    if response is None:
+        response = sample.references[0] if sample.references else sample.request.query
+    return Output(response=response, retrieved_context=held.retrieved_context)
+
+
+async def plan_evaluation(
+    config: EvalConfig,
+    samples: Sequence[Sample],
+    metrics: Sequence[Metric],
+    *,
+    supplies_response: bool,
+    retriever: Any = None,
+) -> DryRunPlan:
+    """Walk every sample, trial and metric with stand-in judges and count the prompts."""
+    records: list[JudgeCallRecord] = []
+    judge = StandInJudge(records)
+    shared: dict[tuple[str, int], dict[Any, Any]] = {}  # per sample and trial, as in a run
+    sampling = generate_config(config.judge)
+    errors: list[str] = []
+    semaphore = asyncio.Semaphore(config.concurrency)  # the retriever may be a live service
+    target_calls = len(samples) if supplies_response else 0
+
+    async def stand_in_target(sample: Sample) -> Output:
+        nonlocal target_calls
+        target_calls += 1
+        return _stand_in_output(sample, supplies_response)
+
+    async def walk(sample: Sample, trial: int, metric: Metric) -> None:
+        ctx = MetricContext(
+            trial=trial,
+            retriever=retriever,
+            judge=judge,
+            generate_config=sampling,
+            target=stand_in_target,
+            models={role: judge for role in metric.model_roles()},
+            embedders={spec: StandInEmbedder(spec) for spec in metric.embedding_specs()},
+            shared=shared.setdefault((sample.request_id, trial), {}),
+        )
+        async with semaphore:
+            try:
+                await metric.score(sample, _stand_in_output(sample, supplies_response), ctx)
+            except Exception as exc:  # reported, the plan goes on
+                errors.append(f"{metric.name} on {sample.request_id}: {type(exc).__name__}: {exc}")
+
+    await asyncio.gather(
+        *(
+            walk(sample, trial, metric)
+            for sample in samples
+            for trial in range(config.trials)
+            for metric in metrics
+            if metric.needs_judge
+        )
+    )
+    return DryRunPlan(
+        samples=len(samples),
+        trials=config.trials,
+        target_calls=target_calls,
+        judge_model=config.judge.model if config.judge else None,
+        purposes=_estimates(config.judge, records),
+        output_tokens_per_call=_output_tokens_per_call(config.judge),
+        errors=errors,
+    )
+
+
+def _output_tokens_per_call(judge: JudgeConfig | None) -> int:
+    """What the judge layer assumes for pacing: ``max_tokens``, else its expected output."""
+    if judge is None:
+        return ModelSettings().expected_output_tokens
+    return judge.max_tokens or judge.expected_output_tokens
+
+
+def _estimates(judge: JudgeConfig | None, records: list[JudgeCallRecord]) -> list[PurposeEstimate]:
+    """Calls, tokens and cost per purpose of the recorded stand-in calls."""
+    per_call = _output_tokens_per_call(judge)
+    prices = PriceTable.from_dict(judge.prices) if judge and judge.prices else None
+    by_purpose: dict[str, list[JudgeCallRecord]] = {}
+    for call in records:
+        by_purpose.setdefault(call.purpose or "(none)", []).append(call)
+    estimates = []
+    for purpose, calls in by_purpose.items():
+        usage = Usage(
+            input_tokens=sum(estimate_messages_tokens(c.messages) for c in calls),
+            output_tokens=per_call * len(calls),
+        )
+        estimates.append(
+            PurposeEstimate(
+                purpose=purpose,
+                calls=len(calls),
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cost=prices.cost(judge.model, usage) if prices is not None and judge else None,
+                example_prompt=calls[0].messages,
+            )
+        )
+    return estimates

@@ -1,0 +1,448 @@
+"""Executing an evaluation: every sample to the target, every output to every metric
+(for every trial), concurrently, each result written to the store as it arrives — in
+batches, within :data:`~ragjudge.store._batch.BATCH_SECONDS`, and at once when the run
+ends or is interrupted — so an interrupted run resumes where it stopped.
+
+A sample whose output is at hand (stored, or read from the row by the data target) and
+whose pending metrics are all :attr:`~ragjudge.metrics.Metric.inline` (CPU work that
+never waits, such as the lexical metrics) is scored on the spot, without a task: the
+executor works through such samples in order and lets the event loop run at least
+every :data:`SLICE_SECONDS`. When there are many such samples and the run may use
+several processes, worker processes score them instead (:mod:`ragjudge.run._processes`).
+Every other sample is a task, ``concurrency`` at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from collections.abc import Callable, Coroutine, Iterator, Sequence
+from concurrent.futures import Future
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, cast
+
+from ragjudge.analysis._rate_limits import live_status
+from ragjudge.metrics import Metric, MetricContext
+from ragjudge.models import JudgeModel
+from ragjudge.run._processes import blocks_of, scoring_pool, worker_count
+from ragjudge.run._progress import Tracker, progress_display
+from ragjudge.schema import Output, Sample, Score
+from ragjudge.store._batch import ResultWriter
+from ragjudge.store._store import OutputRow, ScoreRow, Store, output_row, score_rows
+
+__all__ = ["SLICE_SECONDS", "Execution", "outcome_recorded", "score_now", "score_one"]
+
+ScoredSample = tuple[str, OutputRow | None, list[tuple[int, list[ScoreRow]]]]
+"""What a scoring worker gives for one sample: its request id, its output's row when
+the output was not stored yet, and per pending trial the rows of its scores."""
+
+SLICE_SECONDS = 0.02
+"""The longest the executor scores samples on the spot before it lets the event loop
+run (the result writer's batch timer, other samples' target and judge calls)."""
+
+
+@dataclass
+class _Planned:
+    """The work of a run, planned before it starts (:meth:`Execution.workers_started`)."""
+
+    total: int
+    todo: int
+    now: list[tuple[Sample, list[tuple[int, Metric]]]]
+    later: list[Sample]
+    futures: list[Future[list[ScoredSample]]]
+
+
+class Execution:
+    """Runs one evaluation's samples against the target and the metrics."""
+
+    processes: int = 1
+    """Processes that may score CPU-only samples (this one included)."""
+    _planned: _Planned | None = None
+
+    def __init__(
+        self,
+        store: Store,
+        run_id: str,
+        metrics: Sequence[Metric],
+        trials: int,
+        context: MetricContext,
+        agent_models: dict[str, dict[str, Any]],
+        *,
+        processes: int = 1,
+    ) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.metrics = metrics
+        self.trials = trials
+        self.context = context
+        """What every metric receives; trial and agent models are set per call."""
+        self.agent_models = agent_models
+        self.processes = processes
+        self.finished, self.outputs = self.stored_results()
+        self.writer = ResultWriter(store, run_id)
+
+    def stored_results(self) -> tuple[set[tuple[str, int, str]], dict[str, Output]]:
+        """The run's stored score keys and outputs, held for the execution (a resumed
+        run's); an execution that reads them page by page returns empty ones."""
+        return self.store.finished_scores(self.run_id), self.store.outputs(self.run_id)
+
+    def _pending(
+        self, sample: Sample, finished: set[tuple[str, int, str]] | None = None
+    ) -> list[tuple[int, Metric]]:
+        """The (trial, metric) pairs of the sample with a score not in ``finished``
+        (the execution's own when not given)."""
+        rid = sample.request_id
+        done = self.finished if finished is None else finished
+        if not done:  # a new run: everything is pending
+            return [(trial, metric) for trial in range(self.trials) for metric in self.metrics]
+        return [
+            (trial, metric)
+            for trial in range(self.trials)
+            for metric in self.metrics
+            if any((rid, trial, n) not in done for n in self._score_names(metric, sample))
+        ]
+
+    def _score_names(self, metric: Metric, sample: Sample) -> list[str]:
+        """``metric.score_names_for(sample)``, looked up once for a metric whose names
+        do not depend on the row."""
+        names = self._row_independent_names.get(id(metric))
+        return names if names is not None else metric.score_names_for(sample)
+
+    @cached_property
+    def _row_independent_names(self) -> dict[int, list[str]]:
+        return {
+            id(m): m.score_names()
+            for m in self.metrics
+            if type(m).score_names_for is Metric.score_names_for
+            and "score_names_for" not in vars(m)
+        }
+
+    @cached_property
+    def _inline(self) -> set[int]:
+        """The ids of the metrics scored on the spot (see :func:`runs_inline`)."""
+        return {id(m) for m in self.metrics if runs_inline(m)}
+
+    @contextmanager
+    def workers_started(self, samples: Sequence[Sample]) -> Iterator[None]:
+        """Plan the work on ``samples`` and fork the scoring workers now (when the run
+        uses them), so that they score while the caller stores the run; :meth:`run` on
+        the same samples inside the block takes their results. Nothing is stored
+        before :meth:`run`."""
+        todo = [
+            (s, pending)
+            for s in samples
+            if (pending := self._pending(s)) or s.request_id not in self.outputs
+        ]
+        now, later = self._split(todo)
+        workers = worker_count(self.processes, len(now))
+        blocks = blocks_of(now) if workers else []
+        with scoring_pool(self._scored_elsewhere, blocks, workers) as futures:
+            self._planned = _Planned(len(samples), len(todo), now, later, futures)
+            try:
+                yield
+            finally:
+                self._planned = None
+
+    async def run(self, samples: Sequence[Sample], concurrency: int, progress: bool) -> None:
+        """Evaluate every sample that is not done (without its output or a score of a
+        trial), ``concurrency`` at a time."""
+        if self._planned is None:
+            with self.workers_started(samples):
+                return await self.run(samples, concurrency, progress)
+        plan = self._planned
+        semaphore = asyncio.Semaphore(concurrency)
+        # The workers forked before the progress display starts its thread.
+        with progress_display(progress, status=self.rate_status) as tracker:
+            tracker.start(plan.total, plan.total - plan.todo)
+
+            async def one(sample: Sample) -> None:
+                async with semaphore:
+                    await self.evaluate_sample(sample)
+                tracker.advance()
+
+            try:
+                await self._run_all(plan.now, plan.later, plan.futures, one, tracker)
+            finally:
+                self.writer.flush()
+
+    def _split(
+        self, todo: Sequence[tuple[Sample, list[tuple[int, Metric]]]]
+    ) -> tuple[list[tuple[Sample, list[tuple[int, Metric]]]], list[Sample]]:
+        """The samples scored on the spot (their output at hand: stored, or given at
+        once by the target; every pending metric inline), each with its pending metrics;
+        and the others."""
+        gives_now = hasattr(self.context.target, "output_now")
+        now, later = [], []
+        for sample, pending in todo:
+            at_hand = gives_now or sample.request_id in self.outputs
+            if at_hand and self._all_inline(pending):
+                now.append((sample, pending))
+            else:
+                later.append(sample)
+        return now, later
+
+    async def _run_all(
+        self,
+        now: Sequence[tuple[Sample, list[tuple[int, Metric]]]],
+        later: Sequence[Sample],
+        futures: Sequence[Future[list[ScoredSample]]],
+        one: Callable[[Sample], Coroutine[Any, Any, None]],
+        tracker: Tracker,
+    ) -> None:
+        """Score the samples of ``now`` on the spot (in the workers when ``futures``
+        holds their blocks), those of ``later`` in tasks; on the first failure or
+        cancellation cancel the tasks and re-raise."""
+        tasks: list[asyncio.Future[None]] = []
+        failed: list[asyncio.Future[None]] = []
+        try:
+            for sample in later:
+                task: asyncio.Future[None] = asyncio.ensure_future(one(sample))
+                task.add_done_callback(lambda t: _keep_failure(t, failed))
+                tasks.append(task)
+            if futures:
+                await self._store_from_workers(futures, tracker, failed)
+            else:
+                await self._score_here(now, tracker, failed)
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _score_here(
+        self,
+        now: Sequence[tuple[Sample, list[tuple[int, Metric]]]],
+        tracker: Tracker,
+        failed: list[asyncio.Future[None]],
+    ) -> None:
+        """Score the samples of ``now`` in this process, letting the event loop run
+        every :data:`SLICE_SECONDS`."""
+        slice_ends = time.monotonic() + SLICE_SECONDS
+        for sample, pending in now:
+            output = self._output_at_hand(sample)
+            assert output is not None  # at hand: see _split
+            self._evaluate_now(sample, output, pending)
+            tracker.advance()
+            if time.monotonic() >= slice_ends:
+                await asyncio.sleep(0)
+                if failed:
+                    failed[0].result()
+                slice_ends = time.monotonic() + SLICE_SECONDS
+
+    async def _store_from_workers(
+        self,
+        futures: Sequence[Future[list[ScoredSample]]],
+        tracker: Tracker,
+        failed: list[asyncio.Future[None]],
+    ) -> None:
+        """Store what the workers give for each block (``futures``, in block order) as
+        it arrives, in the order of the samples."""
+        for future in futures:
+            for request_id, output, scored in await asyncio.wrap_future(future):
+                if output is not None:
+                    self.writer.output_rows([output])
+                for trial, rows in scored:
+                    self.writer.score_rows(rows)
+                    self.finished.update((request_id, trial, row[3]) for row in rows)
+                tracker.advance()
+            if failed:
+                failed[0].result()
+
+    def _scored_elsewhere(self, item: tuple[Sample, list[tuple[int, Metric]]]) -> ScoredSample:
+        """In a scoring worker: one sample's output row (when not stored yet) and its
+        score rows per pending trial."""
+        sample, pending = item
+        rid = sample.request_id
+        output = self.outputs.get(rid)
+        output_row_ = None
+        if output is None:
+            output = cast(Output, self.context.target.output_now(sample))
+            output_row_ = output_row(self.run_id, rid, output)
+        scored = [
+            (trial, score_rows(self.run_id, rid, trial, scores))
+            for trial, scores in self._scores_now(sample, output, pending)
+        ]
+        return rid, output_row_, scored
+
+    def _output_at_hand(self, sample: Sample) -> Output | None:
+        """The sample's stored output, or the one the target gives at once (a data
+        target reads it from the row); None when the target has to be awaited."""
+        output = self.outputs.get(sample.request_id)
+        if output is not None:
+            return output
+        output_now = getattr(self.context.target, "output_now", None)
+        if output_now is None:
+            return None
+        output = cast(Output, output_now(sample))
+        self.writer.output(sample.request_id, output)
+        self.outputs[sample.request_id] = output
+        return output
+
+    def _all_inline(self, pending: list[tuple[int, Metric]]) -> bool:
+        inline = self._inline
+        return all(id(m) in inline for _, m in pending)
+
+    @property
+    def models(self) -> list[JudgeModel]:
+        """The judge and the agents' models of the run."""
+        agents = [m for roles in self.agent_models.values() for m in roles.values()]
+        return [m for m in (self.context.judge, *agents) if isinstance(m, JudgeModel)]
+
+    def rate_status(self) -> str:
+        """The judge layer's rate-limit events so far, for the progress line."""
+        return live_status(self.models)
+
+    async def evaluate_sample(self, sample: Sample) -> None:
+        """The target's output (stored once), then every pending trial's scores."""
+        output = self.outputs.get(sample.request_id)
+        if output is None:
+            output = await self.context.target(sample)
+            self.writer.output(sample.request_id, output)
+            self.outputs[sample.request_id] = output
+        for trial, metrics in _by_trial(self._pending(sample)):
+            contexts = self._contexts(metrics, trial)
+            inline = self._inline
+            waited = await asyncio.gather(
+                *(
+                    score_one(m, sample, output, c)
+                    for m, c in zip(metrics, contexts, strict=True)
+                    if id(m) not in inline
+                )
+            )
+            later = iter(waited)
+            results = [
+                score_now(m, sample, output, c) if id(m) in inline else next(later)
+                for m, c in zip(metrics, contexts, strict=True)
+            ]
+            self._record(sample, trial, [s for group in results for s in group])
+
+    def _evaluate_now(
+        self, sample: Sample, output: Output, pending: list[tuple[int, Metric]]
+    ) -> None:
+        """Every pending trial's scores of a sample whose pending metrics (``pending``,
+        from :meth:`_pending`) are inline."""
+        for trial, scores in self._scores_now(sample, output, pending):
+            self._record(sample, trial, scores)
+
+    def _scores_now(
+        self, sample: Sample, output: Output, pending: Sequence[tuple[int, Metric]]
+    ) -> list[tuple[int, list[Score]]]:
+        """Per pending trial of a sample whose pending metrics are inline, (trial, its
+        scores); nothing is recorded."""
+        scored = []
+        for trial, metrics in _by_trial(pending):
+            contexts = self._contexts(metrics, trial)
+            scores = [
+                s
+                for m, c in zip(metrics, contexts, strict=True)
+                for s in score_now(m, sample, output, c)
+            ]
+            scored.append((trial, scores))
+        return scored
+
+    def _record(self, sample: Sample, trial: int, scores: list[Score]) -> None:
+        self.writer.scores(sample.request_id, trial, scores)
+        self.finished.update((sample.request_id, trial, s.metric) for s in scores)
+
+    def _contexts(self, metrics: Sequence[Metric], trial: int) -> list[MetricContext]:
+        """What each metric of one sample and trial receives: a fresh ``shared`` and
+        ``computed`` for the sample and trial; metrics with the same agent models get
+        the same context."""
+        base = copy.copy(self.context)  # shallow, as dataclasses.replace
+        base.trial = trial
+        base.models = {}
+        base.shared = {}
+        base.computed = {}
+        contexts = []
+        for metric in metrics:
+            models = self.agent_models.get(metric.name)
+            if models:
+                own = copy.copy(base)
+                own.models = models
+                contexts.append(own)
+            else:
+                contexts.append(base)
+        return contexts
+
+
+def _keep_failure(task: asyncio.Future[None], failed: list[asyncio.Future[None]]) -> None:
+    if task.cancelled() or task.exception() is not None:
+        failed.append(task)
+
+
+def runs_inline(metric: Metric) -> bool:
+    """Whether the executor may score ``metric`` with :meth:`Metric.score_now`: it is
+    :attr:`~Metric.inline`, its ``compute_now`` is its ``compute`` (declared by the
+    same class), and its ``score`` is the kit's, not replaced (a row-skipping wrapper
+    goes through the awaited path)."""
+    cls = type(metric)
+    return (
+        cls.inline
+        and cls.score is Metric.score
+        and "score" not in vars(metric)
+        and _declaring(cls, "compute_now") is _declaring(cls, "compute")
+    )
+
+
+def _declaring(cls: type, name: str) -> type | None:
+    return next((k for k in cls.__mro__ if name in vars(k)), None)
+
+
+async def score_one(
+    metric: Metric, sample: Sample, output: Output, ctx: MetricContext
+) -> list[Score]:
+    """The metric's scores for one sample; a failed target or a metric that raises
+    gives an explicit error for each of its scores."""
+    if output.error is not None and output.response is None:
+        return _target_failed(metric, sample, output)
+    try:
+        result = await metric.score(sample, output, ctx)
+    except Exception as exc:  # a metric bug or bad row becomes this score's error
+        return _raised(metric, sample, exc)
+    return result if isinstance(result, list) else [result]
+
+
+def score_now(metric: Metric, sample: Sample, output: Output, ctx: MetricContext) -> list[Score]:
+    """:func:`score_one` for an inline metric, through :meth:`Metric.score_now`."""
+    if output.error is not None and output.response is None:
+        return _target_failed(metric, sample, output)
+    try:
+        return metric.score_now(sample, output, ctx)
+    except Exception as exc:  # a metric bug or bad row becomes this score's error
+        return _raised(metric, sample, exc)
+
+
+def _target_failed(metric: Metric, sample: Sample, output: Output) -> list[Score]:
+    error = f"target failed: {output.error}"
+    return [Score.failed(n, error) for n in metric.score_names_for(sample)]
+
+
+def _raised(metric: Metric, sample: Sample, exc: Exception) -> list[Score]:
+    error = f"{type(exc).__name__}: {exc}"
+    return [Score.failed(n, error) for n in metric.score_names_for(sample)]
+
+
+@contextmanager
+def outcome_recorded(store: Store, run_id: str) -> Iterator[None]:
+    """Mark the run completed, interrupted (Ctrl-C, cancellation) or failed by how the
+    block ends."""
+    try:
+        yield
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        store.set_status(run_id, "interrupted")
+        raise
+    except BaseException:
+        store.set_status(run_id, "failed")
+        raise
+    store.set_status(run_id, "completed")
+
+
+def _by_trial(pending: Sequence[tuple[int, Metric]]) -> list[tuple[int, list[Metric]]]:
+    """The trials with work left, each with its pending metrics, from
+    :meth:`Execution._pending`."""
+    return [
+        (trial, [m for t, m in pending if t == trial]) for trial in sorted({t for t, _ in pending})
+    ]

@@ -1,0 +1,338 @@
+"""Setting up the judge model for a run: from the config to a
+:class:`~ragjudge.models.JudgeModel` whose calls are stored with the run."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from ragjudge.config._eval import ConfigError, EvalConfig, JudgeConfig
+from ragjudge.metrics import Metric
+from ragjudge.models import (
+    CacheError,
+    CallRecorder,
+    GenerateConfig,
+    JudgeCallRecord,
+    JudgeModel,
+    LiteLLMProvider,
+    ModelError,
+    ModelSettings,
+    OpenAIProvider,
+    PermitSource,
+    PriceTable,
+    Provider,
+    ResponseCache,
+    get_model,
+    make_provider,
+)
+from ragjudge.models._cache import provider_endpoint
+from ragjudge.models._embeddings import CachedEmbedder, RemoteEmbedder, get_embedder
+from ragjudge.models._litellm import import_litellm
+from ragjudge.store._store import Store
+
+
+def check_judge(
+    config: EvalConfig, metrics: Sequence[Metric], *, provider: Provider | None = None
+) -> None:
+    """Before any work: a judge metric without a usable judge, an unknown model spec
+    (judge or agent) or an OpenAI model without a key is a clear error."""
+    needing = [m.name for m in metrics if m.needs_judge]
+    names = ", ".join(repr(n) for n in needing)
+    if needing and provider is None:
+        if config.judge is None:
+            raise ConfigError(
+                f"metric {names} needs a judge model; add e.g. 'judge: openai/<model>' to the "
+                "config (any OpenAI-compatible server via OPENAI_BASE_URL, or OpenAI with "
+                "OPENAI_API_KEY)"
+            )
+        _check_usable(config.judge, f"metric {names} needs the judge")
+    for metric in metrics:
+        for role, spec in metric.model_roles().items():
+            who = f"metric {metric.name!r} needs the {role} model"
+            _check_usable(agent_config(config, spec), who)
+
+
+def _check_usable(judge: JudgeConfig, who: str) -> None:
+    try:
+        provider = make_provider(judge.model, base_url=judge.base_url, api_key=_api_key(judge))
+    except ValueError as exc:
+        raise ConfigError(f"{who}: {exc}") from exc
+    if isinstance(provider, OpenAIProvider) and not provider.has_credentials:
+        raise ConfigError(
+            f"{who} {judge.model!r}, but no endpoint is configured: set OPENAI_BASE_URL to "
+            "an OpenAI-compatible server (vLLM, Ollama, LM Studio …) or OPENAI_API_KEY for "
+            "OpenAI, or 'base_url' under 'judge' in the config"
+        )
+    if isinstance(provider, LiteLLMProvider):
+        try:
+            import_litellm()
+        except ImportError as exc:
+            raise ConfigError(f"{who} {judge.model!r}: {exc}") from None
+
+
+def _api_key(judge: JudgeConfig) -> str | None:
+    if judge.api_key_env is None:
+        return None
+    key = os.environ.get(judge.api_key_env)
+    if not key:
+        raise ConfigError(f"judge.api_key_env names {judge.api_key_env}, which is not set")
+    return key
+
+
+class JudgeUnavailable(ConfigError):
+    """The judge or an agent model did not answer the pre-flight question."""
+
+
+PREFLIGHT_PROMPT = "Reply with the single word OK."
+PREFLIGHT_PURPOSE = "preflight"
+_ANSWERED = ("rate_limit", "server")
+
+
+async def preflight(models: Sequence[JudgeModel]) -> list[JudgeCallRecord]:
+    """Ask each distinct model one short question with at most one retry and no cache,
+    before any paid work; raise :class:`JudgeUnavailable` naming the first model that
+    does not answer (unreachable, timed out, not an OpenAI-compatible reply) or refuses
+    the request (a wrong model name or key), and why. A model that answers 429 or 5xx is
+    there (the run's retries deal with those). Scripted models are not asked. Returns
+    the calls made, for the run to record once it exists."""
+    records: list[JudgeCallRecord] = []
+
+    async def keep(record: JudgeCallRecord) -> int:
+        records.append(record)
+        return len(records)
+
+    seen: set[int] = set()
+    for model in models:
+        if id(model) in seen or model.provider.name == "scripted":
+            continue
+        seen.add(id(model))
+        settings = model.settings.model_copy(
+            update={"max_retries": 1, "timeout": min(model.settings.timeout, 30.0), "cache": False}
+        )
+        probe = JudgeModel(model.provider, settings=settings, recorder=keep, prices=model.prices)
+        try:
+            await probe.generate(
+                [{"role": "user", "content": PREFLIGHT_PROMPT}],
+                GenerateConfig(max_tokens=8, temperature=0.0),
+                purpose=PREFLIGHT_PURPOSE,
+            )
+        except ModelError as exc:
+            if exc.kind in _ANSWERED:
+                continue
+            raise JudgeUnavailable(
+                f"the judge model {model.spec} does not answer ({exc.kind}): {exc}; "
+                "nothing was run (set 'preflight: false' under 'judge' to skip this check)"
+            ) from None
+    return records
+
+
+async def record_calls(
+    store: Store, run_id: str, judge: JudgeConfig | None, records: Sequence[JudgeCallRecord]
+) -> None:
+    """Store calls made before the run existed (the pre-flight questions), priced."""
+    prices = PriceTable.from_dict(judge.prices) if judge is not None and judge.prices else None
+    recorder = store_recorder(store, run_id, prices)
+    for record in records:
+        await recorder(record)
+
+
+def generate_config(judge: JudgeConfig | None) -> GenerateConfig:
+    """The sampling settings every judge call of the run uses."""
+    if judge is None:
+        return GenerateConfig()
+    return GenerateConfig(
+        temperature=judge.temperature, max_tokens=judge.max_tokens, seed=judge.seed
+    )
+
+
+def model_settings(judge: JudgeConfig, *, cache: bool) -> ModelSettings:
+    """The judge layer's settings from the judge config (its ModelSettings part)."""
+    fields = judge.model_dump(include=set(ModelSettings.model_fields))
+    return ModelSettings.model_validate({**fields, "cache": cache})
+
+
+def agent_config(config: EvalConfig, spec: str) -> JudgeConfig:
+    """An agent model's config: the judge's (endpoint, limits, prices) with its own spec."""
+    return (config.judge or JudgeConfig(model=spec)).model_copy(update={"model": spec})
+
+
+class StoreRecorder:
+    """Stores each judge call with run ``run_id``, priced from ``prices`` (cache hits
+    cost nothing; no table, no cost). A call is stored before its request goes out and
+    completed when it ends, so one in flight when the process ends stays on record."""
+
+    def __init__(self, store: Store, run_id: str, prices: PriceTable | None = None) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.prices = prices
+
+    def _cost(self, call: JudgeCallRecord) -> float | None:
+        if self.prices is None:
+            return None
+        return 0.0 if call.cached else self.prices.cost(call.model, call.usage)
+
+    async def __call__(self, call: JudgeCallRecord) -> int:
+        """Store a finished call."""
+        return self.store.save_judge_call(self.run_id, call, cost=self._cost(call))
+
+    async def begin(self, call: JudgeCallRecord) -> int:
+        """Store a call whose request is about to go out."""
+        return self.store.begin_judge_call(self.run_id, call)
+
+    async def end(self, call_id: int, call: JudgeCallRecord) -> None:
+        """Complete a call stored by :meth:`begin`."""
+        self.store.end_judge_call(call_id, call, cost=self._cost(call))
+
+
+def store_recorder(store: Store, run_id: str, prices: PriceTable | None = None) -> StoreRecorder:
+    """A :class:`StoreRecorder` for run ``run_id``."""
+    return StoreRecorder(store, run_id, prices)
+
+
+def open_cache(config: EvalConfig, use_cache: bool) -> ResponseCache | None:
+    """The run's response cache (judge replies and embeddings), checked; None when off."""
+    path = config.cache_path if use_cache else None
+    if path is None:
+        return None
+    cache = ResponseCache(path)
+    try:
+        cache.check()
+    except CacheError as exc:
+        raise ConfigError(
+            f"cache: {exc} (set 'cache' to another file, or run with --no-cache)"
+        ) from None
+    return cache
+
+
+def build_judge(
+    config: EvalConfig,
+    store: Store,
+    run_id: str,
+    *,
+    use_cache: bool = True,
+    provider: Provider | None = None,
+    limiters: dict[str, PermitSource] | None = None,
+) -> JudgeModel | None:
+    """The run's judge: calls are cached (unless disabled), limited, retried, and every
+    call is stored with the run, its cost priced from the config. ``provider`` replaces
+    the one the config's model spec names (a scripted model in tests). Models of one
+    run on one endpoint share a limiter through ``limiters``."""
+    judge = config.judge
+    if judge is None:
+        if provider is None:
+            return None
+        judge = JudgeConfig(model=f"scripted/{provider.model}")
+    model = _judge_model(judge, store, run_id, open_cache(config, use_cache), provider)
+    return share_limiter(model, limiters)
+
+
+def build_agent_models(
+    config: EvalConfig,
+    metrics: Sequence[Metric],
+    store: Store,
+    run_id: str,
+    *,
+    use_cache: bool = True,
+    cache: ResponseCache | None = None,
+    limiters: dict[str, PermitSource] | None = None,
+) -> dict[str, dict[str, JudgeModel]]:
+    """Per metric, the models its agents use (:meth:`~ragjudge.metrics.Metric.model_roles`), built like the judge:
+    same limits, cache and call store, only the model spec differs. ``cache`` is the
+    judge's, to share; without it one cache is opened for all the agents. A spec two
+    metrics name is one model."""
+    if cache is None and any(m.model_roles() for m in metrics):
+        cache = open_cache(config, use_cache)
+    built: dict[str, JudgeModel] = {}
+    per_metric: dict[str, dict[str, JudgeModel]] = {}
+    for metric in metrics:
+        for role, spec in metric.model_roles().items():
+            if spec not in built:
+                model = _judge_model(agent_config(config, spec), store, run_id, cache)
+                built[spec] = share_limiter(model, limiters)
+            per_metric.setdefault(metric.name, {})[role] = built[spec]
+    return per_metric
+
+
+def build_embedders(
+    config: EvalConfig,
+    metrics: Sequence[Metric],
+    cache: ResponseCache | None,
+    limiters: dict[str, PermitSource] | None = None,
+) -> dict[str, Any]:
+    """The embedders the metrics name (:meth:`~ragjudge.metrics.Metric.embedding_specs`):
+    ``local`` models on this machine, other specs through the judge layer with the
+    judge's endpoint and limits; each text's vector is kept in ``cache``. A spec that
+    cannot be served is a :class:`ConfigError` before any work."""
+    specs = sorted({spec for metric in metrics for spec in metric.embedding_specs()})
+    built: dict[str, Any] = {}
+    for spec in specs:
+        try:
+            embedder = _embedder(config, spec, limiters)
+        except (ImportError, ValueError) as exc:
+            raise ConfigError(f"embedding {spec!r}: {exc}") from None
+        built[spec] = embedder if cache is None else CachedEmbedder(embedder, cache)
+    return built
+
+
+def _embedder(config: EvalConfig, spec: str, limiters: dict[str, PermitSource] | None) -> Any:
+    if spec == "local" or spec.startswith("local/"):
+        return get_embedder(spec)
+    settings = agent_config(config, spec)
+    model = get_model(
+        spec,
+        base_url=settings.base_url,
+        api_key=_api_key(settings),
+        settings=model_settings(settings, cache=False),
+    )
+    return RemoteEmbedder(share_limiter(model, limiters))
+
+
+def share_limiter(model: JudgeModel, limiters: dict[str, PermitSource] | None) -> JudgeModel:
+    """Give ``model`` the limiter of an earlier model of the run on the same endpoint:
+    a provider's requests-per-minute limit counts every request sent to it — judge,
+    agents and embeddings alike — so they must be paced together."""
+    endpoint = provider_endpoint(model.provider)
+    if limiters is None or endpoint is None:
+        return model
+    if endpoint in limiters:
+        model.limiter = limiters[endpoint]
+    else:
+        limiters[endpoint] = model.limiter
+    return model
+
+
+def _judge_model(
+    judge: JudgeConfig,
+    store: Store,
+    run_id: str,
+    cache: ResponseCache | None,
+    provider: Provider | None = None,
+) -> JudgeModel:
+    prices = PriceTable.from_dict(judge.prices) if judge.prices else None
+    return judge_model(judge, store_recorder(store, run_id, prices), cache, provider)
+
+
+def judge_model(
+    judge: JudgeConfig,
+    recorder: CallRecorder | None,
+    cache: ResponseCache | None,
+    provider: Provider | None = None,
+) -> JudgeModel:
+    """A judge-layer model from ``judge`` whose calls go to ``recorder`` (a run's store,
+    or a collector on a worker that cannot write it)."""
+    prices = PriceTable.from_dict(judge.prices) if judge.prices else None
+    settings = model_settings(judge, cache=cache is not None)
+    if provider is not None:
+        return JudgeModel(
+            provider, settings=settings, cache=cache, recorder=recorder, prices=prices
+        )
+    return get_model(
+        judge.model,
+        base_url=judge.base_url,
+        api_key=_api_key(judge),
+        settings=settings,
+        cache=cache,
+        recorder=recorder,
+        prices=prices,
+    )

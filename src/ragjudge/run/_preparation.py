@@ -1,0 +1,394 @@
+"""Setting up an evaluation, shared by a run and a dry run: the metrics (options
+checked before any data is read), the target, the samples, the evaluation retriever,
+and the checks that every row carries what every metric needs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from ragjudge.config._eval import ConfigError, EvalConfig, expand_environment
+from ragjudge.loading import read_evaluation_set
+from ragjudge.metrics import Metric, create_metric
+from ragjudge.run._row_skipping import lacking_rows, missing_everywhere, skip_rows_lacking_inputs
+from ragjudge.run._sampling import stratified_sample
+from ragjudge.schema import Sample
+from ragjudge.store._frames import reserved_name_problem
+from ragjudge.targets._targets import (
+    CallableTarget,
+    DataTarget,
+    ReplyLimits,
+    Target,
+    TargetError,
+    import_callable,
+)
+
+if TYPE_CHECKING:
+    from ragjudge.run._openai_evals import OpenAIEval
+
+__all__ = [
+    "MetricSpec",
+    "Prepared",
+    "RequirementError",
+    "build_metrics",
+    "build_retriever",
+    "build_target",
+    "check_requirements",
+    "configured_metrics",
+    "prepare",
+]
+
+MetricSpec = str | dict[str, Any] | Metric
+
+_TARGET_FIELDS = ("response", "retrieved_context", "trace")
+
+
+class RequirementError(ValueError):
+    """Rows lack fields that the chosen metrics need; raised before any work starts."""
+
+    def __init__(self, problems: list[str], *, hint: bool = True) -> None:
+        tail = [SKIP_HINT] if hint else []
+        super().__init__("the evaluation set cannot be scored:\n" + "\n".join([*problems, *tail]))
+        self.problems = problems
+
+
+SKIP_HINT = (
+    "(to score the other rows, set 'skip_invalid_rows: true' in the config, "
+    "--skip-invalid-rows, or evaluate(skip_invalid_rows=True): the rows are then "
+    "reported as skipped or not applicable)"
+)
+
+
+@dataclass
+class Prepared:
+    """What an evaluation runs with, checked and built."""
+
+    samples: list[Sample]
+    metrics: list[Metric]
+    target: Target
+    retriever: Any
+    notes: list[str] = field(default_factory=list)
+    """What the run should say about its evaluation set: the format assumed, columns
+    left unread, rows skipped or not applicable (see :mod:`ragjudge.loading`)."""
+
+
+def prepare(
+    config: EvalConfig,
+    *,
+    data: Any = None,
+    target: Any = None,
+    metrics: Sequence[MetricSpec] | None = None,
+    samples: list[Sample] | None = None,
+) -> Prepared:
+    """Build and check everything before any paid work, in this order: the metrics (a
+    bad option is a :class:`ConfigError` before any data is read), the target, the
+    samples (``samples`` when given, as on a resume, else loaded from ``data`` or the
+    config), the rows' fields against what the metrics need, and the retriever."""
+    registry = _registry_eval(config)
+    metric_objects = configured_metrics(config, metrics, registry)
+    target_obj = build_target(config, target)
+    notes: list[str] = []
+    if samples is not None:
+        rows = samples
+    elif data is None and config.data is None and registry is not None:
+        rows = load_config_samples(config, registry.rows, format="openai_evals", notes=notes)
+    else:
+        rows = load_config_samples(config, data, notes=notes)
+    check_by_key(config.by, rows)
+    if config.skip_invalid_rows:
+        rows = _skip_unscorable_rows(rows, metric_objects, target_obj, notes)
+    else:
+        check_requirements(rows, metric_objects, target_obj)
+    check_retriever(config, metric_objects)
+    return Prepared(rows, metric_objects, target_obj, build_retriever(config), notes)
+
+
+def configured_metrics(
+    config: EvalConfig,
+    metrics: Sequence[MetricSpec] | None = None,
+    registry: OpenAIEval | None = None,
+) -> list[Metric]:
+    """The run's metrics: ``metrics`` when given, else the config's (an openai-evals
+    eval's first); also how a Ray worker builds its own."""
+    if registry is None and metrics is None:
+        registry = _registry_eval(config)
+    given = list(config.metrics if metrics is None else metrics)
+    if registry is not None and metrics is None:
+        given = [*registry.metrics, *given]
+    return build_metrics(_with_spec_folders(config, given), base_dir=config.base_dir)
+
+
+def _skip_unscorable_rows(
+    rows: list[Sample], metrics: Sequence[Metric], target: Target, notes: list[str]
+) -> list[Sample]:
+    """``skip_invalid_rows``: without a target, rows with no response are left out;
+    each metric is not applicable to the rows lacking its other inputs. A metric that
+    no row can feed, or a target it cannot work with, is still refused."""
+    if not target.supplies_response:
+        answered = {s.request_id for s in rows if s.has_field("response") or s.has_field("trace")}
+        kept = [s for s in rows if s.request_id in answered]
+        if dropped := [
+            (i + 1, s.request_id) for i, s in enumerate(rows) if s.request_id not in answered
+        ]:
+            notes.append(f"skipped {len(dropped)} row(s) with no response: {_rows(dropped)}")
+        if not kept:
+            raise RequirementError(["no row holds a response (and no target gives one)"])
+        rows = kept
+    problems = [p for m in metrics if (p := m.check_target(target)) is not None]
+    for metric in metrics:
+        answers = target.supplies_response
+        if nowhere := missing_everywhere(rows, metric, supplies_response=answers):
+            problems += [f"metric {metric.name!r} needs {w}; no row has it" for w in nowhere]
+            continue
+        lacking = lacking_rows(rows, metric, supplies_response=answers)
+        if lacking:
+            positions = [
+                (i + 1, s.request_id) for i, s in enumerate(rows) if s.request_id in lacking
+            ]
+            reasons = sorted(set(lacking.values()))
+            notes.append(
+                f"metric {metric.name!r} is not applicable to {len(lacking)} of {len(rows)} "
+                f"rows ({'; '.join(reasons)}): {_rows(positions)}"
+            )
+            skip_rows_lacking_inputs(metric, lacking)
+    if problems:
+        raise RequirementError(problems, hint=False)
+    return rows
+
+
+def _rows(positions: Sequence[tuple[int, str]]) -> str:
+    shown = ", ".join(f"row {row} ({rid})" for row, rid in positions[:10])
+    return shown + (f" and {len(positions) - 10} more" if len(positions) > 10 else "")
+
+
+def build_target(config: EvalConfig, target: Any = None) -> Target:
+    """The target from an explicit object (callable or Target) or from the config. A
+    Python function's calls run at most ``config.concurrency`` at a time."""
+    if target is not None and not isinstance(target, str):
+        if hasattr(target, "supplies_response"):
+            return cast(Target, target)
+        if callable(target):
+            return CallableTarget(target, concurrency=config.concurrency)
+        raise TargetError(f"target {target!r} is neither a callable nor a 'module:function' path")
+    spec = config.target
+    if spec is None or spec.kind == "data":
+        return DataTarget()
+    if spec.kind == "callable":
+        if not spec.path:
+            raise TargetError("target kind 'callable' needs 'path: package.module:function'")
+        # A resumed run's stored record keeps ${VAR} references.
+        path = str(expand_environment(spec.path, source="target"))
+        fn = import_callable(path, search_dir=config.base_dir)
+        limits = ReplyLimits.of(
+            max_reply_bytes=spec.max_reply_bytes,
+            max_contexts=spec.max_contexts,
+            max_context_bytes=spec.max_context_bytes,
+        )
+        return CallableTarget(
+            fn,
+            name=path,
+            timeout=spec.timeout,
+            concurrency=config.concurrency,
+            limits=limits,
+        )
+    # imported here: an HTTP client (httpx) only for the runs that call one
+    from ragjudge.targets.http import HTTP_TARGET_KINDS, http_target_from_config
+
+    if spec.kind in HTTP_TARGET_KINDS:
+        return http_target_from_config(spec.model_dump(exclude_none=True))
+    known = ", ".join(("data", "callable", *HTTP_TARGET_KINDS))
+    raise TargetError(f"unknown target kind {spec.kind!r}; known kinds: {known}")
+
+
+def build_metrics(specs: Sequence[MetricSpec], *, base_dir: Path | None = None) -> list[Metric]:
+    """The run's metrics from names, option dicts or instances; an unknown metric, a
+    bad option, a repeated score name or one reserved for the export's other columns
+    (:func:`ragjudge.store._frames.reserved_name_problem`) is a :class:`ConfigError`. ``module:Class``
+    metrics are looked up beside the config (``base_dir``) first."""
+    metrics: list[Metric] = []
+    problems: list[str] = []
+    for spec in specs:
+        try:
+            metrics.append(create_metric(spec, search_dir=base_dir))
+        except (ValueError, TypeError) as exc:
+            problems.append(str(exc))
+    if problems:
+        raise ConfigError("metrics: " + "\n  ".join(problems))
+    reserved = [
+        f"metric {m.name!r}: the score name {n!r} is reserved: {problem}"
+        for m in metrics
+        for n in m.score_names()
+        if (problem := reserved_name_problem(n)) is not None
+    ]
+    if reserved:
+        raise ConfigError(
+            "metrics: " + "\n  ".join(reserved) + "\n  (give the metric another 'name')"
+        )
+    names = [n for m in metrics for n in m.score_names()]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ConfigError(
+            f"metric names must be unique in a run; repeated: {', '.join(duplicates)}"
+            " (give each instance its own 'name')"
+        )
+    return metrics
+
+
+def load_config_samples(
+    config: EvalConfig,
+    data: Any,
+    *,
+    format: str | None = None,
+    notes: list[str] | None = None,
+) -> list[Sample]:
+    """The evaluation set: ``data`` when given (a DataFrame, list of dicts or path),
+    else the config's ``data``, read with the config's ``format``, ``columns`` and
+    ``skip_invalid_rows``; the first ``limit`` rows when a limit is set, or a random
+    ``sample`` stratified by ``by``. ``notes`` receives what the reading decided."""
+    if data is None:
+        if config.data is None:
+            raise ConfigError("no evaluation set: give 'data' (a file, DataFrame or list of dicts)")
+        data = config.resolve(config.data)
+    loaded = read_evaluation_set(
+        data,
+        format=format or config.format,
+        columns=config.columns,
+        skip_invalid_rows=config.skip_invalid_rows,
+    )
+    if notes is not None:
+        notes.extend(loaded.report.notes())
+    samples = loaded.samples
+    if config.sample:
+        return stratified_sample(samples, config.sample, by=config.by, seed=config.seed)
+    return samples[: config.limit] if config.limit else samples
+
+
+def _registry_eval(config: EvalConfig) -> OpenAIEval | None:
+    """The openai-evals eval the config names (its metrics and rows), or None."""
+    if config.openai_evals is None:
+        return None
+    from ragjudge.run._openai_evals import load_eval
+
+    chosen = config.openai_evals
+    return load_eval(config.resolve(chosen.registry), chosen.eval, invalid=chosen.invalid)
+
+
+def _with_spec_folders(config: EvalConfig, specs: Sequence[MetricSpec]) -> list[MetricSpec]:
+    """``classify`` metrics search the config's ``specs`` folders (after their own
+    ``spec_dirs``), and spec paths and folders are read relative to the config."""
+    folders = [str(config.resolve(folder)) for folder in config.specs]
+    found: list[MetricSpec] = []
+    for spec in specs:
+        if isinstance(spec, dict) and spec.get("metric") == "classify":
+            spec = dict(spec)
+            own = spec.get("spec_dirs")
+            if isinstance(own, list) and all(isinstance(d, str) for d in own):
+                spec["spec_dirs"] = [*(str(config.resolve(d)) for d in own), *folders]
+            elif folders and own is None:
+                spec["spec_dirs"] = folders
+            ref = spec.get("spec")
+            if isinstance(ref, str) and ref.split("#")[0].endswith((".yaml", ".yml")):
+                path, _, name = ref.partition("#")
+                spec["spec"] = str(config.resolve(path)) + (f"#{name}" if name else "")
+        elif spec == "classify" and folders:
+            spec = {"metric": "classify", "spec_dirs": folders}
+        found.append(spec)
+    return found
+
+
+def check_by_key(by: str | None, samples: Sequence[Sample]) -> None:
+    """The ``by`` breakdown key (``lang`` or ``metadata.lang``) must be in some sample's
+    metadata, so a misspelt key stops the run before any paid work."""
+    if by is None:
+        return
+    key = by.removeprefix("metadata.")
+    if not any(key in s.metadata for s in samples):
+        known = sorted({k for s in samples for k in s.metadata})
+        shown = ", ".join(known[:20]) or "none"
+        raise ConfigError(f"by: no sample has the metadata key {key!r}; keys in the data: {shown}")
+
+
+def check_requirements(
+    samples: Sequence[Sample], metrics: Sequence[Metric], target: Target
+) -> None:
+    """Raise :class:`RequirementError` listing, per metric and field, the rows that
+    lack what the metric needs."""
+    problems: list[str] = []
+    lacking: dict[str, list[tuple[int, str]]] = {}  # metrics share most requirements
+    for metric in metrics:
+        if (problem := metric.check_target(target)) is not None:
+            problems.append(problem)
+        for requirement in metric.requires:
+            alternatives = requirement.split("|")
+            if target.supplies_response and any(a in _TARGET_FIELDS for a in alternatives):
+                continue
+            missing = lacking.get(requirement)
+            if missing is None:
+                missing = lacking[requirement] = [
+                    (i + 1, s.request_id)
+                    for i, s in enumerate(samples)
+                    if not any(s.has_field(a) for a in alternatives)
+                ]
+            if missing:
+                shown = ", ".join(f"row {row} ({rid})" for row, rid in missing[:20])
+                more = f" and {len(missing) - 20} more" if len(missing) > 20 else ""
+                wanted = " or ".join(repr(a) for a in alternatives)
+                problems.append(
+                    f"metric {metric.name!r} needs {wanted}; missing in {len(missing)} of "
+                    f"{len(samples)} rows: {shown}{more}"
+                )
+    if problems:
+        raise RequirementError(problems)
+
+
+def check_retriever(config: EvalConfig, metrics: Sequence[Metric]) -> None:
+    """Metrics that search for evaluation contexts need a knowledge base or a
+    retriever endpoint."""
+    needing = [m.name for m in metrics if m.needs_retriever]
+    if needing and config.knowledge_base is None and config.retriever is None:
+        names = ", ".join(repr(n) for n in needing)
+        raise ConfigError(
+            f"metric {names} retrieves evaluation contexts: configure 'knowledge_base' "
+            "(or 'retriever: {kind: http, url: ...}'), or use contexts: retrieved or none"
+        )
+
+
+def build_retriever(config: EvalConfig) -> Any:
+    """The evaluation retriever: the target's own search endpoint when ``retriever`` is
+    configured, else a BM25, dense or hybrid index over the knowledge base (dense
+    indexes are cached under ``.ragjudge/index`` beside the config); None without
+    either."""
+    if config.retriever is not None:
+        from ragjudge.targets.http import http_retriever_from_config
+
+        try:
+            return http_retriever_from_config(config.retriever)
+        except TargetError as exc:
+            raise ConfigError(f"retriever: {exc}") from exc
+    kb = config.knowledge_base
+    if kb is None:
+        return None
+    from ragjudge.knowledge import KnowledgeBase
+    from ragjudge.knowledge import _retrieval as retrieval
+
+    if kb.retriever not in retrieval.RETRIEVER_KINDS:
+        known = ", ".join(retrieval.RETRIEVER_KINDS)
+        raise ConfigError(f"unknown retriever {kb.retriever!r}; known: {known}")
+    try:
+        base = KnowledgeBase.load(
+            config.resolve(kb.path),
+            chunk_size=kb.chunk_size,
+            chunk_overlap=kb.chunk_overlap,
+            workers=None if config.processes == "auto" else config.processes,
+        )
+    except (ValueError, OSError) as exc:  # TextFileError is a ValueError
+        raise ConfigError(f"knowledge_base: {exc}") from None
+    return retrieval.build_retriever(
+        base,
+        kb.retriever,  # type: ignore[arg-type]
+        embedder=kb.embedding,
+        cache_dir=config.resolve(".ragjudge/index"),
+        k_rrf=kb.k_rrf,
+    )

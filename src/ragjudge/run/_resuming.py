@@ -1,0 +1,59 @@
+"""Resuming a stored run: the run and its samples, and the config it goes on with."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragjudge._util.redact import MASK
+from ragjudge.config._eval import EvalConfig
+from ragjudge.schema import Sample
+from ragjudge.store._store import RunInfo, Store
+
+__all__ = ["holds_mask", "resumed_config", "stored_run"]
+
+
+def stored_run(
+    config: EvalConfig, run_id: str, *, read: bool = True
+) -> tuple[RunInfo, list[Sample] | None]:
+    """The run to resume and its samples (None unless ``read``); ``KeyError`` when
+    there is none."""
+    if not config.store_path.exists():
+        raise KeyError(f"no run {run_id!r}: there is no store at {config.store_path}")
+    with Store(config.store_path) as store:
+        run = store.run(run_id)
+        return run, store.samples(run.run_id) if read else None
+
+
+def resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
+    """The stored run's config, with the pace, the breakdown and the store of
+    ``given``: a resumed run keeps its samples, metrics, trials and models. Secrets are
+    not stored (``***``): a target, retriever or judge connection whose stored form
+    holds one is taken from ``given``, the config the resume was started with."""
+    stored = EvalConfig.model_validate(run.config)
+    update: dict[str, Any] = {
+        "concurrency": given.concurrency,
+        "executor": given.executor,
+        "ray": given.ray,
+        "by": given.by or stored.by,
+        # the store the run was found in, wherever the stored config says it was
+        "store": str(given.store_path),
+    }
+    for section in ("target", "retriever"):
+        if holds_mask(run.config.get(section)) and getattr(given, section) is not None:
+            update[section] = getattr(given, section)
+    judge = run.config.get("judge")
+    if stored.judge is not None and given.judge is not None and holds_mask(judge):
+        connection = given.judge.model_dump(include={"base_url", "api_key_env"})
+        update["judge"] = stored.judge.model_copy(update=connection)
+    return stored.model_copy(update=update)
+
+
+def holds_mask(value: Any) -> bool:
+    """Whether a stored config section holds a masked secret."""
+    if isinstance(value, str):
+        return MASK in value
+    if isinstance(value, dict):
+        return any(holds_mask(v) for v in value.values())
+    if isinstance(value, list):
+        return any(holds_mask(v) for v in value)
+    return False

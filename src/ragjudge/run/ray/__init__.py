@@ -1,0 +1,60 @@
+"""Running an evaluation on a Ray cluster (``executor: ray``; the ``ragjudge[ray]`` extra).
+
+The driver (the process that runs ``ragjudge run``) partitions the samples that are not
+done yet into batches; Ray workers run each batch through the same per-sample pipeline
+as a local run (:class:`ragjudge.run._execution.Execution`: target, metrics, judge calls) and
+send the outputs, scores, judge-call records and new cache entries back; the driver
+alone writes the SQLite store, batch by batch. Judge calls of every worker take their
+permits from one actor (:mod:`ragjudge.run.ray._permits`) that holds the run's
+limiter, so RPM/TPM limits and the concurrency cap hold across the cluster.
+
+Only :mod:`ragjudge.config._ray` is imported by the config; the modules that
+import ``ray`` are imported when a run chooses ``executor: ray``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ragjudge.config._eval import EvalConfig
+
+__all__ = ["require_ray", "with_executor"]
+
+
+def require_ray(config: EvalConfig) -> None:
+    """Before a run stores anything: a :class:`~ragjudge.config._eval.ConfigError` saying how
+    to install the extra when ``ray`` cannot be imported, or naming the cluster address
+    that is malformed or does not answer."""
+    from ragjudge.config._eval import ConfigError
+    from ragjudge.config._ray import check_reachable, cluster_address
+
+    address = cluster_address(config.ray)
+    if address is not None:
+        where = "ray.address" if config.ray is not None and config.ray.address else "RAY_ADDRESS"
+        try:
+            check_reachable(address)
+        except ValueError as exc:
+            raise ConfigError(f"{where}: no Ray cluster: {exc}") from None
+
+    try:
+        import ray  # noqa: F401
+    except ImportError as exc:
+        raise ConfigError(
+            f"executor: ray needs the ray extra (pip install 'ragjudge[ray]'): {exc}"
+        ) from None
+
+
+def with_executor(config: EvalConfig, executor: str | None) -> EvalConfig:
+    """``config`` with the executor chosen on the command line (``--executor``); an
+    unknown name is a :class:`~ragjudge.config._eval.ConfigError`."""
+    from ragjudge.config._eval import ConfigError
+    from ragjudge.config._ray import EXECUTORS
+
+    if executor is None:
+        return config
+    if executor not in EXECUTORS:
+        raise ConfigError(
+            f"--executor: unknown executor {executor!r}; known: {', '.join(EXECUTORS)}"
+        )
+    return config.model_copy(update={"executor": executor})

@@ -1,0 +1,127 @@
+"""Reads of a run's applicable scores as numeric columns, a page at a time: what the
+run summary is computed from, without a Python object or a frame row per score.
+numpy is loaded when a page is read, not with the module (the store imports it)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = ["PAGE_ROWS", "ScoreColumnReads", "ScorePage"]
+
+PAGE_ROWS = 8192
+"""Score rows read per page: about 1 MB of Python tuples while a page is converted."""
+
+# Samples in the order of the evaluation set, each sample's scores by trial; within a
+# sample and trial the metrics come in key order, so ``rowid`` is read as well: it is
+# what orders metrics first seen on the same sample and trial (see ScorePage.rowid).
+_APPLICABLE = (
+    " FROM samples sa CROSS JOIN scores sc"
+    " ON sc.run_id = sa.run_id AND sc.request_id = sa.request_id"
+    " WHERE sa.run_id = ? AND (sc.skipped IS NULL OR sc.skipped = '')"
+)
+_PAGES = (
+    "SELECT sa.position, sc.trial, sc.metric, sc.value,"
+    " CASE WHEN sc.error IS NULL THEN 0 WHEN sc.error = '' THEN 1 ELSE 2 END, sc.rowid"
+    + _APPLICABLE
+    + " ORDER BY sa.position, sc.trial"
+)
+_ERRORS = (
+    "SELECT sc.metric, sc.error" + _APPLICABLE + " AND sc.error IS NOT NULL"
+    " ORDER BY sa.position, sc.trial"
+)
+_METADATA = (
+    "SELECT sa.position, json_extract(sa.sample_json, '$.metadata'), EXISTS (SELECT 1 FROM scores sc"
+    " WHERE sc.run_id = sa.run_id AND sc.request_id = sa.request_id"
+    " AND (sc.skipped IS NULL OR sc.skipped = '')) FROM samples sa WHERE sa.run_id = ?"
+    " ORDER BY sa.position"
+)
+
+
+@dataclass(frozen=True)
+class ScorePage:
+    """One page of a run's applicable scores (skipped ones are not read), in sample
+    order then trial order: equally long columns."""
+
+    sample: npt.NDArray[np.int64]
+    """The sample's position in the evaluation set."""
+    trial: npt.NDArray[np.int64]
+    metric: npt.NDArray[np.int64]
+    """Index of the score's name in the ``names`` list the pages were read with."""
+    value: npt.NDArray[np.float64]
+    """NaN where the score has no value."""
+    failed: npt.NDArray[np.bool_]
+    """The score has an error message (an empty one does not count)."""
+    noted: npt.NDArray[np.bool_]
+    """The score has an error, even an empty one (what errors are grouped from)."""
+    rowid: npt.NDArray[np.int64]
+    """Where the score was stored: the order of scores of one sample and trial."""
+
+    def __len__(self) -> int:
+        return int(self.sample.size)
+
+
+class ScoreColumnReads:
+    """The score-column reads of :class:`~ragjudge.store._store.Store` (its connection)."""
+
+    _conn: sqlite3.Connection
+
+    def score_pages(
+        self, run_id: str, names: list[str], *, page_rows: int | None = None
+    ) -> Iterator[ScorePage]:
+        """The run's applicable scores a page of ``page_rows`` (default
+        :data:`PAGE_ROWS`) at a time. ``names`` is filled with each score name as it is
+        first read; pages refer to it by index."""
+        index = {name: i for i, name in enumerate(names)}
+        cursor = self._conn.execute(_PAGES, (run_id,))
+        try:
+            while rows := cursor.fetchmany(page_rows or PAGE_ROWS):
+                yield _page(rows, index, names)
+        finally:
+            cursor.close()
+
+    def score_errors(self, run_id: str) -> Iterator[tuple[str, str]]:
+        """(metric, error message) of each applicable score with an error, in sample
+        then trial order."""
+        cursor = self._conn.execute(_ERRORS, (run_id,))
+        try:
+            yield from cursor
+        finally:
+            cursor.close()
+
+    def scored_metadata(self, run_id: str) -> Iterator[tuple[int, dict[str, Any], bool]]:
+        """(position, metadata, whether it has an applicable score) of each sample, in
+        the order of the evaluation set."""
+        cursor = self._conn.execute(_METADATA, (run_id,))
+        try:
+            for position, text, scored in cursor:
+                yield int(position), json.loads(text) if text else {}, bool(scored)
+        finally:
+            cursor.close()
+
+
+def _page(rows: list[Any], index: dict[str, int], names: list[str]) -> ScorePage:
+    import numpy as np  # loaded by the summary, not with the store (``runs`` lists without it)
+
+    samples, trials, metrics, values, errors, rowids = zip(*rows, strict=True)
+    error_state = np.array(errors, dtype=np.int8)  # 0 none, 1 empty, 2 a message
+    for name in metrics:
+        if name not in index:
+            index[name] = len(names)
+            names.append(name)
+    return ScorePage(
+        sample=np.array(samples, dtype=np.int64),
+        trial=np.array(trials, dtype=np.int64),
+        metric=np.array([index[name] for name in metrics], dtype=np.int64),
+        value=np.array(values, dtype=np.float64),
+        failed=error_state == 2,
+        noted=error_state > 0,
+        rowid=np.array(rowids, dtype=np.int64),
+    )

@@ -1,0 +1,423 @@
+"""The SQLite store: runs, samples, target outputs, scores and judge calls.
+
+A run's outputs and scores are committed in batches (see :mod:`ragjudge.store._batch`):
+every result is stored at most :data:`~ragjudge.store._batch.BATCH_SECONDS` after it
+finished, at once when the run ends or is interrupted (Ctrl-C), so a killed process
+loses at most the results of that last window and ``--resume`` picks up where the
+store stopped. Judge calls are committed one by one, before their requests go out.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel
+
+from ragjudge.models._types import JudgeCallRecord
+from ragjudge.schema import Output, Sample, Score, ScoreMeaning
+from ragjudge.store import _events as run_events
+from ragjudge.store import _frames as frames
+from ragjudge.store import _judge_calls as judge_calls
+from ragjudge.store._file import StoreError as StoreError
+from ragjudge.store._file import open_store_file
+from ragjudge.store._judge_calls import CallUsage
+from ragjudge.store._samples import SampleReads
+from ragjudge.store._scores import ScoreColumnReads
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+RunStatus = Literal["running", "completed", "interrupted", "failed"]
+
+
+class RunInfo(BaseModel):
+    """One row of the runs table. ``meanings`` says what each score means; None for a
+    run stored before meanings were recorded (see :mod:`ragjudge.analysis._meanings`)."""
+
+    run_id: str
+    name: str | None
+    status: RunStatus
+    created_at: str
+    finished_at: str | None
+    config: dict[str, Any]
+    versions: dict[str, str]
+    n_samples: int
+    trials: int
+    meanings: dict[str, ScoreMeaning] | None = None
+
+
+_RUN_COLUMNS = (
+    "run_id, name, status, created_at, finished_at, config_json, versions_json,"
+    " n_samples, trials, meanings_json"
+)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def new_run_id() -> str:
+    """A sortable, readable run id: UTC timestamp plus random hex."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
+def _dumps(value: Any) -> str:
+    return _ENCODER.encode(value)
+
+
+OutputRow = tuple[str, str, str, str | None, float | None, int, int, str]
+ScoreRow = tuple[
+    str, str, int, str, float | None, str | None, str | None, str, str, str, str | None
+]
+
+
+def output_row(run_id: str, request_id: str, output: Output, now: str | None = None) -> OutputRow:
+    """The ``outputs`` row of one target output."""
+    return (
+        run_id,
+        request_id,
+        output.model_dump_json(),
+        output.error,
+        output.latency,
+        output.usage.input_tokens,
+        output.usage.output_tokens,
+        now or _now(),
+    )
+
+
+def score_rows(
+    run_id: str, request_id: str, trial: int, scores: Iterable[Score], now: str | None = None
+) -> list[ScoreRow]:
+    """The ``scores`` rows of one sample's scores for one trial."""
+    now = now or _now()
+    return [
+        (
+            run_id,
+            request_id,
+            trial,
+            s.metric,
+            s.value,
+            s.error,
+            s.rationale,
+            _dumps(s.details) if s.details else "{}",
+            _dumps(s.judge_call_ids) if s.judge_call_ids else "[]",
+            now,
+            s.skipped,
+        )
+        for s in scores
+    ]
+
+
+class Store(SampleReads, ScoreColumnReads):
+    """A SQLite file holding every run. Safe to reopen while another process has it open."""
+
+    def __init__(self, path: str | Path) -> None:
+        """Open (or create) the store at ``path``; :class:`StoreError` when it cannot
+        be one."""
+        self.path = Path(path)
+        self._conn = open_store_file(self.path)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._conn:
+            yield self._conn
+
+    # runs -----------------------------------------------------------------
+
+    def create_run(
+        self,
+        *,
+        name: str | None,
+        config: dict[str, Any],
+        versions: dict[str, str],
+        samples: Sequence[Sample],
+        trials: int,
+        run_id: str | None = None,
+        meanings: Mapping[str, ScoreMeaning] | None = None,
+        pages: Iterable[Sequence[tuple[str, str]]] = (),
+    ) -> str:
+        """Create a run and store its samples and its scores' meanings; returns the
+        run id. ``pages`` holds more samples, after ``samples``, already in their
+        stored form — (request id, JSON) — a page at a time, in the same transaction."""
+        run_id = run_id or new_run_id()
+        stored = None if meanings is None else {k: m.model_dump() for k, m in meanings.items()}
+        with self._tx() as conn:
+            conn.execute(
+                f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?, ?, 'running', ?, NULL, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    name,
+                    _now(),
+                    _dumps(config),
+                    _dumps(versions),
+                    len(samples),
+                    trials,
+                    None if stored is None else _dumps(stored),
+                ),
+            )
+            conn.executemany(
+                "INSERT INTO samples VALUES (?, ?, ?, ?)",
+                [(run_id, i, s.request_id, s.model_dump_json()) for i, s in enumerate(samples)],
+            )
+            count = len(samples)
+            for page in pages:
+                conn.executemany(
+                    "INSERT INTO samples VALUES (?, ?, ?, ?)",
+                    [(run_id, count + i, rid, stored) for i, (rid, stored) in enumerate(page)],
+                )
+                count += len(page)
+            if count != len(samples):
+                conn.execute("UPDATE runs SET n_samples = ? WHERE run_id = ?", (count, run_id))
+        return run_id
+
+    def set_status(self, run_id: str, status: RunStatus) -> None:
+        """Set the run's status; any status but ``running`` stamps its finish time."""
+        finished = _now() if status != "running" else None
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
+                (status, finished, run_id),
+            )
+
+    def run(self, run_id: str) -> RunInfo:
+        """The run with this id (a unique prefix is enough)."""
+        rows = self._conn.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE run_id LIKE ? ORDER BY run_id",
+            (run_id + "%",),
+        ).fetchall()
+        if not rows:
+            raise KeyError(f"no run {run_id!r} in {self.path}")
+        if len(rows) > 1 and rows[0][0] != run_id:
+            ids = ", ".join(r[0] for r in rows)
+            raise KeyError(f"run id {run_id!r} is ambiguous in {self.path}: {ids}")
+        return self._run_info(rows[0])
+
+    def runs(self) -> list[RunInfo]:
+        """Every run, oldest first (runs started in the same second in the order they
+        were created)."""
+        rows = self._conn.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY created_at, rowid"
+        ).fetchall()
+        return [self._run_info(r) for r in rows]
+
+    @staticmethod
+    def _run_info(row: tuple[Any, ...]) -> RunInfo:
+        return RunInfo(
+            run_id=row[0],
+            name=row[1],
+            status=row[2],
+            created_at=row[3],
+            finished_at=row[4],
+            config=json.loads(row[5]),
+            versions=json.loads(row[6]),
+            n_samples=row[7],
+            trials=row[8],
+            meanings=None if row[9] is None else json.loads(row[9]),
+        )
+
+    # outputs and scores -----------------------------------------------------
+
+    def save_output(self, run_id: str, request_id: str, output: Output) -> None:
+        """Store (or replace) the target's output for one sample."""
+        self.write_results([output_row(run_id, request_id, output)], [])
+
+    def write_results(self, outputs: Sequence[OutputRow], scores: Sequence[ScoreRow]) -> None:
+        """Store (or replace) output and score rows in one transaction."""
+        with self._tx() as conn:
+            if outputs:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO outputs VALUES (?, ?, ?, ?, ?, ?, ?, ?)", outputs
+                )
+            if scores:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    scores,
+                )
+
+    def outputs(self, run_id: str) -> dict[str, Output]:
+        """The run's stored target outputs by request id."""
+        rows = self._conn.execute(
+            "SELECT request_id, output_json FROM outputs WHERE run_id = ?", (run_id,)
+        ).fetchall()
+        return {r[0]: Output.model_validate_json(r[1]) for r in rows}
+
+    def save_scores(
+        self, run_id: str, request_id: str, trial: int, scores: Iterable[Score]
+    ) -> None:
+        """Store one sample's scores for one trial in one transaction."""
+        self.write_results([], score_rows(run_id, request_id, trial, scores))
+
+    def skipped_counts(self, run_id: str) -> dict[str, int]:
+        """Per metric, the results (sample × trial) where it did not apply."""
+        rows = self._conn.execute(
+            "SELECT metric, COUNT(*) FROM scores WHERE run_id = ? AND skipped IS NOT NULL"
+            " GROUP BY metric",
+            (run_id,),
+        ).fetchall()
+        return {str(metric): int(count) for metric, count in rows}
+
+    def discard_errors(self, run_id: str) -> tuple[int, int]:
+        """Delete the run's errored scores, and the outputs of samples whose target
+        failed, so a resume computes them again; returns (scores, outputs) deleted."""
+        with self._tx() as conn:
+            scores = conn.execute(
+                "DELETE FROM scores WHERE run_id = ? AND error IS NOT NULL", (run_id,)
+            ).rowcount
+            outputs = conn.execute(
+                "DELETE FROM outputs WHERE run_id = ? AND error IS NOT NULL"
+                " AND json_extract(output_json, '$.response') IS NULL",
+                (run_id,),
+            ).rowcount
+        return scores, outputs
+
+    def finished_scores(self, run_id: str) -> set[tuple[str, int, str]]:
+        """(request_id, trial, metric) of every stored score of the run."""
+        rows = self._conn.execute(
+            "SELECT request_id, trial, metric FROM scores WHERE run_id = ?", (run_id,)
+        ).fetchall()
+        return {(r[0], r[1], r[2]) for r in rows}
+
+    def scores(self, run_id: str) -> list[tuple[str, int, Score]]:
+        """(request_id, trial, Score) for every stored score, in sample order."""
+        rows = self._conn.execute(
+            "SELECT sc.request_id, sc.trial, sc.metric, sc.value, sc.error, sc.rationale,"
+            " sc.details_json, sc.judge_call_ids_json, sc.skipped FROM scores sc"
+            " JOIN samples sa ON sa.run_id = sc.run_id AND sa.request_id = sc.request_id"
+            " WHERE sc.run_id = ? ORDER BY sa.position, sc.trial, sc.rowid",
+            (run_id,),
+        ).fetchall()
+        return [
+            (
+                r[0],
+                r[1],
+                Score(
+                    metric=r[2],
+                    value=r[3],
+                    error=r[4],
+                    rationale=r[5],
+                    details=json.loads(r[6]),
+                    judge_call_ids=json.loads(r[7]),
+                    skipped=r[8],
+                ),
+            )
+            for r in rows
+        ]
+
+    # judge calls ------------------------------------------------------------
+
+    def save_judge_call(
+        self, run_id: str | None, record: JudgeCallRecord, *, cost: float | None = None
+    ) -> int:
+        """Store one judge call (with its cost in dollars, when priced) and return its id."""
+        with self._tx() as conn:
+            return judge_calls.insert_call(conn, run_id, record, cost)
+
+    def begin_judge_call(self, run_id: str | None, record: JudgeCallRecord) -> int:
+        """Store a call about to be sent, marked in flight; returns its id."""
+        in_flight = record.model_copy(update={"error": judge_calls.IN_FLIGHT})
+        with self._tx() as conn:
+            return judge_calls.insert_call(conn, run_id, in_flight, None)
+
+    def end_judge_call(
+        self, call_id: int, record: JudgeCallRecord, *, cost: float | None = None
+    ) -> None:
+        """Complete a call stored in flight with how it ended."""
+        with self._tx() as conn:
+            judge_calls.update_call(conn, call_id, record, cost)
+
+    def mark_lost_calls(self, run_id: str) -> int:
+        """Mark calls left in flight by a process that ended (killed) as lost; returns
+        how many."""
+        with self._tx() as conn:
+            return judge_calls.mark_lost_calls(conn, run_id)
+
+    def judge_calls(self, run_id: str) -> pd.DataFrame:
+        """Every judge call of the run (prompt, reply, usage, cost …), in call order."""
+        import pandas as pd  # loaded by the commands that read frames, not by `runs`
+
+        return pd.read_sql_query(
+            "SELECT * FROM judge_calls WHERE run_id = ? ORDER BY call_id",
+            self._conn,
+            params=(run_id,),
+        )
+
+    def judge_usage(self, run_id: str) -> list[dict[str, Any]]:
+        """Judge calls, tokens, cost, errors and lost calls per purpose."""
+        return judge_calls.usage_by_purpose(self._conn, run_id)
+
+    def call_usage(self, run_id: str) -> dict[int, CallUsage]:
+        """Every judge call's tokens and cost, by call id."""
+        return judge_calls.usage_by_call(self._conn, run_id)
+
+    def target_usage(self, run_id: str) -> dict[str, Any]:
+        """The system under test's token counts and latency over the run's outputs."""
+        row = self._conn.execute(
+            "SELECT COUNT(*), SUM(input_tokens), SUM(output_tokens), AVG(latency),"
+            " SUM(error IS NOT NULL) FROM outputs WHERE run_id = ?",
+            (run_id,),
+        ).fetchone()
+        return {
+            "outputs": row[0],
+            "input_tokens": row[1] or 0,
+            "output_tokens": row[2] or 0,
+            "mean_latency": row[3],
+            "errors": row[4] or 0,
+        }
+
+    # run events -------------------------------------------------------------
+
+    def add_run_event(self, run_id: str, kind: str, data: dict[str, Any]) -> None:
+        """Store an event of the run (see :mod:`ragjudge.store._events`)."""
+        with self._tx() as conn:
+            run_events.add_event(conn, run_id, kind, data)
+
+    def run_events(self, run_id: str, kind: str) -> list[dict[str, Any]]:
+        """The run's events of ``kind``, oldest first."""
+        return run_events.events(self._conn, run_id, kind)
+
+    # frames -----------------------------------------------------------------
+
+    def score_frame(self, run_id: str) -> pd.DataFrame:
+        """One row per (sample, trial, metric) with the sample's metadata as
+        ``metadata.KEY`` columns; the input of :mod:`ragjudge.stats`. Built from the
+        stored columns (no :class:`Score` objects)."""
+        rows = self._conn.execute(
+            "SELECT sc.request_id, sc.trial, sc.metric, sc.value, sc.error FROM scores sc"
+            " JOIN samples sa ON sa.run_id = sc.run_id AND sa.request_id = sc.request_id"
+            " WHERE sc.run_id = ? AND (sc.skipped IS NULL OR sc.skipped = '')"
+            " ORDER BY sa.position, sc.trial, sc.rowid",
+            (run_id,),
+        ).fetchall()
+        return frames.score_frame_of_rows(self.sample_metadata(run_id), rows)
+
+    def sample_frame(
+        self, run_id: str, excluded: Mapping[str, Sequence[float]] | None = None
+    ) -> pd.DataFrame:
+        """One row per (sample, trial): request, response, reference, each metric's
+        value, error, rationale, details (JSON: per-reference components, multi-turn
+        transcripts …) and judge call ids; with ``excluded`` (values each metric's mean
+        leaves out) a ``METRIC.left_out`` flag. The form that ``export`` writes."""
+        return frames.sample_frame(
+            self.samples(run_id), self.outputs(run_id), self.scores(run_id), excluded
+        )

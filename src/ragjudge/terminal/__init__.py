@@ -1,0 +1,71 @@
+"""Rendering results for people: terminal tables of run summaries, comparisons and
+meta-evaluations (correlation, agreement, PPI and the Figure 2 layout, also as
+Markdown)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ragjudge._util.lazy import lazy_names
+
+# Each public name and the module that defines it, imported on first use: listing the
+# runs does not load the statistics behind comparisons and meta-evaluations.
+_EXPORTS = {
+    "agreement_grids": "ragjudge.terminal._agreement",
+    "annotator_notes": "ragjudge.terminal._agreement",
+    "ppi_grid": "ragjudge.terminal._agreement",
+    "render_comparison": "ragjudge.terminal._compare",
+    "figure2_grid": "ragjudge.terminal._figure2",
+    "figure2_markdown": "ragjudge.terminal._figure2",
+    "Grid": "ragjudge.terminal._grid",
+    "render_meta": "ragjudge.terminal._meta",
+    "render_methods": "ragjudge.terminal._methods",
+    "render_repro": "ragjudge.terminal._repro",
+    "render_stability": "ragjudge.terminal._stability",
+    "errors_table": "ragjudge.terminal._terminal",
+    "print_plan": "ragjudge.terminal._terminal",
+    "print_result": "ragjudge.terminal._terminal",
+    "runs_table": "ragjudge.terminal._terminal",
+    "summary_table": "ragjudge.terminal._terminal",
+    "usage_table": "ragjudge.terminal._terminal",
+}
+
+if TYPE_CHECKING:
+    from ragjudge.terminal._agreement import agreement_grids, annotator_notes, ppi_grid
+    from ragjudge.terminal._compare import render_comparison
+    from ragjudge.terminal._figure2 import figure2_grid, figure2_markdown
+    from ragjudge.terminal._grid import Grid
+    from ragjudge.terminal._meta import render_meta
+    from ragjudge.terminal._methods import render_methods
+    from ragjudge.terminal._repro import render_repro
+    from ragjudge.terminal._stability import render_stability
+    from ragjudge.terminal._terminal import (
+        errors_table,
+        print_plan,
+        print_result,
+        runs_table,
+        summary_table,
+        usage_table,
+    )
+
+__all__ = [
+    "Grid",
+    "agreement_grids",
+    "annotator_notes",
+    "errors_table",
+    "figure2_grid",
+    "figure2_markdown",
+    "ppi_grid",
+    "print_plan",
+    "print_result",
+    "render_comparison",
+    "render_meta",
+    "render_methods",
+    "render_repro",
+    "render_stability",
+    "runs_table",
+    "summary_table",
+    "usage_table",
+]
+
+__getattr__ = lazy_names(__name__, _EXPORTS, globals())

@@ -1,0 +1,238 @@
+"""Terminal tables of run summaries, stored runs, judge usage and dry-run plans."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from rich import box
+from rich.console import Console, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ragjudge.analysis._rate_limits import summary_line
+from ragjudge.schema import ScoreMeaning
+from ragjudge.terminal._names import WrappedName
+
+if TYPE_CHECKING:
+    # annotations only: `ragjudge runs` draws its table without the statistics stack
+    from ragjudge.analysis._outcome import ErrorGroup
+    from ragjudge.analysis._results import EvaluationResult
+    from ragjudge.run._dryrun import DryRunPlan
+    from ragjudge.stats import MetricSummary
+    from ragjudge.store._store import RunInfo
+
+_HIGHER = ScoreMeaning()
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def summary_table(
+    summaries: Sequence[MetricSummary],
+    *,
+    title: str | None = None,
+    meanings: Mapping[str, ScoreMeaning] | None = None,
+) -> Table:
+    """A table of per-metric mean, 95% CI, n and errors (and trial spread when
+    repeated); a metric where lower is better (per ``meanings``) is marked ↓."""
+    meanings = meanings or {}
+    trials = max((s.trials for s in summaries), default=1)
+    excluded = any(s.excluded or s.excludes for s in summaries)
+    skipped = any(s.skipped for s in summaries)
+    # no vertical rules: at 80 columns the metric names keep the room
+    table = Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("metric")
+    table.add_column("mean", justify="right", no_wrap=True)
+    table.add_column("95% CI", justify="right", no_wrap=True)
+    table.add_column("n", justify="right", no_wrap=True)
+    table.add_column("errors", justify="right", no_wrap=True)
+    if skipped:
+        table.add_column("n/a", justify="right", no_wrap=True)
+    if excluded:
+        table.add_column("excluded", justify="right", no_wrap=True)
+        table.add_column("mean (all)", justify="right", no_wrap=True)
+    if trials > 1:
+        table.add_column("trial sd", justify="right", no_wrap=True)
+        table.add_column("agreement", justify="right", no_wrap=True)
+    for s in summaries:
+        ci = "–" if s.ci is None else f"[{s.ci.low:.3f}, {s.ci.high:.3f}]"
+        lower = s.metric in meanings and meanings[s.metric].lower_is_better
+        name = WrappedName(s.metric + (" ↓" if lower else ""))
+        row: list[RenderableType] = [name, _fmt(s.mean), ci, str(s.n), str(s.errors)]
+        if skipped:
+            row.append(str(s.skipped))
+        if excluded:
+            if s.excludes or s.excluded:
+                share = "" if s.excluded_share is None else f" ({s.excluded_share:.0%})"
+                row += [f"{s.excluded}{share}", _fmt(s.mean_all)]
+            else:
+                row += ["–", "–"]
+        if trials > 1:
+            row += [_fmt(s.trial_sd), _fmt(s.trial_agreement, 2)]
+        table.add_row(*row)
+    if any(meanings.get(s.metric, _HIGHER).lower_is_better for s in summaries):
+        table.caption = "↓ lower is better"
+        table.caption_justify = "left"
+    return table
+
+
+def print_result(result: EvaluationResult, console: Console) -> None:
+    """Print the summary, the per-subset tables and where the run is stored."""
+    title = f"run {result.run_id} — {result.n_samples} samples"
+    if result.trials > 1:
+        title += f" × {result.trials} trials"
+    console.print(summary_table(result.summaries, title=title, meanings=result.meanings))
+    for group, summaries in result.subsets.items():
+        console.print()
+        console.print(
+            summary_table(summaries, title=f"{result.by} = {group}", meanings=result.meanings)
+        )
+    console.print()
+    if result.errors:
+        console.print(errors_table(result.errors))
+    if result.judge_usage:
+        console.print(usage_table(result.judge_usage))
+    for note in result.notes:
+        console.print(Text(f"note: {note}"), soft_wrap=True)
+    if (rate_limits := summary_line(result.rate_limits)) is not None:
+        console.print(Text(rate_limits, style="yellow"), soft_wrap=True)
+    if result.judge:
+        console.print(Text(f"judge: {result.judge}"))
+    console.print(f"status: {result.status}; stored in {result.store_path}", highlight=False)
+    verdict = result.verdict
+    if verdict.exit_code:
+        console.print(
+            Text(f"not every score arrived (exit {verdict.exit_code}): ", style="bold red")
+            + Text("; ".join(verdict.reasons))
+        )
+    console.print(
+        f"details: ragjudge show {result.run_id} --store {result.store_path}; "
+        f"per-sample rows: ragjudge export {result.run_id} --store {result.store_path} -o results.jsonl",
+        highlight=False,
+        soft_wrap=True,
+    )
+    console.print(_report_line(result), highlight=False, soft_wrap=True)
+
+
+def _report_line(result: EvaluationResult) -> Text:
+    """Where the HTML report is (written at the end of the run), or how to write it."""
+    if result.report_path is not None:
+        return Text(f"report: {result.report_path}")
+    line = Text(f"report: ragjudge report {result.run_id} --store {result.store_path}")
+    if result.report_error:
+        line += Text(f" (not written: {result.report_error})", style="bold red")
+    return line
+
+
+def errors_table(groups: Sequence[ErrorGroup]) -> Table:
+    """Each metric's errors by cause: how many, and one example message."""
+    table = Table(title="errors by cause", title_justify="left")
+    table.add_column("metric")
+    table.add_column("cause", no_wrap=True)
+    table.add_column("count", justify="right")
+    table.add_column("example")
+    for group in groups:
+        example = group.example if len(group.example) <= 160 else group.example[:159] + "…"
+        table.add_row(WrappedName(group.metric), group.cause, str(group.count), Text(example))
+    return table
+
+
+def runs_table(runs: Sequence[RunInfo]) -> Table:
+    """A table of stored runs, oldest first."""
+    table = Table(title="runs", title_justify="left")
+    for column in ("run", "name", "status", "created", "samples", "trials"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("metrics")
+    for run in runs:
+        metrics = ", ".join(
+            m if isinstance(m, str) else str(m.get("name") or m.get("metric"))
+            for m in run.config.get("metrics", [])
+        )
+        table.add_row(
+            run.run_id,
+            run.name or "",
+            run.status,
+            run.created_at[:16].replace("T", " "),
+            str(run.n_samples),
+            str(run.trials),
+            metrics,
+        )
+    return table
+
+
+def _money(value: float | None) -> str:
+    return "–" if value is None else f"${value:.4f}"
+
+
+def _per_metric_table(title: str, counts: Sequence[str]) -> Table:
+    """A table with an unwrapped ``metric`` column followed by right-aligned ``counts``."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("metric", no_wrap=True)
+    for column in counts:
+        table.add_column(column, justify="right")
+    return table
+
+
+def usage_table(usage: Sequence[dict[str, Any]]) -> Table:
+    """Judge calls, cache hits, tokens, cost and errors per metric, with a total row."""
+    table = _per_metric_table(
+        "judge usage", ("calls", "cached", "input tokens", "output tokens", "cost", "errors")
+    )
+    for row in usage:
+        table.add_row(
+            row["purpose"],
+            str(row["calls"]),
+            str(row["cached"]),
+            str(row["input_tokens"]),
+            str(row["output_tokens"]),
+            _money(row["cost"]),
+            str(row["errors"]),
+        )
+    if len(usage) > 1:
+        costs = [r["cost"] for r in usage if r["cost"] is not None]
+        table.add_row(
+            "total",
+            str(sum(r["calls"] for r in usage)),
+            str(sum(r["cached"] for r in usage)),
+            str(sum(r["input_tokens"] for r in usage)),
+            str(sum(r["output_tokens"] for r in usage)),
+            _money(sum(costs) if costs else None),
+            str(sum(r["errors"] for r in usage)),
+        )
+    return table
+
+
+def print_plan(plan: DryRunPlan, console: Console) -> None:
+    """The dry-run estimate: calls and tokens per metric, the target calls, the cost."""
+    table = _per_metric_table(
+        f"dry run — {plan.samples} samples × {plan.trials} trial(s); nothing was called",
+        ("judge calls", "input tokens (est.)", "output tokens (est.)", "cost"),
+    )
+    for p in plan.purposes:
+        table.add_row(
+            p.purpose, str(p.calls), str(p.input_tokens), str(p.output_tokens), _money(p.cost)
+        )
+    table.add_row(
+        "total",
+        str(plan.total_calls),
+        str(sum(p.input_tokens for p in plan.purposes)),
+        str(sum(p.output_tokens for p in plan.purposes)),
+        _money(plan.total_cost),
+    )
+    console.print(table)
+    console.print(
+        f"target calls: {plan.target_calls}; judge: {plan.judge_model or '(none)'}; "
+        f"output tokens assumed per call: {plan.output_tokens_per_call}",
+        highlight=False,
+    )
+    for error in plan.errors[:10]:
+        console.print(f"[yellow]could not plan:[/] {error}", highlight=False)

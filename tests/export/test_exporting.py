@@ -1,0 +1,160 @@
+"""``ragjudge export``: the extension picks the format, ``-o -`` is standard output,
+and the rows carry the retrieved contexts, the contexts each judge saw and, with
+``--with-calls``, every judge prompt and reply."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import ragjudge as rj
+from ragjudge.cli import app
+from ragjudge.models.scripted import ReplyScript, ScriptedProvider
+
+runner = CliRunner()
+ROWS = [
+    {
+        "request_id": "u1",
+        "request": "How do UNION and UNION ALL differ?",
+        "response": "UNION ALL keeps duplicates.",
+        "expected_response": "UNION ALL keeps duplicates while UNION removes them.",
+        "retrieved_context": [
+            {"doc_uri": "union_all.md", "content": "UNION ALL keeps every row."},
+            {"doc_uri": "union.md", "content": "UNION removes duplicates."},
+        ],
+    },
+    {
+        "request_id": "u2",
+        "request": "What is a deadlock?",
+        "response": "A lock cycle.",
+        "expected_response": "Transactions waiting on each other's locks.",
+    },
+]
+
+
+@pytest.fixture
+def judged_run(tmp_path: Path) -> tuple[Path, str]:
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "union_all.md").write_text("UNION ALL keeps every row, duplicates included.")
+    (kb / "deadlock.md").write_text("A deadlock is a cycle of transactions waiting for locks.")
+    store = tmp_path / "runs.db"
+    result = rj.evaluate(
+        ROWS,
+        metrics=["rouge_l", "answer_accuracy"],
+        knowledge_base=str(kb),
+        judge=ScriptedProvider(ReplyScript(default="Close to the reference.\n[RESULT] 4")),
+        store=store,
+        progress=False,
+    )
+    return store, result.run_id
+
+
+def export(store: Path, run_id: str, *args: str) -> object:
+    return runner.invoke(app, ["export", run_id, "--store", str(store), *args])
+
+
+def test_the_extension_picks_the_format(judged_run: tuple[Path, str], tmp_path: Path) -> None:
+    store, run_id = judged_run
+
+    for name in ("rows.parquet", "rows.csv", "rows.jsonl", "rows.json"):
+        result = runner.invoke(
+            app, ["export", run_id, "--store", str(store), "-o", str(tmp_path / name)]
+        )
+        assert result.exit_code == 0, result.output
+
+    parquet = pd.read_parquet(tmp_path / "rows.parquet")
+    assert list(parquet["request_id"]) == ["u1", "u2"]
+    assert list(pd.read_csv(tmp_path / "rows.csv")["request_id"]) == ["u1", "u2"]
+    assert len(pd.read_json(tmp_path / "rows.jsonl", lines=True)) == 2
+    assert [r["request_id"] for r in json.loads((tmp_path / "rows.json").read_text())] == [
+        "u1",
+        "u2",
+    ]
+
+
+def test_format_overrides_the_extension_and_unknown_extensions_are_named(
+    judged_run: tuple[Path, str], tmp_path: Path
+) -> None:
+    from ragjudge.export._files import ExportError, export_format
+
+    store, run_id = judged_run
+
+    forced = runner.invoke(
+        app,
+        [
+            "export",
+            run_id,
+            "--store",
+            str(store),
+            "-o",
+            str(tmp_path / "rows.txt"),
+            "--format",
+            "csv",
+        ],
+    )
+    unknown = runner.invoke(
+        app, ["export", run_id, "--store", str(store), "-o", str(tmp_path / "rows.txt")]
+    )
+
+    assert forced.exit_code == 0
+    assert (tmp_path / "rows.txt").read_text().startswith("request_id,")
+    assert unknown.exit_code == 2 and "'.txt'" in unknown.output and "--format" in unknown.output
+    assert export_format("-", None) == "jsonl"
+    with pytest.raises(ExportError, match="standard output"):
+        export_format("-", "parquet")
+
+
+def test_dash_writes_json_lines_to_standard_output(
+    judged_run: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, run_id = judged_run
+    monkeypatch.chdir(tmp_path)
+
+    result = runner.invoke(app, ["export", run_id, "--store", str(store), "-o", "-"])
+
+    assert result.exit_code == 0
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["request_id"] for line in lines] == ["u1", "u2"]
+    assert not (tmp_path / "-").exists()
+
+
+def test_rows_carry_retrieved_and_judge_shown_contexts(judged_run: tuple[Path, str]) -> None:
+    store, run_id = judged_run
+
+    result = export(store, run_id, "-o", "-")
+
+    first, second = (json.loads(line) for line in result.stdout.splitlines())  # type: ignore[attr-defined]
+    retrieved = json.loads(first["retrieved_context"])
+    assert retrieved[0] == {"doc_uri": "union_all.md", "content": "UNION ALL keeps every row."}
+    assert retrieved[1]["doc_uri"] == "union.md"
+    assert second["retrieved_context"] is None
+    shown = json.loads(first["judge_contexts"])["answer_accuracy"]
+    assert shown[0]["doc_uri"] == "union_all.md" and "duplicates included" in shown[0]["content"]
+    assert "judge_calls" not in first
+
+
+def test_with_calls_adds_every_prompt_and_reply(judged_run: tuple[Path, str]) -> None:
+    store, run_id = judged_run
+
+    result = export(store, run_id, "-o", "-", "--with-calls")
+
+    first = json.loads(result.stdout.splitlines()[0])  # type: ignore[attr-defined]
+    (call,) = json.loads(first["judge_calls"])
+    assert call["purpose"] == "answer_accuracy"
+    assert call["reply"] == "Close to the reference.\n[RESULT] 4"
+    assert call["parsed"]["score"] == 4
+    assert "How do UNION and UNION ALL differ?" in call["messages"][-1]["content"]
+    assert call["call_id"] == json.loads(first["answer_accuracy.judge_calls"])[0]
+
+
+def test_mlflow_export_refuses_file_options(judged_run: tuple[Path, str]) -> None:
+    store, run_id = judged_run
+
+    result = export(store, run_id, "--to", "mlflow", "--with-calls")
+
+    assert result.exit_code == 2 and "--to mlflow writes no file" in result.output
