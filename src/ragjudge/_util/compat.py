@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import itertools
 import sys
 import warnings
 from collections.abc import Sequence
@@ -68,7 +69,7 @@ class _MovedLoader(importlib.abc.Loader):
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         warnings.warn(
-            f"{spec.name} moved to {self.new}; import it from there",
+            f"{spec.name} moved into {_public_package(self.new)}; import from there",
             DeprecationWarning,
             stacklevel=2,
         )
@@ -100,6 +101,13 @@ def _new_place(old: str) -> str | None:
     if moved_parent is not None and parent in ("ragjudge.html", "ragjudge.http_targets"):
         return f"{moved_parent}.{leaf}"
     return None
+
+
+def _public_package(module: str) -> str:
+    """``ragjudge.run`` for ``ragjudge.run._runner``: the path up to the first private part."""
+    parts = module.split(".")
+    public = [p for p in itertools.takewhile(lambda p: not p.startswith("_"), parts)]
+    return ".".join(public)
 
 
 def install_moved_paths() -> None:
