@@ -25,7 +25,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from ragjudge.config._eval import EvalConfig
+from ragjudge.config import EvalConfig
 from ragjudge.models.scripted import prompt_text
 from ragjudge.run._runner import run_evaluation
 from ragjudge.testing.server import FaultPlan, OpenAITestServer, ReplyScript

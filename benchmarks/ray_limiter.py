@@ -36,7 +36,7 @@ from typing import Any
 
 import _corpus
 
-from ragjudge.config._eval import EvalConfig
+from ragjudge.config import EvalConfig
 from ragjudge.run._runner import run_evaluation
 from ragjudge.testing.server import FaultPlan, OpenAITestServer, ReplyScript
 

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ragjudge.config._eval import EvalConfig
+from ragjudge.config import EvalConfig
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider, prompt_text
 from ragjudge.report import write_run_report
 from ragjudge.run._runner import run_evaluation

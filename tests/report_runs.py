@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import QUICKSTART, import_quickstart
-from ragjudge.config._eval import load_config
+from ragjudge.config import load_config
 from ragjudge.models import JudgeCallRecord
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider, prompt_text
 from ragjudge.run._runner import run_evaluation

@@ -122,7 +122,7 @@ def test_a_function_named_in_a_config(tmp_path: Path) -> None:
     pd.DataFrame(ROWS).to_json(tmp_path / "set.jsonl", orient="records", lines=True)
     (tmp_path / "eval.yaml").write_text("data: set.jsonl\nmetrics: ['my_checks:short']\n")
 
-    from ragjudge.config._eval import load_config
+    from ragjudge.config import load_config
     from ragjudge.run._runner import run_evaluation
 
     result = asyncio.run(run_evaluation(load_config(tmp_path / "eval.yaml"), progress=False))

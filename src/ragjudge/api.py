@@ -12,7 +12,13 @@ from typing import Any, ParamSpec, TypeVar
 from pydantic import ValidationError
 
 from ragjudge.analysis._results import EvaluationResult
-from ragjudge.config._eval import ConfigError, EvalConfig
+from ragjudge.config import ConfigError, EvalConfig
+from ragjudge.config._surface import (
+    control_default,
+    controls_documentation,
+    setting_default,
+    settings_documentation,
+)
 from ragjudge.metrics import Metric, create_metric
 from ragjudge.metrics._function import is_plain_function
 from ragjudge.models import Provider
@@ -30,25 +36,31 @@ async def aevaluate(
     *,
     target: Any = None,
     metrics: Sequence[MetricSpec | Callable[..., Any]],
-    knowledge_base: str | Path | dict[str, Any] | None = None,
-    judge: str | dict[str, Any] | Provider | None = None,
-    trials: int = 1,
-    concurrency: int = 8,
-    processes: int | str = "auto",
-    limit: int | None = None,
-    sample: int | None = None,
-    by: str | None = None,
-    store: str | Path | None = None,
-    name: str | None = None,
-    format: str | None = None,
+    knowledge_base: str | Path | dict[str, Any] | None = setting_default("knowledge_base"),
+    judge: str | dict[str, Any] | Provider | None = setting_default("judge"),
+    name: str | None = setting_default("name"),
+    format: str | None = setting_default("format"),
     columns: dict[str, str] | None = None,
-    skip_invalid_rows: bool = False,
-    resume: str | None = None,
-    retry_errors: bool = False,
-    seed: int = 0,
-    progress: bool = True,
-    executor: str = "local",
-    ray: dict[str, Any] | None = None,
+    skip_invalid_rows: bool = setting_default("skip_invalid_rows"),
+    specs: Sequence[str] | None = None,
+    openai_evals: dict[str, Any] | None = setting_default("openai_evals"),
+    retriever: dict[str, Any] | None = setting_default("retriever"),
+    cache: bool | str = setting_default("cache"),
+    trials: int = setting_default("trials"),
+    concurrency: int = setting_default("concurrency"),
+    processes: int | str = setting_default("processes"),
+    max_error_rate: float = setting_default("max_error_rate"),
+    limit: int | None = setting_default("limit"),
+    sample: int | None = setting_default("sample"),
+    by: str | None = setting_default("by"),
+    store: str | Path | None = setting_default("store"),
+    seed: int = setting_default("seed"),
+    report: bool | str | dict[str, Any] | None = setting_default("report"),
+    executor: str = setting_default("executor"),
+    ray: dict[str, Any] | None = setting_default("ray"),
+    resume: str | None = control_default("resume"),
+    retry_errors: bool = control_default("retry_errors"),
+    progress: bool = control_default("progress"),
 ) -> EvaluationResult:
     """:func:`evaluate`, awaited on the running event loop: for async code (an async
     test, a FastAPI handler, a notebook cell with ``await``). The arguments are those
@@ -60,30 +72,37 @@ async def aevaluate(
     data_spec, data_object = _spec_or_object(data, str | Path)
     target_spec, target_object = _spec_or_object(target, str)
     judge_spec, judge_provider = _spec_or_object(judge, str | dict)
+    settings = {
+        "name": name,
+        "data": None if data_spec is None else str(data_spec),
+        "format": format,
+        "columns": columns or {},
+        "skip_invalid_rows": skip_invalid_rows,
+        "target": target_spec,
+        # a Metric instance is recorded by its name; such a run resumes only when the
+        # instances are passed again
+        "metrics": [m if isinstance(m, str | dict) else {"metric": m.name} for m in given],
+        "specs": list(specs or []),
+        "openai_evals": openai_evals,
+        "knowledge_base": knowledge_base,
+        "retriever": retriever,
+        "judge": judge_spec,
+        "cache": cache,
+        "trials": trials,
+        "concurrency": concurrency,
+        "processes": processes,
+        "max_error_rate": max_error_rate,
+        "limit": limit,
+        "sample": sample,
+        "by": by,
+        "store": None if store is None else str(store),
+        "seed": seed,
+        "report": report,
+        "executor": executor,
+        "ray": ray,
+    }
     try:
-        config = EvalConfig(
-            name=name,
-            data=None if data_spec is None else str(data_spec),
-            format=format,
-            columns=columns or {},
-            skip_invalid_rows=skip_invalid_rows,
-            target=target_spec,
-            # a Metric instance is recorded by its name; such a run resumes only when the
-            # instances are passed again
-            metrics=[m if isinstance(m, str | dict) else {"metric": m.name} for m in given],
-            knowledge_base=knowledge_base,
-            judge=judge_spec,
-            trials=trials,
-            concurrency=concurrency,
-            processes=processes,
-            limit=limit,
-            sample=sample,
-            by=by,
-            store=None if store is None else str(store),
-            seed=seed,
-            executor=executor,
-            ray=ray,
-        )
+        config = EvalConfig(**settings)
     except ValidationError as exc:
         raise ConfigError(_plain_errors(exc)) from None
     instances_given = any(isinstance(m, Metric) for m in given)
@@ -114,31 +133,31 @@ def _blocking(
     return call
 
 
+_EVALUATE_DOC = """Evaluate ``data`` with ``metrics`` and return the run's result; works in
+scripts and inside a running event loop (a notebook: the run goes to a worker thread).
+In async code, ``await`` :func:`aevaluate` instead.
+
+``data`` is a file path, a DataFrame or a list of dicts. ``metrics`` are names, option
+dicts, Metric instances, or plain functions ``(sample, output) -> float`` named after
+themselves. ``target`` is None (the responses are in the data), a ``module:function``
+path (or ``path/to/file.py:function``) or a callable. ``judge`` is a model spec
+(``openai/gpt-4o-mini``), a dict of judge settings or a provider object.
+
+Every keyword is a setting of the evaluation, the same as the YAML config's key of that
+name, with the same default (for ``columns``, ``specs`` and ``metrics``, None stands for
+none):
+
+{settings}
+
+How this call runs it:
+
+{controls}
+"""
+
 evaluate = _blocking(
     aevaluate,
     "evaluate",
-    """Evaluate ``data`` (a file path, DataFrame or list of dicts) with ``metrics``
-(names, option dicts, Metric instances, or plain functions
-``(sample, output) -> float`` named after themselves).
-
-``target`` is None (responses are in the data), a ``package.module:function`` path
-(or ``path/to/file.py:function``) or a callable. ``judge`` is a model spec
-(``openai/gpt-4o-mini``), a dict of judge settings (model, base_url, rpm, prices …)
-or a provider object. ``format`` names the data's layout (guessed from its columns
-otherwise) and ``columns`` maps Sample fields to the data's own column names
-(``{"request": "ticket_text", "response": "bot_reply"}``). ``skip_invalid_rows``
-scores what can be scored and reports the rest (rows that cannot be read are left
-out; a metric is not applicable to rows lacking its inputs). ``limit`` takes the
-first N rows, ``sample`` N random rows stratified by ``by`` (drawn with ``seed``).
-Results go to the SQLite store (default ``.ragjudge/runs.db`` in the current
-folder); ``resume`` finishes an interrupted run (``retry_errors``: and computes
-its errored results again). ``executor="ray"`` evaluates the samples on Ray workers
-(``ray``: the ``ray:`` config section, e.g. ``{"address": "host:6379"}``);
-``processes`` (``"auto"``: every CPU) score CPU-only metrics of a large run and chunk
-a large knowledge base on one machine, ``1`` keeps them in this process. Works
-in scripts and inside a running event loop (notebooks: the run goes to a worker
-thread); in async code, ``await`` :func:`aevaluate` instead.
-""",
+    _EVALUATE_DOC.format(settings=settings_documentation(), controls=controls_documentation()),
 )
 
 

@@ -12,7 +12,7 @@ import pytest
 from ragjudge import evaluate
 from ragjudge._util import gc as _gc
 from ragjudge._util.gc import THRESHOLDS, fewer_collections
-from ragjudge.config._eval import EvalConfig
+from ragjudge.config import EvalConfig
 from ragjudge.run import _runner as runner
 from ragjudge.run import _spooling as spooling
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from conftest import QUICKSTART
 from ragjudge.cli import app
-from ragjudge.config._eval import ConfigError, EvalConfig, load_config
+from ragjudge.config import ConfigError, EvalConfig, load_config
 from report_runs import improved_run, quickstart_run
 
 runner = CliRunner()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ragjudge.config._eval import ConfigError, load_config
+from ragjudge.config import ConfigError, load_config
 from ragjudge.run._preparation import build_metrics
 
 CONFIG = "name: 評価\ndata: set.jsonl\nmetrics: [exact_match]\ntrials: 2\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ragjudge.config._eval import EvalConfig, expand_environment, load_config
+from ragjudge.config import EvalConfig, expand_environment, load_config
 from ragjudge.run._preparation import build_retriever, build_target
 from ragjudge.targets._targets import TargetError
 from ragjudge.targets.http import JsonApiTarget

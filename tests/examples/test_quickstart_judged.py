@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from conftest import QUICKSTART
-from ragjudge.config._eval import load_config
+from ragjudge.config import load_config
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.run._runner import run_evaluation
 

@@ -15,7 +15,7 @@ import tomllib
 from pathlib import Path
 
 from conftest import QUICKSTART, import_quickstart
-from ragjudge.config._eval import load_config
+from ragjudge.config import load_config
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.run._runner import run_evaluation
 

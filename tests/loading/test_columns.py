@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import ragjudge as rj
 from ragjudge.cli import app
-from ragjudge.config._eval import ConfigError, load_config
+from ragjudge.config import ConfigError, load_config
 
 FORMATS = Path(__file__).resolve().parents[2] / "examples" / "formats"
 SUPPORT_COLUMNS = {

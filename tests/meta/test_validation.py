@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from conftest import shared_data
 from ragjudge.cli import app
-from ragjudge.config._eval import load_config
+from ragjudge.config import load_config
 from ragjudge.loading import load_samples
 
 REPO = Path(__file__).resolve().parents[2]

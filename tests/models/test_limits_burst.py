@@ -19,7 +19,7 @@ from test_limits import (
     run_in_virtual_time,
 )
 
-from ragjudge.config._eval import JudgeConfig
+from ragjudge.config import JudgeConfig
 from ragjudge.models import (
     JudgeModel,
     Limiter,

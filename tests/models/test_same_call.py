@@ -11,7 +11,7 @@ import pytest
 from model_helpers import MemoryRecorder, user
 
 from conftest import QUICKSTART
-from ragjudge.config._eval import load_config
+from ragjudge.config import load_config
 from ragjudge.models import (
     JudgeCallError,
     JudgeModel,

@@ -17,7 +17,7 @@ from pages import Page, fragments
 import ragjudge as rj
 from ragjudge.analysis._results import summarize_run
 from ragjudge.analysis._stability import stability_for_run
-from ragjudge.config._eval import ConfigError
+from ragjudge.config import ConfigError
 from ragjudge.meta._evaluation import meta_for_run
 from ragjudge.report import run_report_html, write_run_report
 from ragjudge.report._text import fmt

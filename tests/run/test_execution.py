@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import import_quickstart
-from ragjudge.config._eval import EvalConfig
+from ragjudge.config import EvalConfig
 from ragjudge.metrics import Metric, MetricContext, create_metric
 from ragjudge.metrics.lexical.token_f1 import TokenF1
 from ragjudge.run._execution import Execution, runs_inline

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 import ragjudge as rj
 from conftest import import_quickstart
 from ragjudge.cli import app
-from ragjudge.config._eval import ConfigError, EvalConfig
+from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.metrics import create_metric
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.run._judging import build_agent_models, build_judge

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragjudge.cli import app
-from ragjudge.config._eval import ConfigError, load_config
+from ragjudge.config import ConfigError, load_config
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.run._openai_evals import load_eval
 from ragjudge.run._runner import run_evaluation
@@ -182,7 +182,7 @@ def test_without_a_config_the_samples_must_hold_the_completions(tmp_path: Path) 
 
 def test_the_option_keeps_the_configs_other_openai_evals_settings(tmp_path: Path) -> None:
     from ragjudge.cli._classify import openai_evals_config
-    from ragjudge.config._eval import EvalConfig
+    from ragjudge.config import EvalConfig
 
     config = tmp_path / "eval.yaml"
     config.write_text(f"openai_evals: {{registry: {REGISTRY}, eval: sql-keywords, invalid: min}}\n")

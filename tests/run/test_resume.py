@@ -277,7 +277,7 @@ def test_retry_errors_computes_errored_results_again(
 
 
 def test_a_resume_takes_masked_secrets_from_the_config_it_was_started_with() -> None:
-    from ragjudge.config._eval import EvalConfig
+    from ragjudge.config import EvalConfig
     from ragjudge.run._resuming import resumed_config
     from ragjudge.store._store import RunInfo
 

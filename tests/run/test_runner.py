@@ -7,7 +7,7 @@ import pytest
 
 import ragjudge as rj
 from ragjudge.analysis._results import summarize_run
-from ragjudge.config._eval import ConfigError, EvalConfig
+from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.run._runner import RequirementError, run_evaluation
 from ragjudge.schema import Output, Sample, Score

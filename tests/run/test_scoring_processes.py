@@ -17,7 +17,7 @@ import pytest
 from test_execution import LEXICAL, benchmark_rows, one_by_one, stored_rows
 
 from ragjudge._util.parallel import fork_is_safe
-from ragjudge.config._eval import EvalConfig
+from ragjudge.config import EvalConfig
 from ragjudge.metrics import MetricContext, Result
 from ragjudge.metrics.lexical.token_f1 import TokenF1
 from ragjudge.run import _processes as scoring_processes
@@ -118,7 +118,7 @@ PROGRESS_RUN = """
 import asyncio, json, os, sys
 sys.path[:0] = sys.argv[1].split(os.pathsep)
 from ragjudge.run import _processes as scoring_processes
-from ragjudge.config._eval import EvalConfig
+from ragjudge.config import EvalConfig
 from ragjudge.run._runner import run_evaluation
 from test_scoring_processes import WhoScores, benchmark_rows
 

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from ragjudge.config._eval import ConfigError, EvalConfig
+from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.run._preparation import RequirementError, prepare
 from ragjudge.run._spooling import parquet_folder, prepare_streamed
 from ragjudge.schema import STORED_FORM, Sample

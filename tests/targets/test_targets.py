@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ragjudge.config._eval import EvalConfig
+from ragjudge.config import EvalConfig
 from ragjudge.run._preparation import build_target
 from ragjudge.schema import Sample
 from ragjudge.targets._targets import (

@@ -39,6 +39,23 @@ from ragjudge.cli._help import PlainHelpGroup, version_option
 from ragjudge.cli._meta import register as register_meta
 from ragjudge.cli._metrics import register as register_metrics
 from ragjudge.cli._report import register as register_report
+from ragjudge.cli._setting_options import (
+    RunBy,
+    RunConcurrency,
+    RunExecutor,
+    RunLimit,
+    RunMaxErrorRate,
+    RunProcesses,
+    RunProgress,
+    RunResume,
+    RunRetryErrors,
+    RunSample,
+    RunSeed,
+    RunSkipInvalidRows,
+    RunStore,
+    RunTrials,
+    RunUseCache,
+)
 from ragjudge.cli._trials import register as register_trials
 
 # Each command imports what it needs when it runs: `ragjudge --help`, `runs` and
@@ -76,56 +93,19 @@ def run(
             help="Run eval EVAL of the openai-evals registry folder REGISTRY.",
         ),
     ] = None,
-    resume: Annotated[
-        str | None, typer.Option(metavar="RUN", help="Finish the interrupted run RUN.")
-    ] = None,
-    retry_errors: Annotated[
-        bool, typer.Option("--retry-errors", help="With --resume: compute errored results again.")
-    ] = False,
-    limit: Annotated[
-        int | None, typer.Option(metavar="N", help="Evaluate only the first N rows.")
-    ] = None,
-    sample: Annotated[
-        int | None,
-        typer.Option(
-            metavar="N",
-            help="Evaluate N random rows, stratified by --by (each subset keeps its share).",
-        ),
-    ] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option(metavar="S", help="Seed of --sample's draw and of the bootstrap CIs."),
-    ] = None,
-    concurrency: Annotated[
-        int | None, typer.Option(metavar="N", help="Samples in flight at once.")
-    ] = None,
-    executor: Annotated[
-        str | None, typer.Option(metavar="NAME", help="Where samples run: local or ray.")
-    ] = None,
-    trials: Annotated[
-        int | None, typer.Option(metavar="N", help="Score every sample N times.")
-    ] = None,
-    max_error_rate: Annotated[
-        float | None,
-        typer.Option(
-            metavar="SHARE",
-            help="Share of a metric's results that may fail before the run exits 3 (default 0).",
-        ),
-    ] = None,
-    skip_invalid_rows: Annotated[
-        bool,
-        typer.Option(
-            "--skip-invalid-rows",
-            help="Score what can be scored: leave out rows that cannot be read, and rows "
-            "lacking a metric's inputs for that metric; report both.",
-        ),
-    ] = False,
-    by: Annotated[
-        str | None, typer.Option(metavar="KEY", help="Break the summary down by a metadata key.")
-    ] = None,
-    store: Annotated[
-        Path | None, typer.Option(help="Store file (default beside the config).")
-    ] = None,
+    resume: RunResume = None,
+    retry_errors: RunRetryErrors = False,
+    limit: RunLimit = None,
+    sample: RunSample = None,
+    seed: RunSeed = None,
+    concurrency: RunConcurrency = None,
+    processes: RunProcesses = None,
+    executor: RunExecutor = None,
+    trials: RunTrials = None,
+    max_error_rate: RunMaxErrorRate = None,
+    skip_invalid_rows: RunSkipInvalidRows = False,
+    by: RunBy = None,
+    store: RunStore = None,
     fail_under: Annotated[
         list[str] | None,
         typer.Option(
@@ -147,10 +127,8 @@ def run(
         typer.Option(help="What the gates check: the mean, or the 95% CI's conservative end."),
     ] = GateChoice.mean,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
-    cache: Annotated[
-        bool, typer.Option("--cache/--no-cache", help="Reuse cached judge replies.")
-    ] = True,
+    progress: RunProgress = True,
+    use_cache: RunUseCache = True,
     plan: Annotated[
         bool,
         typer.Option(
@@ -169,7 +147,7 @@ def run(
     import asyncio
 
     from ragjudge.cli._classify import openai_evals_config
-    from ragjudge.config._eval import ConfigError
+    from ragjudge.config import ConfigError
     from ragjudge.config._ray import ClusterError
     from ragjudge.loading import DatasetError
     from ragjudge.run._preparation import SKIP_HINT
@@ -199,6 +177,7 @@ def run(
             sample=sample,
             seed=seed,
             concurrency=concurrency,
+            processes=processes,
             trials=trials,
             max_error_rate=max_error_rate,
             skip_invalid_rows=True if skip_invalid_rows else None,
@@ -222,7 +201,7 @@ def run(
                 resume=resume,
                 retry_errors=retry_errors,
                 progress=progress,
-                use_cache=cache,
+                use_cache=use_cache,
                 on_start=started.append,
             )
         )

@@ -14,7 +14,7 @@ from rich.text import Text
 from ragjudge.cli._common import DEFAULT_STORE, fail, message_of, out, table_console
 
 if TYPE_CHECKING:
-    from ragjudge.config._eval import EvalConfig, JudgeConfig
+    from ragjudge.config import EvalConfig, JudgeConfig
     from ragjudge.metrics.classify import ClassifySpec
 
 __all__ = ["openai_evals_config", "register"]
@@ -26,12 +26,13 @@ def openai_evals_config(
     """The config of ``ragjudge run [CONFIG] [--openai-evals REGISTRY EVAL]``: the file's
     settings (or the defaults without one) with the eval the option names (its folder
     read from the current one)."""
-    from ragjudge.config._eval import ConfigError, EvalConfig, _read_yaml, load_config
+    from ragjudge.config import ConfigError, EvalConfig, load_config
+    from ragjudge.config._files import read_yaml
 
     if evals is not None:
         registry, name = evals
         chosen = {"registry": str(Path(registry).resolve()), "eval": name}
-        written = _read_yaml(config) if config is not None else None
+        written = read_yaml(config) if config is not None else None
         if isinstance(written, dict) and isinstance(written.get("openai_evals"), dict):
             chosen = {**written["openai_evals"], **chosen}  # keeps the file's other settings
         overrides["openai_evals"] = chosen
@@ -58,7 +59,7 @@ def specs(
 ) -> None:
     """List the classification specs (built-in and in FOLDERS) with their choices and
     choice scores."""
-    from ragjudge.config._eval import ConfigError, load_config
+    from ragjudge.config import ConfigError, load_config
     from ragjudge.metrics.classify import SpecError, list_specs
 
     dirs = [str(f) for f in folders or []]
@@ -186,7 +187,7 @@ def battle(
     stored as a run of its own."""
     import asyncio
 
-    from ragjudge.config._eval import ConfigError
+    from ragjudge.config import ConfigError
     from ragjudge.loading import DatasetError
     from ragjudge.run._battle import run_battle
     from ragjudge.run._runner import RequirementError
@@ -225,7 +226,7 @@ def battle(
 def _battle_settings(
     judge: str | None, config: Path | None
 ) -> tuple[JudgeConfig | None, list[str]]:
-    from ragjudge.config._eval import JudgeConfig, load_config
+    from ragjudge.config import JudgeConfig, load_config
 
     loaded = load_config(config) if config is not None else None
     dirs = [str(loaded.resolve(f)) for f in loaded.specs] if loaded else []

@@ -16,7 +16,7 @@ from ragjudge.cli._common import err, fail, out
 if TYPE_CHECKING:
     from ragjudge.analysis._gates import Gate, GateOn, GateResult
     from ragjudge.analysis._results import EvaluationResult
-    from ragjudge.config._eval import EvalConfig
+    from ragjudge.config import EvalConfig
     from ragjudge.metrics import Metric
 
 __all__ = ["check_gate_names", "gate_outcome", "parse_gates", "print_gates", "resume_command"]

@@ -17,9 +17,8 @@ from ragjudge.config._eval import (
     OpenAIEvalsConfig,
     ReportConfig,
     TargetConfig,
-    expand_environment,
-    load_config,
 )
+from ragjudge.config._files import expand_environment, load_config
 from ragjudge.config._ray import (
     EXECUTORS,
     ClusterError,
@@ -28,6 +27,7 @@ from ragjudge.config._ray import (
     check_reachable,
     cluster_address,
 )
+from ragjudge.config._surface import RunControls
 
 __all__ = [
     "EXECUTORS",
@@ -39,6 +39,7 @@ __all__ = [
     "OpenAIEvalsConfig",
     "RayConfig",
     "ReportConfig",
+    "RunControls",
     "TargetConfig",
     "check_address",
     "check_reachable",

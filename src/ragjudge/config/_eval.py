@@ -3,30 +3,22 @@
 
 from __future__ import annotations
 
-import difflib
-import os
-import re
-from collections.abc import Hashable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
     PrivateAttr,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
 from ragjudge._util.redact import is_secret_name, mask_record, scrub_url
 from ragjudge.config._ray import RayConfig
-from ragjudge.errors import TextFileError, read_text_file
-from ragjudge.loading import check_columns, format_named
-from ragjudge.loading._values import value_problem
+from ragjudge.loading import check_columns
 from ragjudge.models._cache import provider_endpoint
 from ragjudge.models._model import ModelSettings, make_provider
 
@@ -143,60 +135,89 @@ class ReportConfig(BaseModel):
 
 
 class EvalConfig(BaseModel):
-    """One evaluation. Relative paths are resolved against ``base_dir`` (the folder
-    of the YAML file)."""
+    """One evaluation: every setting of an evaluation YAML file, of
+    :func:`ragjudge.evaluate`'s keyword arguments and of ``ragjudge run``'s setting
+    options, declared once here. Relative paths are resolved against ``base_dir`` (the
+    folder of the YAML file).
 
-    model_config = ConfigDict(extra="forbid")
+    The first paragraph of each setting's description is its help text on the command
+    line and in the API's documentation (see :mod:`ragjudge.config._surface`)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     name: str | None = None
+    """A name for the run, shown in the run list."""
     data: str | None = None
+    """The evaluation set: a .jsonl, .json, .csv or .parquet file, or a folder of Parquet
+    files (read page by page)."""
     format: str | None = None
+    """The layout of the data (ragas, deepeval, openai-evals …); guessed from the column
+    names when not given."""
     columns: Annotated[dict[str, str], BeforeValidator(_checked_columns)] = Field(
         default_factory=dict
     )
-    """Sample field → the column of the data holding it (``column.key`` reads a key
-    of a JSON-object column), for layouts no built-in format knows."""
+    """Sample field → the column of the data holding it, for layouts no built-in format
+    knows.
+
+    ``column.key`` reads a key of a JSON-object column."""
     skip_invalid_rows: bool = False
-    """Score what can be scored: rows that cannot be read are left out, and a metric is
-    not applicable to the rows lacking its inputs; both are reported."""
+    """Score what can be scored: leave out rows that cannot be read, and rows lacking a
+    metric's inputs for that metric; report both."""
     target: TargetConfig | None = None
+    """The system under test: ``module:function``, ``path/to/app.py:function``,
+    ``data`` (the responses are in the data) or a mapping for an HTTP endpoint."""
     metrics: list[str | dict[str, Any]] = Field(default_factory=list)
+    """The metrics: names, or mappings of a name (``metric:``) and its options."""
     specs: list[str] = Field(default_factory=list)
-    """Folders of model-graded classification specs (YAML) for the ``classify``
-    metric, besides the built-in ones."""
+    """Folders of model-graded classification specs (YAML), besides the built-in ones."""
     openai_evals: OpenAIEvalsConfig | None = None
-    """An eval of an openai-evals registry to run (instead of ``data``)."""
+    """An eval of an openai-evals registry to run instead of ``data``: ``{registry:
+    FOLDER, eval: NAME}``."""
     knowledge_base: KnowledgeBaseConfig | None = None
+    """The documents the evaluation contexts are retrieved from: a folder, a JSONL file
+    or a mapping of its settings."""
     retriever: dict[str, Any] | None = None
-    """The evaluation contexts from the target's own search endpoint instead of a
-    knowledge base: ``{kind: http, url: ..., results_path: results, ...}`` (also
-    accepted as ``knowledge_base: {retriever: {kind: http, ...}}``)."""
+    """The evaluation contexts from the system's own search endpoint instead of a
+    knowledge base.
+
+    ``{kind: http, url: ..., results_path: results, ...}``, also accepted as
+    ``knowledge_base: {retriever: {kind: http, ...}}``."""
     judge: JudgeConfig | None = None
+    """The judge model: a spec such as ``openai/gpt-4o-mini`` or a mapping of its
+    settings (model, base_url, rpm, tpm, prices …)."""
     cache: bool | str = True
-    """Judge response cache: True (``cache.db`` beside the store file, so
-    ``.ragjudge/cache.db`` by default), False, or a file path."""
+    """The judge reply cache: true (``cache.db`` beside the store), false, or a file."""
     trials: int = Field(default=1, ge=1)
+    """Score every sample this many times (to measure how stable the scores are)."""
     concurrency: int = Field(default=8, ge=1)
+    """Samples in flight at once."""
     processes: Annotated[int, Field(ge=1)] | Literal["auto"] = "auto"
-    """Processes that score CPU-only metrics (the lexical ones) when a run has at least
-    2,000 samples for them, and that chunk a knowledge base of at least 4 M characters:
-    ``auto`` uses every CPU, 1 keeps the work in the run's own process. Judge calls and
+    """Processes that score CPU-only metrics of a large run and chunk a large knowledge
+    base: ``auto`` uses every CPU, 1 keeps the work in this process.
+
+    They are used when a run has at least 2,000 samples for CPU-only metrics (the
+    lexical ones) and for a knowledge base of at least 4 M characters. Judge calls and
     targets always stay in the run's event loop."""
     max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
-    """The share of a metric's results that may fail before ``ragjudge run`` exits
-    non-zero (3); a metric with no value at all always exits 4."""
+    """Share of a metric's results that may fail before the run counts as failed (exit
+    3); a metric with no value at all always fails it (exit 4)."""
     limit: int | None = Field(default=None, ge=1)
+    """Evaluate only the first N rows."""
     sample: int | None = Field(default=None, ge=1)
-    """Evaluate a random subset of this many rows, stratified by ``by`` (drawn with
-    ``seed``)."""
+    """Evaluate N random rows, each subset of the breakdown (``by``) keeping its share."""
     by: str | None = None
+    """Break the summary down by a metadata key (``metadata.KEY`` or ``KEY``)."""
     store: str | None = None
+    """The store file (default ``.ragjudge/runs.db`` beside the config)."""
     seed: int = 0
+    """Seed of the random rows of ``sample`` and of the bootstrap confidence intervals."""
     report: ReportConfig | None = None
-    """Write the run's HTML report when the run ends (``report: true``)."""
+    """Write the run's HTML report when the run ends: true, a path (``{run}`` stands for
+    the run id) or a mapping of its settings."""
     executor: Literal["local", "ray"] = "local"
-    """Where samples are evaluated: this process, or Ray workers (``ray:``)."""
+    """Where samples are evaluated: ``local`` (this process) or ``ray`` (Ray workers)."""
     ray: RayConfig | None = None
+    """The Ray cluster and batching settings for ``executor: ray``."""
     base_dir: Path = Field(default_factory=Path.cwd)
     _env_references: EnvReferences = PrivateAttr(default_factory=dict)
     """Strings of the config file that used ``${VAR}`` (see :func:`load_config`)."""
@@ -347,158 +368,3 @@ def _judge_endpoint(judge: JudgeConfig) -> str | None:
     except ValueError:
         return scrub_url(judge.base_url) if judge.base_url else None
     return provider_endpoint(provider)
-
-
-def load_config(path: str | Path, **overrides: Any) -> EvalConfig:
-    """Read an evaluation YAML file; ``overrides`` (e.g. from CLI flags) replace its keys
-    when not None.
-
-    The file is UTF-8 (or UTF-16 with a byte-order mark, see
-    :func:`ragjudge.errors.decode_text`); a key given twice in one mapping, an unknown
-    key and an unknown ``format`` are errors. Every problem is a :class:`ConfigError`
-    naming the file (and the line or key)."""
-    path = Path(path)
-    raw = _read_yaml(path)
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: expected a mapping of settings at the top level")
-    if "base_dir" in raw:
-        raise ConfigError(
-            f"{path}: base_dir is not a setting; relative paths are resolved against the "
-            "folder of the config file"
-        )
-    if (problem := value_problem(raw)) is not None:
-        raise ConfigError(f"{path}: {problem.field}: {problem.reason}")
-    references: EnvReferences = {}
-    raw = expand_environment(raw, source=path, references=references)
-    raw.update({k: v for k, v in overrides.items() if v is not None})
-    raw["base_dir"] = path.resolve().parent
-    try:
-        config = EvalConfig.model_validate(raw)
-    except ValidationError as exc:
-        raise ConfigError(_describe(path, exc)) from exc
-    if config.format is not None:
-        try:
-            format_named(config.format)
-        except ValueError as exc:
-            raise ConfigError(f"{path}: format: {exc}") from None
-    config._env_references = references
-    return config
-
-
-class _DuplicateKey(yaml.YAMLError):
-    def __init__(self, key: Any, line: int, first_line: int) -> None:
-        super().__init__(f"duplicate key {key!r}")
-        self.key, self.line, self.first_line = key, line, first_line
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """The safe YAML loader, refusing a key given twice in one mapping (plain YAML keeps
-    the last value without a word). Keys brought in by a ``<<`` merge may be overridden,
-    as YAML intends."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
-        first_lines: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
-                continue
-            key = self.construct_object(key_node, deep=True)
-            line = key_node.start_mark.line + 1
-            if key in first_lines:
-                raise _DuplicateKey(key, line, first_lines[key])
-            first_lines[key] = line
-        return super().construct_mapping(node, deep=deep)
-
-
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-
-
-def _read_yaml(path: Path) -> Any:
-    """The YAML document of the file at ``path``, or a :class:`ConfigError` saying why
-    there is none."""
-    try:
-        text = read_text_file(path)
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{path}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise ConfigError(f"{path}: is a folder, not a YAML file") from exc
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
-    except TextFileError as exc:
-        raise ConfigError(str(exc)) from None
-    try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
-    except _DuplicateKey as exc:
-        raise ConfigError(
-            f"{path}, line {exc.line}: the key {exc.key!r} is given twice in one mapping "
-            f"(first on line {exc.first_line}); keep one"
-        ) from None
-    except yaml.MarkedYAMLError as exc:
-        for mark in (exc.context_mark, exc.problem_mark):
-            if mark is not None:
-                mark.name = str(path)
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: lists or mappings are nested too deeply to read") from None
-
-
-_ENV_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-
-
-def expand_environment(
-    value: Any, *, source: Path | str = "config", references: EnvReferences | None = None
-) -> Any:
-    """Replace ``${VAR}`` and ``${VAR:-default}`` in every string of a config with the
-    environment's value; an unset variable without a default is an error naming it.
-
-    ``references``, when given, receives every string that used a variable, as written
-    and as expanded, under its path, so that a stored record can keep the written form
-    (the value may be a secret)."""
-    return _expand(value, str(source), references, ())
-
-
-def _expand(
-    value: Any, source: str, references: EnvReferences | None, path: tuple[str | int, ...]
-) -> Any:
-    if isinstance(value, dict):
-        return {k: _expand(v, source, references, (*path, k)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_expand(v, source, references, (*path, i)) for i, v in enumerate(value)]
-    if not isinstance(value, str):
-        return value
-    expanded = _expand_string(value, source)
-    if references is not None and expanded != value:
-        references[path] = (value, expanded)
-    return expanded
-
-
-def _expand_string(value: str, source: str) -> str:
-    def substitute(match: re.Match[str]) -> str:
-        name, default = match.group(1), match.group(2)
-        found = os.environ.get(name)
-        if found:
-            return found
-        if default is not None:
-            return default
-        raise ConfigError(f"{source}: environment variable {name} is not set (used as ${{{name}}})")
-
-    return _ENV_PATTERN.sub(substitute, value)
-
-
-def _describe(path: Path, exc: ValidationError) -> str:
-    lines = [f"{path}: invalid configuration"]
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        message = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
-            message = _unknown_key_message(str(err["loc"][0]))
-        lines.append(f"  {where}: {message}")
-    return "\n".join(lines)
-
-
-def _unknown_key_message(key: str) -> str:
-    known = [name for name in EvalConfig.model_fields if name != "base_dir"]
-    close = difflib.get_close_matches(key, known, n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
-    return f"unknown setting; {hint}known settings: {', '.join(known)}"

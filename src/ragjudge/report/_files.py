@@ -15,7 +15,7 @@ from ragjudge.store._store import Store
 
 if TYPE_CHECKING:
     from ragjudge.analysis._results import EvaluationResult
-    from ragjudge.config._eval import EvalConfig
+    from ragjudge.config import EvalConfig
 
 __all__ = [
     "ReportError",

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ragjudge.analysis._results import EvaluationResult
-from ragjudge.config._eval import ConfigError, EvalConfig, JudgeConfig
+from ragjudge.config import ConfigError, EvalConfig, JudgeConfig
 from ragjudge.metrics.classify.battle import BASELINE_KEY
 from ragjudge.models import Provider
 from ragjudge.run._runner import run_evaluation

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ragjudge.config._eval import EvalConfig, JudgeConfig
+from ragjudge.config import EvalConfig, JudgeConfig
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import (
     ChatMessage,

@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ragjudge.config._eval import ConfigError, EvalConfig, JudgeConfig
+from ragjudge.config import ConfigError, EvalConfig, JudgeConfig
 from ragjudge.metrics import Metric
 from ragjudge.models import (
     CacheError,

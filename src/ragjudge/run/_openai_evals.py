@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from ragjudge.config._eval import ConfigError
+from ragjudge.config import ConfigError
 from ragjudge.errors import TextFileError, read_text_file
 from ragjudge.metrics.classify import SpecError, find_spec
 from ragjudge.metrics.classify._library import library

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from ragjudge.config._eval import ConfigError, EvalConfig, expand_environment
+from ragjudge.config import ConfigError, EvalConfig, expand_environment
 from ragjudge.loading import read_evaluation_set
 from ragjudge.metrics import Metric, create_metric
 from ragjudge.run._row_skipping import lacking_rows, missing_everywhere, skip_rows_lacking_inputs

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragjudge._util.redact import MASK
-from ragjudge.config._eval import EvalConfig
+from ragjudge.config import EvalConfig
 from ragjudge.schema import Sample
 from ragjudge.store._store import RunInfo, Store
 

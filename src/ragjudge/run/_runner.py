@@ -24,7 +24,7 @@ from ragjudge._util.parallel import usable_cpus
 from ragjudge._version import __version__
 from ragjudge.analysis._rate_limits import record_rate_limits
 from ragjudge.analysis._results import EvaluationResult, summarize_run
-from ragjudge.config._eval import ConfigError, EvalConfig
+from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.loading import STREAM_PAGE_ROWS
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeCallRecord, JudgeModel, PermitSource, Provider, ResponseCache

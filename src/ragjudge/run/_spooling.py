@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragjudge.config._eval import ConfigError, EvalConfig
+from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.loading import StreamedSet
 from ragjudge.metrics import Metric
 from ragjudge.run._preparation import (

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import ragjudge as rj
-from ragjudge.config._eval import ConfigError
+from ragjudge.config import ConfigError
 from ragjudge.knowledge import KnowledgeBase
 from ragjudge.knowledge._retrieval import BM25Retriever
 from ragjudge.metrics import MetricContext, create_metric, evaluation_query

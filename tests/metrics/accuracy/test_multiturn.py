@@ -17,7 +17,7 @@ import pytest
 
 import ragjudge as rj
 from conftest import import_quickstart, shared_data
-from ragjudge.config._eval import EvalConfig, load_config
+from ragjudge.config import EvalConfig, load_config
 from ragjudge.metrics import MetricContext, create_metric
 from ragjudge.metrics.accuracy.agents import (
     AnswerReply,

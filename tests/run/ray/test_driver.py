@@ -18,7 +18,7 @@ import pytest
 from ray_cluster import local_cluster, ray_or_skip, write_killer
 
 import ragjudge as rj
-from ragjudge.config._eval import EvalConfig, load_config
+from ragjudge.config import EvalConfig, load_config
 from ragjudge.config._ray import RayConfig
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.run._runner import run_evaluation

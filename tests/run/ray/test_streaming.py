@@ -13,7 +13,7 @@ from ray_cluster import local_cluster, ray_or_skip, write_killer
 
 import ragjudge as rj
 from parquet_files import parquet_folder
-from ragjudge.config._eval import load_config
+from ragjudge.config import load_config
 from ragjudge.run._runner import run_evaluation
 from ragjudge.schema import Sample
 from ragjudge.store._store import Store

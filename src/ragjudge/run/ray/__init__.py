@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ragjudge.config._eval import EvalConfig
+    from ragjudge.config import EvalConfig
 
 __all__ = ["require_ray", "with_executor"]
 
@@ -26,7 +26,7 @@ def require_ray(config: EvalConfig) -> None:
     """Before a run stores anything: a :class:`~ragjudge.config._eval.ConfigError` saying how
     to install the extra when ``ray`` cannot be imported, or naming the cluster address
     that is malformed or does not answer."""
-    from ragjudge.config._eval import ConfigError
+    from ragjudge.config import ConfigError
     from ragjudge.config._ray import check_reachable, cluster_address
 
     address = cluster_address(config.ray)
@@ -48,7 +48,7 @@ def require_ray(config: EvalConfig) -> None:
 def with_executor(config: EvalConfig, executor: str | None) -> EvalConfig:
     """``config`` with the executor chosen on the command line (``--executor``); an
     unknown name is a :class:`~ragjudge.config._eval.ConfigError`."""
-    from ragjudge.config._eval import ConfigError
+    from ragjudge.config import ConfigError
     from ragjudge.config._ray import EXECUTORS
 
     if executor is None:

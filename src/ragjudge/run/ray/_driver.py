@@ -24,7 +24,7 @@ from typing import Any
 import ray
 from ray.exceptions import RayActorError, RayTaskError
 
-from ragjudge.config._eval import ConfigError, EvalConfig
+from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.config._ray import ClusterError, RayConfig, cluster_address
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import PriceTable, Provider, RateLimits, ResponseCache

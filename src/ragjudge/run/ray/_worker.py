@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragjudge.config._eval import EvalConfig
+from ragjudge.config import EvalConfig
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeCallRecord, JudgeModel, PermitSource, Provider, ResponseCache
 from ragjudge.models._cache import provider_endpoint

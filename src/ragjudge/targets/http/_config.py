@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragjudge._util.redact import MASK, is_secret_name
-from ragjudge.config._eval import ConfigError, expand_environment
+from ragjudge.config import ConfigError, expand_environment
 from ragjudge.targets._targets import DEFAULT_MAX_REPLY_BYTES, ReplyLimits, Target, TargetError
 from ragjudge.targets.http._retriever import HttpRetriever
 from ragjudge.targets.http._targets import JsonApiTarget, OpenAIChatTarget

@@ -1,0 +1,162 @@
+"""The options of ``ragjudge run`` that carry a setting or a run control.
+
+Written by ``python -m ragjudge.cli._options_source`` from the declarations in
+:mod:`ragjudge.config` (help texts) and :mod:`ragjudge.cli._options_source` (flags,
+metavars, types); do not edit by hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = [
+    "RunBy",
+    "RunConcurrency",
+    "RunExecutor",
+    "RunLimit",
+    "RunMaxErrorRate",
+    "RunProcesses",
+    "RunProgress",
+    "RunResume",
+    "RunRetryErrors",
+    "RunSample",
+    "RunSeed",
+    "RunSkipInvalidRows",
+    "RunStore",
+    "RunTrials",
+    "RunUseCache",
+]
+
+RunResume = Annotated[
+    str | None,
+    typer.Option(
+        "--resume",
+        metavar="RUN",
+        help="Finish the interrupted run with this id: only missing results are computed.",
+    ),
+]
+
+RunRetryErrors = Annotated[
+    bool,
+    typer.Option(
+        "--retry-errors",
+        help="With resume: compute the run's errored results again.",
+    ),
+]
+
+RunLimit = Annotated[
+    int | None,
+    typer.Option(
+        "--limit",
+        metavar="N",
+        help="Evaluate only the first N rows.",
+    ),
+]
+
+RunSample = Annotated[
+    int | None,
+    typer.Option(
+        "--sample",
+        metavar="N",
+        help="Evaluate N random rows, each subset of the breakdown (by) keeping its share.",
+    ),
+]
+
+RunSeed = Annotated[
+    int | None,
+    typer.Option(
+        "--seed",
+        metavar="S",
+        help="Seed of the random rows of sample and of the bootstrap confidence intervals.",
+    ),
+]
+
+RunConcurrency = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency",
+        metavar="N",
+        help="Samples in flight at once.",
+    ),
+]
+
+RunProcesses = Annotated[
+    str | None,
+    typer.Option(
+        "--processes",
+        metavar="N",
+        help="Processes that score CPU-only metrics of a large run and chunk a large knowledge base: auto uses every CPU, 1 keeps the work in this process.",
+    ),
+]
+
+RunExecutor = Annotated[
+    str | None,
+    typer.Option(
+        "--executor",
+        metavar="NAME",
+        help="Where samples are evaluated: local (this process) or ray (Ray workers).",
+    ),
+]
+
+RunTrials = Annotated[
+    int | None,
+    typer.Option(
+        "--trials",
+        metavar="N",
+        help="Score every sample this many times (to measure how stable the scores are).",
+    ),
+]
+
+RunMaxErrorRate = Annotated[
+    float | None,
+    typer.Option(
+        "--max-error-rate",
+        metavar="SHARE",
+        help="Share of a metric's results that may fail before the run counts as failed (exit 3); a metric with no value at all always fails it (exit 4).",
+    ),
+]
+
+RunSkipInvalidRows = Annotated[
+    bool,
+    typer.Option(
+        "--skip-invalid-rows",
+        help="Score what can be scored: leave out rows that cannot be read, and rows lacking a metric's inputs for that metric; report both.",
+    ),
+]
+
+RunBy = Annotated[
+    str | None,
+    typer.Option(
+        "--by",
+        metavar="KEY",
+        help="Break the summary down by a metadata key (metadata.KEY or KEY).",
+    ),
+]
+
+RunStore = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        metavar="FILE",
+        help="The store file (default .ragjudge/runs.db beside the config).",
+    ),
+]
+
+RunProgress = Annotated[
+    bool,
+    typer.Option(
+        "--progress/--no-progress",
+        help="Show a progress bar.",
+    ),
+]
+
+RunUseCache = Annotated[
+    bool,
+    typer.Option(
+        "--cache/--no-cache",
+        help="Reuse cached judge replies.",
+    ),
+]

@@ -1,0 +1,178 @@
+"""Reading an evaluation YAML file into an :class:`EvalConfig`: the one text-file rule,
+keys given twice refused, ``${VAR}`` expanded from the environment (and remembered, so a
+stored record keeps the reference, not the secret), every problem a :class:`ConfigError`
+naming the file and the key."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Hashable
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from ragjudge.config._eval import ConfigError, EnvReferences, EvalConfig
+from ragjudge.errors import TextFileError, read_text_file
+from ragjudge.loading import format_named
+from ragjudge.loading._values import value_problem
+
+__all__ = ["expand_environment", "load_config", "read_yaml"]
+
+
+def load_config(path: str | Path, **overrides: Any) -> EvalConfig:
+    """Read an evaluation YAML file; ``overrides`` (e.g. from CLI flags) replace its keys
+    when not None.
+
+    The file is UTF-8 (or UTF-16 with a byte-order mark, see
+    :func:`ragjudge.errors.decode_text`); a key given twice in one mapping, an unknown
+    key and an unknown ``format`` are errors. Every problem is a :class:`ConfigError`
+    naming the file (and the line or key)."""
+    path = Path(path)
+    raw = read_yaml(path)
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a mapping of settings at the top level")
+    if "base_dir" in raw:
+        raise ConfigError(
+            f"{path}: base_dir is not a setting; relative paths are resolved against the "
+            "folder of the config file"
+        )
+    if (problem := value_problem(raw)) is not None:
+        raise ConfigError(f"{path}: {problem.field}: {problem.reason}")
+    references: EnvReferences = {}
+    raw = expand_environment(raw, source=path, references=references)
+    raw.update({k: v for k, v in overrides.items() if v is not None})
+    raw["base_dir"] = path.resolve().parent
+    try:
+        config = EvalConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(_describe(path, exc)) from exc
+    if config.format is not None:
+        try:
+            format_named(config.format)
+        except ValueError as exc:
+            raise ConfigError(f"{path}: format: {exc}") from None
+    config._env_references = references
+    return config
+
+
+class _DuplicateKey(yaml.YAMLError):
+    def __init__(self, key: Any, line: int, first_line: int) -> None:
+        super().__init__(f"duplicate key {key!r}")
+        self.key, self.line, self.first_line = key, line, first_line
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """The safe YAML loader, refusing a key given twice in one mapping (plain YAML keeps
+    the last value without a word). Keys brought in by a ``<<`` merge may be overridden,
+    as YAML intends."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
+        first_lines: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
+                continue
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if key in first_lines:
+                raise _DuplicateKey(key, line, first_lines[key])
+            first_lines[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def read_yaml(path: Path) -> Any:
+    """The YAML document of the file at ``path``, or a :class:`ConfigError` saying why
+    there is none."""
+    try:
+        text = read_text_file(path)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise ConfigError(f"{path}: is a folder, not a YAML file") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
+    except TextFileError as exc:
+        raise ConfigError(str(exc)) from None
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
+    except _DuplicateKey as exc:
+        raise ConfigError(
+            f"{path}, line {exc.line}: the key {exc.key!r} is given twice in one mapping "
+            f"(first on line {exc.first_line}); keep one"
+        ) from None
+    except yaml.MarkedYAMLError as exc:
+        for mark in (exc.context_mark, exc.problem_mark):
+            if mark is not None:
+                mark.name = str(path)
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: lists or mappings are nested too deeply to read") from None
+
+
+_ENV_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def expand_environment(
+    value: Any, *, source: Path | str = "config", references: EnvReferences | None = None
+) -> Any:
+    """Replace ``${VAR}`` and ``${VAR:-default}`` in every string of a config with the
+    environment's value; an unset variable without a default is an error naming it.
+
+    ``references``, when given, receives every string that used a variable, as written
+    and as expanded, under its path, so that a stored record can keep the written form
+    (the value may be a secret)."""
+    return _expand(value, str(source), references, ())
+
+
+def _expand(
+    value: Any, source: str, references: EnvReferences | None, path: tuple[str | int, ...]
+) -> Any:
+    if isinstance(value, dict):
+        return {k: _expand(v, source, references, (*path, k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expand(v, source, references, (*path, i)) for i, v in enumerate(value)]
+    if not isinstance(value, str):
+        return value
+    expanded = _expand_string(value, source)
+    if references is not None and expanded != value:
+        references[path] = (value, expanded)
+    return expanded
+
+
+def _expand_string(value: str, source: str) -> str:
+    def substitute(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        found = os.environ.get(name)
+        if found:
+            return found
+        if default is not None:
+            return default
+        raise ConfigError(f"{source}: environment variable {name} is not set (used as ${{{name}}})")
+
+    return _ENV_PATTERN.sub(substitute, value)
+
+
+def _describe(path: Path, exc: ValidationError) -> str:
+    lines = [f"{path}: invalid configuration"]
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        message = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
+            message = _unknown_key_message(str(err["loc"][0]))
+        lines.append(f"  {where}: {message}")
+    return "\n".join(lines)
+
+
+def _unknown_key_message(key: str) -> str:
+    known = [name for name in EvalConfig.model_fields if name != "base_dir"]
+    close = difflib.get_close_matches(key, known, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown setting; {hint}known settings: {', '.join(known)}"
