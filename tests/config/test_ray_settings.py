@@ -38,7 +38,7 @@ def test_an_unknown_executor_in_the_config_is_named(tmp_path: Path) -> None:
 def test_an_unknown_executor_on_the_command_line_is_named(tmp_path: Path) -> None:
     code, output = run(str(project(tmp_path)), "--executor", "rey")
     assert code == 2
-    assert "--executor: unknown executor 'rey'; known: local, ray" in output
+    assert "executor (given as --executor): Input should be 'local' or 'ray'" in output
 
 
 def test_a_malformed_cluster_address_is_named(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from conftest import import_quickstart
 from ragjudge.config import EvalConfig
 from ragjudge.metrics import Metric, MetricContext, create_metric
 from ragjudge.metrics.lexical.token_f1 import TokenF1
-from ragjudge.run._execution import Execution, runs_inline
+from ragjudge.run._execution import Execution
 from ragjudge.run._row_skipping import skip_rows_lacking_inputs
 from ragjudge.run._runner import run_evaluation
 from ragjudge.schema import Output, Sample, Score
@@ -152,13 +152,42 @@ class AwaitedCompute(TokenF1):
         return 0.5
 
 
+class ScoredItsOwnWay(TokenF1):
+    async def score(self, sample: Sample, output: Output, ctx: MetricContext) -> list[Score]:
+        return [Score(metric=self.name, value=0.25)]
+
+
+class BothAgain(AwaitedCompute):
+    inline = True
+
+    async def compute(self, sample: Sample, output: Output, ctx: MetricContext) -> Any:
+        return 0.75
+
+    def compute_now(self, sample: Sample, output: Output, ctx: MetricContext) -> Any:
+        return 0.75
+
+
 def test_which_metrics_are_scored_on_the_spot() -> None:
-    assert all(runs_inline(create_metric(name)) for name in LEXICAL)
-    assert not runs_inline(Waiting(name="w"))
-    assert not runs_inline(AwaitedCompute())  # its own compute is what it means
-    skipping = create_metric("token_f1")
-    skip_rows_lacking_inputs(skipping, {"r1": "no reference"})
-    assert not runs_inline(skipping)  # the row-skipping wrapper is awaited
+    assert all(create_metric(name).scored_inline for name in LEXICAL)
+    assert not Waiting(name="w").scored_inline
+    assert not AwaitedCompute().scored_inline  # its own compute is what it means
+    assert not ScoredItsOwnWay().scored_inline  # so is its own score
+    assert BothAgain().scored_inline  # compute and compute_now declared together again
+
+
+def test_rows_lacking_inputs_are_not_applicable_and_the_rest_scored_on_the_spot(
+    tmp_path: Path,
+) -> None:
+    rows = benchmark_rows(3)
+    first, lacking, last = (row["request_id"] for row in rows)
+    skipping = TokenF1(name="t")
+    skip_rows_lacking_inputs(skipping, {lacking: "no reference"})
+    assert skipping.scored_inline
+    store = evaluate(tmp_path, ["t"], data=rows, metrics=[skipping])
+    stored = {r[0]: r for r in stored_rows(store)}
+    assert stored[lacking][3:5] == (None, None)
+    assert stored[lacking][8] == "no reference"
+    assert stored[first][3] is not None and stored[last][3] is not None
 
 
 def test_an_overridden_compute_is_used(tmp_path: Path) -> None:
@@ -171,13 +200,15 @@ def test_a_failure_of_the_store_stops_the_run(inline: bool) -> None:
     metric = create_metric("token_f1") if inline else Waiting(name="w")
 
     class Failing(Execution):
+        def stored_results(self) -> tuple[set[tuple[str, int, str]], dict[str, Output]]:
+            return set(), {}
+
         def _record(self, sample: Sample, trial: int, scores: list[Score]) -> None:
             raise OSError("disk full")
 
     execution = object.__new__(Failing)
     execution.run_id, execution.metrics, execution.trials = "r", [metric], 1
     execution.context, execution.agent_models = MetricContext(target=_RowTarget()), {}
-    execution.finished, execution.outputs = set(), {}
     execution.writer = _NoWriter()  # type: ignore[assignment]
     samples = [Sample.model_validate(row) for row in benchmark_rows(5)]
     with pytest.raises(OSError, match="disk full"):

@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ragjudge.config import ConfigError, EvalConfig
+from ragjudge.run._executors import executor_kind
 from ragjudge.run._preparation import RequirementError, prepare
 from ragjudge.run._spooling import parquet_folder, prepare_streamed
 from ragjudge.schema import STORED_FORM, Sample
@@ -89,7 +90,9 @@ def test_an_unknown_by_key_fails_as_a_whole_load_fails(folder: Path) -> None:
 
 def test_only_a_folder_on_ray_is_streamed(folder: Path, tmp_path: Path) -> None:
     assert parquet_folder(config(folder), None) == folder
-    assert parquet_folder(config(folder, executor="local"), None) is None
+    # the local executor holds a set whole, so the runner never asks it to stream
+    assert executor_kind("ray").reads_in_pages
+    assert not executor_kind("local").reads_in_pages
     rows = tmp_path / "set.jsonl"
     rows.write_text(json.dumps(ROWS[0]) + "\n")
     assert parquet_folder(config(rows), None) is None

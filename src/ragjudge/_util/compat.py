@@ -113,4 +113,6 @@ def _public_package(module: str) -> str:
 def install_moved_paths() -> None:
     """Let the old module paths import (once per process)."""
     if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
-        sys.meta_path.append(_MovedFinder())
+        # first: a submodule of a moved package (ragjudge.html._page) must not be found
+        # by the path finder through the parent it aliases, which would load it twice
+        sys.meta_path.insert(0, _MovedFinder())

@@ -20,9 +20,15 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
-__all__ = ["THRESHOLDS", "command_owns_process", "fewer_collections", "kept_for_good"]
+__all__ = [
+    "THRESHOLDS",
+    "command_owns_process",
+    "fewer_collections",
+    "kept_for_good",
+    "loading",
+]
 
 THRESHOLDS = (10_000, 10, 10)
 """The collector's thresholds while a run loads and evaluates its samples."""
@@ -56,6 +62,14 @@ def kept_for_good(*, paused: bool = False) -> Iterator[None]:
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+def loading(*, held_whole: bool) -> AbstractContextManager[None]:
+    """The collector policy of loading a run's samples: a set held whole is read with
+    the collector paused and frozen once loaded; a set read page by page keeps it on, so
+    its pages' garbage is freed rather than frozen (both only in the command's process,
+    see :func:`kept_for_good`)."""
+    return kept_for_good(paused=held_whole)
 
 
 @contextmanager

@@ -178,15 +178,13 @@ def run(
             seed=seed,
             concurrency=concurrency,
             processes=processes,
+            executor=executor,
             trials=trials,
             max_error_rate=max_error_rate,
             skip_invalid_rows=True if skip_invalid_rows else None,
             by=by,
             store=None if store is None else str(store.resolve()),
         )
-        from ragjudge.run.ray import with_executor
-
-        cfg = with_executor(cfg, executor)
         check_gate_names(gates, cfg)
         if plan:
             estimate = asyncio.run(dry_run(cfg))

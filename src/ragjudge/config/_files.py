@@ -16,6 +16,7 @@ import yaml
 from pydantic import ValidationError
 
 from ragjudge.config._eval import ConfigError, EnvReferences, EvalConfig
+from ragjudge.config._surface import flag_of
 from ragjudge.errors import TextFileError, read_text_file
 from ragjudge.loading import format_named
 from ragjudge.loading._values import value_problem
@@ -44,12 +45,13 @@ def load_config(path: str | Path, **overrides: Any) -> EvalConfig:
         raise ConfigError(f"{path}: {problem.field}: {problem.reason}")
     references: EnvReferences = {}
     raw = expand_environment(raw, source=path, references=references)
-    raw.update({k: v for k, v in overrides.items() if v is not None})
+    given = {k: v for k, v in overrides.items() if v is not None}
+    raw.update(given)
     raw["base_dir"] = path.resolve().parent
     try:
         config = EvalConfig.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(_describe(path, exc)) from exc
+        raise ConfigError(_describe(path, exc, overridden=set(given))) from exc
     if config.format is not None:
         try:
             format_named(config.format)
@@ -160,10 +162,14 @@ def _expand_string(value: str, source: str) -> str:
     return _ENV_PATTERN.sub(substitute, value)
 
 
-def _describe(path: Path, exc: ValidationError) -> str:
+def _describe(path: Path, exc: ValidationError, overridden: set[str]) -> str:
+    """The validation errors, one line each; a setting given as an option is named by
+    its flag."""
     lines = [f"{path}: invalid configuration"]
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        if err["loc"] and err["loc"][0] in overridden:
+            where = f"{where} (given as {flag_of(str(err['loc'][0]))})"
         message = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
             message = _unknown_key_message(str(err["loc"][0]))

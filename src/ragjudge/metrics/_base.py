@@ -7,6 +7,7 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -190,7 +191,17 @@ class Metric:
     inline: ClassVar[bool] = False
     """Whether the metric does CPU work only and never waits: it defines
     :meth:`compute_now`, which the executor calls directly — without a task or the
-    event loop — for every sample whose output is already at hand."""
+    event loop — for every sample whose output is already at hand (see
+    :attr:`scored_inline`)."""
+    scored_inline: ClassVar[bool] = False
+    """Set by the kit for every metric class: whether the executor scores it with
+    :meth:`score_now` — it is :attr:`inline`, keeps the kit's :meth:`score`, and declares
+    :meth:`compute_now` where it declares :meth:`compute` (a subclass that replaces
+    ``compute`` alone means its own ``compute``, so it is awaited)."""
+    rows_not_applicable: Mapping[str, str] = MappingProxyType({})
+    """Request id → why the metric does not apply to that row (a row lacking its inputs
+    when invalid rows are skipped); the runner scores such rows not applicable without
+    calling the metric."""
     calls_per_sample: ClassVar[str | None] = None
     """Judge calls per sample and trial, in words (``"2 (statements, verdicts)"``,
     ``"1 per chunk"``), for ``ragjudge metrics``; None: none without a judge, one for a
@@ -200,6 +211,10 @@ class Metric:
     def __init__(self, *, name: str | None = None, **options: Any) -> None:
         self.options = self.Options.model_validate(options)
         self.name = name or self._default_name()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.scored_inline = cls.inline and _computes_now_as_awaited(cls)
 
     @classmethod
     def _default_name(cls) -> str:
@@ -344,6 +359,18 @@ def _score(name: str, produced: float | Result, call_ids: Sequence[int]) -> Scor
         details=result.details,
         judge_call_ids=list(call_ids),
     )
+
+
+def _computes_now_as_awaited(cls: type[Metric]) -> bool:
+    """Whether :meth:`Metric.score_now` of ``cls`` gives what its awaited :meth:`score`
+    would: the kit's ``score``, and ``compute_now`` declared where ``compute`` is."""
+    return cls.score is Metric.score and _declaring(cls, "compute_now") is _declaring(
+        cls, "compute"
+    )
+
+
+def _declaring(cls: type, name: str) -> type | None:
+    return next((k for k in cls.__mro__ if name in vars(k)), None)
 
 
 def _with_calls(score: Score, call_ids: Sequence[int]) -> Score:

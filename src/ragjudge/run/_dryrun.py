@@ -224,6 +224,8 @@ async def plan_evaluation(
             embedders={spec: StandInEmbedder(spec) for spec in metric.embedding_specs()},
             shared=shared.setdefault((sample.request_id, trial), {}),
         )
+        if metric.rows_not_applicable.get(sample.request_id) is not None:
+            return  # no call: the row lacks the metric's inputs
         async with semaphore:
             try:
                 await metric.score(sample, _stand_in_output(sample, supplies_response), ctx)

@@ -4,7 +4,7 @@ batches, within :data:`~ragjudge.store._batch.BATCH_SECONDS`, and at once when t
 ends or is interrupted — so an interrupted run resumes where it stopped.
 
 A sample whose output is at hand (stored, or read from the row by the data target) and
-whose pending metrics are all :attr:`~ragjudge.metrics.Metric.inline` (CPU work that
+whose pending metrics are all :attr:`~ragjudge.metrics.Metric.scored_inline` (CPU work that
 never waits, such as the lexical metrics) is scored on the spot, without a task: the
 executor works through such samples in order and lets the event loop run at least
 every :data:`SLICE_SECONDS`. When there are many such samples and the run may use
@@ -29,11 +29,12 @@ from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeModel
 from ragjudge.run._processes import blocks_of, scoring_pool, worker_count
 from ragjudge.run._progress import Tracker, progress_display
+from ragjudge.run._scoring import by_trial, score_now, score_one
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store._batch import ResultWriter
-from ragjudge.store._store import OutputRow, ScoreRow, Store, output_row, score_rows
+from ragjudge.store._store import OutputRow, ScoreRow, Store, output_row, score_name_of, score_rows
 
-__all__ = ["SLICE_SECONDS", "Execution", "outcome_recorded", "score_now", "score_one"]
+__all__ = ["SLICE_SECONDS", "Execution", "outcome_recorded"]
 
 ScoredSample = tuple[str, OutputRow | None, list[tuple[int, list[ScoreRow]]]]
 """What a scoring worker gives for one sample: its request id, its output's row when
@@ -81,7 +82,10 @@ class Execution:
         """What every metric receives; trial and agent models are set per call."""
         self.agent_models = agent_models
         self.processes = processes
-        self.finished, self.outputs = self.stored_results()
+        self.finished: set[tuple[str, int, str]] = set()
+        """The (request id, trial, score name) of every stored score (read when planned)."""
+        self.outputs: dict[str, Output] = {}
+        """The stored outputs by request id (read when planned)."""
         self.writer = ResultWriter(store, run_id)
 
     def stored_results(self) -> tuple[set[tuple[str, int, str]], dict[str, Output]]:
@@ -122,15 +126,16 @@ class Execution:
 
     @cached_property
     def _inline(self) -> set[int]:
-        """The ids of the metrics scored on the spot (see :func:`runs_inline`)."""
-        return {id(m) for m in self.metrics if runs_inline(m)}
+        """The ids of the metrics scored on the spot (:attr:`Metric.scored_inline`)."""
+        return {id(m) for m in self.metrics if m.scored_inline}
 
     @contextmanager
-    def workers_started(self, samples: Sequence[Sample]) -> Iterator[None]:
-        """Plan the work on ``samples`` and fork the scoring workers now (when the run
-        uses them), so that they score while the caller stores the run; :meth:`run` on
-        the same samples inside the block takes their results. Nothing is stored
-        before :meth:`run`."""
+    def planned(self, samples: Sequence[Sample]) -> Iterator[None]:
+        """Plan the work on ``samples`` (what is stored is read now) and fork the
+        scoring workers (when the run uses them), so that they score while the caller
+        stores the run; :meth:`run` on the same samples inside the block takes their
+        results. Nothing is stored before :meth:`run`."""
+        self.finished, self.outputs = self.stored_results()
         todo = [
             (s, pending)
             for s in samples
@@ -150,7 +155,7 @@ class Execution:
         """Evaluate every sample that is not done (without its output or a score of a
         trial), ``concurrency`` at a time."""
         if self._planned is None:
-            with self.workers_started(samples):
+            with self.planned(samples):
                 return await self.run(samples, concurrency, progress)
         plan = self._planned
         semaphore = asyncio.Semaphore(concurrency)
@@ -246,7 +251,7 @@ class Execution:
                     self.writer.output_rows([output])
                 for trial, rows in scored:
                     self.writer.score_rows(rows)
-                    self.finished.update((request_id, trial, row[3]) for row in rows)
+                    self.finished.update((request_id, trial, score_name_of(row)) for row in rows)
                 tracker.advance()
             if failed:
                 failed[0].result()
@@ -302,7 +307,7 @@ class Execution:
             output = await self.context.target(sample)
             self.writer.output(sample.request_id, output)
             self.outputs[sample.request_id] = output
-        for trial, metrics in _by_trial(self._pending(sample)):
+        for trial, metrics in by_trial(self._pending(sample)):
             contexts = self._contexts(metrics, trial)
             inline = self._inline
             waited = await asyncio.gather(
@@ -333,7 +338,7 @@ class Execution:
         """Per pending trial of a sample whose pending metrics are inline, (trial, its
         scores); nothing is recorded."""
         scored = []
-        for trial, metrics in _by_trial(pending):
+        for trial, metrics in by_trial(pending):
             contexts = self._contexts(metrics, trial)
             scores = [
                 s
@@ -373,58 +378,6 @@ def _keep_failure(task: asyncio.Future[None], failed: list[asyncio.Future[None]]
         failed.append(task)
 
 
-def runs_inline(metric: Metric) -> bool:
-    """Whether the executor may score ``metric`` with :meth:`Metric.score_now`: it is
-    :attr:`~Metric.inline`, its ``compute_now`` is its ``compute`` (declared by the
-    same class), and its ``score`` is the kit's, not replaced (a row-skipping wrapper
-    goes through the awaited path)."""
-    cls = type(metric)
-    return (
-        cls.inline
-        and cls.score is Metric.score
-        and "score" not in vars(metric)
-        and _declaring(cls, "compute_now") is _declaring(cls, "compute")
-    )
-
-
-def _declaring(cls: type, name: str) -> type | None:
-    return next((k for k in cls.__mro__ if name in vars(k)), None)
-
-
-async def score_one(
-    metric: Metric, sample: Sample, output: Output, ctx: MetricContext
-) -> list[Score]:
-    """The metric's scores for one sample; a failed target or a metric that raises
-    gives an explicit error for each of its scores."""
-    if output.error is not None and output.response is None:
-        return _target_failed(metric, sample, output)
-    try:
-        result = await metric.score(sample, output, ctx)
-    except Exception as exc:  # a metric bug or bad row becomes this score's error
-        return _raised(metric, sample, exc)
-    return result if isinstance(result, list) else [result]
-
-
-def score_now(metric: Metric, sample: Sample, output: Output, ctx: MetricContext) -> list[Score]:
-    """:func:`score_one` for an inline metric, through :meth:`Metric.score_now`."""
-    if output.error is not None and output.response is None:
-        return _target_failed(metric, sample, output)
-    try:
-        return metric.score_now(sample, output, ctx)
-    except Exception as exc:  # a metric bug or bad row becomes this score's error
-        return _raised(metric, sample, exc)
-
-
-def _target_failed(metric: Metric, sample: Sample, output: Output) -> list[Score]:
-    error = f"target failed: {output.error}"
-    return [Score.failed(n, error) for n in metric.score_names_for(sample)]
-
-
-def _raised(metric: Metric, sample: Sample, exc: Exception) -> list[Score]:
-    error = f"{type(exc).__name__}: {exc}"
-    return [Score.failed(n, error) for n in metric.score_names_for(sample)]
-
-
 @contextmanager
 def outcome_recorded(store: Store, run_id: str) -> Iterator[None]:
     """Mark the run completed, interrupted (Ctrl-C, cancellation) or failed by how the
@@ -438,11 +391,3 @@ def outcome_recorded(store: Store, run_id: str) -> Iterator[None]:
         store.set_status(run_id, "failed")
         raise
     store.set_status(run_id, "completed")
-
-
-def _by_trial(pending: Sequence[tuple[int, Metric]]) -> list[tuple[int, list[Metric]]]:
-    """The trials with work left, each with its pending metrics, from
-    :meth:`Execution._pending`."""
-    return [
-        (trial, [m for t, m in pending if t == trial]) for trial in sorted({t for t, _ in pending})
-    ]

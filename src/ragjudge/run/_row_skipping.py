@@ -6,10 +6,9 @@ all is still refused: that is a misnamed column, not a gap."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ragjudge.metrics import Metric
-from ragjudge.schema import Output, Sample, Score
+from ragjudge.schema import Sample
 
 __all__ = ["lacking_rows", "missing_everywhere", "skip_rows_lacking_inputs"]
 
@@ -48,16 +47,7 @@ def missing_everywhere(
 
 
 def skip_rows_lacking_inputs(metric: Metric, lacking: dict[str, str]) -> None:
-    """Make ``metric`` give not-applicable scores to the rows in ``lacking`` (request id
-    → reason) and score the others as before."""
-    if not lacking:
-        return
-    scored = metric.score
-
-    async def score(sample: Sample, output: Output, ctx: Any) -> list[Score]:
-        reason = lacking.get(sample.request_id)
-        if reason is not None:
-            return metric.not_applicable(reason, sample)
-        return await scored(sample, output, ctx)
-
-    metric.score = score  # type: ignore[method-assign]
+    """Make ``metric`` not applicable to the rows in ``lacking`` (request id → reason):
+    the runner gives them not-applicable scores and scores the others as before."""
+    if lacking:
+        metric.rows_not_applicable = {**metric.rows_not_applicable, **lacking}

@@ -71,9 +71,9 @@ class SpooledSet:
 
 
 def parquet_folder(config: EvalConfig, data: Any) -> Path | None:
-    """The folder of Parquet files a run on Ray reads page by page, or None when the
-    set is anything else (read whole, as on the local executor)."""
-    if config.executor != "ray" or config.openai_evals is not None:
+    """The folder of Parquet files to read page by page, or None when the set is
+    anything else (read whole)."""
+    if config.openai_evals is not None:
         return None
     if data is None and config.data is not None:
         data = config.resolve(config.data)

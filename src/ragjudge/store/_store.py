@@ -80,6 +80,13 @@ OutputRow = tuple[str, str, str, str | None, float | None, int, int, str]
 ScoreRow = tuple[
     str, str, int, str, float | None, str | None, str | None, str, str, str, str | None
 ]
+"""A ``scores`` row: run id, request id, trial, score name, value, error, rationale,
+details, judge call ids, time, why skipped."""
+
+
+def score_name_of(row: ScoreRow) -> str:
+    """The score name of a ``scores`` row."""
+    return row[3]
 
 
 def output_row(run_id: str, request_id: str, output: Output, now: str | None = None) -> OutputRow:

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ragjudge.config import EvalConfig
+    from ragjudge.run._execution import Execution
+    from ragjudge.run._executors import ExecutionParts
 
-__all__ = ["require_ray", "with_executor"]
+__all__ = ["ray_execution", "require_ray"]
 
 
 def require_ray(config: EvalConfig) -> None:
@@ -45,16 +47,16 @@ def require_ray(config: EvalConfig) -> None:
         ) from None
 
 
-def with_executor(config: EvalConfig, executor: str | None) -> EvalConfig:
-    """``config`` with the executor chosen on the command line (``--executor``); an
-    unknown name is a :class:`~ragjudge.config._eval.ConfigError`."""
-    from ragjudge.config import ConfigError
-    from ragjudge.config._ray import EXECUTORS
+def ray_execution(parts: ExecutionParts) -> Execution:
+    """The execution of a run on Ray (see :mod:`ragjudge.run.ray._driver`)."""
+    from ragjudge.run.ray._driver import RayExecution
 
-    if executor is None:
-        return config
-    if executor not in EXECUTORS:
-        raise ConfigError(
-            f"--executor: unknown executor {executor!r}; known: {', '.join(EXECUTORS)}"
-        )
-    return config.model_copy(update={"executor": executor})
+    return RayExecution(
+        *(parts.store, parts.run_id, parts.metrics, parts.config.trials),
+        *(parts.context, parts.agents),
+        config=parts.config,
+        cache=parts.cache,
+        given_metrics=parts.given_metrics,
+        given_target=parts.given_target,
+        provider=parts.provider,
+    )

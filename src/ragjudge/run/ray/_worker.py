@@ -214,10 +214,15 @@ class _BatchExecution(Execution):
         self.trials = trials
         self.context = context
         self.agent_models = agent_models
+        self.batch = batch
         self.finished = set(batch.finished)
         self.outputs = dict(batch.outputs)
         self.collector = _Collector()
         self.writer = self.collector
+
+    def stored_results(self) -> tuple[set[tuple[str, int, str]], dict[str, Output]]:
+        """What the driver sent with the batch as stored."""
+        return set(self.batch.finished), dict(self.batch.outputs)
 
 
 class SampleWorker:

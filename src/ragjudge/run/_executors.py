@@ -1,0 +1,102 @@
+"""Where a run's samples are evaluated (the ``executor`` setting): this process, or Ray
+workers. The runner asks the chosen :class:`ExecutorKind` what it needs to know — how
+samples are read, whether work starts before the run is stored — and to build the
+execution, so it never names an executor itself; the Ray modules are imported only when
+a run chooses Ray.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ragjudge._util.parallel import usable_cpus
+from ragjudge.run._execution import Execution
+
+if TYPE_CHECKING:
+    from ragjudge.config import EvalConfig
+    from ragjudge.metrics import Metric, MetricContext
+    from ragjudge.models import JudgeModel, Provider, ResponseCache
+    from ragjudge.store import Store
+
+__all__ = ["ExecutionParts", "ExecutorKind", "executor_kind"]
+
+
+@dataclass(frozen=True)
+class ExecutionParts:
+    """What every execution is built from."""
+
+    store: Store
+    run_id: str
+    config: EvalConfig
+    metrics: Sequence[Metric]
+    context: MetricContext
+    agents: dict[str, dict[str, JudgeModel]]
+    cache: ResponseCache | None
+    provider: Provider | None
+    given_metrics: bool
+    given_target: Any
+    """The target object handed to the call (None when it came from the config)."""
+
+
+@dataclass(frozen=True)
+class ExecutorKind:
+    """One value of the ``executor`` setting."""
+
+    name: str
+    reads_in_pages: bool
+    """Samples it can take page by page: a resumed run's stay in the store and a folder
+    of Parquet files is spooled, rather than either being held whole."""
+    plans_before_storing: bool
+    """A new run's work is planned (and its scoring processes started) before the run
+    and its samples are stored, so that they score meanwhile."""
+    check: Callable[[EvalConfig], None]
+    """Raises a :class:`~ragjudge.config.ConfigError` before anything is stored when the
+    executor cannot run (a missing extra, a cluster that does not answer)."""
+    build: Callable[[ExecutionParts], Execution]
+
+
+def _no_check(config: EvalConfig) -> None:
+    return None
+
+
+def _local_execution(parts: ExecutionParts) -> Execution:
+    processes = parts.config.processes
+    return Execution(
+        parts.store,
+        parts.run_id,
+        parts.metrics,
+        parts.config.trials,
+        parts.context,
+        parts.agents,
+        processes=usable_cpus() if processes == "auto" else processes,
+    )
+
+
+def _ray(name: str) -> Any:
+    return getattr(importlib.import_module("ragjudge.run.ray"), name)
+
+
+_KINDS = {
+    "local": ExecutorKind(
+        "local",
+        reads_in_pages=False,
+        plans_before_storing=True,
+        check=_no_check,
+        build=_local_execution,
+    ),
+    "ray": ExecutorKind(
+        "ray",
+        reads_in_pages=True,
+        plans_before_storing=False,
+        check=lambda config: _ray("require_ray")(config),
+        build=lambda parts: _ray("ray_execution")(parts),
+    ),
+}
+
+
+def executor_kind(name: str) -> ExecutorKind:
+    """The executor the ``executor`` setting names (validated with the config)."""
+    return _KINDS[name]

@@ -1,0 +1,121 @@
+"""A run's models from the pre-flight question to the last reply: the judge, the
+agents' models (by metric and role), the embedders and the reply cache they share, each
+endpoint's rate limit counting every request to it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+
+from ragjudge.config import ConfigError, EvalConfig
+from ragjudge.metrics import Metric, MetricContext
+from ragjudge.models import JudgeCallRecord, JudgeModel, PermitSource, Provider, ResponseCache
+from ragjudge.run._judging import (
+    build_agent_models,
+    build_embedders,
+    build_judge,
+    generate_config,
+    open_cache,
+    preflight,
+)
+from ragjudge.store import Store
+
+__all__ = ["RunModels", "close_all"]
+
+
+@dataclass
+class RunModels:
+    """The models one run uses (see :meth:`open`); :meth:`close` once it ends."""
+
+    judge: JudgeModel | None
+    agents: dict[str, dict[str, JudgeModel]]
+    """Per metric name, its models by role."""
+    embedders: dict[str, Any] = field(default_factory=dict)
+    cache: ResponseCache | None = None
+    """The reply cache of the run: the judge's, or one opened for the embedders alone."""
+    asked: list[JudgeCallRecord] = field(default_factory=list)
+    """The pre-flight calls, to be stored with the run."""
+    _own_cache: ResponseCache | None = None
+
+    @classmethod
+    async def open(
+        cls,
+        config: EvalConfig,
+        metrics: Sequence[Metric],
+        store: Store,
+        run_id: str,
+        *,
+        use_cache: bool,
+        provider: Provider | None,
+    ) -> RunModels:
+        """Build the models and ask each the pre-flight question; a model that cannot
+        be built or does not answer is a :class:`ConfigError` and nothing stays open."""
+        limiters: dict[str, PermitSource] = {}  # one per endpoint
+        try:
+            judge = build_judge(
+                config, store, run_id, use_cache=use_cache, provider=provider, limiters=limiters
+            )
+            shared = judge.cache if judge is not None else None
+            agents = build_agent_models(
+                config, metrics, store, run_id, use_cache=use_cache, cache=shared, limiters=limiters
+            )
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
+        models = cls(judge, agents, cache=judge.cache if judge is not None else None)
+        try:
+            if models.cache is None and any(m.embedding_specs() for m in metrics):
+                models.cache = models._own_cache = open_cache(config, use_cache)
+            models.embedders = build_embedders(config, metrics, models.cache, limiters)
+            if config.judge is None or config.judge.preflight:
+                models.asked = await preflight(models.all)
+        except BaseException:
+            await models.close()
+            raise
+        return models
+
+    @property
+    def all(self) -> list[JudgeModel]:
+        """The judge and every agent's model."""
+        agents = [m for roles in self.agents.values() for m in roles.values()]
+        return [m for m in (self.judge, *agents) if m is not None]
+
+    def context(self, config: EvalConfig, retriever: Any, target: Any) -> MetricContext:
+        """What every metric of the run receives (trial and roles are set per call)."""
+        return MetricContext(
+            retriever=retriever,
+            judge=self.judge,
+            generate_config=generate_config(config.judge),
+            target=target,
+            embedders=self.embedders,
+        )
+
+    async def close(self) -> None:
+        """Close the models; replies to requests already sent when the run was
+        interrupted are awaited first (each model's ``in_flight_grace``), cached and
+        recorded. A cache opened for the embedders alone is committed and closed."""
+        models = self.all
+        waiting = sum(m.in_flight for m in models)
+        if waiting:
+            grace = max(m.settings.in_flight_grace for m in models)
+            Console(stderr=True).print(
+                f"waiting up to {grace:g} s for {waiting} judge "
+                f"repl{'y' if waiting == 1 else 'ies'} already sent (they are paid for; "
+                "Ctrl-C again to abandon them)",
+                highlight=False,
+            )
+        try:
+            await close_all(*models)
+        finally:
+            if self._own_cache is not None:
+                self._own_cache.close()
+
+
+async def close_all(*resources: Any) -> None:
+    """Close the HTTP clients that targets, retrievers and models keep open across calls."""
+    for resource in resources:
+        close = getattr(resource, "aclose", None)
+        if close is not None:
+            await close()
