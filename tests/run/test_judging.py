@@ -244,9 +244,9 @@ def test_agents_share_the_judges_cache_and_one_model_per_spec(tmp_path: Path) ->
         ),
     ]
     with Store(tmp_path / "r.db") as store:
-        judge = build_judge(config, store, "run")
+        judge = build_judge(config.judge, store, "run", cache_path=config.cache_path)
         assert judge is not None and judge.cache is not None
-        agents = build_agent_models(config, metrics, store, "run", cache=judge.cache)
+        agents = build_agent_models(config.judge, metrics, store, "run", cache=judge.cache)
     models = {id(m) for roles in agents.values() for m in roles.values()}
     assert len(models) == 1
     assert all(m.cache is judge.cache for roles in agents.values() for m in roles.values())
@@ -269,9 +269,9 @@ def test_models_of_one_run_on_one_endpoint_share_their_limiter(tmp_path: Path) -
     metrics = [create_metric(spec) for spec in config.metrics]
     limiters: dict[str, Limiter] = {}
     with Store(tmp_path / "r.db") as store:
-        judge = build_judge(config, store, "run", limiters=limiters)
-        agents = build_agent_models(config, metrics, store, "run", limiters=limiters)
-    embedders = build_embedders(config, metrics, None, limiters)
+        judge = build_judge(config.judge, store, "run", limiters=limiters)
+        agents = build_agent_models(config.judge, metrics, store, "run", limiters=limiters)
+    embedders = build_embedders(config.judge, metrics, None, limiters)
     assert judge is not None and len(limiters) == 1
     # the provider's rpm counts every request: judge, composer and embeddings pace together
     assert agents["multiturn"]["composer"].limiter is judge.limiter

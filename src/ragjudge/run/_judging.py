@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from ragjudge.config import ConfigError, EvalConfig, JudgeConfig
+from ragjudge.config import ConfigError, JudgeConfig
 from ragjudge.metrics import Metric
 from ragjudge.models import (
     CacheError,
@@ -33,24 +34,24 @@ from ragjudge.store._store import Store
 
 
 def check_judge(
-    config: EvalConfig, metrics: Sequence[Metric], *, provider: Provider | None = None
+    judge: JudgeConfig | None, metrics: Sequence[Metric], *, provider: Provider | None = None
 ) -> None:
     """Before any work: a judge metric without a usable judge, an unknown model spec
     (judge or agent) or an OpenAI model without a key is a clear error."""
     needing = [m.name for m in metrics if m.needs_judge]
     names = ", ".join(repr(n) for n in needing)
     if needing and provider is None:
-        if config.judge is None:
+        if judge is None:
             raise ConfigError(
                 f"metric {names} needs a judge model; add e.g. 'judge: openai/<model>' to the "
                 "config (any OpenAI-compatible server via OPENAI_BASE_URL, or OpenAI with "
                 "OPENAI_API_KEY)"
             )
-        _check_usable(config.judge, f"metric {names} needs the judge")
+        _check_usable(judge, f"metric {names} needs the judge")
     for metric in metrics:
         for role, spec in metric.model_roles().items():
             who = f"metric {metric.name!r} needs the {role} model"
-            _check_usable(agent_config(config, spec), who)
+            _check_usable(agent_config(judge, spec), who)
 
 
 def _check_usable(judge: JudgeConfig, who: str) -> None:
@@ -152,9 +153,9 @@ def model_settings(judge: JudgeConfig, *, cache: bool) -> ModelSettings:
     return ModelSettings.model_validate({**fields, "cache": cache})
 
 
-def agent_config(config: EvalConfig, spec: str) -> JudgeConfig:
+def agent_config(judge: JudgeConfig | None, spec: str) -> JudgeConfig:
     """An agent model's config: the judge's (endpoint, limits, prices) with its own spec."""
-    return (config.judge or JudgeConfig(model=spec)).model_copy(update={"model": spec})
+    return (judge or JudgeConfig(model=spec)).model_copy(update={"model": spec})
 
 
 class StoreRecorder:
@@ -190,9 +191,9 @@ def store_recorder(store: Store, run_id: str, prices: PriceTable | None = None) 
     return StoreRecorder(store, run_id, prices)
 
 
-def open_cache(config: EvalConfig, use_cache: bool) -> ResponseCache | None:
-    """The run's response cache (judge replies and embeddings), checked; None when off."""
-    path = config.cache_path if use_cache else None
+def open_cache(path: Path | None) -> ResponseCache | None:
+    """The run's response cache (judge replies and embeddings) at ``path``, checked;
+    None when caching is off (no path)."""
     if path is None:
         return None
     cache = ResponseCache(path)
@@ -206,56 +207,56 @@ def open_cache(config: EvalConfig, use_cache: bool) -> ResponseCache | None:
 
 
 def build_judge(
-    config: EvalConfig,
+    judge: JudgeConfig | None,
     store: Store,
     run_id: str,
     *,
-    use_cache: bool = True,
+    cache_path: Path | None = None,
     provider: Provider | None = None,
     limiters: dict[str, PermitSource] | None = None,
 ) -> JudgeModel | None:
     """The run's judge: calls are cached (unless disabled), limited, retried, and every
     call is stored with the run, its cost priced from the config. ``provider`` replaces
     the one the config's model spec names (a scripted model in tests). Models of one
-    run on one endpoint share a limiter through ``limiters``."""
-    judge = config.judge
+    run on one endpoint share a limiter through ``limiters``. Replies are cached in the
+    file at ``cache_path`` (None: not cached)."""
     if judge is None:
         if provider is None:
             return None
         judge = JudgeConfig(model=f"scripted/{provider.model}")
-    model = _judge_model(judge, store, run_id, open_cache(config, use_cache), provider)
+    model = _judge_model(judge, store, run_id, open_cache(cache_path), provider)
     return share_limiter(model, limiters)
 
 
 def build_agent_models(
-    config: EvalConfig,
+    judge: JudgeConfig | None,
     metrics: Sequence[Metric],
     store: Store,
     run_id: str,
     *,
-    use_cache: bool = True,
+    cache_path: Path | None = None,
     cache: ResponseCache | None = None,
     limiters: dict[str, PermitSource] | None = None,
 ) -> dict[str, dict[str, JudgeModel]]:
     """Per metric, the models its agents use (:meth:`~ragjudge.metrics.Metric.model_roles`), built like the judge:
     same limits, cache and call store, only the model spec differs. ``cache`` is the
-    judge's, to share; without it one cache is opened for all the agents. A spec two
-    metrics name is one model."""
+    judge's, to share; without it one cache is opened at ``cache_path`` for all the
+    agents. A spec two metrics name is one model."""
     if cache is None and any(m.model_roles() for m in metrics):
-        cache = open_cache(config, use_cache)
+        cache = open_cache(cache_path)
     built: dict[str, JudgeModel] = {}
     per_metric: dict[str, dict[str, JudgeModel]] = {}
     for metric in metrics:
         for role, spec in metric.model_roles().items():
             if spec not in built:
-                model = _judge_model(agent_config(config, spec), store, run_id, cache)
+                model = _judge_model(agent_config(judge, spec), store, run_id, cache)
                 built[spec] = share_limiter(model, limiters)
             per_metric.setdefault(metric.name, {})[role] = built[spec]
     return per_metric
 
 
 def build_embedders(
-    config: EvalConfig,
+    judge: JudgeConfig | None,
     metrics: Sequence[Metric],
     cache: ResponseCache | None,
     limiters: dict[str, PermitSource] | None = None,
@@ -268,17 +269,19 @@ def build_embedders(
     built: dict[str, Any] = {}
     for spec in specs:
         try:
-            embedder = _embedder(config, spec, limiters)
+            embedder = _embedder(judge, spec, limiters)
         except (ImportError, ValueError) as exc:
             raise ConfigError(f"embedding {spec!r}: {exc}") from None
         built[spec] = embedder if cache is None else CachedEmbedder(embedder, cache)
     return built
 
 
-def _embedder(config: EvalConfig, spec: str, limiters: dict[str, PermitSource] | None) -> Any:
+def _embedder(
+    judge: JudgeConfig | None, spec: str, limiters: dict[str, PermitSource] | None
+) -> Any:
     if spec == "local" or spec.startswith("local/"):
         return get_embedder(spec)
-    settings = agent_config(config, spec)
+    settings = agent_config(judge, spec)
     model = get_model(
         spec,
         base_url=settings.base_url,

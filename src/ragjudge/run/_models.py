@@ -54,21 +54,32 @@ class RunModels:
         """Build the models and ask each the pre-flight question; a model that cannot
         be built or does not answer is a :class:`ConfigError` and nothing stays open."""
         limiters: dict[str, PermitSource] = {}  # one per endpoint
+        cache_path = config.cache_path if use_cache else None
         try:
             judge = build_judge(
-                config, store, run_id, use_cache=use_cache, provider=provider, limiters=limiters
+                config.judge,
+                store,
+                run_id,
+                cache_path=cache_path,
+                provider=provider,
+                limiters=limiters,
             )
-            shared = judge.cache if judge is not None else None
             agents = build_agent_models(
-                config, metrics, store, run_id, use_cache=use_cache, cache=shared, limiters=limiters
+                config.judge,
+                metrics,
+                store,
+                run_id,
+                cache_path=cache_path,
+                cache=judge.cache if judge is not None else None,
+                limiters=limiters,
             )
         except ValueError as exc:
             raise ConfigError(str(exc)) from exc
         models = cls(judge, agents, cache=judge.cache if judge is not None else None)
         try:
             if models.cache is None and any(m.embedding_specs() for m in metrics):
-                models.cache = models._own_cache = open_cache(config, use_cache)
-            models.embedders = build_embedders(config, metrics, models.cache, limiters)
+                models.cache = models._own_cache = open_cache(cache_path)
+            models.embedders = build_embedders(config.judge, metrics, models.cache, limiters)
             if config.judge is None or config.judge.preflight:
                 models.asked = await preflight(models.all)
         except BaseException:

@@ -154,7 +154,7 @@ async def _run_prepared(
     options: _Options,
 ) -> EvaluationResult:
     """Execute the prepared run with the store open and the run locked."""
-    check_judge(config, setup.metrics, provider=options.provider)
+    check_judge(config.judge, setup.metrics, provider=options.provider)
     with Store(config.store_path) as store:
         # The models record their calls under the run id, so it is drawn before the
         # run is stored: a judge that cannot be built leaves no empty run behind.

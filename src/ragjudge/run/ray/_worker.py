@@ -249,7 +249,7 @@ class SampleWorker:
             judge=self.judge,
             generate_config=generate_config(config.judge),
             target=self.target,
-            embedders=build_embedders(config, self.metrics, self.cache, limiters),
+            embedders=build_embedders(config.judge, self.metrics, self.cache, limiters),
         )
 
     def _judge(
@@ -259,7 +259,7 @@ class SampleWorker:
         if judge is None:
             if provider is None:
                 return None
-            judge = agent_config(self.config, f"scripted/{provider.model}")
+            judge = agent_config(self.config.judge, f"scripted/{provider.model}")
         return self._limited(judge_model(judge, self.recorder, self.cache, provider), permits)
 
     def _agents(self, permits: dict[str, RemotePermits]) -> dict[str, dict[str, JudgeModel]]:
@@ -268,7 +268,9 @@ class SampleWorker:
         for metric in self.metrics:
             for role, spec in metric.model_roles().items():
                 if spec not in built:
-                    model = judge_model(agent_config(self.config, spec), self.recorder, self.cache)
+                    model = judge_model(
+                        agent_config(self.config.judge, spec), self.recorder, self.cache
+                    )
                     built[spec] = self._limited(model, permits)
                 per_metric.setdefault(metric.name, {})[role] = built[spec]
         return per_metric
