@@ -152,9 +152,7 @@ class ScriptedProvider:
             input_tokens=estimate_tokens(prompt_text(messages)),
             output_tokens=estimate_tokens(text),
         )
-        return Generation(
-            text=text, usage=usage, model=self.model, latency=loop.time() - started
-        )
+        return Generation(text=text, usage=usage, model=self.model, latency=loop.time() - started)
 
     async def embed(self, texts: list[str]) -> EmbeddingResult:
         """Deterministic :func:`hash_embedding` vectors, or the next injected error."""
