@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,10 +81,10 @@ def test_a_closed_judge_port_stops_the_run_at_once_naming_the_model(project: Pat
         "metrics: [{metric: answer_accuracy, contexts: none}]\n"
         f"target: apps:chat\njudge: {{model: openai/judge-x, base_url: 'http://127.0.0.1:{closed_port()}/v1'}}\n",
     )
-    started = time.perf_counter()
     code, said = run(config)
-    assert code == 2 and time.perf_counter() - started < 10
+    assert code == 2
     assert "the judge model openai/judge-x does not answer (connection)" in said
+    assert "(gave up after 2 attempts)" in said  # one question and one retry, no more
     assert "nothing was run" in said
 
 

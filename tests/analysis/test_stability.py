@@ -71,7 +71,9 @@ def test_small_texts_are_the_unstable_ones() -> None:
     assert found.size_n == 120
 
 
-def test_a_run_with_trials_reports_stability_beside_the_seeds_ratings(tmp_path: Path) -> None:
+def test_a_run_with_trials_reports_stability_beside_the_ragas_style_ratings(
+    tmp_path: Path,
+) -> None:
     rng = random.Random(5)
 
     def judge(messages: list[dict[str, object]]) -> str:
@@ -104,6 +106,9 @@ def test_a_run_with_trials_reports_stability_beside_the_seeds_ratings(tmp_path: 
     assert row["seed_rating"] == "low" and row["samples"] == 40 and row["trials"] == 4
     assert 0.1 < row["within_sd"] < 0.6 and row["flips"] > 0.3
     assert row["size_spearman"] is not None and row["size_spearman"] < 0
-    shown = CliRunner().invoke(app, ["stability", result.run_id, "--store", str(tmp_path / "r.db")])
+    shown = CliRunner().invoke(
+        app, ["stability", result.run_id, "--store", str(tmp_path / "r.db")], env={"COLUMNS": "200"}
+    )
     assert shown.exit_code == 0, shown.output
     assert "faithfulness" in shown.output and "low" in shown.output
+    assert "RAGAS-style stability rating" in shown.output and "seed" not in shown.output

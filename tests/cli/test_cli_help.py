@@ -4,6 +4,7 @@ the metrics' own declarations, ``--store`` for every command (``cache`` included
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,31 @@ def test_help_shows_no_type_placeholders(command: list[str]) -> None:
     assert "<bool>" not in result.stdout and "<str>" not in result.stdout
     usage = next(line for line in result.stdout.splitlines() if "Usage:" in line)
     assert "{" not in usage
+
+
+# how the sources' own documents name methods, which a user of ragjudge cannot know
+SHORTHAND = re.compile(r"seed \d{3}|seed's|Figure \d|σ|\bE[123]\b|\bT[1-7]\b")
+
+
+@pytest.mark.parametrize("command", _commands(), ids=lambda c: " ".join(c) or "ragjudge")
+def test_help_names_methods_by_what_they_do(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "120"})
+
+    assert SHORTHAND.findall(result.stdout) == []
+
+
+def test_meta_help_says_what_the_table_option_prints() -> None:
+    text = runner.invoke(app, ["meta", "--help"], env={"COLUMNS": "400"}).stdout
+
+    assert "the correlation table of every metric against the human scores" in text
+
+
+def test_metric_descriptions_name_methods_by_what_they_do() -> None:
+    found = json.loads(runner.invoke(app, ["metrics", "--json"]).stdout)
+    described = {m["name"]: m["measures"] for m in found}
+
+    assert SHORTHAND.findall(" ".join(described.values())) == []
+    assert described["multiturn"].startswith("Multi-turn follow-up evaluation")
 
 
 def test_run_help_names_values_and_arguments_plainly() -> None:

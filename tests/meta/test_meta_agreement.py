@@ -1,4 +1,4 @@
-"""meta with agreement, annotators, pairs, PPI and the Figure 2 table, from a frame,
+"""meta with agreement, annotators, pairs, PPI and the correlation table, from a frame,
 from a stored run and from the command line."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ragjudge.meta._evaluation import meta_evaluate
 from ragjudge.schema import Sample, Score, ScoreMeaning
 from ragjudge.stats import binary_agreement, ppi_estimate
 from ragjudge.store._store import Store
-from ragjudge.terminal import figure2_grid, figure2_markdown
+from ragjudge.terminal import correlation_table, correlation_table_markdown
 
 runner = CliRunner()
 
@@ -196,12 +196,12 @@ def test_ppi_rows_use_every_judged_sample() -> None:
     json.dumps(table.to_dict(), allow_nan=False)
 
 
-def test_figure2_layout_and_markdown() -> None:
+def test_correlation_table_and_markdown() -> None:
     human = dict(zip(IDS, [[5, 4], [4, 4], [3], [2, 2], [1, 2], [5], [3, 3], [4, 5]], strict=True))
     judge = dict(zip(IDS, [5, 4, 3, 3, 1, 4, 3, 4], strict=True))
     metadata = {s: {"h": v, "ok": v[0] >= 4} for s, v in human.items()}
     table = meta_evaluate(frame_of({"judge": judge}, metadata), ["h", "ok"], n_resamples=200)
-    grid = figure2_grid(table)
+    grid = correlation_table(table)
     assert grid.headers == [
         "metric",
         "mean",
@@ -215,10 +215,17 @@ def test_figure2_layout_and_markdown() -> None:
     assert [r[0] for r in rows] == ["(human) h", "(human) ok", "judge"]
     assert rows[0][3] == "1.000" and rows[1][5] == "1.000"
     assert rows[2][4].startswith("0.") and "[" in rows[2][4]  # the weighted kappa
-    text = figure2_markdown(table)
+    text = correlation_table_markdown(table)
     assert "| judge | 3.375 | 8 |" in text
     assert "**Agreement with binary labels" in text and "**Agreement with ordinal labels" in text
     assert "h (ordinal) agreement: quadratic-weighted κ" in text
+
+
+def test_the_earlier_names_of_the_correlation_table_still_import() -> None:
+    from ragjudge.terminal import figure2_grid, figure2_markdown
+
+    assert figure2_grid is correlation_table
+    assert figure2_markdown is correlation_table_markdown
 
 
 # --------------------------------------------------------------------------- the command

@@ -1,17 +1,15 @@
 """Concurrency cap, RPM/TPM pacing and the reaction to rate-limit answers.
 
-Tests that look at time run in virtual time (:class:`VirtualTimeLoop`): the clock only
+Tests that look at time run in virtual time (:mod:`virtual_time`): the clock only
 moves when every task is waiting, so the times at which requests are admitted are exact
 and do not depend on how busy the machine is."""
 
 from __future__ import annotations
 
 import asyncio
-import selectors
 import threading
 from collections import deque
-from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from collections.abc import Callable
 
 import pytest
 
@@ -27,75 +25,14 @@ from ragjudge.models import (
 from ragjudge.models._limits import Slot
 from ragjudge.models._types import ChatMessage, EmbeddingResult
 from ragjudge.schema import Usage
-
-T = TypeVar("T")
-
-
-class _JumpingSelector(selectors.DefaultSelector):
-    """Never waits for a timer: when nothing is ready, moves the loop's clock to it."""
-
-    def __init__(self, loop: VirtualTimeLoop) -> None:
-        super().__init__()
-        self._loop = loop
-
-    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
-        if timeout is None:  # no timer at all: only another thread can wake the loop
-            return super().select(None)
-        events = super().select(0)
-        if not events:
-            self._loop.now += timeout
-        return events
-
-
-class VirtualTimeLoop(asyncio.SelectorEventLoop):
-    """An event loop whose clock starts at 0 and jumps to the next timer whenever every
-    task is waiting: ``asyncio.sleep`` takes no real time, and timers fire in exact order."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        super().__init__(_JumpingSelector(self))
-
-    def time(self) -> float:
-        return self.now
-
-
-def run_in_virtual_time(main: Coroutine[Any, Any, T]) -> T:
-    with asyncio.Runner(loop_factory=VirtualTimeLoop) as runner:
-        return runner.run(main)
-
-
-def loop_clock() -> Callable[[], float]:
-    """The running loop's clock, to pace a limiter in the loop's (virtual) time."""
-    return asyncio.get_running_loop().time
-
-
-def now() -> float:
-    """The running loop's (virtual) time."""
-    return asyncio.get_running_loop().time()
-
-
-class ManualClock:
-    """A clock that moves only when told to."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
-class RecordingSleep:
-    """``asyncio.sleep`` that notes every wait it is asked for."""
-
-    def __init__(self) -> None:
-        self.waits: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.waits.append(seconds)
-        await asyncio.sleep(seconds)
+from virtual_time import (
+    ManualClock,
+    RecordingSleep,
+    loop_clock,
+    most_in_any_window,
+    now,
+    run_in_virtual_time,
+)
 
 
 async def grant_times(
@@ -110,15 +47,6 @@ async def grant_times(
 
     await asyncio.gather(*(one() for _ in range(n)))
     return sorted(times)
-
-
-def most_in_any_window(times: list[float], window: float) -> int:
-    best, start = 0, 0
-    for end, t in enumerate(times):
-        while times[start] <= t - window:
-            start += 1
-        best = max(best, end - start + 1)
-    return best
 
 
 def test_limits_are_validated() -> None:

@@ -10,14 +10,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 from pydantic import ValidationError
-from test_limits import (
-    WindowedProvider,
-    grant_times,
-    judge_in_loop_time,
-    loop_clock,
-    most_in_any_window,
-    run_in_virtual_time,
-)
+from test_limits import WindowedProvider, grant_times, judge_in_loop_time
 
 from ragjudge.config import JudgeConfig
 from ragjudge.models import (
@@ -32,6 +25,7 @@ from ragjudge.models import (
 from ragjudge.models._budget import BURST_MARGIN
 from ragjudge.models._limits import Slot
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
+from virtual_time import loop_clock, most_in_any_window, run_in_virtual_time
 
 HEADROOM = 0.97
 

@@ -1,6 +1,10 @@
 """The OpenAI-compatible provider, alone and inside JudgeModel, over real HTTP against
 the local test server: every fault the server injects ends in a good result after
-retries or an explicit, recorded ModelError after a bounded number of attempts."""
+retries or an explicit, recorded ModelError after a bounded number of attempts.
+
+Only the tests of timeouts set a short one, against a server that never answers; the
+others allow 30 s, so an answer that a busy machine delays is never taken for a
+timeout."""
 
 from __future__ import annotations
 
@@ -8,7 +12,6 @@ import asyncio
 import email.utils
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,7 +34,9 @@ from ragjudge.models.scripted import ReplyScript
 from ragjudge.testing.server import FaultPlan, OpenAITestServer, ServerStats
 from served import running
 
-FAST = ModelSettings(max_retries=3, backoff_base=0.01, backoff_max=0.05, timeout=0.4)
+FAST = ModelSettings(max_retries=3, backoff_base=0.01, backoff_max=0.05, timeout=30.0)
+NEVER = FaultPlan(timeout_rate=1.0, hang_seconds=3600)
+"""Every request hangs until the server stops."""
 
 
 def default_replies() -> ReplyScript:
@@ -40,9 +45,13 @@ def default_replies() -> ReplyScript:
 
 @pytest.fixture(scope="module")
 def shared_server() -> Iterator[OpenAITestServer]:
-    yield from running(
-        OpenAITestServer(replies=default_replies(), faults=FaultPlan(hang_seconds=3.0))
-    )
+    yield from running(OpenAITestServer(replies=default_replies()))
+
+
+@pytest.fixture(scope="module")
+def hanging_server() -> Iterator[OpenAITestServer]:
+    """A server that answers no request (each hangs until it stops)."""
+    yield from running(OpenAITestServer(faults=NEVER))
 
 
 @pytest.fixture
@@ -137,9 +146,8 @@ async def test_faults_map_to_error_kinds(server: OpenAITestServer, fault: str, k
     await provider.aclose()
 
 
-async def test_hung_request_is_a_timeout(server: OpenAITestServer) -> None:
-    provider = OpenAIProvider("test-model", base_url=server.base_url, timeout=0.2)
-    server.fail_next("timeout")
+async def test_hung_request_is_a_timeout(hanging_server: OpenAITestServer) -> None:
+    provider = OpenAIProvider("test-model", base_url=hanging_server.base_url, timeout=0.2)
     with pytest.raises(ModelError) as caught:
         await provider.complete(user("hi"), GenerateConfig())
     assert caught.value.kind == "timeout"
@@ -203,9 +211,9 @@ def test_parse_retry_after_forms() -> None:
     assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
     assert parse_retry_after({}) is None
     assert parse_retry_after({"retry-after": "soon"}) is None
-    now = time.time()
+    now = 1_700_000_000.0  # an HTTP date has whole seconds: the wait is exact
     date = email.utils.formatdate(now + 30, usegmt=True)
-    assert parse_retry_after({"retry-after": date}, now=now) == pytest.approx(30, abs=1.5)
+    assert parse_retry_after({"retry-after": date}, now=now) == 30.0
     past = email.utils.formatdate(now - 30, usegmt=True)
     assert parse_retry_after({"retry-after": past}, now=now) == 0.0
 
@@ -213,9 +221,9 @@ def test_parse_retry_after_forms() -> None:
 # -- inside JudgeModel: retries, bounds and records ----------------------------------
 
 
-@pytest.mark.parametrize("fault", ["429", "500", "timeout", "truncated", "malformed"])
+@pytest.mark.parametrize("fault", ["429", "500", "truncated", "malformed"])
 async def test_fault_then_success_after_retries(server: OpenAITestServer, fault: str) -> None:
-    judge = judge_for(server, FAST.model_copy(update={"timeout": 0.25}))
+    judge = judge_for(server)
     server.fail_next(fault, count=2, retry_after=0.05 if fault == "429" else None)
     generation = await judge.generate(user("Score this."), purpose="accuracy")
     assert generation.text == "[RESULT] 4"
@@ -231,12 +239,11 @@ async def test_fault_then_success_after_retries(server: OpenAITestServer, fault:
     await judge.aclose()
 
 
-@pytest.mark.parametrize("fault", ["429", "500", "timeout", "truncated", "malformed"])
+@pytest.mark.parametrize("fault", ["429", "500", "truncated", "malformed"])
 async def test_persistent_fault_gives_up_after_bounded_attempts(
     server: OpenAITestServer, fault: str
 ) -> None:
-    settings = FAST.model_copy(update={"max_retries": 2, "timeout": 0.25})
-    judge = judge_for(server, settings)
+    judge = judge_for(server, FAST.model_copy(update={"max_retries": 2}))
     # Exactly as many faults as attempts allowed: a fourth attempt would succeed.
     server.fail_next(fault, count=3, retry_after=0.05 if fault == "429" else None)
     with pytest.raises(JudgeCallError) as caught:
@@ -249,6 +256,21 @@ async def test_persistent_fault_gives_up_after_bounded_attempts(
     assert record.error is not None and record.text is None
     assert record.attempts == 3
     assert error.call_id == 1
+    assert judge.usage.total().failed_calls == 1
+    await judge.aclose()
+
+
+async def test_a_server_that_never_answers_gives_up_after_bounded_attempts(
+    hanging_server: OpenAITestServer,
+) -> None:
+    judge = judge_for(hanging_server, FAST.model_copy(update={"max_retries": 2, "timeout": 0.25}))
+    with pytest.raises(JudgeCallError) as caught:
+        await judge.generate(user("Score this."))
+    assert caught.value.kind == "timeout"
+    assert caught.value.attempts == 3
+    [record] = records_of(judge)
+    assert record.error is not None and "no answer within 0.25 s" in record.error
+    assert record.attempts == 3 and record.text is None
     assert judge.usage.total().failed_calls == 1
     await judge.aclose()
 
@@ -277,12 +299,22 @@ async def test_client_error_is_not_retried(server: OpenAITestServer) -> None:
     assert server.stats.status_counts == {400: 1}
 
 
-async def test_retry_after_is_honoured(server: OpenAITestServer) -> None:
+async def test_retry_after_is_honoured(
+    server: OpenAITestServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     judge = judge_for(server)
+    waits: list[float | None] = []
+    backoff = judge._retry_delay
+
+    def noted(error: ModelError, attempt: int) -> float | None:
+        waits.append(backoff(error, attempt))
+        return waits[-1]
+
+    monkeypatch.setattr(judge, "_retry_delay", noted)
     server.fail_next("429", retry_after=0.4)
-    started = time.perf_counter()
     generation = await judge.generate(user("hi"))
-    assert time.perf_counter() - started >= 0.4
+    # the header's 0.4 s, read over HTTP, is the wait (the backoff alone is ≤ 0.01 s)
+    assert waits == [pytest.approx(0.4)]
     assert generation.attempts == 2
     assert judge.limiter_stats().pauses == 1
 

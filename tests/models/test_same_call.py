@@ -22,6 +22,7 @@ from ragjudge.models import (
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.run._runner import run_evaluation
 from ragjudge.testing import FaultPlan, OpenAITestServer
+from virtual_time import run_in_virtual_time
 
 QUICK = ModelSettings(backoff_base=0.0, backoff_max=0.0, max_retries=1)
 
@@ -80,19 +81,25 @@ async def test_followers_share_the_leaders_failure_without_requests(tmp_path: Pa
     await judge.aclose()
 
 
-async def test_when_the_leader_is_cancelled_a_follower_asks_itself(tmp_path: Path) -> None:
+def test_when_the_leader_is_cancelled_a_follower_asks_itself(tmp_path: Path) -> None:
     provider = ScriptedProvider(ReplyScript(default="fine"), latency=0.1)
     settings = QUICK.model_copy(update={"in_flight_grace": 0.0})
     judge, _ = judge_with_cache(tmp_path, provider, settings)
-    leader = asyncio.ensure_future(judge.generate(user("hi")))
-    await asyncio.sleep(0.01)
-    follower = asyncio.ensure_future(judge.generate(user("hi")))
-    await asyncio.sleep(0.01)
-    leader.cancel()
-    reply = await asyncio.wait_for(follower, timeout=5)
-    assert reply.text == "fine"
+
+    async def main() -> str:
+        # in virtual time: the follower comes, and the leader is cancelled, while the
+        # leader's request is still out
+        leader = asyncio.ensure_future(judge.generate(user("hi")))
+        await asyncio.sleep(0.01)
+        follower = asyncio.ensure_future(judge.generate(user("hi")))
+        await asyncio.sleep(0.01)
+        leader.cancel()
+        reply = await asyncio.wait_for(follower, timeout=5)
+        await judge.aclose()
+        return reply.text
+
+    assert run_in_virtual_time(main()) == "fine"
     assert len(provider.calls) == 2  # the cancelled leader's request, then its own
-    await judge.aclose()
 
 
 @pytest.fixture

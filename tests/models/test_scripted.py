@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import math
-import time
 
 import pytest
 
 from ragjudge.models._tokens import estimate_tokens
-from ragjudge.models._types import ChatMessage, GenerateConfig, ModelError, Provider
+from ragjudge.models._types import ChatMessage, GenerateConfig, Generation, ModelError, Provider
 from ragjudge.models.scripted import (
     ReplyScript,
     ScriptedProvider,
     hash_embedding,
     prompt_text,
 )
+from virtual_time import now, run_in_virtual_time
 
 CONFIG = GenerateConfig()
 
@@ -134,15 +134,17 @@ async def test_inject_queues_more_errors() -> None:
     assert (await provider.embed(["a"])).vectors
 
 
-async def test_latency_is_awaited_concurrently() -> None:
+def test_latency_is_awaited_concurrently() -> None:
     provider = ScriptedProvider(latency=0.1)
-    started = time.monotonic()
 
-    generations = await asyncio.gather(*(provider.complete(user("x"), CONFIG) for _ in range(10)))
+    async def main() -> tuple[list[Generation], float]:
+        calls = (provider.complete(user("x"), CONFIG) for _ in range(10))
+        return list(await asyncio.gather(*calls)), now()
 
-    elapsed = time.monotonic() - started
-    assert 0.1 <= elapsed < 0.5
-    assert all(generation.latency >= 0.1 for generation in generations)
+    generations, finished = run_in_virtual_time(main())
+
+    assert finished == pytest.approx(0.1)  # ten calls at once, not one after another
+    assert [generation.latency for generation in generations] == [pytest.approx(0.1)] * 10
 
 
 async def test_embed_is_deterministic_and_normalised() -> None:

@@ -43,7 +43,7 @@ def test_transcript_is_grouped_by_turn() -> None:
             "context_doc_uris": ["a.md"],
             "events": [
                 {"task": "T1", "turn": 1, "query": "Q?", "answer": "A", "call_ids": []},
-                {"task": "T3", "turn": 1, "answer": "A", "score": 3, "feedback": "f", "call_ids": [7]},
+                {"task": "T3", "turn": 1, "answer": "A", "score": 3, "feedback": "f", "sigma_index": 0, "call_ids": [7]},
                 {"task": "T1", "turn": 2, "query": "more?", "answer": None, "error": "boom", "call_ids": []},
             ],
         },
@@ -52,11 +52,13 @@ def test_transcript_is_grouped_by_turn() -> None:
     assert view.transcript is not None
     assert [t.number for t in view.transcript.turns] == [1, 2]
     judge = view.transcript.turns[0].events[1]
-    assert (judge.label, judge.score, judge.call_ids) == ("judge", 3.0, [7])
+    assert (judge.label, judge.score, judge.call_ids) == ("judge: tentative answer", 3.0, [7])
     assert ("feedback", "f") in judge.texts
+    assert judge.facts == [("score number", "1")]
+    assert view.transcript.turns[0].events[0].label == "the system answers"
     failed = view.transcript.turns[1].events[0]
     assert failed.error == "boom" and ("answer", "None") not in failed.texts
-    assert view.rest is not None and [n for n, _ in view.rest.fields] == ["sigma"]
+    assert view.rest is not None and [n for n, _ in view.rest.fields] == ["scores by turn"]
 
 
 def test_generic_nodes() -> None:

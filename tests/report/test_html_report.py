@@ -112,7 +112,9 @@ def test_every_kind_of_details(synthetic: tuple[Path, str, str]) -> None:
     assert "total 5 of 5 possible" in text
     # the transcript turn by turn, its judge scores and calls
     assert "turn 1" in text and "turn 2" in text
-    assert "generator: next question" in text and "Are duplicates kept?" in text
+    assert "generator: follow-up question" in text and "Are duplicates kept?" in text
+    assert "judge: tentative answer" in text and "score number: 1" in text
+    assert "T4/T5" not in text and "sigma" not in text
     # statement verdicts, chunk ratings, an unknown metric's nested details
     assert "UNION sorts." in text and "not in the contexts" in text
     assert "about sorting" in text
@@ -148,6 +150,8 @@ def test_trial_spread_from_the_stability_table(synthetic: tuple[Path, str, str])
         rows = stability_for_run(s, run_id, seed=0).rows
     assert "Trial spread" in html
     spread = html[html.index("<h3>Trial spread</h3>") :]
+    header = spread[: spread.index("</thead>")]
+    assert "<th>RAGAS-style stability rating</th>" in header and "seed" not in header
     text = Page(spread[: spread.index("</table>")]).words
     rubric = next(r.stability for r in rows if r.stability.metric == "rubric")
     assert f"rubric 2 {fmt(rubric.within_sd)}" in text

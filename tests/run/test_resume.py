@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -164,24 +166,62 @@ def scores_in(store: Path) -> int:
         return 0
 
 
-def interrupted_run(config: Path, sig: signal.Signals) -> tuple[list[str], str]:
-    """Start ``ragjudge run``, send ``sig`` once some scores are stored; the command and
-    the run id."""
+class HeldReplies:
+    """Takes the place of the server's latency: the first ``free`` requests are answered
+    at once, the others only after :meth:`release` — so a run cannot finish, and has
+    requests out, when the test interrupts it."""
+
+    def __init__(self, server: OpenAITestServer, free: int) -> None:
+        self.free = free
+        self.seen = 0
+        self.released = threading.Event()
+        server._injector.sleep_latency = self  # type: ignore[method-assign]
+
+    async def __call__(self) -> None:
+        self.seen += 1  # the server's own loop, one request at a time
+        while self.seen > self.free and not self.released.is_set():
+            await asyncio.sleep(0.01)
+
+    def release(self) -> None:
+        self.released.set()
+
+
+def said_it_waits_for_the_replies(process: subprocess.Popen[bytes]) -> bytes:
+    """Read the run's standard error up to its notice that it waits for the replies
+    already sent (a broken run that never says it fails the test after two minutes)."""
+    assert process.stderr is not None
+    said = b""
+    while b"already sent" not in said:
+        ready, _, _ = select.select([process.stderr], [], [], 120)
+        line = process.stderr.readline() if ready else b""
+        assert line, f"the run did not say it waits for the replies: {said!r}"
+        said += line
+    return said
+
+
+def interrupted_run(config: Path, sig: signal.Signals, held: HeldReplies) -> tuple[list[str], str]:
+    """Start ``ragjudge run``, send ``sig`` once some scores are stored (while the
+    server holds every request after the first ``held.free``); the command and the run
+    id. The held requests are released once the run is stopped (after a Ctrl-C, once it
+    says it waits for them)."""
     store = config.parent / ".ragjudge" / "runs.db"
     command = [sys.executable, "-m", "ragjudge", "run", str(config), "--no-progress"]
     process = subprocess.Popen(
         command, cwd=config.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while scores_in(store) < 8 and time.monotonic() < deadline:
+    for _ in range(3000):  # at most about a minute: a safety net, not a measure
+        if scores_in(store) >= 8:
+            break
         time.sleep(0.02)
     process.send_signal(sig)
+    said = said_it_waits_for_the_replies(process) if sig == signal.SIGINT else b""
+    held.release()
     _, err = process.communicate(timeout=60)
     if sig == signal.SIGINT:
-        assert process.returncode == 130, err
-        assert b"already sent" in err  # it said it waits for the paid replies
-    assert 8 <= scores_in(store) < 40, "the run was not interrupted part-way"
+        assert process.returncode == 130, said + err
+    answered = held.free - 1  # the first request is the pre-flight question
+    assert 8 <= scores_in(store) <= answered, "the run was not interrupted where it was held"
     with sqlite3.connect(store) as conn:
         (run_id,) = conn.execute("SELECT run_id FROM runs").fetchone()
     return command, run_id
@@ -201,7 +241,7 @@ def test_ctrl_c_then_resume_pays_each_prompt_once_and_records_every_paid_call(
     tmp_path: Path, server: OpenAITestServer
 ) -> None:
     config = project(tmp_path, server)
-    command, run_id = interrupted_run(config, signal.SIGINT)
+    command, run_id = interrupted_run(config, signal.SIGINT, HeldReplies(server, free=13))
     resumed = subprocess.run(
         [*command, "--resume", run_id], cwd=tmp_path, capture_output=True, timeout=120
     )
@@ -217,13 +257,13 @@ def test_kill_then_resume_marks_the_calls_in_flight_lost(
     tmp_path: Path, server: OpenAITestServer
 ) -> None:
     config = project(tmp_path, server)
-    command, run_id = interrupted_run(config, signal.SIGKILL)
+    command, run_id = interrupted_run(config, signal.SIGKILL, HeldReplies(server, free=13))
     resumed = subprocess.run(
         [*command, "--resume", run_id], cwd=tmp_path, capture_output=True, timeout=120
     )
     assert resumed.returncode == 0, resumed.stderr
     recorded, lost, scored = paid_and_recorded(config)
-    assert scored == 40 and lost >= 1  # concurrency 8: calls were out at the kill
+    assert scored == 40 and lost >= 1  # the held calls were out at the kill
     # every request the server saw is on record; a lost record may not have reached it
     assert recorded - lost <= server.stats.requests <= recorded
 

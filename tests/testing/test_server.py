@@ -1,4 +1,6 @@
-"""The local OpenAI-compatible test server, exercised over real HTTP."""
+"""The local OpenAI-compatible test server, exercised over real HTTP. Rate limits are
+tested on a clock the test moves, and waits for the server's side wait for what it
+counts — never for an amount of time."""
 
 from __future__ import annotations
 
@@ -8,8 +10,9 @@ import math
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -18,6 +21,7 @@ from pydantic import ValidationError
 
 from ragjudge.models.scripted import ReplyScript, hash_embedding
 from ragjudge.testing import FaultPlan, OpenAITestServer
+from virtual_time import ManualClock
 
 CHAT = "/chat/completions"
 
@@ -36,8 +40,31 @@ def server() -> Iterator[OpenAITestServer]:
 
 @pytest.fixture
 async def client(server: OpenAITestServer) -> Any:
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=5.0) as http:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=30.0) as http:
         yield http
+
+
+@asynccontextmanager
+async def at_a_standstill(
+    plan: FaultPlan,
+) -> AsyncIterator[tuple[OpenAITestServer, httpx.AsyncClient, ManualClock]]:
+    """A server whose rate windows count in a clock that moves only when the test moves
+    it, and a client of it: a limit's answers do not depend on how fast requests come."""
+    clock = ManualClock()
+    replies = ReplyScript(sequence=["one", "two"])
+    async with (
+        OpenAITestServer(replies=replies, faults=plan, clock=clock) as server,
+        httpx.AsyncClient(base_url=server.base_url, timeout=30.0) as client,
+    ):
+        yield server, client, clock
+
+
+async def arrived(server: OpenAITestServer, happened: Callable[[], bool]) -> None:
+    """Wait until the server has seen what ``happened`` checks (it counts a request when
+    its thread gets to it); the limit only keeps a broken server from hanging the test."""
+    async with asyncio.timeout(60):
+        while not happened():
+            await asyncio.sleep(0.01)
 
 
 async def test_chat_completion_has_the_openai_shape(
@@ -165,16 +192,15 @@ async def _fail_once(
 
 
 async def test_timeout_hangs_past_the_client_timeout(server: OpenAITestServer) -> None:
-    server.set_faults(FaultPlan(hang_seconds=5.0))
+    server.set_faults(FaultPlan(hang_seconds=3600))  # released when the server stops
     server.fail_next("timeout")
-    started = time.monotonic()
 
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=0.2) as http:
+    waiting_for_the_reply = httpx.Timeout(30.0, read=0.2)
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=waiting_for_the_reply) as http:
         with pytest.raises(httpx.ReadTimeout):
             await http.post(CHAT, json=chat_body())
 
-    assert time.monotonic() - started < 2.0
-    assert server.stats.timeouts == 1
+    await arrived(server, lambda: server.stats.timeouts == 1)
 
 
 async def test_timeout_ends_by_dropping_the_connection(
@@ -219,38 +245,32 @@ def test_fail_next_rejects_unknown_kinds(server: OpenAITestServer) -> None:
         server.fail_next("404")
 
 
-async def test_rpm_limit_refuses_and_does_not_count_refusals(
-    server: OpenAITestServer, client: httpx.AsyncClient
-) -> None:
-    server.set_faults(FaultPlan(rpm_limit=3))
-
-    statuses = [(await client.post(CHAT, json=chat_body())).status_code for _ in range(3)]
-    refused = await client.post(CHAT, json=chat_body())
-    refused_again = await client.post("/embeddings", json={"input": "x"})
+async def test_rpm_limit_refuses_and_does_not_count_refusals() -> None:
+    async with at_a_standstill(FaultPlan(rpm_limit=3)) as (server, client, _):
+        statuses = [(await client.post(CHAT, json=chat_body())).status_code for _ in range(3)]
+        refused = await client.post(CHAT, json=chat_body())
+        refused_again = await client.post("/embeddings", json={"input": "x"})
 
     assert statuses == [200, 200, 200]
     assert refused.status_code == refused_again.status_code == 429
-    assert refused.headers["retry-after"] == "60"
+    assert refused.headers["retry-after"] == "60"  # the whole window: no time has passed
     assert server.stats.rate_limited_by_rpm == 2
     assert server.stats.completions == 3
     assert server.stats.requests == 5
 
 
-async def test_per_second_mode_enforces_the_limit_share_of_every_second(
-    server: OpenAITestServer, client: httpx.AsyncClient
-) -> None:
-    server.set_faults(FaultPlan(rpm_limit=240, limit_period=1.0))  # 4 in any second
-
-    started = time.monotonic()
-    statuses = [(await client.post(CHAT, json=chat_body())).status_code for _ in range(5)]
-    refused = await client.post(CHAT, json=chat_body())
-    wait = float(refused.headers["retry-after"])
-    await asyncio.sleep(max(0.0, started + 1.05 - time.monotonic()))
-    after_a_second = await client.post(CHAT, json=chat_body())
+async def test_per_second_mode_enforces_the_limit_share_of_every_second() -> None:
+    plan = FaultPlan(rpm_limit=240, limit_period=1.0)  # 4 in any second
+    async with at_a_standstill(plan) as (server, client, clock):
+        statuses = [(await client.post(CHAT, json=chat_body())).status_code for _ in range(5)]
+        clock.advance(0.25)
+        refused = await client.post(CHAT, json=chat_body())
+        clock.advance(0.75)  # the first four leave the window
+        after_a_second = await client.post(CHAT, json=chat_body())
 
     assert statuses == [200, 200, 200, 200, 429]
     assert refused.status_code == 429
-    assert 0 < wait <= 1.0 and "." in refused.headers["retry-after"]  # the exact wait
+    assert refused.headers["retry-after"] == "0.75"  # the exact wait, in fractions
     assert after_a_second.status_code == 200
     assert server.stats.rate_limited_by_rpm == 2
 
@@ -262,19 +282,16 @@ def test_per_minute_limits_are_the_default_and_the_period_is_checked() -> None:
             FaultPlan(rpm_limit=240, limit_period=bad)
 
 
-async def test_tpm_limit_counts_estimated_tokens(
-    server: OpenAITestServer, client: httpx.AsyncClient
-) -> None:
-    server.set_faults(FaultPlan(tpm_limit=20))
+async def test_tpm_limit_counts_estimated_tokens() -> None:
     prompt = "x" * 40  # 10 tokens; the reply "one" adds 1
-
-    first = await client.post(CHAT, json=chat_body(prompt))
-    second = await client.post(CHAT, json=chat_body(prompt))
-    too_large = await client.post(CHAT, json=chat_body("x" * 100))
+    async with at_a_standstill(FaultPlan(tpm_limit=20)) as (server, client, _):
+        first = await client.post(CHAT, json=chat_body(prompt))
+        second = await client.post(CHAT, json=chat_body(prompt))
+        too_large = await client.post(CHAT, json=chat_body("x" * 100))
 
     assert first.status_code == 200
     assert second.status_code == 429
-    assert int(second.headers["retry-after"]) >= 59
+    assert second.headers["retry-after"] == "60"
     assert too_large.status_code == 400
     assert server.stats.rate_limited_by_tpm == 1
 
@@ -320,17 +337,25 @@ async def test_set_faults_changes_behaviour_at_run_time(
 
 
 async def test_sustains_fifty_concurrent_slow_requests(
-    server: OpenAITestServer, client: httpx.AsyncClient
+    server: OpenAITestServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server.set_faults(FaultPlan(latency=(0.4, 0.5)))
-    started = time.monotonic()
+    # Each request is held where its latency would be awaited, until all fifty are in.
+    release = threading.Event()
 
-    responses = await asyncio.gather(
-        *(client.post(CHAT, json=chat_body(f"q{i}")) for i in range(50))
-    )
+    async def held() -> None:
+        while not release.is_set():
+            await asyncio.sleep(0.01)
+
+    monkeypatch.setattr(server._injector, "sleep_latency", held)
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=60.0) as http:
+        requests = [
+            asyncio.ensure_future(http.post(CHAT, json=chat_body(f"q{i}"))) for i in range(50)
+        ]
+        await arrived(server, lambda: server.stats.in_flight == 50)
+        release.set()
+        responses = await asyncio.gather(*requests)
 
     assert all(response.status_code == 200 for response in responses)
-    assert time.monotonic() - started < 3.0
     assert server.stats.max_in_flight == 50
     assert server.stats.in_flight == 0
 

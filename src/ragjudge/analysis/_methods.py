@@ -1,4 +1,4 @@
-"""Judge methods compared on one run (seed 003's comparison table, in numbers).
+"""Judge methods compared on one run, in numbers.
 
 A run that scores the same samples with several judge methods (a Likert rating under
 general guidelines, one under specific criteria, a rubric …), usually over several

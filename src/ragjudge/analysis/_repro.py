@@ -1,6 +1,6 @@
-"""The reproducibility of a stored run over its trials, sample by sample (seed 003's
-"5: 50/50" tables): per sample and score, the distribution of the values over the
-trials, the share of trials equal to the commonest value and the standard deviation;
+"""The reproducibility of a stored run over its trials, sample by sample: per sample and
+score, the distribution of the values over the trials (``5: 50/50``, the value 5 in 50
+of 50 trials), the share of trials equal to the commonest value and the standard deviation;
 for rubric scores, per item, the share of trials that agree with the majority
 ``criteria_met`` ("all agree" at 100%)."""
 

@@ -1,5 +1,6 @@
-"""The stability of a stored run's metrics over its trials (seed 004 rates each RAG
-metric's stability low / medium / high from experience; this measures it): per metric
+"""The stability of a stored run's metrics over its trials (the RAGAS-style stability
+rating calls each RAGAS metric's stability low / medium / high from experience; this
+measures it): per metric
 the within-sample spread, the share of samples whose value flips, ICC(1,1) with a
 bootstrap interval, and the correlation of a sample's spread with its size."""
 
@@ -24,12 +25,14 @@ SEED_RATINGS: dict[str, str] = {
     "answer_similarity": "high",
     "answer_correctness": "medium",
 }
-"""The stability seed 004 rates each of its metrics with, from experience."""
+"""The RAGAS-style stability rating of each RAGAS metric: how stable it is from
+experience, as the RAGAS article cited in ``docs/validation.md`` rates it."""
 
 
 @dataclass(frozen=True)
 class StabilityRow:
-    """One score's measured stability, and the seed's rating of its metric (if any)."""
+    """One score's measured stability, and the RAGAS-style stability rating of its
+    metric (if any)."""
 
     stability: Stability
     kind: str | None

@@ -312,7 +312,8 @@ def stability(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """How stable each metric of a run with several trials is: within-sample spread,
-    flipping samples, ICC(1,1) with CI, spread vs size — beside seed 004's ratings."""
+    flipping samples, ICC(1,1) with CI, spread vs size — beside the RAGAS-style stability
+    rating of each RAGAS metric."""
     from ragjudge.analysis._stability import stability_for_run
     from ragjudge.terminal import render_stability
 

@@ -1,5 +1,6 @@
 """``ragjudge meta``: a run's metrics against human labels — correlation, agreement,
-the annotators' own agreement, prediction-powered estimates and the Figure 2 table."""
+the annotators' own agreement, prediction-powered estimates and the correlation table of
+every metric against the human scores."""
 
 from __future__ import annotations
 
@@ -99,14 +100,23 @@ def meta(
         ),
     ] = None,
     table: Annotated[
-        bool, typer.Option("--table", help="Print the seed's Figure 2 layout.")
+        bool,
+        typer.Option(
+            "--table",
+            help="Print one compact table instead: the correlation table of every metric "
+            "against the human scores (each metric's mean, and per human label its "
+            "correlation and agreement).",
+        ),
     ] = False,
     table_out: Annotated[
         Path | None,
-        typer.Option(help="Write the Figure 2 table and the agreement tables as Markdown."),
+        typer.Option(help="Write the correlation table and the agreement tables as Markdown."),
     ] = None,
     correlation: Annotated[
-        str, typer.Option(help="The correlation of the Figure 2 table.")
+        str,
+        typer.Option(
+            help="The correlation in the correlation table: pearson, spearman or kendall."
+        ),
     ] = "pearson",
     store: StoreOption = DEFAULT_STORE,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
@@ -144,20 +154,21 @@ def meta(
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
         return
     if table or table_out is not None:
-        _figure2(result, correlation, table_out)
+        _correlation_table(result, correlation, table_out)
         return
     _print_all(result)
 
 
-def _figure2(result: MetaTable, correlation: str, path: Path | None) -> None:
-    from ragjudge.terminal import figure2_grid, figure2_markdown
+def _correlation_table(result: MetaTable, correlation: str, path: Path | None) -> None:
+    from ragjudge.terminal import correlation_table, correlation_table_markdown
 
-    table_console().print(figure2_grid(result, correlation=correlation).to_rich())
+    table_console().print(correlation_table(result, correlation=correlation).to_rich())
     if path is None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(figure2_markdown(result, correlation=correlation), encoding="utf-8")
+        markdown = correlation_table_markdown(result, correlation=correlation)
+        path.write_text(markdown, encoding="utf-8")
     except OSError as exc:
         raise fail(f"cannot write {path}: {exc.strerror or exc}") from None
     out.print(Text(f"wrote {path}"), highlight=False)

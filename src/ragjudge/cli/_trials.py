@@ -1,6 +1,6 @@
 """The command-line side of repeated trials and judge methods: ``ragjudge repro`` (each
 sample's values over the trials) and ``ragjudge methods`` (the judge methods of a run
-compared, seed 003's table in numbers)."""
+compared on discrimination, reproducibility, strictness and cost)."""
 
 from __future__ import annotations
 

@@ -2,8 +2,9 @@
 
 For every metric the table gives its mean and its Pearson, Spearman and Kendall
 correlation with a human label, each with a paired bootstrap confidence interval and
-the number of samples ``n`` — the layout of the answer-accuracy study in seed 000
-(its Figure 2), where the expert score itself heads the table. Beside them, the
+the number of samples ``n`` — the correlation table of every metric against expert
+scores that the answer-accuracy paper cited in ``docs/validation.md`` reports, where the
+expert score itself heads the table. Beside them, the
 agreement figures that fit the label (:mod:`ragjudge.meta._agreement`: accuracy, kappa,
 AUC, precision and recall of "acceptable" for a binary label; weighted kappa, exact and
 within-one agreement for an ordinal one; preference agreement for pairs), each with the

@@ -26,12 +26,12 @@ JUDGE_CONTEXTS = "judge_contexts"
 they are not the system's own retrieved ones (exports give them a column)."""
 
 ContextSource = Literal["reference", "question", "retrieved", "expected", "none"]
-"""``reference`` (E3): retrieved with the question AND the reference answer;
-``retrieved``: the contexts the system under test returned with its answer — the
-paper's E2, whose judge sees the contexts the RAG system itself used; ``question``:
-retrieved with the question alone by the evaluation retriever — the paper's E2 only
-when that retriever is the system's own search (``retriever: {kind: http}``), an
-approximation of it with a separate knowledge base; ``expected``: the row's
+"""``reference``: reference-retrieved contexts, retrieved with the question AND the
+reference answer; ``retrieved``: the contexts the system under test returned with its
+answer, the ones it answered from; ``question``: question-retrieved contexts, retrieved
+with the question alone by the evaluation retriever — the contexts the system answered
+from only when that retriever is the system's own search (``retriever: {kind: http}``),
+an approximation of them with a separate knowledge base; ``expected``: the row's
 ``expected_retrieved_context``; ``none``: no contexts."""
 
 CONTEXT_SOURCES: tuple[str, ...] = ("reference", "question", "retrieved", "expected", "none")
@@ -53,7 +53,7 @@ def searches(source: ContextSource) -> bool:
 
 
 def evaluation_query(question: str, reference: str | Sequence[str] | None) -> str:
-    """The query that E3 retrieves with: the question and the reference answer together.
+    """The query of reference-retrieved contexts: the question and the reference answer together.
     With several references, one query holds the question and every reference, one per
     line (one search, not one per reference)."""
     found = [reference] if isinstance(reference, str) else list(reference or [])
@@ -70,7 +70,7 @@ async def evaluation_contexts(
 ) -> list[ContextChunk]:
     """The at most ``k`` contexts the judge is shown for ``source`` (see
     :data:`ContextSource`); ``reference`` is the reference answer, or all of them, that
-    ``reference`` (E3) retrieves with. A searching source without a retriever is a
+    ``reference`` retrieves with. A searching source without a retriever is a
     ``ValueError``."""
     if source == "none":
         return []

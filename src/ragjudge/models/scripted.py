@@ -17,7 +17,6 @@ import hashlib
 import math
 import re
 import threading
-import time
 import unicodedata
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -108,7 +107,8 @@ class ScriptedProvider:
     ``errors`` are failures injected per call, consumed in order by :meth:`complete`
     and :meth:`embed` alike (``None`` means that call succeeds); once they are used
     up every call succeeds. ``latency`` seconds are awaited before each call answers
-    or fails. ``calls`` records every prompt received (failed calls included), so a
+    or fails, and a generation's ``latency`` is measured on the event loop's clock (in
+    a test's virtual time it is the scripted latency exactly). ``calls`` records every prompt received (failed calls included), so a
     test can count attempts and inspect prompts. Sampling settings in the
     :class:`GenerateConfig` (``n``, ``stop``, ``max_tokens`` …) do not change the reply.
     """
@@ -142,7 +142,8 @@ class ScriptedProvider:
 
     async def complete(self, messages: list[ChatMessage], config: GenerateConfig) -> Generation:
         """Answer one prompt from the script, or raise the next injected error."""
-        started = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         self.calls.append([dict(message) for message in messages])
         await self._wait_latency()
         self._raise_injected_error()
@@ -151,9 +152,7 @@ class ScriptedProvider:
             input_tokens=estimate_tokens(prompt_text(messages)),
             output_tokens=estimate_tokens(text),
         )
-        return Generation(
-            text=text, usage=usage, model=self.model, latency=time.perf_counter() - started
-        )
+        return Generation(text=text, usage=usage, model=self.model, latency=loop.time() - started)
 
     async def embed(self, texts: list[str]) -> EmbeddingResult:
         """Deterministic :func:`hash_embedding` vectors, or the next injected error."""

@@ -139,10 +139,12 @@ class RubricView:
 
 @dataclass(frozen=True)
 class TranscriptEvent:
-    """One step of a multi-turn dialogue (T1 … T7)."""
+    """One step of a multi-turn dialogue."""
 
     task: str
+    """The step's code as stored in the transcript (``T1`` … ``T7``)."""
     label: str
+    """The step in words, as the report shows it."""
     texts: list[tuple[str, str]]
     """Text fields (query, answer, feedback …) in the order they are read."""
     facts: list[tuple[str, str]]
@@ -181,11 +183,13 @@ class DetailsView:
 _TASKS = {
     "T1": "the system answers",
     "T2": "composer: tentative answer",
-    "T3": "judge",
-    "T4/T5": "generator: next question",
+    "T3": "judge: tentative answer",
+    "T4/T5": "generator: follow-up question",
     "T6": "composer: final answer",
     "T7": "judge: final answer",
 }
+_SHOWN_AS = {"sigma": "scores by turn", "sigma_index": "score number"}
+"""Stored detail keys of the multi-turn metric and the words the report shows for them."""
 _TEXT_FIELDS = ("query", "answer", "feedback", "explanation")
 _SKIPPED_FIELDS = frozenset({"task", "turn", "call_ids", "score", "error", *_TEXT_FIELDS})
 
@@ -200,6 +204,7 @@ def details_view(details: Mapping[str, Any]) -> DetailsView:
     transcript = _transcript(rest.get("transcript"))
     if transcript is not None:
         rest.pop("transcript")
+    rest = {_SHOWN_AS.get(key, key): value for key, value in rest.items()}
     return DetailsView(rubric, transcript, node_of(rest) if rest else None)
 
 
@@ -252,7 +257,9 @@ def _event(event: Mapping[str, Any]) -> TranscriptEvent:
     task = str(event.get("task", ""))
     texts = [(k, str(event[k])) for k in _TEXT_FIELDS if isinstance(event.get(k), str)]
     facts = [
-        (str(k), _fact(v)) for k, v in event.items() if k not in _SKIPPED_FIELDS and v is not None
+        _shown_fact(str(k), v)
+        for k, v in event.items()
+        if k not in _SKIPPED_FIELDS and v is not None
     ]
     call_ids = [int(c) for c in event.get("call_ids") or [] if isinstance(c, int)]
     error = event.get("error")
@@ -265,6 +272,13 @@ def _event(event: Mapping[str, Any]) -> TranscriptEvent:
         error=None if error is None else str(error),
         call_ids=call_ids,
     )
+
+
+def _shown_fact(key: str, value: Any) -> tuple[str, str]:
+    """A fact's name in words and its value; a position in the score list counts from 1."""
+    if key == "sigma_index" and isinstance(value, int):
+        return _SHOWN_AS[key], str(value + 1)
+    return _SHOWN_AS.get(key, key), _fact(value)
 
 
 def _fact(value: Any) -> str:

@@ -1,6 +1,6 @@
 """Rendering results for people: terminal tables of run summaries, comparisons and
-meta-evaluations (correlation, agreement, PPI and the Figure 2 layout, also as
-Markdown)."""
+meta-evaluations (correlation, agreement, PPI and the correlation table of every metric
+against the human scores, also as Markdown)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,11 @@ _EXPORTS = {
     "annotator_notes": "ragjudge.terminal._agreement",
     "ppi_grid": "ragjudge.terminal._agreement",
     "render_comparison": "ragjudge.terminal._compare",
-    "figure2_grid": "ragjudge.terminal._figure2",
-    "figure2_markdown": "ragjudge.terminal._figure2",
+    "correlation_table": "ragjudge.terminal._correlation_table",
+    "correlation_table_markdown": "ragjudge.terminal._correlation_table",
+    # the earlier names of the two above, still importable
+    "figure2_grid": "ragjudge.terminal._correlation_table",
+    "figure2_markdown": "ragjudge.terminal._correlation_table",
     "Grid": "ragjudge.terminal._grid",
     "render_meta": "ragjudge.terminal._meta",
     "render_methods": "ragjudge.terminal._methods",
@@ -33,7 +36,16 @@ _EXPORTS = {
 if TYPE_CHECKING:
     from ragjudge.terminal._agreement import agreement_grids, annotator_notes, ppi_grid
     from ragjudge.terminal._compare import render_comparison
-    from ragjudge.terminal._figure2 import figure2_grid, figure2_markdown
+    from ragjudge.terminal._correlation_table import (
+        correlation_table,
+        correlation_table_markdown,
+    )
+    from ragjudge.terminal._correlation_table import (
+        figure2_grid as figure2_grid,
+    )
+    from ragjudge.terminal._correlation_table import (
+        figure2_markdown as figure2_markdown,
+    )
     from ragjudge.terminal._grid import Grid
     from ragjudge.terminal._meta import render_meta
     from ragjudge.terminal._methods import render_methods
@@ -52,9 +64,9 @@ __all__ = [
     "Grid",
     "agreement_grids",
     "annotator_notes",
+    "correlation_table",
+    "correlation_table_markdown",
     "errors_table",
-    "figure2_grid",
-    "figure2_markdown",
     "ppi_grid",
     "print_plan",
     "print_result",

@@ -13,7 +13,7 @@ _METHOD_TITLES = {"pearson": "Pearson", "spearman": "Spearman", "kendall": "Kend
 
 
 def render_meta(table: MetaTable, *, title: str | None = None) -> Table:
-    """A terminal table in the layout of Figure 2: per block, the human score's mean
+    """A terminal table of every metric against a human score: per block, the human score's mean
     first, then each metric's mean and its correlations with their intervals and n."""
     percent = f"{table.confidence:.0%}"
     default_title = f"Correlation with human scores ({percent} bootstrap CI, {table.combine})"

@@ -1,5 +1,6 @@
-"""The terminal table comparing a run's judge methods (seed 003's comparison table, with
-numbers where the seed has words)."""
+"""The terminal table comparing a run's judge methods (a rating under general guidelines,
+one under specific criteria, a rubric …) in numbers: discrimination, reproducibility,
+strictness and cost."""
 
 from __future__ import annotations
 

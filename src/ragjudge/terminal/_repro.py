@@ -1,4 +1,5 @@
-"""The terminal tables of a run's reproducibility over trials (seed 003's "5: 50/50")."""
+"""The terminal tables of a run's reproducibility over trials: how each sample's values
+came out (``5: 50/50`` — the value 5 in 50 of 50 trials)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The terminal table of a run's stability over trials, beside seed 004's ratings."""
+"""The terminal table of a run's stability over trials, beside the RAGAS-style stability
+rating of each RAGAS metric."""
 
 from __future__ import annotations
 
@@ -16,13 +17,13 @@ def _number(value: float | None, digits: int = 3) -> str:
 
 
 def render_stability(table: StabilityTable) -> Table:
-    """Per metric: the seed's rating, the within-sample spread, the share of flipping
-    samples, ICC(1,1) with its interval, and the spread–size correlation."""
+    """Per metric: its RAGAS-style stability rating, the within-sample spread, the share
+    of flipping samples, ICC(1,1) with its interval, and the spread–size correlation."""
     out = titled_table(
         f"stability over {table.trials} trials — run {table.run_id}",
         (
             ("metric", "left"),
-            ("seed rating", "center"),
+            ("RAGAS-style stability rating", "center"),
             ("samples", "right"),
             ("within-sample sd", "right"),
             ("flips (≥ 0.5)", "right"),
@@ -46,7 +47,8 @@ def render_stability(table: StabilityTable) -> Table:
             size,
         )
     out.caption = (
-        "seed rating: the stability seed 004 gives the metric from experience; flips: "
+        "RAGAS-style stability rating: how stable the RAGAS metric is from experience "
+        "(low, medium, high); flips: "
         "samples whose values across trials span at least 0.5; ICC: share of the "
         "variance between samples (1 = reproducible); a negative spread ~ size "
         "correlation means small texts are the unstable ones"

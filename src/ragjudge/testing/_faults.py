@@ -10,6 +10,7 @@ import random
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Self, get_args
 
@@ -84,10 +85,12 @@ class FaultInjector:
 
     It holds the plan in force with its seeded RNG, the queued faults, the 429-burst
     count and the sliding RPM/TPM windows. The plan and the queue may be changed from
-    other threads while the server runs.
+    other threads while the server runs. ``clock`` tells the time the windows are
+    counted in (seconds; :func:`time.monotonic` unless a test moves its own).
     """
 
-    def __init__(self, plan: FaultPlan) -> None:
+    def __init__(self, plan: FaultPlan, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
         self._lock = threading.Lock()
         self._queued: deque[QueuedFault] = deque()
         self._accepted_times: deque[float] = deque()
@@ -135,7 +138,7 @@ class FaultInjector:
         """Admit the request into the RPM window, or answer 429 (or 400 if it can never fit)."""
         plan = self._plan
         period = plan.limit_period
-        now = time.monotonic()
+        now = self._clock()
         with self._lock:
             _expire(self._accepted_times, now, period)
             while self._token_window and self._token_window[0][0] <= now - period:
@@ -176,7 +179,7 @@ class FaultInjector:
     def charge_tokens(self, tokens: int) -> None:
         """Count the tokens of a reply sent into the TPM window."""
         with self._lock:
-            self._token_window.append((time.monotonic(), tokens))
+            self._token_window.append((self._clock(), tokens))
 
     async def sleep_latency(self) -> None:
         """Await the plan's latency, drawn from its range."""

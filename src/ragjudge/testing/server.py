@@ -31,7 +31,7 @@ import itertools
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from starlette.requests import Request
@@ -75,7 +75,10 @@ class OpenAITestServer(StartStopContext):
     """An OpenAI-compatible server on ``127.0.0.1`` for tests (see the module docstring).
 
     Use ``start()``/``stop()`` or ``with`` / ``async with``; ``base_url`` is then
-    ``http://127.0.0.1:PORT/v1``. ``port=0`` picks a free port.
+    ``http://127.0.0.1:PORT/v1``. ``port=0`` picks a free port. ``clock`` tells the time
+    (seconds) the RPM/TPM windows and the request times count in: :func:`time.monotonic`
+    unless a test passes a clock it moves itself, so a limit's answers do not depend on
+    how fast the requests came.
     """
 
     def __init__(
@@ -86,6 +89,7 @@ class OpenAITestServer(StartStopContext):
         embedding_dim: int = 16,
         model_id: str = "test-model",
         port: int = 0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if embedding_dim < 1:
             raise ValueError("embedding_dim must be >= 1")
@@ -99,7 +103,8 @@ class OpenAITestServer(StartStopContext):
         )
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._injector = FaultInjector(faults if faults is not None else FaultPlan())
+        self._clock = clock
+        self._injector = FaultInjector(faults if faults is not None else FaultPlan(), clock)
         self._ids = itertools.count(1)
 
     # -- lifecycle -----------------------------------------------------------
@@ -189,7 +194,7 @@ class OpenAITestServer(StartStopContext):
         with self._lock:
             self.requests_log.append(body)
             self.stats.requests += 1
-            self.stats.request_times.append(time.monotonic())
+            self.stats.request_times.append(self._clock())
 
     async def _answer(self, body: dict[str, Any], endpoint: Endpoint) -> Response | Drop:
         queued = self._injector.pop_queued()

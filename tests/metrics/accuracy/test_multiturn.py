@@ -1,6 +1,6 @@
-"""Multi-turn continuous-response evaluation (seed 000, method II): σ and its scores,
-the agents' reply parsing, every path of T1–T7 with scripted agents, the quickstart RAG
-over HTTP in both variants, and a dry run over the MTRAG-UN tasks."""
+"""Multi-turn follow-up evaluation: the score list and its scores, the agents' reply
+parsing, every path of the dialogue (transcript tasks T1–T7) with scripted agents, the
+quickstart RAG over HTTP in both variants, and a dry run over the MTRAG-UN tasks."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ REFERENCE = "Both combine SELECT results. UNION removes duplicates, UNION ALL ke
 FIRST_ANSWER = "They combine results. UNION keeps duplicates and UNION ALL removes them."
 
 
-# σ and its scores -------------------------------------------------------------------
+# the score list and its scores -------------------------------------------------------
 
 
 def test_worked_example_of_the_paper() -> None:
@@ -293,7 +293,7 @@ async def test_a_5_at_turn_1_ends_the_dialogue() -> None:
     transcript = details["transcript"]
     assert transcript["events"][0]["answer"] == FIRST_ANSWER
     assert transcript["events"][2]["feedback"] == "correct and complete."
-    # E3 contexts: retrieved once, with the original question and the reference
+    # reference-retrieved contexts: retrieved once, with the original question and the reference
     assert run.retriever.queries == [f"{QUESTION}\n{REFERENCE}"]
     assert "CONTEXT 1 (union.md)" in run.agents.prompts["judge"][0]
     assert "Score 0: The response says that it is not sure." in run.agents.prompts["judge"][0]
@@ -317,6 +317,9 @@ async def test_improves_to_5_at_turn_2_with_the_dialogue_as_history() -> None:
     sigma = [3, 5]
     assert values(scores) == (pytest.approx((5 * 3 + 4 * 5 + 6 * 5) / 15), 2.0, 5.0)
     assert all(s.details["sigma"] == sigma for s in scores.values())
+    assert {s.rationale for s in scores.values()} == {
+        "scores by turn [3, 5] with a limit of 5 turns; ended: the judge gave 5"
+    }
     assert tasks(scores) == ["T1", "T2", "T3", "T4/T5", "T1", "T2", "T3"]
     assert run.target.queries == ["Does UNION eliminate duplicates or not?"]
     assert run.target.histories == [
@@ -487,7 +490,9 @@ async def test_an_unparseable_judge_gives_three_error_scores() -> None:
     scores = await run.score(MultiTurn())
 
     assert [s.value for s in scores.values()] == [None, None, None]
-    assert all("judge (T3): parse error" in (s.error or "") for s in scores.values())
+    assert all(
+        "judge of the tentative answer: parse error" in (s.error or "") for s in scores.values()
+    )
     assert scores["mscore"].details["transcript_on"] == "wscore"
 
 

@@ -1,2 +1,3 @@
-"""Answer accuracy and multi-turn continuous response (seed 000): the judge of the
-response against the reference with evaluation contexts, and the dialogue agents."""
+"""Answer accuracy with reference-retrieved contexts and multi-turn follow-up evaluation:
+the judge of the response against the reference with evaluation contexts, and the
+dialogue agents."""

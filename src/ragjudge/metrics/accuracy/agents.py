@@ -1,5 +1,6 @@
 """The replies of the multi-turn agents: the composer's ``Answer: …, Explanation: …``
-and the generator's ``Query: …, Explanation: …`` (seed 000, Figures 6 and 7)."""
+and the generator's ``Query: …, Explanation: …`` (the reply formats of the paper's
+agent prompts)."""
 
 from __future__ import annotations
 

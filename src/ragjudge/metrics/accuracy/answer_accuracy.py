@@ -1,21 +1,23 @@
-"""Answer accuracy judged with contexts retrieved with the question AND the reference
-answer (seed 000, method I; its Figure 5 prompt).
+"""Answer accuracy with reference-retrieved contexts: the judge sees contexts retrieved
+with the question AND the reference answer (the method and judge prompt of the paper
+cited in ``docs/validation.md``).
 
 The judge sees the question, the response, the reference answer (score 5) and
 evaluation contexts chosen by ``contexts`` (:data:`~ragjudge.metrics.ContextSource`:
-``reference`` = E3, the default; ``retrieved`` = the paper's E2, the contexts the
-system itself answered from; ``question`` = retrieved with the question alone by the
-evaluation retriever, the paper's E2 only when that retriever is the system's own
-search; ``expected``; ``none``), and gives a score on a 0–5 scale with feedback. 0
+``reference``, reference-retrieved contexts, the default; ``retrieved``, the contexts
+the system itself answered from; ``question``, question-retrieved contexts from the
+evaluation retriever, the same as ``retrieved`` only when that retriever is the
+system's own search; ``expected``; ``none``), and gives a score on a 0–5 scale with feedback. 0
 means the response says it is not sure; the aggregate mean leaves 0 out (as in the
 paper) and reports how many were left out beside it.
 
 **Several references.** A row may carry several reference answers (QA sets with
 several gold answers). All non-blank ones are shown to the judge together, each in
 its own delimited block, as alternatives: each is a correct answer worth 5, and a
-response that implies any one of them is correct. E3 retrieves once, with the
-question and every reference together (:func:`~ragjudge.metrics.evaluation_query`).
-With one reference the prompt is the seed's, unchanged.
+response that implies any one of them is correct. Reference-retrieved contexts are
+retrieved once, with the question and every reference together
+(:func:`~ragjudge.metrics.evaluation_query`). With one reference the prompt is the
+paper's, unchanged.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ async def ask_accuracy(
     contexts: Sequence[ContextChunk],
     purpose: str | None = None,
 ) -> Verdict[ResultVerdict]:
-    """The Figure 5 judge: a 0–5 score with feedback for ``response`` against one or
+    """The answer-accuracy judge: a 0–5 score with feedback for ``response`` against one or
     several ``references`` (also the judge of each turn of a multi-turn dialogue)."""
     return await j.ask(
         ACCURACY_REPLY,

@@ -1,70 +1,78 @@
-"""Multi-turn continuous-response evaluation (seed 000, method II): how much of the
-reference answer a user can get out of the system under test, and how fast.
+"""Multi-turn follow-up evaluation: how much of the reference answer a user can get out
+of the system under test by asking follow-up questions, and how fast.
 
 For each (target question, reference answer) three agents hold a dialogue of at most
-``n = max_turns`` turns with the target (tasks T1–T7 of the paper):
+``n = max_turns`` turns with the target. Each step is recorded in the transcript under
+the task code of the paper the method comes from (cited in ``docs/validation.md``),
+given here in brackets:
 
-- **T1** the target is asked the current query, with the dialogue so far as history
-  (the sample's own earlier conversation, if any, comes first); the pair is appended
-  to the Q/A history. The first query is the target question itself, and its answer
-  is the ``output`` the runner already obtained for the sample.
-- **T2** the *composer* builds a tentative answer to the target question from the Q/A
-  history only.
-- **T3** the *judge* scores it 0–5 with feedback (the answer-accuracy judge of
-  :mod:`~ragjudge.metrics.answer_accuracy`, Figure 5, shown the contexts retrieved
-  once per sample with the ORIGINAL question and the reference answer — E3). A 5 ends
-  the dialogue.
-- **T4/T5** the *generator* reads the feedback and either writes a new query (one
-  that differs from every earlier question and states no fact found only in the
-  reference), going back to T1, or leaves the query blank: no more questions. A query
-  that repeats an earlier question is re-asked like a parse failure; a generator that
-  still repeats itself after the re-asks has nothing new to ask, so the dialogue goes
-  on to T6/T7 as if it had left the query blank (the transcript records the repeat).
-- **T6** then the composer rewrites the tentative answer to the reference answer's
-  level of detail without adding what only the reference says, and **T7** the judge
-  scores that final answer.
+- **The system answers** [``T1``]: the target is asked the current query, with the
+  dialogue so far as history (the sample's own earlier conversation, if any, comes
+  first); the pair is appended to the Q/A history. The first query is the target
+  question itself, and its answer is the ``output`` the runner already obtained for
+  the sample.
+- **The composer drafts a tentative answer** [``T2``] to the target question from the
+  Q/A history only.
+- **The judge scores the tentative answer** [``T3``] 0–5 with feedback (the judge of
+  :mod:`~ragjudge.metrics.accuracy.answer_accuracy`, shown the contexts retrieved once
+  per sample with the ORIGINAL question and the reference answer — reference-retrieved
+  contexts). A 5 ends the dialogue.
+- **The generator asks a follow-up question or stops** [``T4/T5``]: it reads the
+  feedback and either writes a new query (one that differs from every earlier
+  question and states no fact found only in the reference), and the system answers
+  it, or leaves the query blank: no more questions. A query that repeats an earlier
+  question is re-asked like a parse failure; a generator that still repeats itself
+  after the re-asks has nothing new to ask, so the dialogue goes on to the final
+  answer as if it had left the query blank (the transcript records the repeat).
+- **The composer rewrites the final answer** [``T6``]: the tentative answer at the
+  reference answer's level of detail, without adding what only the reference says,
+  and **the judge scores the final answer** [``T7``].
 
-**The score list σ and the turn limit.** Every judged answer adds one score: each T3
-score, and the T7 score when the dialogue went through T6/T7. The turn limit ``n``
-bounds σ, as in the paper (``σ = [s0 … sk]``, ``0 ≤ k < n``; all scores between 0 and
-n). The paper's T5 goes back to T1 only "if the maximum number of turns is not
-reached" and does not say what follows when it is; ragjudge reads the limit as the
-length of σ: after a T3 score below 5 with σ already holding ``n`` scores the
-dialogue ends there — there is no slot left for a further query nor for a final
-answer, so T4–T7 are skipped (and no generator call is spent). T6/T7 therefore happen
-only when the generator stops asking (or keeps repeating itself) before the limit,
-and the final score takes the next slot. So a dialogue makes at most ``n`` target
-calls, ``n`` judge calls, ``n`` composer calls and ``n - 1`` generator calls (``3n - 1``
-agent calls, the dry run's upper bound).
+**The score list and the turn limit.** Every judged answer adds one score to the
+dialogue's score list: each score of a tentative answer, and the final answer's score
+when the dialogue got that far. The turn limit ``n`` bounds the list, as in the paper
+(the list ``[s0 … sk]`` with ``0 ≤ k < n``; all scores between 0 and n). The paper
+asks a follow-up question only "if the maximum number of turns is not reached" and
+does not say what follows when it is; ragjudge reads the limit as the length of the
+score list: after a tentative answer scored below 5 with the list already holding
+``n`` scores the dialogue ends there — there is no slot left for a further query nor
+for a final answer, so the follow-up question, the rewrite and the final judgement
+are skipped (and no generator call is spent). The final answer is therefore written
+and judged only when the generator stops asking (or keeps repeating itself) before
+the limit, and its score takes the next slot. So a dialogue makes at most ``n``
+target calls, ``n`` judge calls, ``n`` composer calls and ``n - 1`` generator calls
+(``3n - 1`` agent calls, the dry run's upper bound).
 
 **Several references.** All the row's non-blank reference answers are shown to the
-judge, the composer's rewrite (T6) and the generator together, as alternatives, and
-the E3 contexts are retrieved once with the question and all of them (see
-:mod:`~ragjudge.metrics.accuracy.answer_accuracy`).
+judge, the composer's rewrite and the generator together, as alternatives, and the
+reference-retrieved contexts are retrieved once with the question and all of them
+(see :mod:`~ragjudge.metrics.accuracy.answer_accuracy`).
 
-**0 ("not sure").** A 0 stays in σ as the value 0: it lowers ``wscore`` and counts
-towards ``lscore``; unlike the answer-accuracy mean, nothing is left out here, because
-σ describes one dialogue and a "not sure" turn is a turn that gave nothing.
+**0 ("not sure").** A 0 stays in the score list as the value 0: it lowers ``wscore``
+and counts towards ``lscore``; unlike the answer-accuracy mean, nothing is left out
+here, because the list describes one dialogue and a "not sure" turn is a turn that
+gave nothing.
 
 **The three scores** (:func:`wscore`, :func:`lscore`, :func:`mscore`):
 
-- ``wscore`` (higher is better): the scores weighted ``n, n-1, …`` by turn, the last
-  score carried to the turns the dialogue did not need, over ``n + … + 1``
-  (``n = 3``, ``σ = [1, 5]`` → ``(3·1 + 2·5 + 1·5) / 6 = 3``);
-- ``lscore`` = ``len(σ)``, the turns until the dialogue ended — **lower is better**;
-  the summary shows plain means, so read its mean and a comparison's sign the other
-  way round;
-- ``mscore`` = ``max(σ)``, the best answer the dialogue produced (higher is better).
+- ``wscore``, the turn-weighted score (higher is better): the scores weighted
+  ``n, n-1, …`` by turn, the last score carried to the turns the dialogue did not
+  need, over ``n + … + 1`` (``n = 3``, scores ``[1, 5]`` →
+  ``(3·1 + 2·5 + 1·5) / 6 = 3``);
+- ``lscore``, the turns needed: the length of the score list, the turns until the
+  dialogue ended — **lower is better**; the summary shows plain means, so read its
+  mean and a comparison's sign the other way round;
+- ``mscore``, the best score: the best answer the dialogue produced (higher is better).
 
 The scores are named ``wscore``, ``lscore``, ``mscore``; an instance given its own
 name (``{metric: multiturn, name: mqa}``) names them ``mqa.wscore`` … so several can
 run side by side. The per-sample transcript (every query, target answer, composed
 answer, judge feedback and score, generator decision and explanation, each with its
 call ids) is stored on the ``wscore`` score as ``details["transcript"]``; all three
-scores carry σ and every judge/agent call id. When anything fails mid-dialogue (the
-target, a model call, an output that still does not parse after the re-asks — other
-than the generator's repeated question above) all three scores are explicit errors,
-with the transcript so far — never numbers.
+scores carry the score list (``details["sigma"]``) and every judge/agent call id. When
+anything fails mid-dialogue (the target, a model call, an output that still does not
+parse after the re-asks — other than the generator's repeated question above) all
+three scores are explicit errors, with the transcript so far — never numbers.
 
 In a dry run the stand-in judge never gives 5 and the stand-in generator always asks
 a new question, so the estimate follows the longest dialogue (an upper bound).
@@ -110,6 +118,8 @@ _END_REASONS = {
     "no_more_queries": "no more queries needed; final answer judged",
 }
 Role = Literal["composer", "generator"]
+_JUDGED = {"T3": "tentative answer", "T7": "final answer"}
+"""What the judge scores at each of its two steps (by transcript task code)."""
 
 
 @dataclass
@@ -149,7 +159,8 @@ class _Dialogue:
 
 
 class _DialogueRun:
-    """One sample's walk through T1–T7 with the metric's agents."""
+    """One sample's dialogue with the system under test, step by step, with the metric's
+    agents."""
 
     def __init__(
         self, metric: MultiTurn, sample: Sample, first: Output, j: Judging, d: _Dialogue
@@ -183,7 +194,7 @@ class _DialogueRun:
             query = next_query
 
     async def ask_target(self, query: str) -> None:
-        """T1: the target answers ``query`` with the dialogue so far as history."""
+        """The system answers ``query`` with the dialogue so far as history."""
         if not self.d.turns:
             output = self.first
         else:
@@ -214,7 +225,7 @@ class _DialogueRun:
         return self.d.turns[-1]["answer"] if self.d.turns else ""
 
     async def compose(self) -> str:
-        """T2: a tentative answer from the Q/A history only."""
+        """The composer's tentative answer, from the Q/A history only."""
         reply, ids = await self.agent(
             "composer", "multiturn_compose.jinja", AnswerReply(self.latest_answer()), "compose"
         )
@@ -222,7 +233,8 @@ class _DialogueRun:
         return reply.answer
 
     async def judge(self, answer: str, task: str, purpose: str) -> ResultVerdict:
-        """T3/T7: the answer-accuracy judge scores ``answer``; the score joins σ."""
+        """The answer-accuracy judge scores ``answer`` (tentative or final); the score
+        joins the score list."""
         try:
             verdict = await ask_accuracy(
                 self.j,
@@ -234,7 +246,7 @@ class _DialogueRun:
             )
         except MetricFailure as exc:
             self.d.record(task, exc.call_ids, answer=answer, score=None, error=exc.message)
-            raise MetricFailure(f"judge ({task}): {exc.message}") from None
+            raise MetricFailure(f"judge of the {_JUDGED[task]}: {exc.message}") from None
         self.d.sigma.append(verdict.value.score)
         self.d.record(
             task,
@@ -247,8 +259,8 @@ class _DialogueRun:
         return verdict.value
 
     async def next_query(self, tentative: str, verdict: ResultVerdict) -> str | None:
-        """T4/T5: the generator decides from the judge's feedback whether to ask more,
-        and writes the next query (None: no more questions)."""
+        """The generator decides from the judge's feedback whether to ask a follow-up
+        question, and writes it (None: no more questions)."""
         evaluation = f"{verdict.feedback or ''}\nScore: {verdict.score}".strip()
         reader = QueryReply([turn["query"] for turn in self.d.turns])
         try:
@@ -281,7 +293,8 @@ class _DialogueRun:
         return reply.query
 
     async def rewrite(self, tentative: str) -> str:
-        """T6: the tentative answer rewritten to the reference's level of detail."""
+        """The composer's final answer: the tentative answer rewritten to the reference's
+        level of detail."""
         reply, ids = await self.agent(
             "composer",
             "multiturn_rewrite.jinja",
@@ -321,7 +334,7 @@ class MultiTurnOptions(ContextOptions):
     """The options of :class:`MultiTurn`."""
 
     max_turns: int = Field(default=5, ge=1)
-    """The turn limit n: σ holds at most this many scores."""
+    """The turn limit n: the dialogue's score list holds at most this many scores."""
     composer_model: str | None = None
     """Model spec of the composer agent (default: the judge)."""
     generator_model: str | None = None
@@ -341,12 +354,13 @@ _SCORE_MEANINGS = {
 
 @register_metric("multiturn")
 class MultiTurn(JudgedMetric):
-    """Continuous-response evaluation: ``wscore``, ``lscore`` (lower is better) and
-    ``mscore`` of the score list σ of a dialogue of at most ``max_turns`` turns.
+    """Multi-turn follow-up evaluation: the turn-weighted score ``wscore``, the turns
+    needed ``lscore`` (lower is better) and the best score ``mscore`` of a dialogue of
+    at most ``max_turns`` turns.
 
     ``contexts`` chooses what the judge is shown (:data:`~ragjudge.metrics.ContextSource`;
-    ``reference``, E3, retrieved once per sample with the original question and the
-    reference answer, is the default; ``expected`` suits sets that carry their
+    ``reference``, contexts retrieved once per sample with the original question and
+    the reference answer, is the default; ``expected`` suits sets that carry their
     passages, such as MTRAG-UN); ``k`` contexts at most. ``composer_model`` and
     ``generator_model`` are model specs for those agents (default: the judge).
     """
@@ -390,7 +404,7 @@ class MultiTurn(JudgedMetric):
         return None
 
     async def judge(self, sample: Sample, output: Output, j: Judging) -> Produced:
-        """Hold the dialogue for ``sample`` (``output`` is the first answer) and score σ."""
+        """Hold the dialogue for ``sample`` (``output`` is the first answer) and score it."""
         problem = self.check_target(j.ctx.target)
         if problem is not None:
             raise MetricFailure(problem)
@@ -415,7 +429,7 @@ class MultiTurn(JudgedMetric):
 
     def _scores(self, d: _Dialogue, end: str, call_ids: list[int]) -> list[Score]:
         sigma, n = d.sigma, self.options.max_turns
-        rationale = f"σ = {sigma} with n = {n} turns; ended: {_END_REASONS[end]}"
+        rationale = f"scores by turn {sigma} with a limit of {n} turns; ended: {_END_REASONS[end]}"
         values = {"wscore": wscore(sigma, n), "lscore": lscore(sigma), "mscore": mscore(sigma)}
         return [
             self._score(base, d, end, call_ids, value=float(value), rationale=rationale)
@@ -430,8 +444,8 @@ class MultiTurn(JudgedMetric):
     def _score(
         self, base: str, d: _Dialogue, end: str, call_ids: list[int], **result: Any
     ) -> Score:
-        """One of the three scores; σ, the end and the call ids go on all three, the
-        transcript on ``wscore`` only."""
+        """One of the three scores; the score list, the end and the call ids go on all
+        three, the transcript on ``wscore`` only."""
         details: dict[str, Any] = {
             "sigma": list(d.sigma),
             "max_turns": self.options.max_turns,

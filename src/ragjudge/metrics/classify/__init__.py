@@ -1,4 +1,4 @@
-"""Model-graded classification from specs (seed 002, openai-evals' ModelBasedClassify).
+"""Model-graded classification from specs (openai-evals' ModelBasedClassify templates).
 
 A spec is data — YAML in the openai-evals ``modelgraded`` layout, a mapping of spec
 names to these fields:

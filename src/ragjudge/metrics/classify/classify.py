@@ -1,4 +1,4 @@
-"""``classify``: model-graded classification driven by a spec (seed 002).
+"""``classify``: model-graded classification driven by a spec (as OpenAI Evals grades).
 
 The spec (YAML data, see :mod:`ragjudge.metrics.classify`) wraps the sample in its
 grading prompt; the judge's choice is read by the spec's ``eval_type`` rule and turned

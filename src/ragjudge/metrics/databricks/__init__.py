@@ -1,1 +1,1 @@
-"""The LLM judges of Databricks Agent Evaluation (seed 001), under its metric names."""
+"""The LLM judges of Databricks Agent Evaluation, under its metric names."""

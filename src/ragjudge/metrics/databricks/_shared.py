@@ -5,7 +5,7 @@ and the asking of several yes/no questions at once (one per fact, chunk or guide
 A judge named on its own checks its inputs before the run (``requires``) and treats an
 input missing at scoring time (a target that returned no contexts) as an error; under
 ``databricks`` every judge runs with ``if_missing: skip``, so a row that lacks an input
-gets that judge's scores as not applicable — as the seed's table says.
+gets that judge's scores as not applicable — as Databricks' input schema says.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``databricks``: every metric of Databricks Agent Evaluation's table (seed 001) that a
+"""``databricks``: every metric of Databricks Agent Evaluation's table that a
 row's inputs allow, under Databricks' names, plus ``response/overall_assessment/rating``.
 
 Each judge runs with ``if_missing: skip``: a row without a judge's input (no retrieved

@@ -1,6 +1,6 @@
 """``agent/total_token_count``, ``agent/input_token_count``,
 ``agent/output_token_count`` and ``agent/latency_seconds`` of Databricks Agent
-Evaluation (seed 001): what one request cost the system under test.
+Evaluation: what one request cost the system under test.
 
 Read from the output's MLflow trace when it has one (token usage summed over its LLM and
 CHAT_MODEL spans, latency of its root span; see :mod:`ragjudge.targets._traces`), else from what

@@ -1,5 +1,5 @@
 """``retrieval/llm_judged/chunk_relevance_precision``: the share of retrieved chunks
-that are relevant to the request. A judge of Databricks Agent Evaluation (seed 001):
+that are relevant to the request. A judge of Databricks Agent Evaluation:
 one yes/no call per chunk; the details list every chunk's rating and rationale."""
 
 from __future__ import annotations

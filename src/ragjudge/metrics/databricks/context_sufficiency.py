@@ -1,6 +1,6 @@
 """``retrieval/llm_judged/context_sufficiency/rating``: does the retrieved context
 hold what a correct answer needs (every expected fact, or the information of the
-expected response)? A yes/no judge of Databricks Agent Evaluation (seed 001)."""
+expected response)? A yes/no judge of Databricks Agent Evaluation."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``response/llm_judged/correctness/rating``: is the response correct? A yes/no judge
-of Databricks Agent Evaluation (seed 001), against the row's expected facts or its
+of Databricks Agent Evaluation, against the row's expected facts or its
 expected response.
 
 With ``expected_facts`` every fact is checked on its own (one yes/no call per fact); the

@@ -1,6 +1,6 @@
 """``retrieval/ground_truth/document_recall``: the share of the expected documents
 (``expected_retrieved_context``'s ``doc_uri``s) among the retrieved ones. Deterministic,
-no judge (Databricks Agent Evaluation, seed 001). ``doc_uri``s are compared exactly
+no judge (Databricks Agent Evaluation). ``doc_uri``s are compared exactly
 (after trimming spaces); each expected document counts once. Contexts given as plain
 text have no document names (their ``doc_uri`` is derived): the input is missing."""
 

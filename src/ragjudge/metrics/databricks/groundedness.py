@@ -1,6 +1,6 @@
 """``response/llm_judged/groundedness/rating``: is every claim of the response
 supported by the context the application retrieved? A yes/no judge of Databricks Agent
-Evaluation (seed 001); the mean is the share of grounded responses."""
+Evaluation; the mean is the share of grounded responses."""
 
 from __future__ import annotations
 

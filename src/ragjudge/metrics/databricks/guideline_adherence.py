@@ -1,5 +1,5 @@
 """``response/llm_judged/guideline_adherence/rating``: does the response follow the
-row's guidelines? A yes/no judge of Databricks Agent Evaluation (seed 001).
+row's guidelines? A yes/no judge of Databricks Agent Evaluation.
 
 One call per set of guidelines:
 

@@ -1,5 +1,5 @@
 """``response/llm_judged/relevance_to_query/rating``: does the response address the
-request? A yes/no judge of Databricks Agent Evaluation (seed 001); stored as 1 (yes)
+request? A yes/no judge of Databricks Agent Evaluation; stored as 1 (yes)
 or 0 (no), so the mean is the share of relevant responses."""
 
 from __future__ import annotations

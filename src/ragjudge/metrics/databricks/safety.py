@@ -1,5 +1,5 @@
 """``response/llm_judged/safety/rating``: is the response free of harmful content? A
-yes/no judge of Databricks Agent Evaluation (seed 001); yes (1) means safe, so the mean
+yes/no judge of Databricks Agent Evaluation; yes (1) means safe, so the mean
 is the share of safe responses."""
 
 from __future__ import annotations

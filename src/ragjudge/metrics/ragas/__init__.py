@@ -1,3 +1,3 @@
-"""The RAG metrics of seed 004 (RAGAS): faithfulness, answer relevancy, context relevancy,
+"""The RAG metrics of RAGAS: faithfulness, answer relevancy, context relevancy,
 recall, precision and utilization, answer similarity and answer correctness — with fewer
 judge calls per sample than their originals, and explicit errors instead of NaN."""

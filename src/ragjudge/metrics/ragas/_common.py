@@ -1,4 +1,4 @@
-"""What the RAG metrics of seed 004 share: the judge's JSON replies, statements of a
+"""What the RAGAS metrics share: the judge's JSON replies, statements of a
 text (extracted once per sample and trial and reused by every metric that needs them),
 item-by-item verdicts whose count must match, cosine similarity of embeddings, and the
 contexts and sentences a metric judges."""

@@ -1,4 +1,4 @@
-"""``answer_correctness`` (seed 004): factual agreement with the reference, plus similarity.
+"""``answer_correctness`` (RAGAS): factual agreement with the reference, plus similarity.
 
 The statements of the response (shared with ``faithfulness``) and of the reference
 answer are classified in one call: TP (an answer statement the reference supports), FP

@@ -1,4 +1,4 @@
-"""``answer_relevancy`` (seed 004): how well the response addresses the question.
+"""``answer_relevancy`` (RAGAS): how well the response addresses the question.
 
 The judge writes ``questions`` (default 3) questions the response answers, in one call,
 and says whether the response is noncommittal; the score is the mean cosine similarity

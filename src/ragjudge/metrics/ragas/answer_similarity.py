@@ -1,4 +1,4 @@
-"""``answer_similarity`` (seed 004): semantic similarity of the response and the reference.
+"""``answer_similarity`` (RAGAS): semantic similarity of the response and the reference.
 
 The cosine of the normalised embeddings of the response and the reference answer (the
 best over several references), from ``embedding`` (``local`` or ``openai/<model>``).

@@ -1,9 +1,9 @@
-"""``context_precision`` (seed 004): are the retrieved chunks useful, and ranked first?
+"""``context_precision`` (RAGAS): are the retrieved chunks useful, and ranked first?
 
 Each chunk is judged useful (yes/no, with a reason) for arriving at the reference
 answer — or at the response when the row has no reference — in one call. The score is
 rank-aware average precision as RAGAS defines it: the mean of precision@k over the
-positions k of the useful chunks; ``ranked: false`` gives the seed's plain
+positions k of the useful chunks; ``ranked: false`` gives the plain
 ``useful / all``. ``per_chunk: true`` judges each chunk in a call of its own.
 
 Rules: no useful chunk scores 0; no chunk at all is an error (undefined); only the first

@@ -1,4 +1,4 @@
-"""``context_recall`` (seed 004): how much of the reference the retrieved contexts cover.
+"""``context_recall`` (RAGAS): how much of the reference the retrieved contexts cover.
 
 Each sentence of the reference answer (split language-aware; with ``expected_facts``
 instead, each fact is one statement) is judged attributable to the contexts or not, all

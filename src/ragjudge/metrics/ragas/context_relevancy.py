@@ -1,4 +1,4 @@
-"""``context_relevancy`` (seed 004): how much of the retrieved contexts the question needs.
+"""``context_relevancy`` (RAGAS): how much of the retrieved contexts the question needs.
 
 The judge copies the context sentences absolutely required to answer the question
 (or replies "Insufficient Information" → 0). Both the contexts and the extraction are

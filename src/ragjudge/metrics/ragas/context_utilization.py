@@ -1,4 +1,4 @@
-"""``context_utilization`` (seed 004): were the retrieved chunks used by the response?
+"""``context_utilization`` (RAGAS): were the retrieved chunks used by the response?
 
 The verdicts of ``context_precision``, judged against the response instead of the
 reference (shared with ``context_precision`` when the row has no reference), scored

@@ -1,4 +1,4 @@
-"""``faithfulness`` (seed 004): how much of the response the retrieved contexts support.
+"""``faithfulness`` (RAGAS): how much of the response the retrieved contexts support.
 
 The judge breaks the response into statements (question-aware; shared with
 ``answer_correctness``), then checks every statement against the contexts in one call,

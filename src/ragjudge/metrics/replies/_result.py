@@ -1,6 +1,6 @@
-"""``Feedback: … [RESULT] n``: the absolute-grading reply of the answer-accuracy judge
-(seed 000, Figure 5), also read in the ``… Score: n`` form that the paper's own judge
-outputs take (its Figure 8)."""
+"""``Feedback: … [RESULT] n``: the absolute-grading reply the answer-accuracy judge's
+prompt asks for, also read in the ``… Score: n`` form that the judge outputs quoted in
+the answer-accuracy paper take (the paper is cited in ``docs/validation.md``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the seed 003 judges share: the conversation they are shown (every message of the
+"""What the ``likert`` and ``rubric`` judges share: the conversation they are shown (every message of the
 request, then the response as the last assistant turn) and the prompt's language."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def prompt_language(language: Language, sample: Sample, output: Output) -> Liter
 
 
 def conversation(sample: Sample, response: str) -> dict[str, Any]:
-    """The template values of the seed's ``<<conversation>>``: every request message
+    """The template values of the prompt's ``<<conversation>>``: every request message
     (with its role) and the response under judgement, the last assistant turn."""
     turns = [{"role": m.role, "content": m.content} for m in sample.request.messages]
     return {"turns": turns, "response": response}

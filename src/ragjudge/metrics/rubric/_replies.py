@@ -1,4 +1,4 @@
-"""The JSON replies of the seed 003 judges and the stated rules for reading them.
+"""The JSON replies of the ``likert`` and ``rubric`` judges and the stated rules for reading them.
 
 - ``rating``: a whole number from 1 to 5; a JSON number (``4`` or ``4.0``) or a string
   holding one (``"4"``). Anything else — ``4.5``, ``6``, ``true``, ``"four"`` — is a parse

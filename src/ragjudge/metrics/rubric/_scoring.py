@@ -1,4 +1,4 @@
-"""Rubric scoring, pure functions (seed 003, as HealthBench scores).
+"""Rubric scoring, pure functions (as HealthBench scores).
 
 Each item met adds its points (a negative item met subtracts); ``total_score`` is the
 sum of these signed scores, ``theoretical_score`` the sum of the positive points, and
@@ -32,7 +32,7 @@ class ItemResult:
         return self.item.points if self.criteria_met else 0.0
 
     def to_dict(self) -> dict[str, object]:
-        """The seed's ``result_by_rubrics`` entry."""
+        """The ``result_by_rubrics`` entry (HealthBench's form)."""
         return {
             "criterion": self.item.criterion,
             "points": self.item.points,

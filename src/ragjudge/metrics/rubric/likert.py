@@ -1,8 +1,9 @@
-"""``likert``: a 1–5 rating of the last assistant response (seed 003, methods 1 and 2).
+"""``likert``: a 1–5 rating of the last assistant response, under general guidelines or
+under specific criteria.
 
-Method 1 (the default): the judge weighs helpfulness, accuracy, clarity and safety and
-rates on the seed's five levels (5 excellent … 1 bad), with two worked examples.
-Method 2: ``criteria`` (a list in the config) or ``criteria_field`` (per row: the
+General guidelines (the default): the judge weighs helpfulness, accuracy, clarity and
+safety and rates on five levels (5 excellent … 1 bad), with two worked examples.
+Specific criteria: ``criteria`` (a list in the config) or ``criteria_field`` (per row: the
 ``guidelines`` field or ``metadata.KEY``) replaces the general guidelines with specific
 ones, judged strictly; ``levels`` and ``examples`` may replace the level descriptions
 and the worked examples with the config author's own.
@@ -51,14 +52,14 @@ class LikertOptions(LanguageOptions):
     """``likert``'s options."""
 
     criteria: list[str] | None = Field(default=None, min_length=1)
-    """Specific criteria for every row (method 2)."""
+    """Specific criteria for every row (instead of the general guidelines)."""
     criteria_field: str | None = None
     """Where each row's criteria are: ``guidelines`` or ``metadata.KEY`` (a list of
-    strings or one string); method 2 with per-row criteria."""
+    strings or one string): specific criteria per row."""
     levels: dict[Level, str] | None = None
     """Own descriptions of the levels (all five, 1–5)."""
     examples: list[LikertExample] | None = None
-    """Own worked examples (``[]``: none); default: the seed's two."""
+    """Own worked examples (``[]``: none); default: the two built-in ones."""
 
     @model_validator(mode="after")
     def _consistent(self) -> LikertOptions:
@@ -104,7 +105,7 @@ class Likert(JudgedMetric):
         }
 
     def criteria_for(self, sample: Sample) -> list[str]:
-        """The specific criteria for ``sample`` (none: method 1)."""
+        """The specific criteria for ``sample`` (none: the general guidelines)."""
         if self.options.criteria is not None:
             return list(self.options.criteria)
         field = self.options.criteria_field

@@ -1,10 +1,9 @@
-"""``rubric``: ± point rubric grading, one judge call per item (seed 003, method 3;
-HealthBench's scoring).
+"""``rubric``: ± point rubric grading, one judge call per item (HealthBench's scoring).
 
 The items ``{criterion, points, tags}`` come from the row's ``rubric`` field (HealthBench's
 ``rubrics`` load there) or, for rows without one, from the ``rubric`` option. Each item is
 judged in its own call, concurrently, through the judge layer: the judge replies
-``{"explanation": …, "criteria_met": true|false}`` under the seed's rules (every condition
+``{"explanation": …, "criteria_met": true|false}`` under stated rules (every condition
 of an item must hold; "such as" lists need not be exhaustive; a negative item is met when
 the undesirable behaviour is present).
 

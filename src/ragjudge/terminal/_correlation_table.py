@@ -1,6 +1,7 @@
-"""The meta-evaluation in the layout of seed 000's Figure 2: one row per metric (the
-human labels first), its mean, and per human label its correlation and its agreement —
-for the terminal and as Markdown."""
+"""The correlation table of every metric against the human (expert) scores: one row per
+metric (the human labels first), its mean, and per human label its correlation and its
+agreement — for the terminal and as Markdown. It is laid out as the answer-accuracy
+paper cited in ``docs/validation.md`` reports its metrics against expert scores."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from ragjudge.stats import Correlation
 from ragjudge.terminal._agreement import agreement_grids, annotator_notes, ppi_grid
 from ragjudge.terminal._grid import Grid, estimate_cell, interval_text, number
 
-__all__ = ["figure2_grid", "figure2_markdown"]
+__all__ = ["correlation_table", "correlation_table_markdown"]
 
 _TITLES = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ"}
 
@@ -53,9 +54,10 @@ def _agreement_meaning(table: MetaTable, block: MetaBlock) -> str:
     return "none (pass --acceptable LEVEL for a binary target)"
 
 
-def figure2_grid(table: MetaTable, *, correlation: str = "pearson") -> Grid:
-    """Figure 2's layout: per group, the human rows, then one row per metric with its
-    mean and, per human label, the correlation and the agreement with their CIs."""
+def correlation_table(table: MetaTable, *, correlation: str = "pearson") -> Grid:
+    """The correlation table of every metric against the human labels: per group, the
+    human rows, then one row per metric with its mean and, per human label, the
+    correlation and the agreement with their CIs."""
     if correlation not in _TITLES:
         raise ValueError(f"correlation must be one of {', '.join(_TITLES)}, got {correlation!r}")
     humans = list(dict.fromkeys(b.human for b in table.blocks))
@@ -109,11 +111,17 @@ def _add_group(
         grid.add([*lead, row.metric, number(row.mean), str(row.n), *cells])
 
 
-def figure2_markdown(table: MetaTable, *, correlation: str = "pearson") -> str:
-    """The Figure 2 table, then the agreement (and PPI) tables in full, as Markdown."""
-    parts = [figure2_grid(table, correlation=correlation).to_markdown()]
+def correlation_table_markdown(table: MetaTable, *, correlation: str = "pearson") -> str:
+    """The correlation table, then the agreement (and PPI) tables in full, as Markdown."""
+    parts = [correlation_table(table, correlation=correlation).to_markdown()]
     parts += [grid.to_markdown() for grid in agreement_grids(table)]
     ppi = ppi_grid(table)
     if ppi is not None:
         parts.append(ppi.to_markdown())
     return "\n".join(parts)
+
+
+# The names these functions had before they were named for what they print; code that
+# imports them keeps working.
+figure2_grid = correlation_table
+figure2_markdown = correlation_table_markdown
