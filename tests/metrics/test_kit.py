@@ -15,14 +15,17 @@ from typer.testing import CliRunner
 import ragjudge as rj
 from ragjudge.cli import app
 from ragjudge.metrics import (
+    DATA_NOTICE,
     JudgedMetric,
     Metric,
     MetricContext,
     Result,
     ScoreMeaning,
+    YesNoMetric,
     available_metrics,
     create_metric,
     require_response,
+    yes_no_meaning,
 )
 from ragjudge.metrics.replies import YesNo, YesNoVerdict
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
@@ -88,6 +91,58 @@ def test_a_judged_metric_is_one_class_and_a_template(
     assert "data to be evaluated" in prompt
     with Store(tmp_path / "r.db") as store:
         assert store.run(result.run_id).meanings == {"concise": ScoreMeaning(binary=True)}
+
+
+YES_NO_TEMPLATE = """\
+{% extends "kit/yes_no.jinja" %}
+{% block task %}
+You judge whether a response is concise.
+{% endblock %}
+{% block shown %}
+{% include "kit/conversation.jinja" %}
+
+The response:
+{{ delimit("RESPONSE", response) }}
+{% endblock %}
+{% block criteria %}
+Answer yes when nothing in the response is beside the request.
+{% endblock %}
+"""
+
+
+def test_a_yes_no_judge_is_its_declarations_and_a_template_on_the_kits_layout(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "concise.jinja").write_text(YES_NO_TEMPLATE)
+
+    class Concise(YesNoMetric):
+        meaning = yes_no_meaning("share of concise responses")
+        template = "concise.jinja"
+        template_root = str(tmp_path)
+
+    judge = ScriptedProvider(
+        ReplyScript(rules=[("Bananas", "Off topic.\nAnswer: no")], default="Short.\nAnswer: yes")
+    )
+    result = rj.evaluate(
+        ROWS,
+        metrics=[Concise(name="concise")],
+        judge=judge,
+        store=tmp_path / "r.db",
+        progress=False,
+    )
+    frame = result.to_pandas().set_index("request_id")
+    assert frame.loc["a", "concise"] == 1.0 and frame.loc["b", "concise"] == 0.0
+    assert frame.loc["b", "concise.rationale"] == "Off topic."
+    prompt = judge.calls[0][0]["content"]
+    assert prompt.startswith(f"You judge whether a response is concise.\n{DATA_NOTICE}\n")
+    assert "<<<BEGIN REQUEST>>>\nWhat is a view?\n<<<END REQUEST>>>" in prompt
+    assert "<<<BEGIN RESPONSE>>>\nA stored query.\n<<<END RESPONSE>>>" in prompt
+    assert prompt.endswith("Answer: yes or no\n")
+    with Store(tmp_path / "r.db") as store:
+        meanings = store.run(result.run_id).meanings
+    assert meanings == {
+        "concise": ScoreMeaning(binary=True, description="share of concise responses")
+    }
 
 
 def test_builtin_families_are_discovered_without_an_import_list() -> None:
