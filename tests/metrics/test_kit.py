@@ -145,6 +145,22 @@ def test_a_yes_no_judge_is_its_declarations_and_a_template_on_the_kits_layout(
     }
 
 
+async def test_a_cpu_only_metric_defines_only_its_value_at_once() -> None:
+    class Shouting(Metric):
+        inline = True
+        meaning = ScoreMeaning(binary=True)
+
+        def compute_now(self, sample: Sample, output: Output, ctx: MetricContext) -> float:
+            return float(require_response(output).isupper())
+
+    metric = Shouting(name="shouting")
+    sample = Sample(request_id="a", request="q")
+    [loud] = await metric.score(sample, Output(response="NO"), MetricContext())
+    [quiet] = await metric.score(sample, Output(response="no"), MetricContext())
+    assert (loud.value, quiet.value) == (1.0, 0.0)
+    assert metric.score_now(sample, Output(response="NO"), MetricContext()) == [loud]
+
+
 def test_builtin_families_are_discovered_without_an_import_list() -> None:
     names = set(available_metrics())
     assert {"answer_accuracy", "multiturn", "rouge_l", "bert_score", "relevance_to_query"} <= names

@@ -265,7 +265,10 @@ class Metric:
     # scoring ------------------------------------------------------------------
 
     async def compute(self, sample: Sample, output: Output, ctx: MetricContext) -> Produced:
-        """The metric's value(s) for one sample (see :data:`Produced`)."""
+        """The metric's value(s) for one sample (see :data:`Produced`); an
+        :attr:`inline` metric's are :meth:`compute_now`'s."""
+        if self.inline:
+            return self.compute_now(sample, output, ctx)
         raise NotImplementedError(f"{type(self).__name__} defines neither compute() nor score()")
 
     def compute_now(self, sample: Sample, output: Output, ctx: MetricContext) -> Produced:

@@ -375,15 +375,16 @@ def _keep_failure(task: asyncio.Future[None], failed: list[asyncio.Future[None]]
 
 def runs_inline(metric: Metric) -> bool:
     """Whether the executor may score ``metric`` with :meth:`Metric.score_now`: it is
-    :attr:`~Metric.inline`, its ``compute_now`` is its ``compute`` (declared by the
-    same class), and its ``score`` is the kit's, not replaced (a row-skipping wrapper
-    goes through the awaited path)."""
+    :attr:`~Metric.inline`, its ``compute`` is the kit's (which calls ``compute_now``)
+    or declared by the same class as its ``compute_now``, and its ``score`` is the
+    kit's, not replaced (a row-skipping wrapper goes through the awaited path)."""
     cls = type(metric)
+    computes = _declaring(cls, "compute")
     return (
         cls.inline
         and cls.score is Metric.score
         and "score" not in vars(metric)
-        and _declaring(cls, "compute_now") is _declaring(cls, "compute")
+        and computes in (Metric, _declaring(cls, "compute_now"))
     )
 
 
