@@ -43,6 +43,7 @@ from ragjudge.metrics._judged import (
     ask_all,
     conversation,
 )
+from ragjudge.metrics._options import ConfigPath, ConfigSettings, FromConfig
 from ragjudge.metrics._prompts import (
     DATA_NOTICE,
     Instruction,
@@ -63,8 +64,11 @@ __all__ = [
     "CONTEXT_SOURCES",
     "DATA_NOTICE",
     "YES_NO",
+    "ConfigPath",
+    "ConfigSettings",
     "ContextOptions",
     "ContextSource",
+    "FromConfig",
     "Instruction",
     "JudgeFailed",
     "JudgedMetric",
