@@ -34,7 +34,7 @@ def stored_run(
 ) -> str:
     """A run holding ``results[metric][sample_id]`` (trial values in order). Without
     ``meanings`` the run is stored as an older version stored it, and its meanings are
-    rebuilt from ``config``."""
+    recorded from ``config`` when the store is opened again."""
     sample_ids = list(dict.fromkeys(sid for per_sample in results.values() for sid in per_sample))
     for sid in metadata or {}:
         if sid not in sample_ids:
@@ -61,6 +61,8 @@ def stored_run(
                 )
                 store.save_scores(run_id, sid, trial, [score])
     store.set_status(run_id, "completed")
+    if meanings is None:
+        Store(store.path).close()  # opening the store records what an older version left out
     return run_id
 
 

@@ -1,8 +1,9 @@
-"""Score meanings of stored runs: read from the run record, rebuilt from the config for
-runs an older version stored, merged across runs."""
+"""Score meanings of stored runs: read from the run record, recorded from the config
+when a store holding runs an older version stored is opened, merged across runs."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -41,8 +42,10 @@ def test_a_store_written_before_meanings_existed_opens_and_gains_the_column(
         )
     with Store(path) as store:
         run = store.run("r1")
-    assert run.meanings is None
     assert exclusions(run_meanings(run)) == {"answer_accuracy": [0.0]}
+    with sqlite3.connect(path) as conn:  # recorded once, when the store was opened
+        [(stored,)] = conn.execute("SELECT meanings_json FROM runs").fetchall()
+    assert json.loads(stored)["answer_accuracy"]["excluded"] == [0.0]
 
 
 def test_meanings_of_two_runs_merge_their_left_out_values(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,10 +19,12 @@ from ragjudge.metrics._function import (
     takes_sample_and_output,
 )
 from ragjudge.metrics._options import ConfigSettings
+from ragjudge.schema import ScoreMeaning
 
 __all__ = [
     "available_metrics",
     "create_metric",
+    "meanings_of_stored_config",
     "metric_class",
     "register_metric",
 ]
@@ -173,6 +175,24 @@ def create_metric(
     if alias is not None:
         metric.name = alias
     return metric
+
+
+def meanings_of_stored_config(config: Mapping[str, Any]) -> dict[str, ScoreMeaning]:
+    """The meanings of the scores of the metrics a stored run's ``config`` (its record)
+    names: what a run stored without them is given. A metric that can no longer be built
+    contributes nothing."""
+    specs = config.get("metrics")
+    base = config.get("base_dir")
+    folder = Path(base) if isinstance(base, str) and base else None
+    settings = None if folder is None else ConfigSettings(folder, config.get)
+    found: dict[str, ScoreMeaning] = {}
+    for spec in specs if isinstance(specs, list) else []:
+        try:
+            metric = create_metric(spec, search_dir=folder, settings=settings)
+        except (ValueError, TypeError, KeyError, ImportError):
+            continue
+        found.update(metric.meanings())
+    return found
 
 
 def _describe_options(who: str, cls: type[Metric], exc: ValidationError) -> str:

@@ -3,7 +3,9 @@ written as results arrive and read back page by page (:class:`Store`), the batch
 writer, the run lock, and pandas frames of stored scores.
 
 It may import :mod:`ragjudge.schema`, :mod:`ragjudge.errors`, ``ragjudge._util`` and the
-judge-call record type of :mod:`ragjudge.models`.
+judge-call record type of :mod:`ragjudge.models`; and, only when it opens a store holding
+runs an older version stored without their scores' meanings, the metric registry that
+rebuilds them (once: they are written to the run records).
 """
 
 from __future__ import annotations

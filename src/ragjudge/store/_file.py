@@ -1,10 +1,13 @@
 """The store's SQLite file: its schema, and opening it safely — never a folder, never
-another program's database, an older ragjudge store brought up to the current schema."""
+another program's database, an older ragjudge store brought up to the current schema
+(and its runs given the meanings of their scores, once)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 __all__ = ["StoreError", "open_store_file"]
 
@@ -113,6 +116,7 @@ def open_store_file(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(_SCHEMA)
         _add_missing_columns(conn)
+        _record_missing_meanings(conn)
     except sqlite3.DatabaseError as exc:
         conn.close()
         reason = "it is not a SQLite database" if "not a database" in str(exc) else str(exc)
@@ -130,3 +134,30 @@ def _add_missing_columns(conn: sqlite3.Connection) -> None:
         if column not in columns:
             with conn:
                 conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
+
+
+def _record_missing_meanings(conn: sqlite3.Connection) -> None:
+    """Give the runs an older version stored without their scores' meanings those
+    meanings, once, rebuilt from each run's config by the metric registry (imported for
+    such a store only), so that code reading runs never needs the registry. A store that
+    cannot be written now keeps them missing: its scores read as higher-is-better, with
+    no value left out of the mean."""
+    missing = conn.execute("SELECT run_id, config_json FROM runs WHERE meanings_json IS NULL")
+    runs = missing.fetchall()
+    if not runs:
+        return
+    from ragjudge.metrics._registry import meanings_of_stored_config
+
+    rows = [(_meanings_json(meanings_of_stored_config(json.loads(c))), r) for r, c in runs]
+    try:
+        with conn:
+            conn.executemany(
+                "UPDATE runs SET meanings_json = ? WHERE run_id = ? AND meanings_json IS NULL",
+                rows,
+            )
+    except sqlite3.OperationalError:  # read-only, or busy past the timeout
+        return
+
+
+def _meanings_json(meanings: dict[str, Any]) -> str:
+    return json.dumps({name: m.model_dump() for name, m in meanings.items()}, ensure_ascii=False)

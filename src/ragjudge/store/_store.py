@@ -39,8 +39,9 @@ RunStatus = Literal["running", "completed", "interrupted", "failed"]
 
 
 class RunInfo(BaseModel):
-    """One row of the runs table. ``meanings`` says what each score means; None for a
-    run stored before meanings were recorded (see :mod:`ragjudge.analysis._meanings`)."""
+    """One row of the runs table. ``meanings`` says what each score means; None only
+    for a run stored before meanings were recorded in a store that could not be written
+    since (opening a store records them: :mod:`ragjudge.store._file`)."""
 
     run_id: str
     name: str | None
