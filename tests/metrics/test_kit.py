@@ -19,6 +19,7 @@ from ragjudge.metrics import (
     JudgedMetric,
     Metric,
     MetricContext,
+    MetricFailure,
     Result,
     ScoreMeaning,
     YesNoMetric,
@@ -159,6 +160,11 @@ async def test_a_cpu_only_metric_defines_only_its_value_at_once() -> None:
     [quiet] = await metric.score(sample, Output(response="no"), MetricContext())
     assert (loud.value, quiet.value) == (1.0, 0.0)
     assert metric.score_now(sample, Output(response="NO"), MetricContext()) == [loud]
+
+
+def test_a_role_without_a_model_or_a_judge_is_the_metrics_failure() -> None:
+    with pytest.raises(MetricFailure, match="no model for the role 'composer'"):
+        MetricContext().model_for("composer")
 
 
 def test_builtin_families_are_discovered_without_an_import_list() -> None:

@@ -7,11 +7,17 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
+
+if TYPE_CHECKING:  # types only: a metric module imports no model, index or client
+    from ragjudge.knowledge import Retriever
+    from ragjudge.models import GenerateConfig, Judge
+    from ragjudge.models._embeddings import Embedder
+    from ragjudge.targets import Target
 
 T = TypeVar("T")
 
@@ -89,19 +95,19 @@ class MetricContext:
     """
 
     trial: int = 0
-    retriever: Any = None
+    retriever: Retriever | None = None
     """The evaluation retriever (``search(query, k)``), when a knowledge base is set."""
-    judge: Any = None
-    """The judge model (``generate_parsed``, ``embed``), when one is configured."""
-    generate_config: Any = None
-    """The judge's sampling settings (:class:`~ragjudge.models.GenerateConfig`)."""
-    target: Any = None
+    judge: Judge | None = None
+    """The judge model (``generate_parsed``), when one is configured."""
+    generate_config: GenerateConfig | None = None
+    """The judge's sampling settings."""
+    target: Target | None = None
     """The system under test (``await ctx.target(sample)``), for metrics that hold a
     dialogue with it; the runner supplies it, the metric never builds clients."""
-    models: dict[str, Any] = field(default_factory=dict)
+    models: dict[str, Judge] = field(default_factory=dict)
     """Further models by role, as named in the metric's :meth:`Metric.model_roles`; a
     role that is not set there uses the judge."""
-    embedders: dict[str, Any] = field(default_factory=dict)
+    embedders: dict[str, Embedder] = field(default_factory=dict)
     """Embedders by spec (``local``, ``openai/<model>``), as named in the metrics'
     :meth:`Metric.embedding_specs`; built (and cached) by the runner."""
     shared: dict[Hashable, asyncio.Future[Any]] = field(default_factory=dict)
@@ -111,11 +117,15 @@ class MetricContext:
     """What :meth:`once_now` computed for the metrics of one sample and trial; fresh
     for each, as ``shared``."""
 
-    def model_for(self, role: str) -> Any:
-        """The model that plays ``role`` (e.g. ``composer``), defaulting to the judge."""
-        return self.models.get(role) or self.judge
+    def model_for(self, role: str) -> Judge:
+        """The model that plays ``role`` (e.g. ``composer``), defaulting to the judge;
+        :class:`MetricFailure` when there is neither."""
+        found = self.models.get(role) or self.judge
+        if found is None:
+            raise MetricFailure(f"no model for the role {role!r} and no judge model configured")
+        return found
 
-    def embedder(self, spec: str) -> Any:
+    def embedder(self, spec: str) -> Embedder:
         """The embedder for ``spec`` (``embed(texts) -> vectors``)."""
         found = self.embedders.get(spec)
         if found is None:
@@ -257,7 +267,7 @@ class Metric:
         the registered name, prefixed ``NAME.`` for a renamed one."""
         return base if self.name == (self.kind or self._default_name()) else f"{self.name}.{base}"
 
-    def check_target(self, target: Any) -> str | None:
+    def check_target(self, target: Target | None) -> str | None:
         """Why this metric cannot work with ``target`` (the system under test), or None
         when it can. The runner asks before any work; the default accepts any target."""
         return None
