@@ -260,6 +260,11 @@ class Output(BaseModel):
     error: str | None = None
 
 
+INVALID_CHOICE = "__invalid__"
+"""The choice a model-graded classification reply that names none of the choices
+counts as: stored in a score's details (``choice``) and counted by ``ragjudge counts``."""
+
+
 class ScoreMeaning(BaseModel):
     """What one score's values mean: declared by its metric, stored with every run, and
     read from the run by ``show``, ``compare``, ``meta`` and the exports.

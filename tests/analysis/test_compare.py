@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from ragjudge.analysis._compare import Comparison, MetricComparison, compare_runs
 from ragjudge.cli import app
+from ragjudge.metrics._stored import record_missing_meanings
 from ragjudge.schema import Sample, Score, ScoreMeaning
 from ragjudge.stats import bootstrap_ci
 from ragjudge.store._store import Store
@@ -34,7 +35,7 @@ def stored_run(
 ) -> str:
     """A run holding ``results[metric][sample_id]`` (trial values in order). Without
     ``meanings`` the run is stored as an older version stored it, and its meanings are
-    rebuilt from ``config``."""
+    recorded from ``config`` as the command line records them."""
     sample_ids = list(dict.fromkeys(sid for per_sample in results.values() for sid in per_sample))
     for sid in metadata or {}:
         if sid not in sample_ids:
@@ -61,6 +62,8 @@ def stored_run(
                 )
                 store.save_scores(run_id, sid, trial, [score])
     store.set_status(run_id, "completed")
+    if meanings is None:
+        record_missing_meanings(store)  # what the command line does for such a run
     return run_id
 
 

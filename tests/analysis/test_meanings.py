@@ -1,12 +1,18 @@
-"""Score meanings of stored runs: read from the run record, rebuilt from the config for
-runs an older version stored, merged across runs."""
+"""Score meanings of stored runs: read from the run record, recorded from the config for
+runs an older version stored without them (the command line does it when it opens a
+store), merged across runs."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
+from typer.testing import CliRunner
+
 from ragjudge.analysis._meanings import exclusions, lower_is_better, merged_meanings, run_meanings
+from ragjudge.cli import app
+from ragjudge.metrics._stored import record_missing_meanings
 from ragjudge.schema import Sample, ScoreMeaning
 from ragjudge.store._store import Store
 
@@ -20,6 +26,8 @@ def test_meanings_of_a_run_stored_before_they_were_recorded_are_rebuilt(tmp_path
     with sqlite3.connect(path) as conn:  # as an older version wrote it: no meanings
         conn.execute("UPDATE runs SET meanings_json = NULL")
     with Store(path) as store:
+        assert run_meanings(store.run(run_id)) == {}  # reading alone rebuilds nothing
+        record_missing_meanings(store)
         rebuilt = run_meanings(store.run(run_id))
     assert set(rebuilt) == {"mqa.wscore", "mqa.lscore", "mqa.mscore"}
     assert rebuilt["mqa.lscore"].lower_is_better
@@ -39,10 +47,14 @@ def test_a_store_written_before_meanings_existed_opens_and_gains_the_column(
             "INSERT INTO runs VALUES ('r1', NULL, 'completed', '2026-01-01', NULL,"
             " '{\"metrics\": [\"answer_accuracy\"]}', '{}', 0, 1)"
         )
+    done = CliRunner().invoke(app, ["show", "r1", "--store", str(path)])
+    assert done.exit_code == 0, done.output
     with Store(path) as store:
         run = store.run("r1")
-    assert run.meanings is None
     assert exclusions(run_meanings(run)) == {"answer_accuracy": [0.0]}
+    with sqlite3.connect(path) as conn:  # recorded once, when the command opened the store
+        [(stored,)] = conn.execute("SELECT meanings_json FROM runs").fetchall()
+    assert json.loads(stored)["answer_accuracy"]["excluded"] == [0.0]
 
 
 def test_meanings_of_two_runs_merge_their_left_out_values(tmp_path: Path) -> None:

@@ -15,14 +15,18 @@ from typer.testing import CliRunner
 import ragjudge as rj
 from ragjudge.cli import app
 from ragjudge.metrics import (
+    DATA_NOTICE,
     JudgedMetric,
     Metric,
     MetricContext,
+    MetricFailure,
     Result,
     ScoreMeaning,
+    YesNoMetric,
     available_metrics,
     create_metric,
     require_response,
+    yes_no_meaning,
 )
 from ragjudge.metrics.replies import YesNo, YesNoVerdict
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
@@ -88,6 +92,79 @@ def test_a_judged_metric_is_one_class_and_a_template(
     assert "data to be evaluated" in prompt
     with Store(tmp_path / "r.db") as store:
         assert store.run(result.run_id).meanings == {"concise": ScoreMeaning(binary=True)}
+
+
+YES_NO_TEMPLATE = """\
+{% extends "kit/yes_no.jinja" %}
+{% block task %}
+You judge whether a response is concise.
+{% endblock %}
+{% block shown %}
+{% include "kit/conversation.jinja" %}
+
+The response:
+{{ delimit("RESPONSE", response) }}
+{% endblock %}
+{% block criteria %}
+Answer yes when nothing in the response is beside the request.
+{% endblock %}
+"""
+
+
+def test_a_yes_no_judge_is_its_declarations_and_a_template_on_the_kits_layout(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "concise.jinja").write_text(YES_NO_TEMPLATE)
+
+    class Concise(YesNoMetric):
+        meaning = yes_no_meaning("share of concise responses")
+        template = "concise.jinja"
+        template_root = str(tmp_path)
+
+    judge = ScriptedProvider(
+        ReplyScript(rules=[("Bananas", "Off topic.\nAnswer: no")], default="Short.\nAnswer: yes")
+    )
+    result = rj.evaluate(
+        ROWS,
+        metrics=[Concise(name="concise")],
+        judge=judge,
+        store=tmp_path / "r.db",
+        progress=False,
+    )
+    frame = result.to_pandas().set_index("request_id")
+    assert frame.loc["a", "concise"] == 1.0 and frame.loc["b", "concise"] == 0.0
+    assert frame.loc["b", "concise.rationale"] == "Off topic."
+    prompt = judge.calls[0][0]["content"]
+    assert prompt.startswith(f"You judge whether a response is concise.\n{DATA_NOTICE}\n")
+    assert "<<<BEGIN REQUEST>>>\nWhat is a view?\n<<<END REQUEST>>>" in prompt
+    assert "<<<BEGIN RESPONSE>>>\nA stored query.\n<<<END RESPONSE>>>" in prompt
+    assert prompt.endswith("Answer: yes or no\n")
+    with Store(tmp_path / "r.db") as store:
+        meanings = store.run(result.run_id).meanings
+    assert meanings == {
+        "concise": ScoreMeaning(binary=True, description="share of concise responses")
+    }
+
+
+async def test_a_cpu_only_metric_defines_only_its_value_at_once() -> None:
+    class Shouting(Metric):
+        inline = True
+        meaning = ScoreMeaning(binary=True)
+
+        def compute_now(self, sample: Sample, output: Output, ctx: MetricContext) -> float:
+            return float(require_response(output).isupper())
+
+    metric = Shouting(name="shouting")
+    sample = Sample(request_id="a", request="q")
+    [loud] = await metric.score(sample, Output(response="NO"), MetricContext())
+    [quiet] = await metric.score(sample, Output(response="no"), MetricContext())
+    assert (loud.value, quiet.value) == (1.0, 0.0)
+    assert metric.score_now(sample, Output(response="NO"), MetricContext()) == [loud]
+
+
+def test_a_role_without_a_model_or_a_judge_is_the_metrics_failure() -> None:
+    with pytest.raises(MetricFailure, match="no model for the role 'composer'"):
+        MetricContext().model_for("composer")
 
 
 def test_builtin_families_are_discovered_without_an_import_list() -> None:

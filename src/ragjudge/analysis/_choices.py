@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ragjudge.metrics.replies import INVALID_CHOICE
+from ragjudge.schema import INVALID_CHOICE
 from ragjudge.store._store import Store
 
 __all__ = ["FAILED", "ChoiceCount", "choice_counts"]

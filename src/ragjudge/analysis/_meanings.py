@@ -1,13 +1,13 @@
 """What each score of a stored run means (direction, range, values the mean leaves
-out), read from the run record. Runs stored before meanings were recorded get them
-rebuilt from their config through the metric registry; a metric that can no longer be
-built contributes nothing (its scores read as higher-is-better, nothing left out)."""
+out), read from the run record alone: reading runs never needs the metric registry.
+Runs an older version stored without meanings get them, rebuilt from their config,
+when their store is opened (:mod:`ragjudge.store._file`); a run that still has none (a
+store that could not be written) reads every score as higher-is-better, with nothing
+left out of the mean."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
 
 from ragjudge.schema import ScoreMeaning
 from ragjudge.store._store import RunInfo
@@ -16,25 +16,9 @@ __all__ = ["exclusions", "lower_is_better", "merged_meanings", "run_meanings"]
 
 
 def run_meanings(run: RunInfo) -> dict[str, ScoreMeaning]:
-    """The meaning of every score of ``run``, by score name."""
-    if run.meanings is not None:
-        return dict(run.meanings)
-    return _rebuilt(run.config)
-
-
-def _rebuilt(config: Mapping[str, Any]) -> dict[str, ScoreMeaning]:
-    from ragjudge.metrics import create_metric
-
-    specs = config.get("metrics")
-    base = config.get("base_dir")
-    found: dict[str, ScoreMeaning] = {}
-    for spec in specs if isinstance(specs, list) else []:
-        try:
-            metric = create_metric(spec, search_dir=Path(base) if base else None)
-        except (ValueError, TypeError, KeyError, ImportError):
-            continue
-        found.update(metric.meanings())
-    return found
+    """The meaning of every score of ``run``, by score name (none for a run stored
+    without them)."""
+    return dict(run.meanings or {})
 
 
 def merged_meanings(*runs: RunInfo) -> dict[str, ScoreMeaning]:

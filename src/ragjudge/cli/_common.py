@@ -54,7 +54,9 @@ def message_of(exc: Exception) -> str:
 @contextmanager
 def opened_store(path: Path) -> Iterator[Store]:
     """The store at ``path``, which must exist (opening would create an empty one); an
-    unknown run or a rejected argument in the block ends the command with its message."""
+    unknown run or a rejected argument in the block ends the command with its message.
+    Runs an older version stored without their scores' meanings get them here, once, so
+    that nothing that reads runs needs the metric registry."""
     from ragjudge.store._store import Store, StoreError
 
     if not path.exists():
@@ -64,6 +66,10 @@ def opened_store(path: Path) -> Iterator[Store]:
     except StoreError as exc:
         raise fail(str(exc)) from None
     with opened as store:
+        if store.runs_without_meanings():  # stored by an older version: rare
+            from ragjudge.metrics._stored import record_missing_meanings
+
+            record_missing_meanings(store)
         try:
             yield store
         except (KeyError, ValueError) as exc:

@@ -80,6 +80,8 @@ def view(
 
     if not store.is_file():
         raise fail(f"no store at {store}; pass --store PATH (runs are kept beside their eval.yaml)")
+    with opened_store(store):
+        pass  # checked, and runs of an older version given their meanings (see opened_store)
     try:
         server = make_server(store.resolve(), host, port)
     except OSError as exc:

@@ -8,11 +8,17 @@ import inspect
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
+
+if TYPE_CHECKING:  # types only: a metric module imports no model, index or client
+    from ragjudge.knowledge import Retriever
+    from ragjudge.models import GenerateConfig, Judge
+    from ragjudge.models._embeddings import Embedder
+    from ragjudge.targets import Target
 
 T = TypeVar("T")
 
@@ -90,19 +96,19 @@ class MetricContext:
     """
 
     trial: int = 0
-    retriever: Any = None
+    retriever: Retriever | None = None
     """The evaluation retriever (``search(query, k)``), when a knowledge base is set."""
-    judge: Any = None
-    """The judge model (``generate_parsed``, ``embed``), when one is configured."""
-    generate_config: Any = None
-    """The judge's sampling settings (:class:`~ragjudge.models.GenerateConfig`)."""
-    target: Any = None
+    judge: Judge | None = None
+    """The judge model (``generate_parsed``), when one is configured."""
+    generate_config: GenerateConfig | None = None
+    """The judge's sampling settings."""
+    target: Target | None = None
     """The system under test (``await ctx.target(sample)``), for metrics that hold a
     dialogue with it; the runner supplies it, the metric never builds clients."""
-    models: dict[str, Any] = field(default_factory=dict)
+    models: dict[str, Judge] = field(default_factory=dict)
     """Further models by role, as named in the metric's :meth:`Metric.model_roles`; a
     role that is not set there uses the judge."""
-    embedders: dict[str, Any] = field(default_factory=dict)
+    embedders: dict[str, Embedder] = field(default_factory=dict)
     """Embedders by spec (``local``, ``openai/<model>``), as named in the metrics'
     :meth:`Metric.embedding_specs`; built (and cached) by the runner."""
     shared: dict[Hashable, asyncio.Future[Any]] = field(default_factory=dict)
@@ -112,11 +118,15 @@ class MetricContext:
     """What :meth:`once_now` computed for the metrics of one sample and trial; fresh
     for each, as ``shared``."""
 
-    def model_for(self, role: str) -> Any:
-        """The model that plays ``role`` (e.g. ``composer``), defaulting to the judge."""
-        return self.models.get(role) or self.judge
+    def model_for(self, role: str) -> Judge:
+        """The model that plays ``role`` (e.g. ``composer``), defaulting to the judge;
+        :class:`MetricFailure` when there is neither."""
+        found = self.models.get(role) or self.judge
+        if found is None:
+            raise MetricFailure(f"no model for the role {role!r} and no judge model configured")
+        return found
 
-    def embedder(self, spec: str) -> Any:
+    def embedder(self, spec: str) -> Embedder:
         """The embedder for ``spec`` (``embed(texts) -> vectors``)."""
         found = self.embedders.get(spec)
         if found is None:
@@ -195,9 +205,10 @@ class Metric:
     :attr:`scored_inline`)."""
     scored_inline: ClassVar[bool] = False
     """Set by the kit for every metric class: whether the executor scores it with
-    :meth:`score_now` — it is :attr:`inline`, keeps the kit's :meth:`score`, and declares
-    :meth:`compute_now` where it declares :meth:`compute` (a subclass that replaces
-    ``compute`` alone means its own ``compute``, so it is awaited)."""
+    :meth:`score_now` — it is :attr:`inline`, keeps the kit's :meth:`score`, and keeps the
+    kit's :meth:`compute` or declares :meth:`compute_now` where it declares ``compute`` (a
+    subclass that replaces ``compute`` alone means its own ``compute``, so it is
+    awaited)."""
     rows_not_applicable: Mapping[str, str] = MappingProxyType({})
     """Request id → why the metric does not apply to that row (a row lacking its inputs
     when invalid rows are skipped); the runner scores such rows not applicable without
@@ -272,7 +283,7 @@ class Metric:
         the registered name, prefixed ``NAME.`` for a renamed one."""
         return base if self.name == (self.kind or self._default_name()) else f"{self.name}.{base}"
 
-    def check_target(self, target: Any) -> str | None:
+    def check_target(self, target: Target | None) -> str | None:
         """Why this metric cannot work with ``target`` (the system under test), or None
         when it can. The runner asks before any work; the default accepts any target."""
         return None
@@ -280,7 +291,10 @@ class Metric:
     # scoring ------------------------------------------------------------------
 
     async def compute(self, sample: Sample, output: Output, ctx: MetricContext) -> Produced:
-        """The metric's value(s) for one sample (see :data:`Produced`)."""
+        """The metric's value(s) for one sample (see :data:`Produced`); an
+        :attr:`inline` metric's are :meth:`compute_now`'s."""
+        if self.inline:
+            return self.compute_now(sample, output, ctx)
         raise NotImplementedError(f"{type(self).__name__} defines neither compute() nor score()")
 
     def compute_now(self, sample: Sample, output: Output, ctx: MetricContext) -> Produced:
@@ -363,10 +377,10 @@ def _score(name: str, produced: float | Result, call_ids: Sequence[int]) -> Scor
 
 def _computes_now_as_awaited(cls: type[Metric]) -> bool:
     """Whether :meth:`Metric.score_now` of ``cls`` gives what its awaited :meth:`score`
-    would: the kit's ``score``, and ``compute_now`` declared where ``compute`` is."""
-    return cls.score is Metric.score and _declaring(cls, "compute_now") is _declaring(
-        cls, "compute"
-    )
+    would: the kit's ``score``, and ``compute`` either the kit's (which calls
+    ``compute_now``) or declared where ``compute_now`` is."""
+    computes = _declaring(cls, "compute")
+    return cls.score is Metric.score and computes in (Metric, _declaring(cls, "compute_now"))
 
 
 def _declaring(cls: type, name: str) -> type | None:

@@ -14,6 +14,7 @@ from pydantic_core import PydanticUndefined
 
 from ragjudge.metrics import Metric, MetricOptions, available_metrics, metric_class
 from ragjudge.metrics._judged import JudgedMetric
+from ragjudge.metrics._options import FromConfig
 from ragjudge.schema import ScoreMeaning
 
 __all__ = ["MetricInfo", "ScoreInfo", "all_metric_info", "metric_info", "value_range"]
@@ -146,8 +147,14 @@ def _options(cls: type[Metric]) -> dict[str, str]:
         default = info.default
         if default is PydanticUndefined:
             default = info.default_factory() if info.default_factory else "required"  # type: ignore[call-arg]
-        found[name] = f"{kind} = {default!r}"
+        found[name] = f"{kind} = {default!r}{_from_config(info.metadata)}"
     return found
+
+
+def _from_config(metadata: list[Any]) -> str:
+    """`` + the config's 'specs'`` for an option that also takes a config setting."""
+    settings = [m.setting for m in metadata if isinstance(m, FromConfig)]
+    return "".join(f" + the config's {setting!r}" for setting in settings)
 
 
 def _keyword_options(cls: type[Metric]) -> dict[str, str]:

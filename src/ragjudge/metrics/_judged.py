@@ -16,8 +16,9 @@ item; a dialogue between agents) overrides :meth:`JudgedMetric.judge` and calls
 
 from __future__ import annotations
 
+import asyncio
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
@@ -36,7 +37,15 @@ from ragjudge.metrics.replies import Reply
 from ragjudge.models._types import ChatMessage, ModelError
 from ragjudge.schema import Output, Sample, Score
 
-__all__ = ["JudgeFailed", "JudgedMetric", "Judging", "Verdict", "evaluated_texts"]
+__all__ = [
+    "JudgeFailed",
+    "JudgedMetric",
+    "Judging",
+    "Verdict",
+    "ask_all",
+    "conversation",
+    "evaluated_texts",
+]
 
 T = TypeVar("T")
 
@@ -208,3 +217,22 @@ def evaluated_texts(values: Any) -> list[str]:
     if isinstance(values, list | tuple):
         return [t for v in values for t in evaluated_texts(v)]
     return []
+
+
+def conversation(sample: Sample) -> dict[str, Any]:
+    """The conversation before the request and the request, as template values
+    (``history``, ``request``: what ``kit/conversation.jinja`` shows)."""
+    return {
+        "history": [m.model_dump() for m in sample.request.history],
+        "request": sample.request.query,
+    }
+
+
+async def ask_all(asks: Sequence[Awaitable[Verdict[T]]]) -> list[Verdict[T]]:
+    """Several judge calls at once (one per fact, chunk …). Every call finishes — its
+    call ids are kept — before the first failure, if any, is raised."""
+    done = await asyncio.gather(*asks, return_exceptions=True)
+    for outcome in done:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return [d for d in done if not isinstance(d, BaseException)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,10 +18,13 @@ from ragjudge.metrics._function import (
     is_plain_function,
     takes_sample_and_output,
 )
+from ragjudge.metrics._options import ConfigSettings
+from ragjudge.schema import ScoreMeaning
 
 __all__ = [
     "available_metrics",
     "create_metric",
+    "meanings_of_stored_config",
     "metric_class",
     "register_metric",
 ]
@@ -117,13 +120,18 @@ def _import_metric(path: str, search_dir: Path | None) -> Any:
 
 
 def create_metric(
-    spec: str | dict[str, Any] | Metric | Callable[..., Any], *, search_dir: Path | None = None
+    spec: str | dict[str, Any] | Metric | Callable[..., Any],
+    *,
+    search_dir: Path | None = None,
+    settings: ConfigSettings | None = None,
 ) -> Metric:
     """Build a metric from a name, a dict ``{metric: NAME, name: ALIAS, **options}``, an
     instance, or a plain function ``(sample, output) -> float`` (named after itself;
     ``module:function`` in a config). ``name`` gives the instance its own name, so one
-    metric can run twice with different options. A bad option is a ``ValueError`` that
-    names the instance, the option and the known options."""
+    metric can run twice with different options. ``settings`` (a run's config) fill the
+    options that declare a config-wide setting or a path (:mod:`ragjudge.metrics._options`).
+    A bad option is a ``ValueError`` that names the instance, the option and the known
+    options."""
     if isinstance(spec, Metric):
         return spec
     if is_plain_function(spec):
@@ -153,6 +161,8 @@ def create_metric(
     if alias is not None and not isinstance(alias, str):
         raise ValueError(f"metric {kind!r}: 'name' must be a string, not {alias!r}")
     who = f"metric {kind!r}" if alias in (None, kind) else f"metric {alias!r} ({kind})"
+    if settings is not None:
+        options = settings.fill(cls.Options, options)
     if cls.Options is MetricOptions and cls.__init__ is not Metric.__init__:
         # A class with its own keyword arguments instead of an Options model.
         check_signature_options(who, cls, options)
@@ -165,6 +175,24 @@ def create_metric(
     if alias is not None:
         metric.name = alias
     return metric
+
+
+def meanings_of_stored_config(config: Mapping[str, Any]) -> dict[str, ScoreMeaning]:
+    """The meanings of the scores of the metrics a stored run's ``config`` (its record)
+    names: what a run stored without them is given. A metric that can no longer be built
+    contributes nothing."""
+    specs = config.get("metrics")
+    base = config.get("base_dir")
+    folder = Path(base) if isinstance(base, str) and base else None
+    settings = None if folder is None else ConfigSettings(folder, config.get)
+    found: dict[str, ScoreMeaning] = {}
+    for spec in specs if isinstance(specs, list) else []:
+        try:
+            metric = create_metric(spec, search_dir=folder, settings=settings)
+        except (ValueError, TypeError, KeyError, ImportError):
+            continue
+        found.update(metric.meanings())
+    return found
 
 
 def _describe_options(who: str, cls: type[Metric], exc: ValidationError) -> str:

@@ -41,6 +41,7 @@ _EXPORTS = {
     "REASK_MESSAGE": "ragjudge.models._model",
     "JudgeCallError": "ragjudge.models._model",
     "JudgeModel": "ragjudge.models._model",
+    "Judge": "ragjudge.models._results",
     "ModelSettings": "ragjudge.models._model",
     "Parsed": "ragjudge.models._model",
     "get_model": "ragjudge.models._model",
@@ -75,6 +76,7 @@ if TYPE_CHECKING:
     )
     from ragjudge.models._openai import OpenAIProvider
     from ragjudge.models._pricing import ModelPrice, PriceTable, UsageTotals, UsageTracker
+    from ragjudge.models._results import Judge
     from ragjudge.models._tokens import estimate_messages_tokens, estimate_tokens
     from ragjudge.models._types import (
         CallRecorder,
@@ -98,6 +100,7 @@ __all__ = [
     "ErrorKind",
     "GenerateConfig",
     "Generation",
+    "Judge",
     "JudgeCallError",
     "JudgeCallRecord",
     "JudgeModel",

@@ -1,12 +1,13 @@
 """What a judge call returns or raises: a parsed reply, the error after the last
-retry, and what the retry loop produced."""
+retry, and what the retry loop produced; and what a metric asks of a judge."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-from ragjudge.models._types import Generation, ModelError
+from ragjudge.models._types import ChatMessage, GenerateConfig, Generation, ModelError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -31,6 +32,24 @@ class Parsed(Generic[T]):
     def text(self) -> str | None:
         """The last raw reply."""
         return self.generations[-1].text if self.generations else None
+
+
+class Judge(Protocol):
+    """What a metric asks of its judge, and of any other model it names by role: a
+    reply read by ``parse``, asked again while it does not parse. A
+    :class:`~ragjudge.models.JudgeModel` is one; so is the dry run's stand-in judge."""
+
+    async def generate_parsed(
+        self,
+        messages: Sequence[ChatMessage],
+        parse: Callable[[str], T],
+        config: GenerateConfig | None = None,
+        *,
+        trial: int = 0,
+        purpose: str | None = None,
+    ) -> Parsed[T]:
+        """The reply to ``messages`` as ``parse`` reads it, or the error that stopped it."""
+        ...
 
 
 class JudgeCallError(ModelError):

@@ -191,6 +191,25 @@ def _stand_in_output(sample: Sample, supplies_response: bool) -> Output:
     return Output(response=response, retrieved_context=held.retrieved_context)
 
 
+class _StandInTarget:
+    """The system under test of a dry run: answers at once, as the run's first output
+    does (:func:`_stand_in_output`), and counts the calls metrics make to it (a
+    dialogue's turns, a classification's completions). It takes the history and
+    answers, so every metric walks its path."""
+
+    name = "dry-run"
+    supplies_response = True
+    supports_history = True
+
+    def __init__(self, real_target_answers: bool) -> None:
+        self.real_target_answers = real_target_answers
+        self.calls = 0
+
+    async def __call__(self, sample: Sample) -> Output:
+        self.calls += 1
+        return _stand_in_output(sample, self.real_target_answers)
+
+
 async def plan_evaluation(
     config: EvalConfig,
     samples: Sequence[Sample],
@@ -206,12 +225,7 @@ async def plan_evaluation(
     sampling = generate_config(config.judge)
     errors: list[str] = []
     semaphore = asyncio.Semaphore(config.concurrency)  # the retriever may be a live service
-    target_calls = len(samples) if supplies_response else 0
-
-    async def stand_in_target(sample: Sample) -> Output:
-        nonlocal target_calls
-        target_calls += 1
-        return _stand_in_output(sample, supplies_response)
+    target = _StandInTarget(supplies_response)
 
     async def walk(sample: Sample, trial: int, metric: Metric) -> None:
         ctx = MetricContext(
@@ -219,7 +233,7 @@ async def plan_evaluation(
             retriever=retriever,
             judge=judge,
             generate_config=sampling,
-            target=stand_in_target,
+            target=target,
             models={role: judge for role in metric.model_roles()},
             embedders={spec: StandInEmbedder(spec) for spec in metric.embedding_specs()},
             shared=shared.setdefault((sample.request_id, trial), {}),
@@ -244,7 +258,7 @@ async def plan_evaluation(
     return DryRunPlan(
         samples=len(samples),
         trials=config.trials,
-        target_calls=target_calls,
+        target_calls=target.calls + (len(samples) if supplies_response else 0),
         judge_model=config.judge.model if config.judge else None,
         purposes=_estimates(config.judge, records),
         output_tokens_per_call=_output_tokens_per_call(config.judge),

@@ -22,7 +22,7 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ragjudge.analysis._rate_limits import live_status
 from ragjudge.metrics import Metric, MetricContext
@@ -33,6 +33,9 @@ from ragjudge.run._scoring import by_trial, score_now, score_one
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store._batch import ResultWriter
 from ragjudge.store._store import OutputRow, ScoreRow, Store, output_row, score_name_of, score_rows
+
+if TYPE_CHECKING:
+    from ragjudge.targets import Target
 
 __all__ = ["SLICE_SECONDS", "Execution", "outcome_recorded"]
 
@@ -179,7 +182,7 @@ class Execution:
         """The samples scored on the spot (their output at hand: stored, or given at
         once by the target; every pending metric inline), each with its pending metrics;
         and the others."""
-        gives_now = hasattr(self.context.target, "output_now")
+        gives_now = hasattr(self.target, "output_now")
         now, later = [], []
         for sample, pending in todo:
             at_hand = gives_now or sample.request_id in self.outputs
@@ -264,7 +267,8 @@ class Execution:
         output = self.outputs.get(rid)
         output_row_ = None
         if output is None:
-            output = cast(Output, self.context.target.output_now(sample))
+            output = self._target_output_now(sample)
+            assert output is not None  # scored elsewhere only when the target gives it at once
             output_row_ = output_row(self.run_id, rid, output)
         scored = [
             (trial, score_rows(self.run_id, rid, trial, scores))
@@ -278,13 +282,26 @@ class Execution:
         output = self.outputs.get(sample.request_id)
         if output is not None:
             return output
-        output_now = getattr(self.context.target, "output_now", None)
-        if output_now is None:
+        output = self._target_output_now(sample)
+        if output is None:
             return None
-        output = cast(Output, output_now(sample))
         self.writer.output(sample.request_id, output)
         self.outputs[sample.request_id] = output
         return output
+
+    @property
+    def target(self) -> Target:
+        """The system under test, which the run's metric context carries."""
+        target = self.context.target
+        if target is None:
+            raise RuntimeError("the run's metric context holds no target")
+        return target
+
+    def _target_output_now(self, sample: Sample) -> Output | None:
+        """What the target gives for ``sample`` at once (a data target reads it from the
+        row), or None when the target has to be awaited."""
+        output_now = getattr(self.target, "output_now", None)
+        return None if output_now is None else cast(Output, output_now(sample))
 
     def _all_inline(self, pending: list[tuple[int, Metric]]) -> bool:
         inline = self._inline
@@ -304,7 +321,7 @@ class Execution:
         """The target's output (stored once), then every pending trial's scores."""
         output = self.outputs.get(sample.request_id)
         if output is None:
-            output = await self.context.target(sample)
+            output = await self.target(sample)
             self.writer.output(sample.request_id, output)
             self.outputs[sample.request_id] = output
         for trial, metrics in by_trial(self._pending(sample)):

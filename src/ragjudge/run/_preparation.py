@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ragjudge.config import ConfigError, EvalConfig, expand_environment
 from ragjudge.loading import read_evaluation_set
-from ragjudge.metrics import Metric, create_metric
+from ragjudge.metrics import ConfigSettings, Metric, create_metric
 from ragjudge.run._row_skipping import lacking_rows, missing_everywhere, skip_rows_lacking_inputs
 from ragjudge.run._sampling import stratified_sample
 from ragjudge.schema import Sample
@@ -117,7 +117,21 @@ def configured_metrics(
     given = list(config.metrics if metrics is None else metrics)
     if registry is not None and metrics is None:
         given = [*registry.metrics, *given]
-    return build_metrics(_with_spec_folders(config, given), base_dir=config.base_dir)
+    return build_metrics(given, base_dir=config.base_dir, settings=_config_settings(config))
+
+
+def _config_settings(config: EvalConfig) -> ConfigSettings:
+    """What ``config`` gives metric options that declare a config-wide setting or a
+    path: its settings by name and its folder."""
+
+    def setting(name: str) -> Any:
+        if name not in EvalConfig.model_fields:
+            raise ConfigError(
+                f"a metric option takes the config setting {name!r}, which no config has"
+            )
+        return getattr(config, name)
+
+    return ConfigSettings(folder=config.base_dir, setting=setting)
 
 
 def _skip_unscorable_rows(
@@ -202,16 +216,22 @@ def build_target(config: EvalConfig, target: Any = None) -> Target:
     raise TargetError(f"unknown target kind {spec.kind!r}; known kinds: {known}")
 
 
-def build_metrics(specs: Sequence[MetricSpec], *, base_dir: Path | None = None) -> list[Metric]:
+def build_metrics(
+    specs: Sequence[MetricSpec],
+    *,
+    base_dir: Path | None = None,
+    settings: ConfigSettings | None = None,
+) -> list[Metric]:
     """The run's metrics from names, option dicts or instances; an unknown metric, a
     bad option, a repeated score name or one reserved for the export's other columns
     (:func:`ragjudge.store._frames.reserved_name_problem`) is a :class:`ConfigError`. ``module:Class``
-    metrics are looked up beside the config (``base_dir``) first."""
+    metrics are looked up beside the config (``base_dir``) first; ``settings`` fill the
+    options that take a config-wide setting or a path."""
     metrics: list[Metric] = []
     problems: list[str] = []
     for spec in specs:
         try:
-            metrics.append(create_metric(spec, search_dir=base_dir))
+            metrics.append(create_metric(spec, search_dir=base_dir, settings=settings))
         except (ValueError, TypeError) as exc:
             problems.append(str(exc))
     if problems:
@@ -273,29 +293,6 @@ def _registry_eval(config: EvalConfig) -> OpenAIEval | None:
 
     chosen = config.openai_evals
     return load_eval(config.resolve(chosen.registry), chosen.eval, invalid=chosen.invalid)
-
-
-def _with_spec_folders(config: EvalConfig, specs: Sequence[MetricSpec]) -> list[MetricSpec]:
-    """``classify`` metrics search the config's ``specs`` folders (after their own
-    ``spec_dirs``), and spec paths and folders are read relative to the config."""
-    folders = [str(config.resolve(folder)) for folder in config.specs]
-    found: list[MetricSpec] = []
-    for spec in specs:
-        if isinstance(spec, dict) and spec.get("metric") == "classify":
-            spec = dict(spec)
-            own = spec.get("spec_dirs")
-            if isinstance(own, list) and all(isinstance(d, str) for d in own):
-                spec["spec_dirs"] = [*(str(config.resolve(d)) for d in own), *folders]
-            elif folders and own is None:
-                spec["spec_dirs"] = folders
-            ref = spec.get("spec")
-            if isinstance(ref, str) and ref.split("#")[0].endswith((".yaml", ".yml")):
-                path, _, name = ref.partition("#")
-                spec["spec"] = str(config.resolve(path)) + (f"#{name}" if name else "")
-        elif spec == "classify" and folders:
-            spec = {"metric": "classify", "spec_dirs": folders}
-        found.append(spec)
-    return found
 
 
 def check_by_key(by: str | None, samples: Sequence[Sample]) -> None:

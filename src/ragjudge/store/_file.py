@@ -1,5 +1,6 @@
 """The store's SQLite file: its schema, and opening it safely — never a folder, never
-another program's database, an older ragjudge store brought up to the current schema."""
+another program's database, an older ragjudge store brought up to the current schema
+(and its runs given the meanings of their scores, once)."""
 
 from __future__ import annotations
 

@@ -39,8 +39,9 @@ RunStatus = Literal["running", "completed", "interrupted", "failed"]
 
 
 class RunInfo(BaseModel):
-    """One row of the runs table. ``meanings`` says what each score means; None for a
-    run stored before meanings were recorded (see :mod:`ragjudge.analysis._meanings`)."""
+    """One row of the runs table. ``meanings`` says what each score means; None only
+    for a run stored before meanings were recorded in a store that could not be written
+    since (opening a store records them: :mod:`ragjudge.store._file`)."""
 
     run_id: str
     name: str | None
@@ -151,6 +152,24 @@ class Store(SampleReads, ScoreColumnReads):
             yield self._conn
 
     # runs -----------------------------------------------------------------
+
+    def runs_without_meanings(self) -> list[tuple[str, dict[str, Any]]]:
+        """The runs an older version stored without their scores' meanings, each with
+        its config record."""
+        rows = self._conn.execute(
+            "SELECT run_id, config_json FROM runs WHERE meanings_json IS NULL"
+        ).fetchall()
+        return [(run_id, json.loads(config)) for run_id, config in rows]
+
+    def record_meanings(self, run_id: str, meanings: Mapping[str, ScoreMeaning]) -> None:
+        """Give a run stored without its scores' meanings these (a run that has them
+        keeps its own)."""
+        stored = _dumps({name: m.model_dump() for name, m in meanings.items()})
+        with self._conn:
+            self._conn.execute(
+                "UPDATE runs SET meanings_json = ? WHERE run_id = ? AND meanings_json IS NULL",
+                (stored, run_id),
+            )
 
     def create_run(
         self,

@@ -86,7 +86,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import Field
 
@@ -105,6 +105,9 @@ from ragjudge.metrics.accuracy.answer_accuracy import ask_accuracy
 from ragjudge.metrics.accuracy.sigma import lscore, mscore, wscore
 from ragjudge.metrics.replies import Reply, ResultVerdict
 from ragjudge.schema import ContextChunk, Message, Output, Request, Sample, Score, ScoreMeaning
+
+if TYPE_CHECKING:
+    from ragjudge.targets import Target
 
 __all__ = ["MultiTurn", "MultiTurnOptions"]
 
@@ -163,13 +166,20 @@ class _DialogueRun:
     agents."""
 
     def __init__(
-        self, metric: MultiTurn, sample: Sample, first: Output, j: Judging, d: _Dialogue
+        self,
+        metric: MultiTurn,
+        sample: Sample,
+        first: Output,
+        j: Judging,
+        d: _Dialogue,
+        target: Target,
     ) -> None:
         self.metric = metric
         self.sample = sample
         self.first = first
         self.j = j
         self.d = d
+        self.target = target
 
     def purpose(self, task: str) -> str:
         return f"{self.metric.name}.{task}"
@@ -204,7 +214,7 @@ class _DialogueRun:
                     "history": [m.model_dump() for m in self.d.history_messages()],
                 }
             )
-            output = await self.j.ctx.target(self.sample.model_copy(update={"request": request}))
+            output = await self.target(self.sample.model_copy(update={"request": request}))
         turn = len(self.d.turns) + 1
         if output.response is None:
             self.d.record("T1", turn=turn, query=query, answer=None, error=output.error)
@@ -382,7 +392,7 @@ class MultiTurn(JudgedMetric):
         roles = {"composer": self.options.composer_model, "generator": self.options.generator_model}
         return {role: spec for role, spec in roles.items() if spec}
 
-    def check_target(self, target: Any) -> str | None:
+    def check_target(self, target: Target | None) -> str | None:
         """Why ``target`` cannot hold a dialogue, or None when it can. For the runner
         to call before any work."""
         if target is None:
@@ -405,9 +415,10 @@ class MultiTurn(JudgedMetric):
 
     async def judge(self, sample: Sample, output: Output, j: Judging) -> Produced:
         """Hold the dialogue for ``sample`` (``output`` is the first answer) and score it."""
-        problem = self.check_target(j.ctx.target)
-        if problem is not None:
-            raise MetricFailure(problem)
+        target = j.ctx.target
+        problem = self.check_target(target)
+        if problem is not None or target is None:
+            raise MetricFailure(problem or "no target")
         require_response(output)
         answers = [text for _, text in references(sample)]
         source, k = self.options.contexts, self.options.k
@@ -422,7 +433,7 @@ class MultiTurn(JudgedMetric):
             contexts=contexts,
         )
         try:
-            end = await _DialogueRun(self, sample, output, j, dialogue).run()
+            end = await _DialogueRun(self, sample, output, j, dialogue, target).run()
         except MetricFailure as exc:
             return self._failed(exc.message, dialogue, j.call_ids)
         return self._scores(dialogue, end, j.call_ids)

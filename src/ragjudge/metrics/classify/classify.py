@@ -20,12 +20,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from ragjudge.metrics._base import MetricOptions, Produced, require_response
 from ragjudge.metrics._judged import JudgedMetric, JudgeFailed, Judging, Verdict
+from ragjudge.metrics._options import ConfigPath, FromConfig
 from ragjudge.metrics._prompts import Instruction, render
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.classify._answer import answer_instruction
@@ -44,11 +45,13 @@ ArgValues = dict[str, str | dict[str, str]]
 class ClassifyOptions(MetricOptions):
     """Which spec, and what the metric changes about it."""
 
-    spec: str | dict[str, Any] = "fact"
+    spec: Annotated[str | dict[str, Any], ConfigPath(suffixes=(".yaml", ".yml"))] = "fact"
     """A spec name (built-in or in ``spec_dirs``), a path to a YAML file
-    (``file.yaml`` or ``file.yaml#name``), or the spec's fields inline."""
-    spec_dirs: list[str] = Field(default_factory=list)
-    """Folders of spec files (the config's ``specs:`` fills this)."""
+    (``file.yaml`` or ``file.yaml#name``, relative to the config), or the spec's fields
+    inline."""
+    spec_dirs: Annotated[list[str], FromConfig("specs"), ConfigPath()] = Field(default_factory=list)
+    """Folders of spec files, relative to the config; the config's ``specs`` folders
+    are searched after them."""
     eval_type: Literal["cot_classify", "classify_cot", "classify"] | None = None
     """Overrides the spec's parse rule and appends the matching answer instruction
     (as an openai-evals eval's own ``eval_type`` does)."""

@@ -1,6 +1,6 @@
 """What the Databricks judges share: the option that says what a row without one of a
-judge's inputs gives, the readers of those inputs, the rating a yes/no verdict becomes,
-and the asking of several yes/no questions at once (one per fact, chunk or guideline).
+judge's inputs gives, and the readers of those inputs. The yes/no question, its rating
+and the asking of several at once come from the kit (:mod:`ragjudge.metrics._yesno`).
 
 A judge named on its own checks its inputs before the run (``requires``) and treats an
 input missing at scoring time (a target that returned no contexts) as an error; under
@@ -10,29 +10,22 @@ gets that judge's scores as not applicable — as Databricks' input schema says.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from ragjudge.metrics._base import Metric, MetricFailure, MetricOptions, NotApplicable, Result
-from ragjudge.metrics._judged import JudgedMetric, Verdict
-from ragjudge.metrics.replies import Reply, YesNo, YesNoVerdict
-from ragjudge.schema import ContextChunk, Output, Sample, ScoreMeaning
+from ragjudge.metrics._base import Metric, MetricFailure, MetricOptions, NotApplicable
+from ragjudge.metrics._yesno import YesNoMetric
+from ragjudge.schema import ContextChunk, Output, Sample
 
 __all__ = [
     "CONTEXTS",
     "EXPECTED",
     "RESPONSE",
-    "YES_NO",
     "DatabricksJudge",
     "DatabricksMetric",
     "DatabricksOptions",
     "Expected",
-    "ask_all",
-    "conversation",
-    "rating",
-    "rating_meaning",
 ]
 
 RESPONSE = "response|trace"
@@ -40,14 +33,6 @@ RESPONSE = "response|trace"
 CONTEXTS = "retrieved_context|trace"
 """The retrieved context, or a trace whose last retriever span holds it."""
 EXPECTED = "expected_facts|expected_response"
-
-YES_NO = YesNo()
-"""The one reader of every Databricks judge's verdict."""
-
-
-def rating_meaning(description: str) -> ScoreMeaning:
-    """A yes/no rating stored as 1/0: its mean is the share of yes (``…/percentage``)."""
-    return ScoreMeaning(binary=True, description=description)
 
 
 class DatabricksOptions(MetricOptions):
@@ -96,15 +81,9 @@ class DatabricksMetric(Metric):
         raise self.missing("no expected_facts or expected_response")
 
 
-class DatabricksJudge(DatabricksMetric, JudgedMetric):
-    """A Databricks LLM judge (a yes/no question, or several): by default one yes/no
-    question whose answer is the rating (1 for yes, 0 for no, with the rationale)."""
-
-    reply: ClassVar[Reply[Any]] = YES_NO
-
-    def value(self, reply: YesNoVerdict) -> Result:
-        """1 for yes, 0 for no, with the judge's rationale and the label."""
-        return rating(reply)
+class DatabricksJudge(DatabricksMetric, YesNoMetric):
+    """A Databricks LLM judge: by default one yes/no question whose answer is the rating
+    (1 for yes, 0 for no, with the rationale); several questions override ``judge``."""
 
 
 @dataclass(frozen=True)
@@ -118,28 +97,3 @@ class Expected:
     def template_values(self) -> dict[str, Any]:
         """The facts and references a template shows."""
         return {"facts": list(self.facts), "references": list(self.references)}
-
-
-def conversation(sample: Sample) -> dict[str, Any]:
-    """The conversation before the request and the request, for a template."""
-    return {
-        "history": [m.model_dump() for m in sample.request.history],
-        "request": sample.request.query,
-    }
-
-
-def rating(verdict: YesNoVerdict, **details: Any) -> Result:
-    """1 for yes, 0 for no, with the judge's rationale and the ``yes``/``no`` label."""
-    return Result(
-        float(verdict.yes), rationale=verdict.rationale, details={"label": verdict.label, **details}
-    )
-
-
-async def ask_all(asks: Sequence[Awaitable[Verdict[YesNoVerdict]]]) -> list[Verdict[YesNoVerdict]]:
-    """Several judge calls at once. Every call finishes (its id is kept) before the
-    first failure, if any, is raised."""
-    done = await asyncio.gather(*asks, return_exceptions=True)
-    for outcome in done:
-        if isinstance(outcome, BaseException):
-            raise outcome
-    return [d for d in done if not isinstance(d, BaseException)]

@@ -22,7 +22,8 @@ from typing import Any, ClassVar
 from ragjudge.metrics._base import Metric, MetricOptions, Produced, require_response
 from ragjudge.metrics._judged import JudgedMetric, Judging
 from ragjudge.metrics._registry import register_metric
-from ragjudge.metrics.databricks._shared import RESPONSE, rating_meaning
+from ragjudge.metrics._yesno import yes_no_meaning
+from ragjudge.metrics.databricks._shared import RESPONSE
 from ragjudge.metrics.databricks.agent_usage import AgentUsage
 from ragjudge.metrics.databricks.chunk_relevance_precision import ChunkRelevancePrecision
 from ragjudge.metrics.databricks.context_sufficiency import ContextSufficiency
@@ -35,7 +36,7 @@ from ragjudge.metrics.databricks.safety import Safety
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 
 OVERALL = "response/overall_assessment/rating"
-OVERALL_MEANING = rating_meaning("share of responses that every applicable yes/no judge passed")
+OVERALL_MEANING = yes_no_meaning("share of responses that every applicable yes/no judge passed")
 
 
 class AgentEvaluationOptions(MetricOptions):

@@ -8,15 +8,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragjudge.metrics._base import Produced, Result
-from ragjudge.metrics._judged import Judging, Verdict
+from ragjudge.metrics._judged import Judging, Verdict, ask_all, conversation
 from ragjudge.metrics._registry import register_metric
-from ragjudge.metrics.databricks._shared import (
-    CONTEXTS,
-    YES_NO,
-    DatabricksJudge,
-    ask_all,
-    conversation,
-)
+from ragjudge.metrics._yesno import YES_NO
+from ragjudge.metrics.databricks._shared import CONTEXTS, DatabricksJudge
 from ragjudge.metrics.replies import YesNoVerdict
 from ragjudge.schema import ContextChunk, Output, Sample, ScoreMeaning
 
@@ -32,7 +27,6 @@ class ChunkRelevancePrecision(DatabricksJudge):
     requires: tuple[str, ...] = (CONTEXTS,)
     fixed_score_name = "retrieval/llm_judged/chunk_relevance_precision"
     meaning = ScoreMeaning(description="share of retrieved chunks relevant to the request")
-    reply = YES_NO
 
     async def judge(self, sample: Sample, output: Output, j: Judging) -> Produced:
         """One call per retrieved chunk."""

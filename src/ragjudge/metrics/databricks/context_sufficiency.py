@@ -7,14 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from ragjudge.metrics._base import MetricContext
+from ragjudge.metrics._judged import conversation
 from ragjudge.metrics._registry import register_metric
-from ragjudge.metrics.databricks._shared import (
-    CONTEXTS,
-    EXPECTED,
-    DatabricksJudge,
-    conversation,
-    rating_meaning,
-)
+from ragjudge.metrics._yesno import yes_no_meaning
+from ragjudge.metrics.databricks._shared import CONTEXTS, EXPECTED, DatabricksJudge
 from ragjudge.schema import Output, Sample
 
 
@@ -25,7 +21,7 @@ class ContextSufficiency(DatabricksJudge):
 
     requires: tuple[str, ...] = (CONTEXTS, EXPECTED)
     fixed_score_name = "retrieval/llm_judged/context_sufficiency/rating"
-    meaning = rating_meaning("share of requests whose retrieved context suffices to answer")
+    meaning = yes_no_meaning("share of requests whose retrieved context suffices to answer")
     template = "context_sufficiency.jinja"
 
     async def prompt_values(

@@ -14,18 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragjudge.metrics._base import Produced, Result, require_response
-from ragjudge.metrics._judged import Judging, Verdict
+from ragjudge.metrics._judged import Judging, Verdict, ask_all, conversation
 from ragjudge.metrics._registry import register_metric
-from ragjudge.metrics.databricks._shared import (
-    EXPECTED,
-    RESPONSE,
-    YES_NO,
-    DatabricksJudge,
-    ask_all,
-    conversation,
-    rating,
-    rating_meaning,
-)
+from ragjudge.metrics._yesno import YES_NO, rating, yes_no_meaning
+from ragjudge.metrics.databricks._shared import EXPECTED, RESPONSE, DatabricksJudge
 from ragjudge.metrics.replies import YesNoVerdict
 from ragjudge.schema import Output, Sample
 
@@ -39,8 +31,7 @@ class Correctness(DatabricksJudge):
 
     requires: tuple[str, ...] = (RESPONSE, EXPECTED)
     fixed_score_name = "response/llm_judged/correctness/rating"
-    meaning = rating_meaning("share of correct responses (expected facts or response)")
-    reply = YES_NO
+    meaning = yes_no_meaning("share of correct responses (expected facts or response)")
 
     async def judge(self, sample: Sample, output: Output, j: Judging) -> Produced:
         """One call per expected fact, or one call against the expected response."""

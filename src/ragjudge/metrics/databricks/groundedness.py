@@ -7,14 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from ragjudge.metrics._base import MetricContext, require_response
+from ragjudge.metrics._judged import conversation
 from ragjudge.metrics._registry import register_metric
-from ragjudge.metrics.databricks._shared import (
-    CONTEXTS,
-    RESPONSE,
-    DatabricksJudge,
-    conversation,
-    rating_meaning,
-)
+from ragjudge.metrics._yesno import yes_no_meaning
+from ragjudge.metrics.databricks._shared import CONTEXTS, RESPONSE, DatabricksJudge
 from ragjudge.schema import Output, Sample
 
 
@@ -25,7 +21,7 @@ class Groundedness(DatabricksJudge):
 
     requires: tuple[str, ...] = (RESPONSE, CONTEXTS)
     fixed_score_name = "response/llm_judged/groundedness/rating"
-    meaning = rating_meaning("share of responses supported by the retrieved context")
+    meaning = yes_no_meaning("share of responses supported by the retrieved context")
     template = "groundedness.jinja"
 
     async def prompt_values(

@@ -21,17 +21,10 @@ from typing import Any, ClassVar
 from pydantic import field_validator
 
 from ragjudge.metrics._base import MetricOptions, Produced, require_response
-from ragjudge.metrics._judged import JudgeFailed, Judging
+from ragjudge.metrics._judged import JudgeFailed, Judging, conversation
 from ragjudge.metrics._registry import register_metric
-from ragjudge.metrics.databricks._shared import (
-    RESPONSE,
-    YES_NO,
-    DatabricksJudge,
-    DatabricksOptions,
-    conversation,
-    rating,
-    rating_meaning,
-)
+from ragjudge.metrics._yesno import YES_NO, rating, yes_no_meaning
+from ragjudge.metrics.databricks._shared import RESPONSE, DatabricksJudge, DatabricksOptions
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 
 ROW = "response/llm_judged/guideline_adherence"
@@ -75,7 +68,6 @@ class GuidelineAdherence(DatabricksJudge):
     Options: ClassVar[type[MetricOptions]] = GuidelineOptions
     options: GuidelineOptions
     requires: tuple[str, ...] = (RESPONSE, "guidelines")
-    reply = YES_NO
 
     def __init__(self, *, name: str | None = None, **options: Any) -> None:
         super().__init__(name=name, **options)
@@ -144,4 +136,4 @@ def _meaning(base: str) -> ScoreMeaning:
     prefix = GLOBAL if base.startswith(GLOBAL) else ROW
     name = base[len(prefix) + 1 : -len("/rating")]
     named = f" named {name!r}" if name else ""
-    return rating_meaning(f"share of responses following {scope}{named}")
+    return yes_no_meaning(f"share of responses following {scope}{named}")

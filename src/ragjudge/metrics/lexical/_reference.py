@@ -134,12 +134,8 @@ class ReferenceMetric(Metric):
     meaning: ClassVar[ScoreMeaning] = ScoreMeaning(low=0, high=1)
     inline: ClassVar[bool] = True
 
-    async def compute(self, sample: Sample, output: Output, ctx: MetricContext) -> Result:
-        """Score the response against every reference and keep the best comparison."""
-        return self.compute_now(sample, output, ctx)
-
     def compute_now(self, sample: Sample, output: Output, ctx: MetricContext) -> Result:
-        """:meth:`compute`, which never waits."""
+        """Score the response against every reference and keep the best comparison."""
         response = require_response(output)
         texts = ctx.once_now(_SAMPLE_TEXTS, SampleTexts)
         answer = texts.of(response)

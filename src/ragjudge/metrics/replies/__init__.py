@@ -12,10 +12,11 @@ re-asks the judge and then records an explicit error, never a default value.
 """
 
 from ragjudge.metrics.replies._base import ParseError, Reply, without_quotes
-from ragjudge.metrics.replies._choice import EVAL_TYPES, INVALID_CHOICE, ChoiceReply, scan_choice
+from ragjudge.metrics.replies._choice import EVAL_TYPES, ChoiceReply, scan_choice
 from ragjudge.metrics.replies._json import JsonReply, parse_json_object
 from ragjudge.metrics.replies._result import ResultScore, ResultVerdict
 from ragjudge.metrics.replies._yesno import YesNo, YesNoVerdict
+from ragjudge.schema import INVALID_CHOICE
 
 __all__ = [
     "EVAL_TYPES",

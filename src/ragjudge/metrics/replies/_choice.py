@@ -9,10 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragjudge.metrics.replies._base import ParseError, Reply, is_echo, is_quote, normalized
+from ragjudge.schema import INVALID_CHOICE
 
 EVAL_TYPES = ("cot_classify", "classify_cot", "classify")
-INVALID_CHOICE = "__invalid__"
-"""What a reply that names none of the choices counts as."""
 
 # A Japanese sentence may close on a copula after the answer (答えはBです。).
 _QUOTED_EDGE_CHARS = 16

@@ -1,0 +1,76 @@
+"""Setting up a run's metrics from its config: options that declare a config-wide
+setting or a path are filled for any metric, named or given by its import path."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ragjudge.config._eval import ConfigError, EvalConfig
+from ragjudge.run._preparation import configured_metrics
+
+MODULE = """
+from typing import Annotated
+
+from pydantic import Field
+
+from ragjudge.metrics import ConfigPath, FromConfig, Metric, MetricOptions
+
+
+class ShelfOptions(MetricOptions):
+    folders: Annotated[list[str], FromConfig("specs"), ConfigPath()] = Field(default_factory=list)
+    notes: Annotated[str, ConfigPath(suffixes=(".txt",))] = "none"
+
+
+class Shelf(Metric):
+    Options = ShelfOptions
+
+    async def compute(self, sample, output, ctx):
+        return 1.0
+
+
+class Unknown(Metric):
+    class Options(MetricOptions):
+        folders: Annotated[list[str], FromConfig("no_such_setting")] = Field(default_factory=list)
+"""
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    (tmp_path / "shelf_metrics.py").write_text(textwrap.dedent(MODULE))
+    return tmp_path
+
+
+def test_a_metric_of_the_users_gets_the_config_setting_and_its_paths(folder: Path) -> None:
+    config = EvalConfig(
+        base_dir=folder,
+        specs=["shared"],
+        metrics=[
+            {"metric": "shelf_metrics:Shelf", "folders": ["own"], "notes": "n.txt#2"},
+            {"metric": "shelf_metrics:Shelf", "name": "plain"},
+        ],
+    )
+    given, plain = configured_metrics(config)
+    assert given.options.folders == [str(folder / "own"), str(folder / "shared")]  # type: ignore[attr-defined]
+    assert given.options.notes == f"{folder / 'n.txt'}#2"  # type: ignore[attr-defined]
+    assert plain.options.folders == [str(folder / "shared")]  # type: ignore[attr-defined]
+    assert plain.options.notes == "none"  # type: ignore[attr-defined]
+
+
+def test_a_builtin_metric_gets_the_config_setting_the_same_way(folder: Path) -> None:
+    (folder / "specs").mkdir()
+    (folder / "specs" / "tone.yaml").write_text(
+        'tone:\n  prompt: "Is {completion} polite?"\n  choice_strings: ["Yes", "No"]\n'
+    )
+    config = EvalConfig(base_dir=folder, specs=["specs"], metrics=["classify"])
+    [metric] = configured_metrics(config, [{"metric": "classify", "spec": "tone"}])
+    assert metric.name == "tone"
+    assert metric.options.spec_dirs == [str(folder / "specs")]  # type: ignore[attr-defined]
+
+
+def test_an_option_taking_a_setting_no_config_has_is_a_config_error(folder: Path) -> None:
+    config = EvalConfig(base_dir=folder, metrics=[{"metric": "shelf_metrics:Unknown"}])
+    with pytest.raises(ConfigError, match="config setting 'no_such_setting', which no config has"):
+        configured_metrics(config)
