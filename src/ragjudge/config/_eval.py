@@ -23,8 +23,9 @@ from pydantic import (
 )
 
 from ragjudge._util.redact import is_secret_name, mask_record, scrub_url
+from ragjudge._util.textfiles import read_text_file
 from ragjudge.config._ray import RayConfig
-from ragjudge.errors import TextFileError, read_text_file
+from ragjudge.errors import TextFileError
 from ragjudge.loading import check_columns, format_named
 from ragjudge.loading._values import value_problem
 from ragjudge.models._cache import provider_endpoint
@@ -354,9 +355,9 @@ def load_config(path: str | Path, **overrides: Any) -> EvalConfig:
     when not None.
 
     The file is UTF-8 (or UTF-16 with a byte-order mark, see
-    :func:`ragjudge.errors.decode_text`); a key given twice in one mapping, an unknown
-    key and an unknown ``format`` are errors. Every problem is a :class:`ConfigError`
-    naming the file (and the line or key)."""
+    :func:`ragjudge._util.textfiles.decode_text`); a key given twice in one mapping, an
+    unknown key and an unknown ``format`` are errors. Every problem is a
+    :class:`ConfigError` naming the file (and the line or key)."""
     path = Path(path)
     raw = _read_yaml(path)
     if not isinstance(raw, dict):

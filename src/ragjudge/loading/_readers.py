@@ -5,9 +5,9 @@ for how rows are counted). Rows that are not objects, lines that are not JSON, v
 nested too deeply or holding invalid text, and unreadable files become problems; a bad
 row never stops the other rows from being read.
 
-Text files are decoded by :func:`ragjudge.errors.decode_text`: UTF-8, with or without
-a byte-order mark, or UTF-16 with one. JSON is read strictly: ``NaN`` and ``Infinity``
-are not JSON and are refused rather than turned into a missing value.
+Text files are decoded by :func:`ragjudge._util.textfiles.decode_text`: UTF-8, with or
+without a byte-order mark, or UTF-16 with one. JSON is read strictly: ``NaN`` and
+``Infinity`` are not JSON and are refused rather than turned into a missing value.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragjudge.errors import DatasetError, RowProblem, TextFileError, read_text_file
+from ragjudge._util.textfiles import read_text_file
+from ragjudge.errors import DatasetError, RowProblem, TextFileError
 from ragjudge.loading._cells import clean_record, is_data_frame
 from ragjudge.loading._columns import nested_value, rename_columns
 from ragjudge.loading._csv import read_csv_rows

@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ragjudge.errors import DatasetError, RowProblem, TextFileError, read_text_file
+from ragjudge._util.textfiles import read_text_file
+from ragjudge.errors import DatasetError, RowProblem, TextFileError
 from ragjudge.schema import ContextChunk, Sample
 
 _SPEAKER_ROLES = {"user": "user", "agent": "assistant"}
@@ -38,7 +39,7 @@ def resolve_file(path: str | Path, default_name: str) -> Path:
 
 def read_text(file: Path) -> str:
     """The text of a benchmark file; a :class:`DatasetError` naming the file and the
-    position when it is not UTF-8 (see :func:`ragjudge.errors.decode_text`)."""
+    position when it is not UTF-8 (see :func:`ragjudge._util.textfiles.decode_text`)."""
     try:
         return read_text_file(file)
     except TextFileError as exc:
