@@ -25,6 +25,7 @@ from pydantic import (
 from ragjudge._util.redact import is_secret_name, mask_record, scrub_url
 from ragjudge._util.textfiles import read_text_file
 from ragjudge.config._ray import RayConfig
+from ragjudge.errors import ConfigError as ConfigError
 from ragjudge.errors import TextFileError
 from ragjudge.loading import check_columns, format_named
 from ragjudge.loading._values import value_problem
@@ -34,10 +35,6 @@ from ragjudge.models._model import ModelSettings, make_provider
 EnvReferences = dict[tuple[str | int, ...], tuple[str, str]]
 """Per place in a config mapping (its path of keys and list indexes), a string that
 used ``${VAR}``: as written and as expanded."""
-
-
-class ConfigError(ValueError):
-    """The configuration file is unreadable or invalid."""
 
 
 def _checked_columns(value: Any) -> Any:

@@ -13,6 +13,7 @@ from typing import IO, Any
 import pandas as pd
 
 from ragjudge.analysis._meanings import exclusions, run_meanings
+from ragjudge.errors import ExportError as ExportError
 from ragjudge.store._store import Store
 
 __all__ = ["EXPORT_FORMATS", "ExportError", "export_format", "export_frame", "write_export"]
@@ -26,10 +27,6 @@ EXPORT_FORMATS: dict[str, str] = {
 }
 """File extension → the format written."""
 STDOUT = "-"
-
-
-class ExportError(ValueError):
-    """The export cannot be written as asked (the message says what to give instead)."""
 
 
 def export_format(output: str, given: str | None) -> str:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ragjudge._version import __version__
 from ragjudge.analysis._meanings import exclusions, run_meanings
 from ragjudge.analysis._results import EvaluationResult, summarize_run
+from ragjudge.errors import ExportError
 from ragjudge.schema import ScoreMeaning
 from ragjudge.store._store import RunInfo, Store
 
@@ -60,7 +61,7 @@ _NAME_LIMIT = 250  # MLflow's longest metric or param name
 _BAD_CHARACTERS = re.compile(r"[^/\w.\- :]")
 
 
-class MlflowExportError(RuntimeError):
+class MlflowExportError(ExportError, RuntimeError):
     """The run cannot be logged: MLflow is not installed, or the run is already there."""
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragjudge._util.textfiles import read_text_file
-from ragjudge.errors import DatasetError, RowProblem, TextFileError
+from ragjudge.errors import DataFileNotFound, DatasetError, RowProblem, TextFileError
 from ragjudge.loading._cells import clean_record, is_data_frame
 from ragjudge.loading._columns import nested_value, rename_columns
 from ragjudge.loading._csv import read_csv_rows
@@ -72,7 +72,7 @@ def _read_file(path: Path, label: str, columns: Mapping[str, str]) -> ReadResult
     if path.is_dir():
         return _read_parquet_folder(path, label, columns)
     if not path.is_file():
-        raise FileNotFoundError(f"evaluation set not found: {path}")
+        raise DataFileNotFound(f"evaluation set not found: {path}")
     suffix = path.suffix.lower()
     if suffix == ".parquet":
         return _read_records(label, _frame_records(_read_parquet(path, label)), True, columns)

@@ -11,6 +11,7 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from ragjudge.errors import MetricError
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 
 T = TypeVar("T")
@@ -36,7 +37,7 @@ class MetricOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-class MetricFailure(Exception):
+class MetricFailure(MetricError):
     """Raised inside a metric when a sample cannot be scored: every score of the metric
     becomes an explicit error with this message (and ``details``, call ids), never a
     default value."""
@@ -54,7 +55,7 @@ class MetricFailure(Exception):
         self.call_ids = list(call_ids)
 
 
-class NotApplicable(Exception):
+class NotApplicable(MetricError):
     """Raised inside a metric when it does not apply to a sample (a row without the input
     it judges): every score of the metric is stored as not applicable, with the reason —
     neither a value nor an error."""

@@ -12,10 +12,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ragjudge.errors import StoreError
+
 __all__ = ["RunBusy", "run_lock"]
 
 
-class RunBusy(OSError):
+class RunBusy(StoreError, OSError):
     """Another process is executing the run."""
 
 

@@ -12,13 +12,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from ragjudge._util.textfiles import read_text_file
-from ragjudge.errors import DatasetError, RowProblem, TextFileError
+from ragjudge.errors import DataError, DataFileNotFound, DatasetError, RowProblem, TextFileError
 from ragjudge.schema import ContextChunk, Sample
 
 _SPEAKER_ROLES = {"user": "user", "agent": "assistant"}
 
 
-class BadField(ValueError):
+class BadField(DataError):
     """A field of one record that cannot be read."""
 
     def __init__(self, field: str, reason: str) -> None:
@@ -33,7 +33,7 @@ def resolve_file(path: str | Path, default_name: str) -> Path:
     if resolved.is_dir():
         resolved = resolved / default_name
     if not resolved.is_file():
-        raise FileNotFoundError(f"{resolved}: no such file")
+        raise DataFileNotFound(f"{resolved}: no such file")
     return resolved
 
 
