@@ -9,11 +9,13 @@ import inspect
 import pkgutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import ragjudge
 from ragjudge import errors
 from ragjudge.analysis._columns import UnknownKeyError
+from ragjudge.analysis._gates import parse_gate
 from ragjudge.errors import (
     AnalysisError,
     ClusterError,
@@ -31,6 +33,9 @@ from ragjudge.errors import (
     TextFileError,
 )
 from ragjudge.export import MlflowExportError
+from ragjudge.loading import _readers as readers
+from ragjudge.loading import load_samples
+from ragjudge.meta._labels import label_column, parse_human
 from ragjudge.metrics import MetricFailure, NotApplicable
 from ragjudge.metrics._prompts import UndelimitedDataError
 from ragjudge.metrics.classify import SpecError
@@ -39,7 +44,8 @@ from ragjudge.models import CacheError, JudgeCallError, ModelError
 from ragjudge.report import ReportError
 from ragjudge.run._judging import JudgeUnavailable
 from ragjudge.run._preparation import RequirementError
-from ragjudge.store import RunBusy, RunNotFound, Store
+from ragjudge.stats import metadata_column
+from ragjudge.store import RunBusy, RunNotFound, Store, run_lock
 from ragjudge.targets import ReplyTooLarge
 from ragjudge.targets.http import HttpCallError, ResponseFormatError
 
@@ -190,3 +196,55 @@ def test_the_errors_module_holds_only_errors() -> None:
 
     assert kinds == {"error", "RowProblem"}
     assert functions == []
+
+
+# --- mistakes found deep down are ragjudge errors -----------------------------------------
+
+
+def test_a_malformed_gate_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="--fail-under takes METRIC=VALUE"):
+        parse_gate("rouge_l", floor=True)
+
+
+def test_a_human_label_option_without_keys_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="NAME=KEY1,KEY2"):
+        parse_human("ok=")
+
+
+def test_labels_that_do_not_read_are_analysis_errors() -> None:
+    raw = pd.DataFrame({"h": ["yes", "maybe"]}, index=["a", "b"])
+    with pytest.raises(AnalysisError, match="sample 'b', metadata 'h'"):
+        label_column(raw, "h", combine="mean")
+
+
+def test_a_metadata_key_no_sample_has_is_an_analysis_error() -> None:
+    frame = pd.DataFrame({"sample_id": ["a"], "metadata.lang": ["en"]})
+    with pytest.raises(
+        AnalysisError, match="no sample has metadata key 'topic'; keys present: lang"
+    ):
+        metadata_column(frame, "topic")
+
+
+def test_a_set_that_cannot_be_read_is_a_dataset_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "set.jsonl"
+    path.write_text('{"request": "q"}\n', encoding="utf-8")
+
+    def unreadable(*args: object) -> str:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(readers, "read_text_file", unreadable)
+
+    with pytest.raises(DatasetError, match=r"set\.jsonl: cannot be read: Permission denied"):
+        load_samples(path)
+
+
+def test_a_run_that_cannot_be_locked_is_a_store_error(tmp_path: Path) -> None:
+    (tmp_path / "locks").write_text("a file where the lock folder goes", encoding="utf-8")
+
+    with (
+        pytest.raises(StoreError, match=r"cannot lock run r1: .*locks/r1\.lock"),
+        run_lock(tmp_path / "runs.db", "r1"),
+    ):
+        pass

@@ -86,6 +86,8 @@ def _read_file(path: Path, label: str, columns: Mapping[str, str]) -> ReadResult
         text = read_text_file(path, label)
     except TextFileError as exc:
         return ReadResult(label, problems=[file_problem(label, exc.reason)])
+    except OSError as exc:
+        raise _file_error(label, f"cannot be read: {exc.strerror or exc}") from None
     if suffix in JSONL_SUFFIXES:
         return _read_jsonl(text, label, columns)
     if suffix == ".json":
