@@ -4,8 +4,6 @@ exist."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -21,7 +19,6 @@ __all__ = [
     "StoreOption",
     "err",
     "fail",
-    "message_of",
     "opened_store",
     "out",
     "store_hint",
@@ -46,28 +43,14 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def message_of(exc: Exception) -> str:
-    """An exception's message; ``str()`` of a KeyError is its message in quotes."""
-    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-
-
-@contextmanager
-def opened_store(path: Path) -> Iterator[Store]:
-    """The store at ``path``, which must exist (opening would create an empty one); an
-    unknown run or a rejected argument in the block ends the command with its message."""
-    from ragjudge.store._store import Store, StoreError
+def opened_store(path: Path) -> Store:
+    """The store at ``path``, which must exist (opening would create an empty one);
+    use it in a ``with`` block, which closes it."""
+    from ragjudge.store._store import Store
 
     if not path.exists():
         raise fail(f"no store at {path}; {store_hint(path)}")
-    try:
-        opened = Store(path)
-    except StoreError as exc:
-        raise fail(str(exc)) from None
-    with opened as store:
-        try:
-            yield store
-        except (KeyError, ValueError) as exc:
-            raise fail(message_of(exc)) from None
+    return Store(path)
 
 
 def store_hint(missing: Path | None = None) -> str:

@@ -150,6 +150,7 @@ def meta(
 
 
 def _figure2(result: MetaTable, correlation: str, path: Path | None) -> None:
+    from ragjudge.errors import ExportError
     from ragjudge.terminal import figure2_grid, figure2_markdown
 
     table_console().print(figure2_grid(result, correlation=correlation).to_rich())
@@ -159,7 +160,7 @@ def _figure2(result: MetaTable, correlation: str, path: Path | None) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(figure2_markdown(result, correlation=correlation), encoding="utf-8")
     except OSError as exc:
-        raise fail(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
     out.print(Text(f"wrote {path}"), highlight=False)
 
 
