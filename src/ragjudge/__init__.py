@@ -26,6 +26,16 @@ _EXPORTS = {
     "Sample": "ragjudge.schema",
     "Score": "ragjudge.schema",
     "ScoreMeaning": "ragjudge.schema",
+    "RagjudgeError": "ragjudge.errors",
+    "AnalysisError": "ragjudge.errors",
+    "ClusterError": "ragjudge.errors",
+    "ConfigError": "ragjudge.errors",
+    "DataError": "ragjudge.errors",
+    "ExportError": "ragjudge.errors",
+    "JudgeError": "ragjudge.errors",
+    "MetricError": "ragjudge.errors",
+    "StoreError": "ragjudge.errors",
+    "TargetError": "ragjudge.errors",
     "DatasetError": "ragjudge.loading",
     "load_samples": "ragjudge.loading",
     "Metric": "ragjudge.metrics",
@@ -44,18 +54,28 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "AnalysisError",
+    "ClusterError",
+    "ConfigError",
     "ContextChunk",
+    "DataError",
     "DatasetError",
     "EvaluationResult",
+    "ExportError",
+    "JudgeError",
     "JudgedMetric",
     "Metric",
     "MetricContext",
+    "MetricError",
     "Output",
+    "RagjudgeError",
     "RequirementError",
     "Result",
     "Sample",
     "Score",
     "ScoreMeaning",
+    "StoreError",
+    "TargetError",
     "__version__",
     "aevaluate",
     "available_metrics",
@@ -69,6 +89,18 @@ __all__ = [
 
 if TYPE_CHECKING:
     from ragjudge.api import aevaluate, evaluate
+    from ragjudge.errors import (
+        AnalysisError,
+        ClusterError,
+        ConfigError,
+        DataError,
+        ExportError,
+        JudgeError,
+        MetricError,
+        RagjudgeError,
+        StoreError,
+        TargetError,
+    )
     from ragjudge.export._mlflow import log_to_mlflow
     from ragjudge.loading import DatasetError, load_samples
     from ragjudge.metrics import (

@@ -1,21 +1,123 @@
-"""Errors of reading an evaluation set, shared by the generic loader
-(:mod:`ragjudge.loading`), the benchmark loaders (:mod:`ragjudge.datasets`) and the
-configuration reader, with the one rule every text file they read follows
-(:func:`read_text_file`).
+"""Every error ragjudge raises on purpose derives from :class:`RagjudgeError`, through
+one of a few branches that say what went wrong::
 
-Nothing here imports another ragjudge module, so all of them can use it without
-importing each other.
+    RagjudgeError
+    ├── ConfigError     the config file, its keys, a command's options, a classification
+    │                   spec, a judge that does not answer the pre-flight question
+    ├── DataError       the evaluation set: a file that is missing or cannot be read
+    │                   (DatasetError lists every bad row), rows lacking a metric's inputs
+    ├── StoreError      the store file, a run that is not in it or is busy elsewhere
+    ├── JudgeError      a judge model's call, the judge reply cache
+    ├── TargetError     the system under test: it cannot be set up, its call failed, its
+    │                   reply is malformed or too large
+    ├── ExportError     a file export, an MLflow export, an HTML report
+    ├── ClusterError    the Ray cluster lost work beyond its retries
+    ├── MetricError     inside a metric: a score that failed, a judge reply that does
+    │                   not parse, a metric that does not apply to a sample
+    └── AnalysisError   a stored run cannot answer what was asked of it: a score, a
+                        metadata key or human labels it does not have
+
+The ``ragjudge`` command prints any of them as ``error: <message>`` and exits 2 (with a
+:class:`DatasetError` it adds how to skip the bad rows); a :class:`ClusterError` ends
+``ragjudge run`` with exit 1 and the command that resumes the run. Anything else a
+command raises is a bug in ragjudge: the traceback is printed, with a request to report
+it, and the exit status is 1.
+
+A class keeps the builtin base it had before the tree (``ConfigError`` is a
+``ValueError``, a missing evaluation set a ``FileNotFoundError``, an unknown run a
+``KeyError`` …), so ``except ValueError`` in code written against older versions still
+works. Errors of one part live in its module (``ModelError`` in
+:mod:`ragjudge.models`, ``MetricFailure`` in :mod:`ragjudge.metrics` …); the root, the
+branches and the errors several parts share are here.
+
+Nothing here imports another ragjudge module, so every part can use it.
 """
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Sequence
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["DatasetError", "RowProblem", "TextFileError", "decode_text", "read_text_file"]
+__all__ = [
+    "AnalysisError",
+    "ClusterError",
+    "ConfigError",
+    "DataError",
+    "DataFileNotFound",
+    "DatasetError",
+    "ExportError",
+    "JudgeError",
+    "MetricError",
+    "RagjudgeError",
+    "RowProblem",
+    "StoreError",
+    "TargetError",
+    "TargetSetupError",
+    "TextFileError",
+]
+
+
+class RagjudgeError(Exception):
+    """The root of every error ragjudge raises on purpose: a mistake in what it was
+    given, or a failure it expected and explains. The message is written for people."""
+
+    def __str__(self) -> str:
+        # a KeyError would show its message in quotes
+        return str(self.args[0]) if len(self.args) == 1 else super().__str__()
+
+
+class ConfigError(RagjudgeError, ValueError):
+    """The configuration cannot be used: the file is unreadable or invalid, a key or a
+    command's option is wrong, a classification spec is broken, or the judge does not
+    answer before the run."""
+
+
+class DataError(RagjudgeError, ValueError):
+    """The evaluation set cannot be scored as given."""
+
+
+class StoreError(RagjudgeError):
+    """The store cannot be used (a folder, a file that is not a ragjudge SQLite store,
+    a place that cannot be written), or the run asked for is not in it or is being
+    executed elsewhere. The message names the path or the run."""
+
+
+class JudgeError(RagjudgeError):
+    """A judge model or the judge reply cache failed."""
+
+
+class TargetError(RagjudgeError):
+    """The system under test cannot be set up, or one of its calls failed."""
+
+
+class ExportError(RagjudgeError, ValueError):
+    """A run cannot be exported or reported as asked (the message says what to give
+    instead, or which file cannot be written and why)."""
+
+
+class ClusterError(RagjudgeError, RuntimeError):
+    """The cluster lost a batch beyond its retries; finished results are stored and
+    ``--resume`` completes the run."""
+
+
+class MetricError(RagjudgeError):
+    """Raised inside a metric about one sample; it becomes that sample's score (an
+    error, or not applicable), never the run's failure."""
+
+
+class AnalysisError(RagjudgeError, ValueError):
+    """A stored run cannot answer what was asked of it: a score, a metadata key or a
+    human label it does not have, or two runs that share nothing to compare."""
+
+
+class TargetSetupError(TargetError, ValueError):
+    """The target (or other code a config names by ``module:function``) cannot be set
+    up: a bad path, a missing function, a wrong signature, an incomplete spec."""
+
+
+class DataFileNotFound(DataError, FileNotFoundError):
+    """The evaluation set's file is not there."""
 
 
 class RowProblem(BaseModel):
@@ -39,7 +141,7 @@ class RowProblem(BaseModel):
         return f"{self.source}, row {self.row}, field '{self.field}': {self.reason}"
 
 
-class DatasetError(ValueError):
+class DatasetError(DataError):
     """An evaluation set has bad rows; ``problems`` lists every one of them."""
 
     def __init__(self, problems: Sequence[RowProblem]) -> None:
@@ -47,104 +149,12 @@ class DatasetError(ValueError):
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
-class TextFileError(ValueError):
-    """A file that cannot be read as text under :func:`decode_text`'s rule; ``reason``
-    says where and why, without the file's name."""
+class TextFileError(DataError):
+    """A file that cannot be read as text under the encoding rule of
+    :func:`ragjudge._util.textfiles.decode_text`; ``reason`` says where and why,
+    without the file's name."""
 
     def __init__(self, label: str, reason: str) -> None:
         super().__init__(f"{label}: {reason}")
         self.label = label
         self.reason = reason
-
-
-# UTF-32 marks first: the UTF-32-LE mark begins with the UTF-16-LE one.
-_REFUSED_MARKS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"))
-_ACCEPTED_MARKS = (
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
-_HOW_TO_FIX = "save it as UTF-8 (with or without a byte-order mark) or as UTF-16 with one"
-
-
-def read_text_file(path: Path, label: str | None = None) -> str:
-    """The text of the file at ``path`` under :func:`decode_text`'s rule.
-
-    Raises :class:`TextFileError` (naming the file as ``label``, by default the path)
-    when the bytes break the rule, and ``OSError`` when the file cannot be read.
-    """
-    return decode_text(path.read_bytes(), label or str(path))
-
-
-def decode_text(data: bytes, label: str) -> str:
-    """Decode a text file's bytes; the one encoding rule of every file ragjudge reads.
-
-    Accepted: UTF-8, UTF-8 with a byte-order mark, and UTF-16 (either byte order) with
-    a byte-order mark; the mark is not part of the text. Refused, with the line and
-    column of the first offending byte: any other bytes (Shift_JIS, Latin-1, …), UTF-32,
-    and NUL characters, which no text file holds (they mean UTF-16 without a mark, or
-    a binary file).
-    """
-    for mark, name in _REFUSED_MARKS:
-        if data.startswith(mark):
-            raise TextFileError(
-                label, f"is {name} text, which ragjudge does not read: {_HOW_TO_FIX}"
-            )
-    encoding, body = "utf-8", data
-    for mark, name in _ACCEPTED_MARKS:
-        if data.startswith(mark):
-            encoding, body = name, data[len(mark) :]
-            break
-    # NUL first: UTF-16 without a mark has them, and may also not decode as UTF-8.
-    if encoding == "utf-8" and b"\x00" in body:
-        prefix = body[: body.index(b"\x00")].decode(encoding, errors="replace")
-        raise TextFileError(label, _nul_reason(_position(prefix, None)))
-    try:
-        text = body.decode(encoding)
-    except UnicodeDecodeError as exc:
-        raise TextFileError(label, _undecodable(body, encoding, exc.start, label)) from None
-    if "\x00" in text:
-        raise TextFileError(label, _nul_reason(_position(text, text.index("\x00"))))
-    return text
-
-
-def _nul_reason(where: str) -> str:
-    return (
-        f"holds a NUL character at {where}; a text file never does (is it UTF-16 without "
-        f"a byte-order mark, or not a text file?): {_HOW_TO_FIX}"
-    )
-
-
-def _undecodable(body: bytes, encoding: str, start: int, label: str) -> str:
-    where = _position(body[:start].decode(encoding, errors="replace"), None)
-    if encoding != "utf-8":
-        return f"is not valid {encoding.upper()} text: the bytes at {where} cannot be decoded"
-    name = Path(label).name
-    source = "SHIFT_JIS" if _looks_like_shift_jis(body) else "ITS_ENCODING"
-    hint = "it looks like Shift_JIS; " if source == "SHIFT_JIS" else ""
-    return (
-        f"is not UTF-8 text: the byte 0x{body[start]:02x} at {where} (byte offset {start}) "
-        f"is not valid UTF-8; {hint}{_HOW_TO_FIX}, e.g. "
-        f"iconv -f {source} -t UTF-8 {name} > utf8-{name}"
-    )
-
-
-def _looks_like_shift_jis(body: bytes) -> bool:
-    """Whether the bytes read as Japanese text in Shift_JIS (Windows code page 932):
-    they decode, hold kana or kanji, and no control characters (which stray bytes
-    decode to)."""
-    try:
-        text = body.decode("cp932")
-    except UnicodeDecodeError:
-        return False
-    japanese = any("\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff" for ch in text)
-    controls = any((ch < " " and ch not in "\t\r\n") or "\x7f" <= ch <= "\x9f" for ch in text)
-    return japanese and not controls
-
-
-def _position(text: str, index: int | None) -> str:
-    """``line L, column C`` of ``text[index]`` (1-based; ``None``: just past the end)."""
-    end = len(text) if index is None else index
-    line = text.count("\n", 0, end) + 1
-    column = end - (text.rfind("\n", 0, end) + 1) + 1
-    return f"line {line}, column {column}"

@@ -14,10 +14,11 @@ from typer.testing import CliRunner
 
 from ragjudge.analysis._compare import Comparison, MetricComparison, compare_runs
 from ragjudge.cli import app
+from ragjudge.errors import AnalysisError
 from ragjudge.metrics._stored import record_missing_meanings
 from ragjudge.schema import Sample, Score, ScoreMeaning
 from ragjudge.stats import bootstrap_ci
-from ragjudge.store._store import Store
+from ragjudge.store._store import RunNotFound, Store
 from ragjudge.terminal import render_comparison
 
 # Per sample: one value per trial; a str is an error message for that trial.
@@ -275,6 +276,19 @@ def test_unknown_run_and_unusable_runs_raise_clear_errors(store: Store) -> None:
     unrelated = stored_run(store, {"bleu": single([1, 2])})
     with pytest.raises(ValueError, match="share no metric"):
         compare_runs(store, a, store, unrelated)
+
+
+def test_what_runs_cannot_answer_is_an_analysis_error(store: Store) -> None:
+    a = stored_run(store, {"acc": single([1, 2])})
+    other = stored_run(store, {"acc": {"x1": [1.0]}})
+    unrelated = stored_run(store, {"bleu": single([1, 2])})
+    for b, message in ((other, "share no request_id"), (unrelated, "share no metric")):
+        with pytest.raises(AnalysisError, match=message):
+            compare_runs(store, a, store, b)
+    with pytest.raises(AnalysisError, match="no sample has metadata key 'topic'"):
+        compare_runs(store, a, store, a, by="topic")
+    with pytest.raises(RunNotFound, match="no run 'nope'"):
+        compare_runs(store, a, store, "nope")
 
 
 # --- outputs ------------------------------------------------------------------------------

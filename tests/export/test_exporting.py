@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 import ragjudge as rj
 from ragjudge.cli import app
+from ragjudge.export import ExportError, write_export
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 
 runner = CliRunner()
@@ -158,3 +159,13 @@ def test_mlflow_export_refuses_file_options(judged_run: tuple[Path, str]) -> Non
     result = export(store, run_id, "--to", "mlflow", "--with-calls")
 
     assert result.exit_code == 2 and "--to mlflow writes no file" in result.output
+
+
+def test_a_file_that_cannot_be_written_is_an_export_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    frame = pd.DataFrame({"request_id": ["a"]})
+
+    with pytest.raises(
+        ExportError, match=r"cannot write .*file/x\.jsonl: .*file is a file, not a folder"
+    ):
+        write_export(frame, str(tmp_path / "file" / "x.jsonl"), "jsonl")

@@ -165,6 +165,23 @@ def test_without_mlflow_the_error_says_how_to_install_it(
         export_to_mlflow(store, result.run_id)
 
 
+def test_mlflows_own_failure_is_an_export_error(mlflow: Any, result: EvaluationResult) -> None:
+    with (
+        Store(result.store_path) as store,
+        pytest.raises(MlflowExportError, match=r"MLflow: .*unsupported URI 'nosuchscheme://x'"),
+    ):
+        export_to_mlflow(store, result.run_id, tracking_uri="nosuchscheme://x")
+
+
+def test_a_missing_report_is_an_export_error(result: EvaluationResult, tmp_path: Path) -> None:
+    missing = tmp_path / "missing.html"
+    with (
+        Store(result.store_path) as store,
+        pytest.raises(MlflowExportError, match=f"no report at {re.escape(str(missing))}"),
+    ):
+        export_to_mlflow(store, result.run_id, report=missing)
+
+
 @pytest.mark.parametrize(
     ("name", "logged"),
     [

@@ -1,4 +1,5 @@
 """Small helpers every package may use: the garbage-collector policy of the command,
-lazy exports, worker-process helpers, importing user code by path, masking secrets.
+lazy exports, worker-process helpers, importing user code by path, the encoding rule of
+text files, masking secrets.
 
-It imports nothing else of ragjudge."""
+It imports nothing else of ragjudge but :mod:`ragjudge.errors`."""

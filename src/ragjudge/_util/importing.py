@@ -1,7 +1,8 @@
 """Finding the user's code named in a config: ``package.module:function`` (looked up
 beside the config first, then on Python's import path) or ``path/to/file.py:function``
-(the file imported by its path). Every failure is a :class:`TargetError` that says
-where the code was looked for — never a traceback."""
+(the file imported by its path). Every failure is a
+:class:`~ragjudge.errors.TargetSetupError` that says where the code was looked for —
+never a traceback."""
 
 from __future__ import annotations
 
@@ -14,11 +15,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["TargetError", "import_callable", "lookup_rule"]
+from ragjudge.errors import TargetError as TargetError
+from ragjudge.errors import TargetSetupError
 
-
-class TargetError(ValueError):
-    """The target cannot be set up (bad path, missing function, wrong signature)."""
+__all__ = ["TargetError", "TargetSetupError", "import_callable", "lookup_rule"]
 
 
 def lookup_rule(what: str, search_dir: Path | None) -> str:
@@ -40,7 +40,7 @@ def import_callable(
     module_name, sep, attr = path.rpartition(":")
     if not sep or not module_name or not attr or "/" in attr or "\\" in attr:
         shape = "package.module:function" if what == "target" else "package.module:Class"
-        raise TargetError(
+        raise TargetSetupError(
             f"{what} {path!r} must look like '{shape}' or 'path/to/file.py:{attr or 'name'}'"
         )
     if _is_file_path(module_name):
@@ -51,9 +51,9 @@ def import_callable(
     for part in attr.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
-            raise TargetError(f"{module_name!r} has no attribute {attr!r} ({what} {path!r})")
+            raise TargetSetupError(f"{module_name!r} has no attribute {attr!r} ({what} {path!r})")
     if not callable(obj):
-        raise TargetError(f"{what} {path!r} is not callable")
+        raise TargetSetupError(f"{what} {path!r} is not callable")
     return obj  # type: ignore[no-any-return]
 
 
@@ -68,15 +68,15 @@ def _import_module(name: str, search_dir: Path | None, what: str, path: str) -> 
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name is not None and not _is_part_of(exc.name, name):
-            raise TargetError(
+            raise TargetSetupError(
                 f"importing {name!r} for {what} {path!r} failed: it needs the module "
                 f"{exc.name!r}, which is not installed"
             ) from None
-        raise TargetError(
+        raise TargetSetupError(
             f"cannot import {name!r} for {what} {path!r}: {exc}; {lookup_rule(what, search_dir)}"
         ) from None
     except Exception as exc:  # the user's module raised while being imported
-        raise TargetError(_raised(name, what, path, exc)) from None
+        raise TargetSetupError(_raised(name, what, path, exc)) from None
 
 
 def _is_part_of(missing: str, name: str) -> bool:
@@ -88,7 +88,7 @@ def _import_file(name: str, search_dir: Path | None, what: str, path: str) -> Mo
     file = _find_file(Path(name).expanduser(), search_dir)
     if file is None:
         where = f"the config's folder ({search_dir}) or " if search_dir else ""
-        raise TargetError(
+        raise TargetSetupError(
             f"{what} {path!r}: no file {name} in {where}the current folder ({Path.cwd()})"
         )
     folder = str(file.parent)
@@ -97,14 +97,14 @@ def _import_file(name: str, search_dir: Path | None, what: str, path: str) -> Mo
     module_name = _module_name(file)
     spec = importlib.util.spec_from_file_location(module_name, file)
     if spec is None or spec.loader is None:
-        raise TargetError(f"{what} {path!r}: {file} is not a Python file")
+        raise TargetSetupError(f"{what} {path!r}: {file} is not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[module_name]
-        raise TargetError(_raised(str(file), what, path, exc)) from None
+        raise TargetSetupError(_raised(str(file), what, path, exc)) from None
     return module
 
 

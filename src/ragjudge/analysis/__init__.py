@@ -3,7 +3,8 @@ the outcome and exit code, quality gates, paired comparison of two runs, trial s
 and reproducibility, method comparisons, choice counts and the meaning of each score.
 
 It reads the store and never runs anything; it may import :mod:`ragjudge.store`,
-:mod:`ragjudge.stats`, :mod:`ragjudge.config`, :mod:`ragjudge.schema` and ``ragjudge._util``.
+:mod:`ragjudge.stats`, :mod:`ragjudge.config`, :mod:`ragjudge.schema`,
+:mod:`ragjudge.errors` and ``ragjudge._util``.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ragjudge.analysis._outcome import ErrorGroup, error_cause
+from ragjudge.errors import AnalysisError
 from ragjudge.stats import MetricSummary, group_label, group_names
 from ragjudge.stats._columns import RunningSummaries
 from ragjudge.store._frames import metadata_columns
@@ -36,7 +37,7 @@ class ColumnSummary:
     errors: list[ErrorGroup] = field(default_factory=list)
 
 
-class UnknownKeyError(LookupError):
+class UnknownKeyError(AnalysisError, LookupError):
     """No sample with an applicable score has the ``by`` metadata key."""
 
 

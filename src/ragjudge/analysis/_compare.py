@@ -27,6 +27,7 @@ import pandas as pd
 
 from ragjudge.analysis._meanings import exclusions, merged_meanings
 from ragjudge.analysis._meanings import lower_is_better as lower_is_better_names
+from ragjudge.errors import AnalysisError
 from ragjudge.stats import (
     NO_GROUP,
     PERMUTATION_TEST,
@@ -352,15 +353,17 @@ def compare_runs(
     meanings stored with the two runs as the run summary does (answer accuracy's 0);
     ``{}`` keeps every value. ``lower_is_better`` names the metrics where a lower value
     is better; by default those the stored meanings mark so. ``by`` names a metadata key; each sample's subset comes from its metadata
-    in run A (in run B for samples run A has no score for). Raises ``KeyError`` for an
-    unknown or ambiguous run and ``ValueError`` when a run has no scores, the runs
-    share no sample or metric, a named metric is missing or no sample carries ``by``.
+    in run A (in run B for samples run A has no score for). Raises
+    :class:`~ragjudge.store.RunNotFound` (a ``KeyError``) for an unknown or ambiguous
+    run and :class:`~ragjudge.errors.AnalysisError` (a ``ValueError``) when a run has no
+    scores, the runs share no sample or metric, a named metric is missing or no sample
+    carries ``by``.
     """
     info_a, info_b = store_a.run(run_a), store_b.run(run_b)
     frame_a = _scores_of(store_a, info_a.run_id)
     frame_b = _scores_of(store_b, info_b.run_id)
     if not set(frame_a["sample_id"]) & set(frame_b["sample_id"]):
-        raise ValueError(
+        raise AnalysisError(
             f"runs {info_a.run_id} and {info_b.run_id} share no request_id; "
             "a paired comparison needs the same evaluation set"
         )
@@ -410,7 +413,7 @@ def compare_runs(
 def _scores_of(store: Store, run_id: str) -> pd.DataFrame:
     frame = store.score_frame(run_id)
     if frame.empty:
-        raise ValueError(f"run {run_id} in {store.path} has no scores")
+        raise AnalysisError(f"run {run_id} in {store.path} has no scores")
     return frame
 
 
@@ -423,7 +426,7 @@ def _metrics_to_compare(
 ) -> list[str]:
     shared = [m for m in a if m in b]
     if not shared:
-        raise ValueError(
+        raise AnalysisError(
             f"the runs share no metric; A has {', '.join(a) or '(none)'}, "
             f"B has {', '.join(b) or '(none)'}"
         )
@@ -431,7 +434,7 @@ def _metrics_to_compare(
         return shared
     unknown = [m for m in wanted if m not in shared]
     if unknown:
-        raise ValueError(
+        raise AnalysisError(
             f"metric(s) not in both runs: {', '.join(unknown)}; shared metrics: {', '.join(shared)}"
         )
     return list(dict.fromkeys(wanted))

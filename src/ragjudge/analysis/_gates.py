@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ragjudge.analysis._outcome import EXIT_GATE
+from ragjudge.errors import ConfigError
 from ragjudge.stats import MetricSummary
 
 __all__ = [
@@ -68,18 +69,19 @@ class GateResult:
 
 
 def parse_gate(text: str, *, floor: bool = True) -> Gate:
-    """``METRIC=VALUE`` as a :class:`Gate`; ``ValueError`` saying what is wrong. The
-    metric name may itself hold ``=`` only before the last one."""
+    """``METRIC=VALUE`` as a :class:`Gate`; :class:`~ragjudge.errors.ConfigError` (a
+    ``ValueError``) saying what is wrong. The metric name may itself hold ``=`` only
+    before the last one."""
     name, sep, number = text.rpartition("=")
     flag = "--fail-under" if floor else "--fail-over"
     if not sep or not name.strip() or not number.strip():
-        raise ValueError(f"{flag} takes METRIC=VALUE (e.g. rouge_l=0.4), not {text!r}")
+        raise ConfigError(f"{flag} takes METRIC=VALUE (e.g. rouge_l=0.4), not {text!r}")
     try:
         threshold = float(number)
     except ValueError:
-        raise ValueError(f"{flag} {text}: {number!r} is not a number") from None
+        raise ConfigError(f"{flag} {text}: {number!r} is not a number") from None
     if not math.isfinite(threshold):
-        raise ValueError(f"{flag} {text}: the threshold must be a finite number")
+        raise ConfigError(f"{flag} {text}: the threshold must be a finite number")
     return Gate(name.strip(), threshold, floor)
 
 

@@ -39,6 +39,7 @@ from itertools import combinations
 from typing import Any
 
 from ragjudge.analysis._meanings import run_meanings
+from ragjudge.errors import AnalysisError
 from ragjudge.schema import Sample, Score, ScoreMeaning
 from ragjudge.stats import Interval, TrialValues, group_difference, trial_values, verdict_agreement
 from ragjudge.store._judge_calls import CallUsage
@@ -144,7 +145,7 @@ def _method_names(
     if chosen:
         unknown = [m for m in chosen if m not in present]
         if unknown:
-            raise ValueError(f"the run has no score named {', '.join(unknown)}")
+            raise AnalysisError(f"the run has no score named {', '.join(unknown)}")
         return list(chosen)
     named = [n for n in _kinds(config) if n in present]
     return named or sorted(present)

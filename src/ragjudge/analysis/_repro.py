@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragjudge.errors import AnalysisError
 from ragjudge.schema import Score
 from ragjudge.stats import TrialValues, VerdictAgreement, trial_values, verdict_agreement
 from ragjudge.store._store import Store
@@ -95,7 +96,7 @@ def repro_for_run(store: Store, run_id: str, *, metrics: Sequence[str] | None = 
     if metrics:
         unknown = sorted(set(metrics) - {s.metric for _, s in scores})
         if unknown:
-            raise ValueError(f"run {run.run_id} has no score named {', '.join(unknown)}")
+            raise AnalysisError(f"run {run.run_id} has no score named {', '.join(unknown)}")
         scores = [(rid, s) for rid, s in scores if s.metric in metrics]
     return ReproTable(run.run_id, run.trials, repro_of(scores))
 

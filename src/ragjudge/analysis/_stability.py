@@ -10,6 +10,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from ragjudge.errors import AnalysisError
 from ragjudge.stats import Stability, stability_of
 from ragjudge.store._store import Store
 
@@ -80,7 +81,7 @@ def stability_for_run(store: Store, run_id: str, *, seed: int | None = None) -> 
     run = store.run(run_id)
     frame = store.score_frame(run.run_id)
     if frame.empty:
-        raise ValueError(f"run {run.run_id} has no scores")
+        raise AnalysisError(f"run {run.run_id} has no scores")
     seed = int(run.config.get("seed", 0)) if seed is None else seed
     kinds = _kinds(run.config.get("metrics"))
     found = stability_of(frame, _sizes(store, run.run_id), seed=seed)

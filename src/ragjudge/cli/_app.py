@@ -22,11 +22,11 @@ from ragjudge.cli._common import (
     StoreOption,
     err,
     fail,
-    message_of,
     opened_store,
     out,
     table_console,
 )
+from ragjudge.cli._errors import CommandGroup
 from ragjudge.cli._export import register as register_export
 from ragjudge.cli._gate import (
     check_gate_names,
@@ -35,7 +35,7 @@ from ragjudge.cli._gate import (
     print_gates,
     resume_command,
 )
-from ragjudge.cli._help import PlainHelpGroup, version_option
+from ragjudge.cli._help import version_option
 from ragjudge.cli._meta import register as register_meta
 from ragjudge.cli._metrics import register as register_metrics
 from ragjudge.cli._report import register as register_report
@@ -62,7 +62,7 @@ from ragjudge.cli._trials import register as register_trials
 # `show` do not load the runner, the judge models or the statistics stack.
 
 app = typer.Typer(
-    cls=PlainHelpGroup,
+    cls=CommandGroup,
     add_completion=False,
     no_args_is_help=True,
     help="Evaluate RAG and LLM applications; results are kept in a SQLite store.",
@@ -142,18 +142,14 @@ def run(
     Exit codes: 0 every score arrived (and every gate held); 3 some scores failed
     (beyond --max-error-rate); 4 a metric has no value at all; 5 a quality gate
     (--fail-under, --fail-over) failed; 2 a mistake in the input or config;
-    130 interrupted.
+    130 interrupted; 1 the Ray cluster lost work (resume the run), or a bug in
+    ragjudge (its traceback is printed).
     """
     import asyncio
 
     from ragjudge.cli._classify import openai_evals_config
-    from ragjudge.config import ConfigError
-    from ragjudge.config._ray import ClusterError
-    from ragjudge.loading import DatasetError
-    from ragjudge.run._preparation import SKIP_HINT
-    from ragjudge.run._runner import RequirementError, dry_run, run_evaluation
-    from ragjudge.store._store import StoreError
-    from ragjudge.targets._targets import TargetError
+    from ragjudge.errors import ClusterError
+    from ragjudge.run._runner import dry_run, run_evaluation
     from ragjudge.terminal import print_plan, print_result
 
     if config is None and openai_evals is None:
@@ -203,17 +199,6 @@ def run(
                 on_start=started.append,
             )
         )
-    except DatasetError as exc:
-        raise fail(f"{exc}\n{SKIP_HINT}") from None
-    except (
-        ConfigError,
-        RequirementError,
-        TargetError,
-        StoreError,
-        OSError,
-        KeyError,
-    ) as exc:
-        raise fail(message_of(exc)) from None
     except KeyboardInterrupt:
         command = resume_command(config, started[-1] if started else None, {"--store": store})
         err.print(

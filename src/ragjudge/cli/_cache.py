@@ -24,17 +24,15 @@ CachePathOption = Annotated[
 
 def _existing_cache(store: Path, path: Path | None) -> tuple[ResponseCache, Path]:
     """The judge cache a run with this store uses (``cache.db`` beside it), or the file
-    ``--path`` names."""
-    from ragjudge.models._cache import CacheError, ResponseCache
+    ``--path`` names; a file that is not a cache is a
+    :class:`~ragjudge.models.CacheError`."""
+    from ragjudge.models._cache import ResponseCache
 
     file = path if path is not None else store.parent / "cache.db"
     if not file.exists():
         raise fail(f"no cache at {file}; {store_hint(store if path is None else None)}")
     cache = ResponseCache(file)
-    try:
-        cache.check()
-    except CacheError as exc:
-        raise fail(str(exc)) from None
+    cache.check()
     return cache, file
 
 

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from ragjudge.cli._common import DEFAULT_STORE, fail, message_of, out, table_console
+from ragjudge.cli._common import DEFAULT_STORE, fail, opened_store, out, table_console
 
 if TYPE_CHECKING:
     from ragjudge.config import EvalConfig, JudgeConfig
@@ -59,17 +59,14 @@ def specs(
 ) -> None:
     """List the classification specs (built-in and in FOLDERS) with their choices and
     choice scores."""
-    from ragjudge.config import ConfigError, load_config
-    from ragjudge.metrics.classify import SpecError, list_specs
+    from ragjudge.config import load_config
+    from ragjudge.metrics.classify import list_specs
 
     dirs = [str(f) for f in folders or []]
-    try:
-        if config is not None:
-            loaded = load_config(config)
-            dirs += [str(loaded.resolve(f)) for f in loaded.specs]
-        found = list_specs(dirs)
-    except (ConfigError, SpecError) as exc:
-        raise fail(str(exc)) from None
+    if config is not None:
+        loaded = load_config(config)
+        dirs += [str(loaded.resolve(f)) for f in loaded.specs]
+    found = list_specs(dirs)
     if as_json:
         print(json.dumps([_spec_dict(s) for s in found], ensure_ascii=False, indent=2))
         return
@@ -127,7 +124,8 @@ def counts(
     """How often each classification chose each choice, __invalid__ included."""
     from ragjudge.analysis._choices import choice_counts
 
-    found = _with_store(store, lambda s: choice_counts(s, run_id))
+    with opened_store(store) as s:
+        found = choice_counts(s, run_id)
     if as_json:
         print(json.dumps([c.to_dict() for c in found], ensure_ascii=False, indent=2))
         return
@@ -142,18 +140,6 @@ def counts(
             Text(row.classification), Text(row.choice), str(row.count), f"{row.share:.1%}"
         )
     table_console().print(table)
-
-
-def _with_store(path: Path, use: Any) -> Any:
-    from ragjudge.store._store import Store, StoreError
-
-    if not path.exists():
-        raise fail(f"no store at {path}; pass --store PATH")
-    try:
-        with Store(path) as store:
-            return use(store)
-    except (StoreError, KeyError, ValueError) as exc:
-        raise fail(message_of(exc)) from None
 
 
 # ragjudge battle ---------------------------------------------------------------
@@ -187,34 +173,27 @@ def battle(
     stored as a run of its own."""
     import asyncio
 
-    from ragjudge.config import ConfigError
-    from ragjudge.loading import DatasetError
     from ragjudge.run._battle import run_battle
-    from ragjudge.run._runner import RequirementError
-    from ragjudge.store._store import StoreError
 
     for path in (store, store_b):
         if path is not None and not path.exists():
             raise fail(f"no store at {path}; pass --store PATH")
-    try:
-        judge_config, dirs = _battle_settings(judge, config)
-        report = asyncio.run(
-            run_battle(
-                store,
-                run_a,
-                run_b,
-                store_b=store_b,
-                spec=spec,
-                spec_dirs=dirs + [str(d) for d in specs_dir or []],
-                judge=judge_config,
-                by=by,
-                concurrency=concurrency,
-                progress=progress,
-                use_cache=cache,
-            )
+    judge_config, dirs = _battle_settings(judge, config)
+    report = asyncio.run(
+        run_battle(
+            store,
+            run_a,
+            run_b,
+            store_b=store_b,
+            spec=spec,
+            spec_dirs=dirs + [str(d) for d in specs_dir or []],
+            judge=judge_config,
+            by=by,
+            concurrency=concurrency,
+            progress=progress,
+            use_cache=cache,
         )
-    except (ConfigError, DatasetError, RequirementError, StoreError, KeyError, OSError) as exc:
-        raise fail(message_of(exc)) from None
+    )
     if as_json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
     else:

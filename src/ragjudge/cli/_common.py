@@ -4,8 +4,6 @@ exist."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -21,7 +19,6 @@ __all__ = [
     "StoreOption",
     "err",
     "fail",
-    "message_of",
     "opened_store",
     "out",
     "store_hint",
@@ -46,34 +43,23 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def message_of(exc: Exception) -> str:
-    """An exception's message; ``str()`` of a KeyError is its message in quotes."""
-    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-
-
-@contextmanager
-def opened_store(path: Path) -> Iterator[Store]:
-    """The store at ``path``, which must exist (opening would create an empty one); an
-    unknown run or a rejected argument in the block ends the command with its message.
-    Runs an older version stored without their scores' meanings get them here, once, so
-    that nothing that reads runs needs the metric registry."""
-    from ragjudge.store._store import Store, StoreError
+def opened_store(path: Path) -> Store:
+    """The store at ``path``, which must exist (opening would create an empty one);
+    use it in a ``with`` block, which closes it. Runs an older version stored without
+    their scores' meanings get them here, once, so that nothing that reads runs needs
+    the metric registry."""
+    from ragjudge.store._store import Store
 
     if not path.exists():
         raise fail(f"no store at {path}; {store_hint(path)}")
-    try:
-        opened = Store(path)
-    except StoreError as exc:
-        raise fail(str(exc)) from None
-    with opened as store:
-        if store.runs_without_meanings():  # stored by an older version: rare
-            from ragjudge.metrics._stored import record_missing_meanings
+    store = Store(path)
+    if store.runs_without_meanings():  # stored by an older version: rare
+        from ragjudge.metrics._stored import record_missing_meanings
 
+        with store:  # closed if recording fails
             record_missing_meanings(store)
-        try:
-            yield store
-        except (KeyError, ValueError) as exc:
-            raise fail(message_of(exc)) from None
+        store = Store(path)
+    return store
 
 
 def store_hint(missing: Path | None = None) -> str:

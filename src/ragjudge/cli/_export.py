@@ -81,13 +81,7 @@ def export(
     and those each judge was shown, every metric's value, error and rationale (and
     METRIC.left_out where a mean leaves values out); --with-calls adds every judge
     prompt and reply."""
-    from ragjudge.export._files import (
-        STDOUT,
-        ExportError,
-        export_format,
-        export_frame,
-        write_export,
-    )
+    from ragjudge.export._files import STDOUT, export_format, export_frame, write_export
 
     mlflow_options = {
         "--tracking-uri": tracking_uri,
@@ -108,16 +102,10 @@ def export(
         )
     if output != STDOUT and Path(output).is_dir():
         raise fail(f"cannot write {output}: it is a folder; give a file name (-o FILE)")
-    try:
-        chosen = export_format(output, None if fmt is None else fmt.value)
-    except ExportError as exc:
-        raise fail(str(exc)) from None
+    chosen = export_format(output, None if fmt is None else fmt.value)
     with opened_store(store) as s:
         frame = export_frame(s, run_id, with_calls=with_calls)
-    try:
-        write_export(frame, output, chosen)
-    except OSError as exc:
-        raise fail(f"cannot write {output}: {_os_reason(Path(output), exc)}") from None
+    write_export(frame, output, chosen)
     where = "standard output" if output == STDOUT else output
     err.print(Text(f"wrote {len(frame)} rows to {where} ({chosen})"), highlight=False)
 
@@ -129,19 +117,12 @@ def _export_to_mlflow(
     experiment: str | None,
     report: Path | None,
 ) -> None:
-    from ragjudge.export._mlflow import EVAL_RESULTS, MlflowExportError, export_to_mlflow
+    from ragjudge.export._mlflow import EVAL_RESULTS, export_to_mlflow
 
     with opened_store(store) as s:
-        try:
-            logged = export_to_mlflow(
-                s, run_id, tracking_uri=tracking_uri, experiment=experiment, report=report
-            )
-        except (MlflowExportError, OSError) as exc:
-            raise fail(str(exc)) from None
-        except Exception as exc:  # MLflow's own errors (a bad tracking URI …)
-            if type(exc).__module__.startswith("mlflow"):
-                raise fail(f"MLflow: {exc}") from None
-            raise
+        logged = export_to_mlflow(
+            s, run_id, tracking_uri=tracking_uri, experiment=experiment, report=report
+        )
     err.print(
         Text(
             f"logged run {run_id} to MLflow run {logged.run_id} (experiment "
@@ -151,15 +132,6 @@ def _export_to_mlflow(
         highlight=False,
         soft_wrap=True,
     )
-
-
-def _os_reason(path: Path, exc: OSError) -> str:
-    """Why ``path`` could not be written, in words (a file where a folder should be
-    is named)."""
-    blocking = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
-    if blocking is not None:
-        return f"{blocking} is a file, not a folder"
-    return exc.strerror or str(exc)
 
 
 def register(app: typer.Typer) -> None:

@@ -23,16 +23,14 @@ __all__ = ["check_gate_names", "gate_outcome", "parse_gates", "print_gates", "re
 
 
 def parse_gates(under: Sequence[str] | None, over: Sequence[str] | None) -> list[Gate]:
-    """The gates of the command line; a malformed one ends the command (exit 2)."""
+    """The gates of the command line; a malformed one is a
+    :class:`~ragjudge.errors.ConfigError`."""
     from ragjudge.analysis._gates import parse_gate
 
-    try:
-        return [
-            *(parse_gate(text, floor=True) for text in under or []),
-            *(parse_gate(text, floor=False) for text in over or []),
-        ]
-    except ValueError as exc:
-        raise fail(str(exc)) from None
+    return [
+        *(parse_gate(text, floor=True) for text in under or []),
+        *(parse_gate(text, floor=False) for text in over or []),
+    ]
 
 
 def check_gate_names(gates: Sequence[Gate], config: EvalConfig) -> None:

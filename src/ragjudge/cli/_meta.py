@@ -160,6 +160,7 @@ def meta(
 
 
 def _correlation_table(result: MetaTable, correlation: str, path: Path | None) -> None:
+    from ragjudge.errors import ExportError
     from ragjudge.terminal import correlation_table, correlation_table_markdown
 
     table_console().print(correlation_table(result, correlation=correlation).to_rich())
@@ -170,7 +171,7 @@ def _correlation_table(result: MetaTable, correlation: str, path: Path | None) -
         markdown = correlation_table_markdown(result, correlation=correlation)
         path.write_text(markdown, encoding="utf-8")
     except OSError as exc:
-        raise fail(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
     out.print(Text(f"wrote {path}"), highlight=False)
 
 

@@ -43,23 +43,20 @@ def report(
 ) -> None:
     """Write one self-contained HTML file: the run's summary with CIs, plots, every
     sample with its judge calls — or, with RUN_B, the paired comparison of the runs."""
-    from ragjudge.report import ReportError, write_comparison_report, write_run_report
+    from ragjudge.report import write_comparison_report, write_run_report
 
     if run_b is None and store_b is not None:
         raise fail("--store-b goes with a second run (RUN_B)")
     if run_b is not None and human:
         raise fail("--human goes with the report of one run, not with a comparison")
     with opened_store(store) as first:
-        try:
-            if run_b is None:
-                path = write_run_report(first, run_id, output, by=by, human=human or ())
-            elif store_b is None or store_b.resolve() == store.resolve():
-                path = write_comparison_report(first, run_id, first, run_b, output, by=by)
-            else:
-                with opened_store(store_b) as second:
-                    path = write_comparison_report(first, run_id, second, run_b, output, by=by)
-        except ReportError as exc:
-            raise fail(str(exc)) from None
+        if run_b is None:
+            path = write_run_report(first, run_id, output, by=by, human=human or ())
+        elif store_b is None or store_b.resolve() == store.resolve():
+            path = write_comparison_report(first, run_id, first, run_b, output, by=by)
+        else:
+            with opened_store(store_b) as second:
+                path = write_comparison_report(first, run_id, second, run_b, output, by=by)
     size = path.stat().st_size
     out.print(Text(f"report: {path} ({size / 1e6:.1f} MB)"), soft_wrap=True)
 

@@ -18,6 +18,7 @@ from pydantic import (
 
 from ragjudge._util.redact import is_secret_name, mask_record, scrub_url
 from ragjudge.config._ray import RayConfig
+from ragjudge.errors import ConfigError as ConfigError
 from ragjudge.loading import check_columns
 from ragjudge.models._cache import provider_endpoint
 from ragjudge.models._model import ModelSettings, make_provider
@@ -25,10 +26,6 @@ from ragjudge.models._model import ModelSettings, make_provider
 EnvReferences = dict[tuple[str | int, ...], tuple[str, str]]
 """Per place in a config mapping (its path of keys and list indexes), a string that
 used ``${VAR}``: as written and as expanded."""
-
-
-class ConfigError(ValueError):
-    """The configuration file is unreadable or invalid."""
 
 
 def _checked_columns(value: Any) -> Any:

@@ -15,9 +15,10 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from ragjudge._util.textfiles import read_text_file
 from ragjudge.config._eval import ConfigError, EnvReferences, EvalConfig
 from ragjudge.config._surface import flag_of
-from ragjudge.errors import TextFileError, read_text_file
+from ragjudge.errors import TextFileError
 from ragjudge.loading import format_named
 from ragjudge.loading._values import value_problem
 
@@ -29,9 +30,9 @@ def load_config(path: str | Path, **overrides: Any) -> EvalConfig:
     when not None.
 
     The file is UTF-8 (or UTF-16 with a byte-order mark, see
-    :func:`ragjudge.errors.decode_text`); a key given twice in one mapping, an unknown
-    key and an unknown ``format`` are errors. Every problem is a :class:`ConfigError`
-    naming the file (and the line or key)."""
+    :func:`ragjudge._util.textfiles.decode_text`); a key given twice in one mapping, an
+    unknown key and an unknown ``format`` are errors. Every problem is a
+    :class:`ConfigError` naming the file (and the line or key)."""
     path = Path(path)
     raw = read_yaml(path)
     if not isinstance(raw, dict):

@@ -9,6 +9,8 @@ import socket
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ragjudge.errors import ClusterError as ClusterError
+
 __all__ = [
     "EXECUTORS",
     "ClusterError",
@@ -80,8 +82,3 @@ def check_reachable(address: str, timeout: float = 5.0) -> None:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
     except OSError as exc:
         raise ValueError(f"nothing answers at {address} ({exc})") from None
-
-
-class ClusterError(RuntimeError):
-    """The cluster lost a batch beyond its retries; finished results are stored and
-    ``--resume`` completes the run."""

@@ -1,6 +1,7 @@
 """Exports of stored runs: files (JSON Lines, CSV, Parquet) and MLflow runs.
 
-It may import :mod:`ragjudge.analysis`, :mod:`ragjudge.store` and :mod:`ragjudge.schema`.
+It may import :mod:`ragjudge.analysis`, :mod:`ragjudge.store`, :mod:`ragjudge.schema` and
+:mod:`ragjudge.errors`.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from typing import IO, Any
 import pandas as pd
 
 from ragjudge.analysis._meanings import exclusions, run_meanings
+from ragjudge.errors import ExportError as ExportError
 from ragjudge.store._store import Store
 
 __all__ = ["EXPORT_FORMATS", "ExportError", "export_format", "export_frame", "write_export"]
@@ -26,10 +27,6 @@ EXPORT_FORMATS: dict[str, str] = {
 }
 """File extension → the format written."""
 STDOUT = "-"
-
-
-class ExportError(ValueError):
-    """The export cannot be written as asked (the message says what to give instead)."""
 
 
 def export_format(output: str, given: str | None) -> str:
@@ -93,17 +90,29 @@ def _call(row: Mapping[Any, Any]) -> dict[str, Any]:
 
 def write_export(frame: pd.DataFrame, output: str, fmt: str, stdout: IO[str] | None = None) -> None:
     """Write ``frame`` to the file ``output`` (its folder created) or, for ``-``, to
-    standard output."""
+    standard output; :class:`ExportError` naming the file when it cannot be written."""
     if output == STDOUT:
         _write_text(frame, stdout or sys.stdout, fmt)
         return
     path = Path(output)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "parquet":
-        frame.to_parquet(path, index=False)
-        return
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        _write_text(frame, handle, fmt)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if fmt == "parquet":
+            frame.to_parquet(path, index=False)
+            return
+        with path.open("w", encoding="utf-8", newline="") as handle:
+            _write_text(frame, handle, fmt)
+    except OSError as exc:
+        raise ExportError(f"cannot write {output}: {_unwritable(path, exc)}") from None
+
+
+def _unwritable(path: Path, exc: OSError) -> str:
+    """Why ``path`` could not be written, in words (a file where a folder should be
+    is named)."""
+    blocking = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        return f"{blocking} is a file, not a folder"
+    return exc.strerror or str(exc)
 
 
 def _write_text(frame: pd.DataFrame, handle: IO[str], fmt: str) -> None:

@@ -26,6 +26,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ragjudge._version import __version__
 from ragjudge.analysis._meanings import exclusions, run_meanings
 from ragjudge.analysis._results import EvaluationResult, summarize_run
+from ragjudge.errors import ExportError
 from ragjudge.schema import ScoreMeaning
 from ragjudge.store._store import RunInfo, Store
 
@@ -60,7 +63,7 @@ _NAME_LIMIT = 250  # MLflow's longest metric or param name
 _BAD_CHARACTERS = re.compile(r"[^/\w.\- :]")
 
 
-class MlflowExportError(RuntimeError):
+class MlflowExportError(ExportError, RuntimeError):
     """The run cannot be logged: MLflow is not installed, or the run is already there."""
 
 
@@ -99,11 +102,35 @@ def export_to_mlflow(
     report: str | Path | None = None,
 ) -> MlflowRun:
     """Log stored run ``run_id`` (a unique prefix will do) to MLflow; see the module
-    docstring for what is logged. :class:`MlflowExportError` when MLflow is missing or
-    the run was logged already; ``FileNotFoundError`` for a report that is not there."""
+    docstring for what is logged. :class:`MlflowExportError` when MLflow is missing,
+    the run was logged already, ``report`` is not there, or MLflow itself fails (a bad
+    tracking URI, a tracking store it cannot write)."""
     run = store.run(run_id)
     if report is not None and not Path(report).is_file():
-        raise FileNotFoundError(f"no report at {report}")
+        raise MlflowExportError(f"no report at {report}")
+    with _mlflow_failures():
+        return _log_run(store, run, tracking_uri, experiment, report)
+
+
+@contextmanager
+def _mlflow_failures() -> Iterator[None]:
+    """MLflow's own errors, and files it cannot write, as :class:`MlflowExportError`."""
+    try:
+        yield
+    except Exception as exc:
+        if not (isinstance(exc, OSError) or type(exc).__module__.startswith("mlflow")):
+            raise
+        raise MlflowExportError(f"MLflow: {exc}") from exc
+
+
+def _log_run(
+    store: Store,
+    run: RunInfo,
+    tracking_uri: str | None,
+    experiment: str | None,
+    report: str | Path | None,
+) -> MlflowRun:
+    """The MLflow run holding ``run``, made and filled."""
     client = _client(tracking_uri)
     summary = summarize_run(store, run.run_id)
     experiment_id = _experiment_id(client, experiment or run.name or DEFAULT_EXPERIMENT)

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from ragjudge.errors import read_text_file
+from ragjudge._util.textfiles import read_text_file
 from ragjudge.knowledge._html import html_to_text
 
 DocumentReader = Callable[[Path], str]

@@ -5,9 +5,9 @@ for how rows are counted). Rows that are not objects, lines that are not JSON, v
 nested too deeply or holding invalid text, and unreadable files become problems; a bad
 row never stops the other rows from being read.
 
-Text files are decoded by :func:`ragjudge.errors.decode_text`: UTF-8, with or without
-a byte-order mark, or UTF-16 with one. JSON is read strictly: ``NaN`` and ``Infinity``
-are not JSON and are refused rather than turned into a missing value.
+Text files are decoded by :func:`ragjudge._util.textfiles.decode_text`: UTF-8, with or
+without a byte-order mark, or UTF-16 with one. JSON is read strictly: ``NaN`` and
+``Infinity`` are not JSON and are refused rather than turned into a missing value.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragjudge.errors import DatasetError, RowProblem, TextFileError, read_text_file
+from ragjudge._util.textfiles import read_text_file
+from ragjudge.errors import DataFileNotFound, DatasetError, RowProblem, TextFileError
 from ragjudge.loading._cells import clean_record, is_data_frame
 from ragjudge.loading._columns import nested_value, rename_columns
 from ragjudge.loading._csv import read_csv_rows
@@ -71,7 +72,7 @@ def _read_file(path: Path, label: str, columns: Mapping[str, str]) -> ReadResult
     if path.is_dir():
         return _read_parquet_folder(path, label, columns)
     if not path.is_file():
-        raise FileNotFoundError(f"evaluation set not found: {path}")
+        raise DataFileNotFound(f"evaluation set not found: {path}")
     suffix = path.suffix.lower()
     if suffix == ".parquet":
         return _read_records(label, _frame_records(_read_parquet(path, label)), True, columns)
@@ -85,6 +86,8 @@ def _read_file(path: Path, label: str, columns: Mapping[str, str]) -> ReadResult
         text = read_text_file(path, label)
     except TextFileError as exc:
         return ReadResult(label, problems=[file_problem(label, exc.reason)])
+    except OSError as exc:
+        raise _file_error(label, f"cannot be read: {exc.strerror or exc}") from None
     if suffix in JSONL_SUFFIXES:
         return _read_jsonl(text, label, columns)
     if suffix == ".json":

@@ -2,7 +2,7 @@
 agreement, thresholds, prediction-powered estimates), read from a stored run.
 
 It may import :mod:`ragjudge.analysis`, :mod:`ragjudge.store`, :mod:`ragjudge.stats`,
-:mod:`ragjudge.text` and :mod:`ragjudge.schema`.
+:mod:`ragjudge.text`, :mod:`ragjudge.schema` and :mod:`ragjudge.errors`.
 """
 
 from __future__ import annotations

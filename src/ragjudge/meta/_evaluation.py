@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ragjudge.analysis._meanings import exclusions, run_meanings
+from ragjudge.errors import AnalysisError, ConfigError
 from ragjudge.meta._agreement import AgreementSettings, row_agreement, row_ppi
 from ragjudge.meta._labels import (
     COMBINE_RULES,
@@ -72,9 +73,9 @@ __all__ = [
 def human_score(value: Any, *, combine: Combine = "mean") -> float | None:
     """One number from a human label's value, or None when there is none (or
     ``majority`` finds a tie). See :mod:`ragjudge.meta._labels` for the forms read;
-    anything else raises ``ValueError``."""
+    anything else raises :class:`~ragjudge.errors.AnalysisError` (a ``ValueError``)."""
     if combine not in COMBINE_RULES:
-        raise ValueError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
+        raise ConfigError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
     return combine_values(read_annotations(value).values, combine)
 
 
@@ -124,18 +125,18 @@ def meta_evaluate(
     """
     labels = [parse_human(h) for h in ([human] if isinstance(human, str | HumanLabel) else human)]
     if not labels:
-        raise ValueError("name at least one human label")
+        raise ConfigError("name at least one human label")
     if combine not in COMBINE_RULES:
-        raise ValueError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
+        raise ConfigError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
     if ppi and pairs is not None:
-        raise ValueError("PPI estimates a mean over samples; it does not apply to pairs")
+        raise ConfigError("PPI estimates a mean over samples; it does not apply to pairs")
     metric_values = sample_means(frame, exclude)
     if frame.empty:
-        raise ValueError("score frame holds no scores")
+        raise AnalysisError("score frame holds no scores")
     firsts = frame.drop_duplicates("sample_id").set_index("sample_id")
     for key in extra:
         if key in metric_values:
-            raise ValueError(f"extra score {key!r} has the name of a metric of the run")
+            raise AnalysisError(f"extra score {key!r} has the name of a metric of the run")
         metric_values[key] = _score_series(firsts, key)
     if pairs is not None:
         keys = [k for label in labels for k in label.keys]
@@ -187,7 +188,7 @@ def _subsampled(column: LabelColumn, keep: int | None, seed: int) -> LabelColumn
     if keep is None or keep >= len(labelled):
         return column
     if keep < 2:
-        raise ValueError(f"PPI needs at least 2 labels, not {keep}")
+        raise ConfigError(f"PPI needs at least 2 labels, not {keep}")
     chosen = np.random.default_rng(seed).choice(len(labelled), size=keep, replace=False)
     kept = column.combined.where(column.combined.index.isin(labelled[np.sort(chosen)]))
     return replace(column, combined=kept)
@@ -211,7 +212,7 @@ def _score_series(firsts: pd.DataFrame, key: str) -> pd.Series[float]:
         try:
             score = human_score(raw)
         except ValueError as exc:
-            raise ValueError(f"sample {sample_id!r}, metadata {key!r}: {exc}") from None
+            raise AnalysisError(f"sample {sample_id!r}, metadata {key!r}: {exc}") from None
         values[sample_id] = float("nan") if score is None else score
     return pd.Series(values, index=firsts.index, dtype="float64")
 
@@ -318,13 +319,15 @@ def meta_for_run(
 
     Values the run's metrics leave out of their mean (from the meanings stored with
     the run, such as answer accuracy's 0) are left out here too, and the meanings give
-    each metric's direction and default threshold. Raises ``KeyError`` for an unknown
-    run and ``ValueError`` when the run has no scores or no sample carries a named key.
+    each metric's direction and default threshold. Raises
+    :class:`~ragjudge.store.RunNotFound` (a ``KeyError``) for an unknown run and
+    :class:`~ragjudge.errors.AnalysisError` (a ``ValueError``) when the run has no
+    scores or no sample carries a named key.
     """
     run = store.run(run_id)
     frame = store.score_frame(run.run_id)
     if frame.empty:
-        raise ValueError(f"run {run.run_id} has no scores")
+        raise AnalysisError(f"run {run.run_id} has no scores")
     meanings = run_meanings(run)
     table = meta_evaluate(
         frame,

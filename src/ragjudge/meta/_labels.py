@@ -35,6 +35,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ragjudge.errors import AnalysisError, ConfigError
 from ragjudge.text._normalise import normalize
 
 __all__ = [
@@ -100,11 +101,11 @@ def parse_human(spec: str | HumanLabel) -> HumanLabel:
     name = name.strip()
     if not sep:
         if not name:
-            raise ValueError("a human label needs a metadata key")
+            raise ConfigError("a human label needs a metadata key")
         return HumanLabel(name, (name,))
     keys = tuple(k.strip() for k in rest.split(",") if k.strip())
     if not name or not keys:
-        raise ValueError(f"human label {spec!r}: write KEY or NAME=KEY1,KEY2")
+        raise ConfigError(f"human label {spec!r}: write KEY or NAME=KEY1,KEY2")
     return HumanLabel(name, keys)
 
 
@@ -143,7 +144,7 @@ def read_annotations(value: Any) -> Annotations:
         return _joined(read_annotations(item) for item in value.values())
     if isinstance(value, list | tuple | np.ndarray):
         return _joined(read_annotations(item) for item in value)
-    raise ValueError(f"not a label (number, boolean or yes/no): {value!r}")
+    raise AnalysisError(f"not a label (number, boolean or yes/no): {value!r}")
 
 
 def _joined(parts: Iterable[Annotations]) -> Annotations:
@@ -161,7 +162,7 @@ def _text(text: str) -> Annotations:
         try:
             return read_annotations(json.loads(stripped))
         except json.JSONDecodeError as exc:
-            raise ValueError(f"not a label (number, boolean or yes/no): {text!r}") from exc
+            raise AnalysisError(f"not a label (number, boolean or yes/no): {text!r}") from exc
     word = normalize(stripped).rstrip(".。!！")
     if word in _YES:
         return Annotations((1.0,), boolean=True)
@@ -170,7 +171,7 @@ def _text(text: str) -> Annotations:
     try:
         number = float(stripped)
     except ValueError as exc:
-        raise ValueError(f"not a label (number, boolean or yes/no): {text!r}") from exc
+        raise AnalysisError(f"not a label (number, boolean or yes/no): {text!r}") from exc
     return _number(number, text)
 
 
@@ -178,7 +179,7 @@ def _number(number: float, original: Any) -> Annotations:
     if math.isnan(number):
         return _NONE
     if math.isinf(number):
-        raise ValueError(f"not a finite label: {original!r}")
+        raise AnalysisError(f"not a finite label: {original!r}")
     return Annotations((number,))
 
 
@@ -186,7 +187,7 @@ def combine_values(values: Sequence[float], how: Combine) -> float | None:
     """One label from several annotators' values; None when there is none, or when
     ``majority`` finds two values tied for most frequent."""
     if how not in COMBINE_RULES:
-        raise ValueError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {how!r}")
+        raise ConfigError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {how!r}")
     if not values:
         return None
     if how == "mean":
@@ -273,11 +274,11 @@ def label_column(
     raw: pd.DataFrame, name: str, *, combine: Combine, kind: KindOption = "auto"
 ) -> LabelColumn:
     """The label ``name`` from ``raw``: one row per sample (index: sample id), one
-    column per metadata key holding its annotators' values. Raises ``ValueError``
-    naming the sample and key whose value is not a label, or when the values do not
-    fit ``kind``."""
+    column per metadata key holding its annotators' values. Raises
+    :class:`~ragjudge.errors.AnalysisError` (a ``ValueError``) naming the sample and key
+    whose value is not a label, or when the values do not fit ``kind``."""
     if kind not in KIND_OPTIONS:
-        raise ValueError(f"kind must be one of {', '.join(KIND_OPTIONS)}, got {kind!r}")
+        raise ConfigError(f"kind must be one of {', '.join(KIND_OPTIONS)}, got {kind!r}")
     found: dict[Any, Annotations] = {}
     for sample_id, parts in raw.iterrows():
         found[sample_id] = _NONE
@@ -285,11 +286,11 @@ def label_column(
             try:
                 found[sample_id] = found[sample_id] + read_annotations(part)
             except ValueError as exc:
-                raise ValueError(f"sample {sample_id!r}, metadata {key!r}: {exc}") from None
+                raise AnalysisError(f"sample {sample_id!r}, metadata {key!r}: {exc}") from None
     resolved: LabelKind = detect_kind(found.values()) if kind == "auto" else kind
     problem = check_kind(resolved, found.values())
     if problem is not None:
-        raise ValueError(f"label {name!r}: {problem}")
+        raise AnalysisError(f"label {name!r}: {problem}")
     combined = {s: combine_values(a.values, combine) for s, a in found.items()}
     no_majority = sum(1 for s, v in combined.items() if v is None and found[s].values)
     levels = sorted({v for a in found.values() for v in a.values})

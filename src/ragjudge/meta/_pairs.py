@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from ragjudge.errors import AnalysisError
 from ragjudge.stats import metadata_column
 
 __all__ = ["pair_frames"]
@@ -28,14 +29,14 @@ def pair_frames(
     label_keys: Sequence[str],
 ) -> tuple[pd.DataFrame, dict[str, pd.Series[float]]]:
     """The per-pair metadata frame (indexed by pair id) and each metric's per-pair
-    difference. Raises ``ValueError`` naming a pair that does not hold exactly two
-    samples, or whose two samples carry different labels."""
+    difference. Raises :class:`~ragjudge.errors.AnalysisError` naming a pair that does
+    not hold exactly two samples, or whose two samples carry different labels."""
     column = metadata_column(firsts, pair_key)
     sides: dict[str, tuple[Any, Any]] = {}
     for pair, ids in firsts.groupby(firsts[column].map(str), sort=False).groups.items():
         ordered = sorted(ids, key=str)
         if len(ordered) != 2:
-            raise ValueError(
+            raise AnalysisError(
                 f"pair {pair!r} (metadata {pair_key!r}) holds {len(ordered)} sample(s), not 2"
             )
         sides[str(pair)] = (ordered[0], ordered[1])
@@ -43,7 +44,9 @@ def pair_frames(
         label_column = metadata_column(firsts, key)
         for pair, (first, second) in sides.items():
             if str(firsts.at[first, label_column]) != str(firsts.at[second, label_column]):
-                raise ValueError(f"pair {pair!r}: its two samples carry different {key!r} labels")
+                raise AnalysisError(
+                    f"pair {pair!r}: its two samples carry different {key!r} labels"
+                )
     pairs = list(sides)
     frame = firsts.loc[[sides[p][0] for p in pairs]].copy()
     frame.index = pd.Index(pairs, name=firsts.index.name)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from ragjudge.errors import MetricError
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 
 if TYPE_CHECKING:  # types only: a metric module imports no model, index or client
@@ -43,7 +44,7 @@ class MetricOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-class MetricFailure(Exception):
+class MetricFailure(MetricError):
     """Raised inside a metric when a sample cannot be scored: every score of the metric
     becomes an explicit error with this message (and ``details``, call ids), never a
     default value."""
@@ -61,7 +62,7 @@ class MetricFailure(Exception):
         self.call_ids = list(call_ids)
 
 
-class NotApplicable(Exception):
+class NotApplicable(MetricError):
     """Raised inside a metric when it does not apply to a sample (a row without the input
     it judges): every score of the metric is stored as not applicable, with the reason —
     neither a value nor an error."""

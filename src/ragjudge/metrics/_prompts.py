@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from ragjudge.errors import MetricError
+
 if TYPE_CHECKING:
     import jinja2
 
@@ -59,7 +61,7 @@ MAX_LABEL_CHARS = 200
 """How much of an evaluated label (a ``doc_uri``, a guideline name) a marker shows."""
 
 
-class UndelimitedDataError(TypeError):
+class UndelimitedDataError(MetricError, TypeError):
     """A template tried to print evaluated text without :func:`delimit`."""
 
 

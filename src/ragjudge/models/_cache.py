@@ -31,6 +31,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ragjudge.errors import JudgeError
+
 logger = logging.getLogger(__name__)
 
 DEFAULT_CACHE_PATH = Path(".ragjudge") / "cache.db"
@@ -114,7 +116,7 @@ class CacheStats(BaseModel):
     path: str
 
 
-class CacheError(ValueError):
+class CacheError(JudgeError, ValueError):
     """The cache path cannot be a cache: a folder, or a file that is not SQLite."""
 
 

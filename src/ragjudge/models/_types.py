@@ -7,6 +7,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from ragjudge.errors import JudgeError
 from ragjudge.schema import Usage
 
 ChatMessage = dict[str, Any]
@@ -55,7 +56,7 @@ ErrorKind = Literal[
 ]
 
 
-class ModelError(Exception):
+class ModelError(JudgeError):
     """A judge call that failed. ``retryable`` errors are retried by the layer
     (429, 5xx, timeouts, connection errors); others fail at once."""
 

@@ -11,6 +11,7 @@ import pandas as pd
 
 from ragjudge.analysis._compare import Comparison, MetricComparison, compare_runs
 from ragjudge.analysis._meanings import exclusions, merged_meanings
+from ragjudge.errors import AnalysisError
 from ragjudge.report._page import render_page
 from ragjudge.report._text import preview
 from ragjudge.schema import Output, Sample, Score
@@ -117,7 +118,7 @@ def _compare(store_a: Store, run_a: str, store_b: Store, run_b: str, by: str | N
     if default:
         try:
             return compare_runs(store_a, run_a, store_b, run_b, by=default)
-        except ValueError:
+        except AnalysisError:
             pass  # the other run's samples lack the key: compare without a breakdown
     return compare_runs(store_a, run_a, store_b, run_b)
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragjudge.errors import ExportError
 from ragjudge.report._compare import comparison_report_html
 from ragjudge.report._run import run_report_html
 from ragjudge.store._store import Store
@@ -27,7 +28,7 @@ __all__ = [
 ]
 
 
-class ReportError(Exception):
+class ReportError(ExportError):
     """A report could not be written; the message names the file and why."""
 
 

@@ -31,8 +31,9 @@ from typing import Any
 
 import yaml
 
+from ragjudge._util.textfiles import read_text_file
 from ragjudge.config import ConfigError
-from ragjudge.errors import TextFileError, read_text_file
+from ragjudge.errors import TextFileError
 from ragjudge.metrics.classify import SpecError, find_spec
 from ragjudge.metrics.classify._library import library
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from ragjudge.config import ConfigError, EvalConfig, expand_environment
+from ragjudge.errors import DataError
 from ragjudge.loading import read_evaluation_set
 from ragjudge.metrics import ConfigSettings, Metric, create_metric
 from ragjudge.run._row_skipping import lacking_rows, missing_everywhere, skip_rows_lacking_inputs
@@ -22,6 +23,7 @@ from ragjudge.targets._targets import (
     ReplyLimits,
     Target,
     TargetError,
+    TargetSetupError,
     import_callable,
 )
 
@@ -45,7 +47,7 @@ MetricSpec = str | dict[str, Any] | Metric
 _TARGET_FIELDS = ("response", "retrieved_context", "trace")
 
 
-class RequirementError(ValueError):
+class RequirementError(DataError):
     """Rows lack fields that the chosen metrics need; raised before any work starts."""
 
     def __init__(self, problems: list[str], *, hint: bool = True) -> None:
@@ -185,13 +187,15 @@ def build_target(config: EvalConfig, target: Any = None) -> Target:
             return cast(Target, target)
         if callable(target):
             return CallableTarget(target, concurrency=config.concurrency)
-        raise TargetError(f"target {target!r} is neither a callable nor a 'module:function' path")
+        raise TargetSetupError(
+            f"target {target!r} is neither a callable nor a 'module:function' path"
+        )
     spec = config.target
     if spec is None or spec.kind == "data":
         return DataTarget()
     if spec.kind == "callable":
         if not spec.path:
-            raise TargetError("target kind 'callable' needs 'path: package.module:function'")
+            raise TargetSetupError("target kind 'callable' needs 'path: package.module:function'")
         # A resumed run's stored record keeps ${VAR} references.
         path = str(expand_environment(spec.path, source="target"))
         fn = import_callable(path, search_dir=config.base_dir)
@@ -213,7 +217,7 @@ def build_target(config: EvalConfig, target: Any = None) -> Target:
     if spec.kind in HTTP_TARGET_KINDS:
         return http_target_from_config(spec.model_dump(exclude_none=True))
     known = ", ".join(("data", "callable", *HTTP_TARGET_KINDS))
-    raise TargetError(f"unknown target kind {spec.kind!r}; known kinds: {known}")
+    raise TargetSetupError(f"unknown target kind {spec.kind!r}; known kinds: {known}")
 
 
 def build_metrics(

@@ -7,7 +7,7 @@ from typing import Any
 from ragjudge._util.redact import MASK
 from ragjudge.config import EvalConfig
 from ragjudge.schema import Sample
-from ragjudge.store._store import RunInfo, Store
+from ragjudge.store._store import RunInfo, RunNotFound, Store
 
 __all__ = ["holds_mask", "resumed_config", "stored_run"]
 
@@ -15,10 +15,10 @@ __all__ = ["holds_mask", "resumed_config", "stored_run"]
 def stored_run(
     config: EvalConfig, run_id: str, *, read: bool = True
 ) -> tuple[RunInfo, list[Sample] | None]:
-    """The run to resume and its samples (None unless ``read``); ``KeyError`` when
-    there is none."""
+    """The run to resume and its samples (None unless ``read``);
+    :class:`~ragjudge.store.RunNotFound` (a ``KeyError``) when there is none."""
     if not config.store_path.exists():
-        raise KeyError(f"no run {run_id!r}: there is no store at {config.store_path}")
+        raise RunNotFound(f"no run {run_id!r}: there is no store at {config.store_path}")
     with Store(config.store_path) as store:
         run = store.run(run_id)
         return run, store.samples(run.run_id) if read else None

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ragjudge.errors import AnalysisError
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -62,14 +64,14 @@ def group_names(labels: Iterable[str]) -> list[str]:
 def metadata_column(scores: pd.DataFrame, key: str) -> str:
     """The column of a score frame that holds metadata ``key``: ``metadata.KEY``, or
     ``key`` itself when it names a column. Raises ``ValueError`` naming the metadata
-    keys the frame has when neither exists."""
+    keys the frame has when neither exists (an :class:`~ragjudge.errors.AnalysisError`)."""
     for column in (f"metadata.{key}", key):
         if column in scores.columns:
             return column
     known = sorted(
         str(c).removeprefix("metadata.") for c in scores.columns if str(c).startswith("metadata.")
     )
-    raise ValueError(
+    raise AnalysisError(
         f"no sample has metadata key {key!r}; keys present: {', '.join(known) or '(none)'}"
     )
 

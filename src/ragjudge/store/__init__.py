@@ -12,7 +12,14 @@ from ragjudge.store._batch import BATCH_ROWS, BATCH_SECONDS, ResultWriter
 from ragjudge.store._file import StoreError, open_store_file
 from ragjudge.store._frames import sample_frame, score_frame
 from ragjudge.store._lock import RunBusy, run_lock
-from ragjudge.store._store import RunInfo, Store, new_run_id, output_row, score_rows
+from ragjudge.store._store import (
+    RunInfo,
+    RunNotFound,
+    Store,
+    new_run_id,
+    output_row,
+    score_rows,
+)
 
 __all__ = [
     "BATCH_ROWS",
@@ -20,6 +27,7 @@ __all__ = [
     "ResultWriter",
     "RunBusy",
     "RunInfo",
+    "RunNotFound",
     "Store",
     "StoreError",
     "new_run_id",

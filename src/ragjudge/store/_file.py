@@ -7,6 +7,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from ragjudge.errors import StoreError as StoreError
+
 __all__ = ["StoreError", "open_store_file"]
 
 _SCHEMA = """
@@ -84,11 +86,6 @@ CREATE TABLE IF NOT EXISTS run_events (
     created_at TEXT NOT NULL
 );
 """
-
-
-class StoreError(Exception):
-    """The store cannot be used: a folder, a file that is not a ragjudge SQLite store,
-    or a place that cannot be written. The message names the path."""
 
 
 def open_store_file(path: Path) -> sqlite3.Connection:

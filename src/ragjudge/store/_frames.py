@@ -8,6 +8,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ragjudge.errors import ExportError
 from ragjudge.schema import Output, Sample, Score
 
 if TYPE_CHECKING:
@@ -150,7 +151,7 @@ def sample_frame(
     shown: dict[tuple[str, int], dict[str, Any]] = {}
     for request_id, trial, score in scores:
         if (problem := reserved_name_problem(score.metric)) is not None:
-            raise ValueError(f"cannot export the score {score.metric!r}: {problem}")
+            raise ExportError(f"cannot export the score {score.metric!r}: {problem}")
         metric_columns = by_sample.setdefault(request_id, {}).setdefault(trial, {})
         _add_columns(metric_columns, _score_columns(score, excluded))
         if JUDGE_CONTEXTS in score.details:
@@ -203,9 +204,10 @@ def _score_columns(score: Score, excluded: Mapping[str, Sequence[float]]) -> dic
 
 
 def _add_columns(row: dict[str, Any], columns: Mapping[str, Any]) -> None:
-    """Add ``columns`` to ``row``; a column already there is a ``ValueError``."""
+    """Add ``columns`` to ``row``; a column already there is an
+    :class:`~ragjudge.errors.ExportError`."""
     if taken := sorted(row.keys() & columns.keys()):
-        raise ValueError(f"the export column(s) {', '.join(taken)} would be written twice")
+        raise ExportError(f"the export column(s) {', '.join(taken)} would be written twice")
     row.update(columns)
 
 

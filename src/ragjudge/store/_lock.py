@@ -11,11 +11,14 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
+
+from ragjudge.errors import StoreError
 
 __all__ = ["RunBusy", "run_lock"]
 
 
-class RunBusy(OSError):
+class RunBusy(StoreError, OSError):
     """Another process is executing the run."""
 
 
@@ -23,10 +26,7 @@ class RunBusy(OSError):
 def run_lock(store_path: Path, run_id: str) -> Iterator[None]:
     """Hold run ``run_id``'s lock (``locks/<run>.lock`` beside the store) for the block;
     :class:`RunBusy`, naming the holder's process id, when another process holds it."""
-    folder = store_path.parent / "locks"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / (re.sub(r"[^\w.-]", "_", run_id) + ".lock")
-    with path.open("a+", encoding="utf-8") as handle:
+    with _lock_file(store_path, run_id) as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -44,3 +44,14 @@ def run_lock(store_path: Path, run_id: str) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _lock_file(store_path: Path, run_id: str) -> IO[str]:
+    """The run's lock file, opened for reading and appending (created with its
+    folder); :class:`StoreError` naming it when that cannot be done."""
+    path = store_path.parent / "locks" / (re.sub(r"[^\w.-]", "_", run_id) + ".lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path.open("a+", encoding="utf-8")
+    except OSError as exc:
+        raise StoreError(f"cannot lock run {run_id}: {path}: {exc.strerror or exc}") from None

@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 RunStatus = Literal["running", "completed", "interrupted", "failed"]
 
 
+class RunNotFound(StoreError, KeyError):
+    """No run of the store has the id asked for, or more than one starts with it."""
+
+
 class RunInfo(BaseModel):
     """One row of the runs table. ``meanings`` says what each score means; None only
     for a run stored before meanings were recorded in a store that could not be written
@@ -227,16 +231,17 @@ class Store(SampleReads, ScoreColumnReads):
             )
 
     def run(self, run_id: str) -> RunInfo:
-        """The run with this id (a unique prefix is enough)."""
+        """The run with this id (a unique prefix is enough); :class:`RunNotFound` when
+        no run, or more than one, has it."""
         rows = self._conn.execute(
             f"SELECT {_RUN_COLUMNS} FROM runs WHERE run_id LIKE ? ORDER BY run_id",
             (run_id + "%",),
         ).fetchall()
         if not rows:
-            raise KeyError(f"no run {run_id!r} in {self.path}")
+            raise RunNotFound(f"no run {run_id!r} in {self.path}")
         if len(rows) > 1 and rows[0][0] != run_id:
             ids = ", ".join(r[0] for r in rows)
-            raise KeyError(f"run id {run_id!r} is ambiguous in {self.path}: {ids}")
+            raise RunNotFound(f"run id {run_id!r} is ambiguous in {self.path}: {ids}")
         return self._run_info(rows[0])
 
     def runs(self) -> list[RunInfo]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard
 
 from ragjudge._util.importing import TargetError as TargetError
+from ragjudge._util.importing import TargetSetupError as TargetSetupError
 from ragjudge._util.importing import import_callable as import_callable
 from ragjudge.loading import derived_chunk
 from ragjudge.schema import ContextChunk, Output, Sample, Usage, response_text
@@ -29,7 +30,7 @@ DEFAULT_MAX_CONTEXT_BYTES = 256 * 1024
 DEFAULT_CONCURRENCY = 8
 
 
-class ReplyTooLarge(ValueError):
+class ReplyTooLarge(TargetError, ValueError):
     """A reply beyond its target's :class:`ReplyLimits`: that sample's error."""
 
 
@@ -53,7 +54,7 @@ class ReplyLimits:
     def __post_init__(self) -> None:
         for name in ("max_reply_bytes", "max_contexts", "max_context_bytes"):
             if getattr(self, name) <= 0:
-                raise TargetError(f"{name} must be positive, got {getattr(self, name)}")
+                raise TargetSetupError(f"{name} must be positive, got {getattr(self, name)}")
 
     @classmethod
     def of(cls, **caps: int | None) -> ReplyLimits:
@@ -199,7 +200,7 @@ class CallableTarget:
         limits: ReplyLimits | None = None,
     ) -> None:
         if concurrency < 1:
-            raise TargetError(f"concurrency must be at least 1, got {concurrency}")
+            raise TargetSetupError(f"concurrency must be at least 1, got {concurrency}")
         self.fn = fn
         self.name: str = name or str(getattr(fn, "__qualname__", repr(fn)))
         self.timeout = timeout
@@ -247,7 +248,7 @@ def _argument_names(fn: Callable[..., Any]) -> list[str]:
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError) as exc:
-        raise TargetError(f"cannot read the signature of {fn!r}: {exc}") from exc
+        raise TargetSetupError(f"cannot read the signature of {fn!r}: {exc}") from exc
     names = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     required = [
         p.name
@@ -256,7 +257,7 @@ def _argument_names(fn: Callable[..., Any]) -> list[str]:
     ]
     unknown = [n for n in required if n not in _ARGUMENTS]
     if unknown and (len(required) > 1 or any(n in _ARGUMENTS for n in names)):
-        raise TargetError(
+        raise TargetSetupError(
             f"{fn!r} has required parameters {unknown} that ragjudge cannot fill; "
             f"use any of {sorted(_ARGUMENTS)}"
         )

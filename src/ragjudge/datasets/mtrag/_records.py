@@ -11,13 +11,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ragjudge.errors import DatasetError, RowProblem, TextFileError, read_text_file
+from ragjudge._util.textfiles import read_text_file
+from ragjudge.errors import DataError, DataFileNotFound, DatasetError, RowProblem, TextFileError
 from ragjudge.schema import ContextChunk, Sample
 
 _SPEAKER_ROLES = {"user": "user", "agent": "assistant"}
 
 
-class BadField(ValueError):
+class BadField(DataError):
     """A field of one record that cannot be read."""
 
     def __init__(self, field: str, reason: str) -> None:
@@ -32,13 +33,13 @@ def resolve_file(path: str | Path, default_name: str) -> Path:
     if resolved.is_dir():
         resolved = resolved / default_name
     if not resolved.is_file():
-        raise FileNotFoundError(f"{resolved}: no such file")
+        raise DataFileNotFound(f"{resolved}: no such file")
     return resolved
 
 
 def read_text(file: Path) -> str:
     """The text of a benchmark file; a :class:`DatasetError` naming the file and the
-    position when it is not UTF-8 (see :func:`ragjudge.errors.decode_text`)."""
+    position when it is not UTF-8 (see :func:`ragjudge._util.textfiles.decode_text`)."""
     try:
         return read_text_file(file)
     except TextFileError as exc:

@@ -17,7 +17,8 @@ from typing import Any
 
 import yaml
 
-from ragjudge.errors import TextFileError, read_text_file
+from ragjudge._util.textfiles import read_text_file
+from ragjudge.errors import TextFileError
 from ragjudge.metrics.classify._spec import ClassifySpec, SpecError, build_spec
 
 __all__ = ["BUILTIN_DIR", "SpecSource", "find_spec", "list_specs", "read_spec_file"]

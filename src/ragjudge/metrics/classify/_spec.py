@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ragjudge.errors import ConfigError
 from ragjudge.metrics.replies import EVAL_TYPES
 from ragjudge.text._normalise import contains_kana
 
@@ -39,7 +40,7 @@ SAMPLE_TEMPLATE_SLOTS = frozenset({"i", "i_abc", "i_ABC", "output", "n"})
 _SLOT = re.compile(r"^[A-Za-z_]\w*$")
 
 
-class SpecError(ValueError):
+class SpecError(ConfigError):
     """A spec that cannot be used; the message names the file, the spec and the key."""
 
 

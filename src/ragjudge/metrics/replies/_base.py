@@ -9,10 +9,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Generic, TypeVar
 
+from ragjudge.errors import MetricError
+
 T = TypeVar("T")
 
 
-class ParseError(ValueError):
+class ParseError(MetricError, ValueError):
     """A judge output that does not have the expected form. The message says what is
     wrong; the judge is shown it when it is asked again."""
 

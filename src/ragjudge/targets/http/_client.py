@@ -19,7 +19,7 @@ import httpx
 
 from ragjudge._util.redact import header_secrets, is_secret_name, scrub_text, scrub_url, url_secrets
 from ragjudge.models._openai import parse_retry_after
-from ragjudge.targets._targets import DEFAULT_MAX_REPLY_BYTES, TargetError
+from ragjudge.targets._targets import DEFAULT_MAX_REPLY_BYTES, TargetError, TargetSetupError
 from ragjudge.targets.http._reading import (
     ACCEPT_ENCODING,
     BodyTooLarge,
@@ -39,7 +39,7 @@ _REDIRECTS = (301, 302, 303, 307, 308)
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-class HttpCallError(RuntimeError):
+class HttpCallError(TargetError, RuntimeError):
     """An HTTP request that failed for good (after its retries, or at once when a
     retry cannot help)."""
 
@@ -121,11 +121,11 @@ class HttpClient:
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         if timeout <= 0:
-            raise TargetError(f"timeout must be positive, got {timeout}")
+            raise TargetSetupError(f"timeout must be positive, got {timeout}")
         if max_retries < 0:
-            raise TargetError(f"max_retries must not be negative, got {max_retries}")
+            raise TargetSetupError(f"max_retries must not be negative, got {max_retries}")
         if max_reply_bytes <= 0:
-            raise TargetError(f"max_reply_bytes must be positive, got {max_reply_bytes}")
+            raise TargetSetupError(f"max_reply_bytes must be positive, got {max_reply_bytes}")
         self.headers = dict(headers or {})
         self.timeout = timeout
         self.max_retries = max_retries
@@ -348,8 +348,9 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 
 
 def check_url(url: str) -> str:
-    """``url`` when it is an http(s) URL naming a host; raises TargetError otherwise."""
+    """``url`` when it is an http(s) URL naming a host; raises
+    :class:`~ragjudge.errors.TargetSetupError` otherwise."""
     if not re.match(r"https?://[^/\s]+", url):
         shown = scrub_url(url)
-        raise TargetError(f"URL {shown!r} must start with http:// or https:// and name a host")
+        raise TargetSetupError(f"URL {shown!r} must start with http:// or https:// and name a host")
     return url

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragjudge._util.redact import MASK, is_secret_name
 from ragjudge.config import ConfigError, expand_environment
-from ragjudge.targets._targets import DEFAULT_MAX_REPLY_BYTES, ReplyLimits, Target, TargetError
+from ragjudge.targets._targets import DEFAULT_MAX_REPLY_BYTES, ReplyLimits, Target, TargetSetupError
 from ragjudge.targets.http._retriever import HttpRetriever
 from ragjudge.targets.http._targets import JsonApiTarget, OpenAIChatTarget
 
@@ -89,7 +89,7 @@ HTTP_TARGET_KINDS = ("openai_chat", "json_api")
 
 def http_target_from_config(spec: Mapping[str, Any]) -> Target:
     """An HTTP target from its config mapping (``kind: openai_chat`` or ``json_api``);
-    a bad or incomplete spec raises :class:`~ragjudge.targets._targets.TargetError`."""
+    a bad or incomplete spec raises :class:`~ragjudge.errors.TargetSetupError`."""
     spec = _expanded(spec, "target")
     kind = spec.get("kind")
     if kind == "openai_chat":
@@ -123,7 +123,9 @@ def http_target_from_config(spec: Mapping[str, Any]) -> Target:
             name=api.name,
             limits=api.limits(),
         )
-    raise TargetError(f"unknown HTTP target kind {kind!r}; known: {', '.join(HTTP_TARGET_KINDS)}")
+    raise TargetSetupError(
+        f"unknown HTTP target kind {kind!r}; known: {', '.join(HTTP_TARGET_KINDS)}"
+    )
 
 
 def http_retriever_from_config(spec: Mapping[str, Any]) -> HttpRetriever:
@@ -149,10 +151,10 @@ def _expanded(spec: Mapping[str, Any], what: str) -> dict[str, Any]:
     try:
         expanded: dict[str, Any] = expand_environment(dict(spec), source=what)
     except ConfigError as exc:
-        raise TargetError(str(exc)) from None
+        raise TargetSetupError(str(exc)) from None
     masked = _masked_fields(expanded)
     if masked:
-        raise TargetError(
+        raise TargetSetupError(
             f"{what} {', '.join(masked)}: the secret was not stored with the run (it was "
             "written in the config, not as ${VAR}); give it again as a ${VAR} reference"
         )
@@ -180,7 +182,7 @@ def _validated(model: type[_Spec], spec: Mapping[str, Any]) -> _Spec:
         problems = "; ".join(
             f"{'.'.join(map(str, e['loc'])) or 'target'}: {e['msg']}" for e in exc.errors()
         )
-        raise TargetError(f"bad {spec.get('kind')!r} spec: {problems}") from None
+        raise TargetSetupError(f"bad {spec.get('kind')!r} spec: {problems}") from None
 
 
 def _key_from_env(variable: str | None) -> str | None:
@@ -188,5 +190,5 @@ def _key_from_env(variable: str | None) -> str | None:
         return None
     value = os.environ.get(variable)
     if not value:
-        raise TargetError(f"api_key_env: the environment variable {variable} is not set")
+        raise TargetSetupError(f"api_key_env: the environment variable {variable} is not set")
     return value

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from ragjudge.schema import ContextChunk
-from ragjudge.targets._targets import ReplyLimits, ReplyTooLarge, read_contexts
+from ragjudge.targets._targets import ReplyLimits, ReplyTooLarge, TargetError, read_contexts
 
 
-class ResponseFormatError(ValueError):
+class ResponseFormatError(TargetError, ValueError):
     """The response arrived but does not hold what was asked for at the given path."""
 
 

@@ -15,15 +15,17 @@ from typing import Protocol
 
 import httpx
 
+from ragjudge.errors import TargetError
+
 ACCEPT_ENCODING = "gzip, deflate"
 """What a request offers: the encodings inflated here in bounded steps."""
 
 
-class BodyTooLarge(Exception):
+class BodyTooLarge(TargetError):
     """The decoded body passed its cap."""
 
 
-class BodyUndecodable(Exception):
+class BodyUndecodable(TargetError):
     """The body is not valid in its declared content encoding."""
 
 

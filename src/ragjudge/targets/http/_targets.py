@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from ragjudge._util.redact import scrub_url
 from ragjudge.schema import Output, Sample, Usage
-from ragjudge.targets._targets import ReplyLimits, ReplyTooLarge, TargetError, usage_from
+from ragjudge.targets._targets import ReplyLimits, ReplyTooLarge, TargetSetupError, usage_from
 from ragjudge.targets.http._client import HttpCallError, HttpClient, check_url, excerpt
 from ragjudge.targets.http._paths import ResponseFormatError, contexts_at, resolve_path, text_at
 from ragjudge.targets.http._template import BodyTemplate, as_text, compact_json
@@ -170,10 +170,10 @@ class JsonApiTarget:
         self.url = check_url(url)
         self.method = method.upper()
         if self.method not in ("GET", "POST", "PUT", "PATCH"):
-            raise TargetError(f"method must be GET, POST, PUT or PATCH, not {method!r}")
+            raise TargetSetupError(f"method must be GET, POST, PUT or PATCH, not {method!r}")
         self.template = BodyTemplate(body_template)
         if self.method == "GET" and not isinstance(self.template.template, dict):
-            raise TargetError(
+            raise TargetSetupError(
                 "a GET target's body_template must be an object (its query parameters)"
             )
         self.response_path = response_path

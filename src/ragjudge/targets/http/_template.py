@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragjudge.schema import Sample
-from ragjudge.targets._targets import TargetError
+from ragjudge.targets._targets import TargetSetupError
 from ragjudge.targets.http._client import excerpt
 
 PLACEHOLDERS = ("query", "history", "messages", "request_id", "request")
@@ -34,7 +34,7 @@ class BodyTemplate:
         self.names = frozenset(_placeholders_in(template))
         unknown = sorted(self.names - set(PLACEHOLDERS))
         if unknown:
-            raise TargetError(
+            raise TargetSetupError(
                 f"body template uses unknown placeholders {unknown}; known: {list(PLACEHOLDERS)}"
             )
 
@@ -59,7 +59,7 @@ def _parse_template_text(text: str) -> Any:
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise TargetError(
+        raise TargetSetupError(
             f"body template {excerpt(text, 80)!r} is not JSON ({exc}); write a placeholder "
             'that stands for a list or object as a string, e.g. {"messages": "{{messages}}"}'
         ) from None

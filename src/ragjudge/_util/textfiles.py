@@ -1,0 +1,105 @@
+"""The one encoding rule of every text file ragjudge reads (evaluation sets, configs,
+spec files, knowledge bases): :func:`read_text_file` and :func:`decode_text`. A file
+that breaks it is a :class:`~ragjudge.errors.TextFileError` saying where and why."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+from ragjudge.errors import TextFileError
+
+__all__ = ["decode_text", "read_text_file"]
+
+
+# UTF-32 marks first: the UTF-32-LE mark begins with the UTF-16-LE one.
+_REFUSED_MARKS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"))
+_ACCEPTED_MARKS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_HOW_TO_FIX = "save it as UTF-8 (with or without a byte-order mark) or as UTF-16 with one"
+
+
+def read_text_file(path: Path, label: str | None = None) -> str:
+    """The text of the file at ``path`` under :func:`decode_text`'s rule.
+
+    Raises :class:`TextFileError` (naming the file as ``label``, by default the path)
+    when the bytes break the rule, and ``OSError`` when the file cannot be read.
+    """
+    return decode_text(path.read_bytes(), label or str(path))
+
+
+def decode_text(data: bytes, label: str) -> str:
+    """Decode a text file's bytes; the one encoding rule of every file ragjudge reads.
+
+    Accepted: UTF-8, UTF-8 with a byte-order mark, and UTF-16 (either byte order) with
+    a byte-order mark; the mark is not part of the text. Refused, with the line and
+    column of the first offending byte: any other bytes (Shift_JIS, Latin-1, …), UTF-32,
+    and NUL characters, which no text file holds (they mean UTF-16 without a mark, or
+    a binary file).
+    """
+    for mark, name in _REFUSED_MARKS:
+        if data.startswith(mark):
+            raise TextFileError(
+                label, f"is {name} text, which ragjudge does not read: {_HOW_TO_FIX}"
+            )
+    encoding, body = "utf-8", data
+    for mark, name in _ACCEPTED_MARKS:
+        if data.startswith(mark):
+            encoding, body = name, data[len(mark) :]
+            break
+    # NUL first: UTF-16 without a mark has them, and may also not decode as UTF-8.
+    if encoding == "utf-8" and b"\x00" in body:
+        prefix = body[: body.index(b"\x00")].decode(encoding, errors="replace")
+        raise TextFileError(label, _nul_reason(_position(prefix, None)))
+    try:
+        text = body.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise TextFileError(label, _undecodable(body, encoding, exc.start, label)) from None
+    if "\x00" in text:
+        raise TextFileError(label, _nul_reason(_position(text, text.index("\x00"))))
+    return text
+
+
+def _nul_reason(where: str) -> str:
+    return (
+        f"holds a NUL character at {where}; a text file never does (is it UTF-16 without "
+        f"a byte-order mark, or not a text file?): {_HOW_TO_FIX}"
+    )
+
+
+def _undecodable(body: bytes, encoding: str, start: int, label: str) -> str:
+    where = _position(body[:start].decode(encoding, errors="replace"), None)
+    if encoding != "utf-8":
+        return f"is not valid {encoding.upper()} text: the bytes at {where} cannot be decoded"
+    name = Path(label).name
+    source = "SHIFT_JIS" if _looks_like_shift_jis(body) else "ITS_ENCODING"
+    hint = "it looks like Shift_JIS; " if source == "SHIFT_JIS" else ""
+    return (
+        f"is not UTF-8 text: the byte 0x{body[start]:02x} at {where} (byte offset {start}) "
+        f"is not valid UTF-8; {hint}{_HOW_TO_FIX}, e.g. "
+        f"iconv -f {source} -t UTF-8 {name} > utf8-{name}"
+    )
+
+
+def _looks_like_shift_jis(body: bytes) -> bool:
+    """Whether the bytes read as Japanese text in Shift_JIS (Windows code page 932):
+    they decode, hold kana or kanji, and no control characters (which stray bytes
+    decode to)."""
+    try:
+        text = body.decode("cp932")
+    except UnicodeDecodeError:
+        return False
+    japanese = any("\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff" for ch in text)
+    controls = any((ch < " " and ch not in "\t\r\n") or "\x7f" <= ch <= "\x9f" for ch in text)
+    return japanese and not controls
+
+
+def _position(text: str, index: int | None) -> str:
+    """``line L, column C`` of ``text[index]`` (1-based; ``None``: just past the end)."""
+    end = len(text) if index is None else index
+    line = text.count("\n", 0, end) + 1
+    column = end - (text.rfind("\n", 0, end) + 1) + 1
+    return f"line {line}, column {column}"

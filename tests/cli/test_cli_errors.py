@@ -1,0 +1,126 @@
+"""How a command that raises ends: a ragjudge error is the user's message (``error:``,
+exit 2); anything else is a bug, shown with its traceback and a request to report it
+(exit 1), never dressed up as a mistake of the user's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import ragjudge
+from ragjudge import __version__
+from ragjudge.cli import app
+from ragjudge.errors import ConfigError
+from ragjudge.metrics import _info
+from ragjudge.models._cache import ResponseCache
+from ragjudge.run._preparation import SKIP_HINT
+
+runner = CliRunner()
+BUG_LINE = f"ragjudge {__version__} hit a bug; please report it with the traceback above"
+
+
+def _raise(error: Exception) -> object:
+    def raising(*args: object, **kwargs: object) -> object:
+        raise error
+
+    return raising
+
+
+def _broken_command(
+    where: str, error: Exception, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> list[str]:
+    """The arguments of a command whose inner function raises ``error``: ``metrics``
+    (a top-level command) or ``cache stats`` (a command of a group)."""
+    if where == "metrics":
+        monkeypatch.setattr(_info, "all_metric_info", _raise(error))
+        return ["metrics"]
+    cache = tmp_path / "cache.db"
+    cache.touch()
+    monkeypatch.setattr(ResponseCache, "check", _raise(error))
+    return ["cache", "stats", "--path", str(cache)]
+
+
+@pytest.mark.parametrize("where", ["metrics", "cache stats"])
+def test_an_unexpected_error_is_reported_as_a_bug(
+    where: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    args = _broken_command(where, KeyError("score_names"), monkeypatch, tmp_path)
+
+    result = runner.invoke(app, args)
+
+    assert result.exit_code == 1, result.output
+    assert "Traceback (most recent call last)" in result.output
+    assert "KeyError: 'score_names'" in result.output
+    assert result.output.rstrip().endswith(BUG_LINE)
+    assert "error:" not in result.output
+
+
+@pytest.mark.parametrize("where", ["metrics", "cache stats"])
+def test_a_ragjudge_error_is_the_users_message(
+    where: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    message = "metrics: unknown metric 'rouge_x'"
+    args = _broken_command(where, ConfigError(message), monkeypatch, tmp_path)
+
+    result = runner.invoke(app, args)
+
+    assert result.exit_code == 2, result.output
+    assert result.output == f"error: {message}\n"
+
+
+def test_bad_rows_are_listed_with_how_to_score_the_others(tmp_path: Path) -> None:
+    (tmp_path / "set.jsonl").write_text(
+        '{"request": "q", "response": "a"}\n{"request": 5, "response": "a"}\n', encoding="utf-8"
+    )
+    config = tmp_path / "eval.yaml"
+    config.write_text("data: set.jsonl\nmetrics: [exact_match]\n", encoding="utf-8")
+
+    result = runner.invoke(app, ["run", str(config), "--no-progress"])
+
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"error: {tmp_path / 'set.jsonl'}, row 2, field 'request'")
+    assert result.output.rstrip().endswith(SKIP_HINT)
+    assert "Traceback" not in result.output
+
+
+def test_a_bug_in_a_real_process_prints_its_traceback_before_the_process_ends(
+    tmp_path: Path,
+) -> None:
+    code = textwrap.dedent(
+        """
+        import sys
+        from ragjudge.metrics import _info
+
+        def broken():
+            raise KeyError("score_names")
+
+        _info.all_metric_info = broken
+        sys.argv = ["ragjudge", "metrics"]
+        from ragjudge.__main__ import main
+        main()
+        """
+    )
+    source = str(Path(ragjudge.__file__).parents[1])
+    env = {**os.environ, "PYTHONPATH": source + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == ""
+    assert "Traceback (most recent call last)" in done.stderr
+    assert "KeyError: 'score_names'" in done.stderr
+    assert done.stderr.rstrip().endswith(BUG_LINE)
+    assert "error:" not in done.stderr
