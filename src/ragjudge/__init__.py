@@ -45,12 +45,12 @@ _EXPORTS = {
     "available_metrics": "ragjudge.metrics",
     "create_metric": "ragjudge.metrics",
     "register_metric": "ragjudge.metrics",
-    "EvaluationResult": "ragjudge.run._runner",
-    "RequirementError": "ragjudge.run._runner",
+    "EvaluationResult": "ragjudge.analysis",
+    "RequirementError": "ragjudge.run",
     "evaluate": "ragjudge.api",
     "aevaluate": "ragjudge.api",
-    "run_evaluation": "ragjudge.run._runner",
-    "log_to_mlflow": "ragjudge.export._mlflow",
+    "run_evaluation": "ragjudge.run",
+    "log_to_mlflow": "ragjudge.export",
 }
 
 __all__ = [
@@ -88,6 +88,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from ragjudge.analysis import EvaluationResult
     from ragjudge.api import aevaluate, evaluate
     from ragjudge.errors import (
         AnalysisError,
@@ -101,7 +102,7 @@ if TYPE_CHECKING:
         StoreError,
         TargetError,
     )
-    from ragjudge.export._mlflow import log_to_mlflow
+    from ragjudge.export import log_to_mlflow
     from ragjudge.loading import DatasetError, load_samples
     from ragjudge.metrics import (
         JudgedMetric,
@@ -112,7 +113,7 @@ if TYPE_CHECKING:
         create_metric,
         register_metric,
     )
-    from ragjudge.run._runner import EvaluationResult, RequirementError, run_evaluation
+    from ragjudge.run import RequirementError, run_evaluation
     from ragjudge.schema import ContextChunk, Output, Sample, Score, ScoreMeaning
 
 
