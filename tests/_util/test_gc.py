@@ -15,6 +15,7 @@ from ragjudge._util.gc import THRESHOLDS, fewer_collections
 from ragjudge.config import EvalConfig
 from ragjudge.run import _runner as runner
 from ragjudge.run import _spooling as spooling
+from ragjudge.run._executors import executor_kind
 
 ROWS = [{"request": f"q{i}", "response": "a b c", "expected_response": "a b d"} for i in range(5)]
 
@@ -101,7 +102,8 @@ def test_the_command_reads_a_set_page_by_page_with_the_collector_on(
     monkeypatch.setattr(spooling, "parquet_folder", lambda config, data: tmp_path)
     monkeypatch.setattr(spooling, "prepare_streamed", prepare_streamed)
     config = EvalConfig.model_validate({"metrics": ["token_f1"], "executor": "ray"})
-    assert runner._prepared(config, None, None, None, None, resumed=None) == ("prepared", None)
+    kind = executor_kind(config.executor)
+    assert runner._prepared(kind, config, None, None, None, None, None) == ("prepared", None)
     assert read_while == [True]  # its pages' garbage is freed as it goes
     assert freezes == [False]
 

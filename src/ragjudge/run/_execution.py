@@ -35,9 +35,11 @@ from ragjudge.store._batch import ResultWriter
 from ragjudge.store._store import OutputRow, ScoreRow, Store, output_row, score_name_of, score_rows
 
 if TYPE_CHECKING:
+    from ragjudge.config import EvalConfig
+    from ragjudge.models import Provider, ResponseCache
     from ragjudge.targets import Target
 
-__all__ = ["SLICE_SECONDS", "Execution", "outcome_recorded"]
+__all__ = ["SLICE_SECONDS", "Execution", "ExecutionParts", "outcome_recorded"]
 
 ScoredSample = tuple[str, OutputRow | None, list[tuple[int, list[ScoreRow]]]]
 """What a scoring worker gives for one sample: its request id, its output's row when
@@ -57,6 +59,23 @@ class _Planned:
     now: list[tuple[Sample, list[tuple[int, Metric]]]]
     later: list[Sample]
     futures: list[Future[list[ScoredSample]]]
+
+
+@dataclass(frozen=True)
+class ExecutionParts:
+    """What every execution is built from."""
+
+    store: Store
+    run_id: str
+    config: EvalConfig
+    metrics: Sequence[Metric]
+    context: MetricContext
+    agents: dict[str, dict[str, JudgeModel]]
+    cache: ResponseCache | None
+    provider: Provider | None
+    given_metrics: bool
+    given_target: Any
+    """The target object handed to the call (None when it came from the config)."""
 
 
 class Execution:

@@ -8,37 +8,17 @@ a run chooses Ray.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragjudge._util.parallel import usable_cpus
-from ragjudge.run._execution import Execution
+from ragjudge.run._execution import Execution, ExecutionParts
 
 if TYPE_CHECKING:
     from ragjudge.config import EvalConfig
-    from ragjudge.metrics import Metric, MetricContext
-    from ragjudge.models import JudgeModel, Provider, ResponseCache
-    from ragjudge.store import Store
 
 __all__ = ["ExecutionParts", "ExecutorKind", "executor_kind"]
-
-
-@dataclass(frozen=True)
-class ExecutionParts:
-    """What every execution is built from."""
-
-    store: Store
-    run_id: str
-    config: EvalConfig
-    metrics: Sequence[Metric]
-    context: MetricContext
-    agents: dict[str, dict[str, JudgeModel]]
-    cache: ResponseCache | None
-    provider: Provider | None
-    given_metrics: bool
-    given_target: Any
-    """The target object handed to the call (None when it came from the config)."""
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ragjudge.config import EvalConfig
-    from ragjudge.run._execution import Execution
-    from ragjudge.run._executors import ExecutionParts
+    from ragjudge.run._execution import Execution, ExecutionParts
 
 __all__ = ["ray_execution", "require_ray"]
 
