@@ -9,12 +9,12 @@ module object whichever path imported it.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import itertools
 import sys
 import warnings
 from collections.abc import Sequence
+from importlib._abc import Loader  # importlib.abc's, without what that module imports
 from types import ModuleType
 
 __all__ = ["MOVED", "install_moved_paths"]
@@ -61,7 +61,7 @@ MOVED: dict[str, str] = {
 their paths (the first five are packages exporting what the modules did)."""
 
 
-class _MovedLoader(importlib.abc.Loader):
+class _MovedLoader(Loader):
     """Gives the module at its new place for an old path."""
 
     def __init__(self, new: str) -> None:
@@ -82,7 +82,7 @@ class _MovedLoader(importlib.abc.Loader):
         module.__spec__ = self._own_spec
 
 
-class _MovedFinder(importlib.abc.MetaPathFinder):
+class _MovedFinder:
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
