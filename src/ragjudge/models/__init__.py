@@ -38,7 +38,7 @@ _EXPORTS = {
     "PermitSource": "ragjudge.models._limits",
     "RateLimits": "ragjudge.models._limits",
     "LiteLLMProvider": "ragjudge.models._litellm",
-    "REASK_MESSAGE": "ragjudge.models._model",
+    "REASK_MESSAGE": "ragjudge.models._conversation",
     "JudgeCallError": "ragjudge.models._model",
     "JudgeModel": "ragjudge.models._model",
     "Judge": "ragjudge.models._results",
@@ -63,10 +63,10 @@ if TYPE_CHECKING:
         cache_key,
         default_cache_path,
     )
+    from ragjudge.models._conversation import REASK_MESSAGE
     from ragjudge.models._limits import Limiter, LimiterStats, PermitSource, RateLimits
     from ragjudge.models._litellm import LiteLLMProvider
     from ragjudge.models._model import (
-        REASK_MESSAGE,
         JudgeCallError,
         JudgeModel,
         ModelSettings,

@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from ragjudge.models._cache import ResponseCache, cache_key, embedding_key, provider_endpoint
+from ragjudge.models._conversation import REASK_MESSAGE as REASK_MESSAGE
+from ragjudge.models._conversation import as_dicts, reask_conversation, try_parse
 from ragjudge.models._inflight import InFlight
 from ragjudge.models._limits import Limiter, LimiterStats, PermitSource, RateLimits
 from ragjudge.models._pricing import PriceTable, UsageTracker
@@ -49,9 +51,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 logger = logging.getLogger(__name__)
-
-REASK_MESSAGE = "Your answer could not be read: {reason}. Reply again in the required format."
-"""The user turn appended when a judge output does not parse."""
 
 EMBEDDINGS_PURPOSE = "embeddings"
 INTERRUPTED = "interrupted before a request was in flight"
@@ -116,7 +115,7 @@ class JudgeModel:
         """One judge reply. Raises :class:`JudgeCallError` (a :class:`ModelError`)
         when every attempt failed; the failure is recorded first."""
         config = config or GenerateConfig()
-        chat = _as_dicts(messages)
+        chat = as_dicts(messages)
         outcome = await self._complete(chat, config, trial, purpose)
         call_id = await self._log.finish(chat, config, trial, purpose, outcome)
         if outcome.result is None:
@@ -136,7 +135,7 @@ class JudgeModel:
         its reply and the reason and asked again, up to ``reask_limit`` times; then the
         result has ``value=None`` and ``error="parse error: ..."`` (never a default)."""
         config = config or GenerateConfig()
-        chat = _as_dicts(messages)
+        chat = as_dicts(messages)
         generations: list[Generation] = []
         call_ids: list[int] = []
         reason: str | None = None
@@ -147,7 +146,7 @@ class JudgeModel:
                 ids = [*call_ids, call_id] if call_id is not None else call_ids
                 raise self._final_error(outcome, ids)
             text = outcome.result.text
-            value, reason = _try_parse(parse, text)
+            value, reason = try_parse(parse, text)
             call_id = await self._log.finish(
                 chat, config, trial, purpose, outcome, parsed=value, parse_error=reason
             )
@@ -158,7 +157,7 @@ class JudgeModel:
                 return Parsed(value=value, error=None, generations=generations, call_ids=call_ids)
             if ask < self.settings.reask_limit:
                 self.usage.add_reask(purpose)
-                chat = _reask_conversation(chat, text, reason)
+                chat = reask_conversation(chat, text, reason)
         self.usage.add_parse_failure(purpose)
         return Parsed(
             value=None, error=f"parse error: {reason}", generations=generations, call_ids=call_ids
@@ -409,32 +408,9 @@ class JudgeModel:
             self.cache.put(key, value)
 
 
-def _as_dicts(messages: Sequence[ChatMessage | BaseModel]) -> list[ChatMessage]:
-    """Chat messages as plain dicts (accepts :class:`ragjudge.schema.Message` too)."""
-    return [
-        m.model_dump(exclude_none=True) if isinstance(m, BaseModel) else dict(m) for m in messages
-    ]
-
-
 def _total_tokens(result: object) -> int:
     usage = getattr(result, "usage", None)
     return usage.total_tokens if isinstance(usage, Usage) else 0
-
-
-def _try_parse(parse: Callable[[str], T], text: str) -> tuple[T | None, str | None]:
-    """``(value, None)`` or ``(None, reason)``; any exception counts as unreadable."""
-    try:
-        return parse(text), None
-    except Exception as exc:
-        return None, str(exc) or type(exc).__name__
-
-
-def _reask_conversation(messages: list[ChatMessage], reply: str, reason: str) -> list[ChatMessage]:
-    return [
-        *messages,
-        {"role": "assistant", "content": reply},
-        {"role": "user", "content": REASK_MESSAGE.format(reason=reason.rstrip(". "))},
-    ]
 
 
 def get_model(
