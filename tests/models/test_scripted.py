@@ -172,3 +172,49 @@ def test_hash_embedding_handles_empty_text_and_rejects_bad_dims() -> None:
     assert hash_embedding("Same  text") == hash_embedding("same text")
     with pytest.raises(ValueError):
         hash_embedding("x", 0)
+
+
+# -- reply schemas -----------------------------------------------------------------
+
+RATING = {
+    "type": "object",
+    "properties": {"rating": {"type": "integer", "minimum": 1, "maximum": 5}},
+    "required": ["rating"],
+}
+WITH_SCHEMA = GenerateConfig(
+    response_format={"type": "json_schema", "json_schema": {"name": "r", "schema": RATING}}
+)
+
+
+async def test_a_schema_call_is_answered_with_the_scripted_document_alone() -> None:
+    chatty = 'Sure.\n```json\n{"rating": 9}\n```\nOr rather:\n{"rating":  4, "why": "ok"}\nBye.'
+    provider = ScriptedProvider(ReplyScript(default=chatty))
+
+    constrained = await provider.complete(user("Rate it."), WITH_SCHEMA)
+    as_text = await provider.complete(user("Rate it."), CONFIG)
+
+    # {"rating": 9} is outside the schema; the first document that fits is the reply
+    assert constrained.text == '{"rating": 4, "why": "ok"}'
+    assert as_text.text == chatty
+    assert provider.configs == [WITH_SCHEMA, CONFIG]
+
+
+async def test_a_scripted_reply_without_a_fitting_document_is_not_replaced() -> None:
+    provider = ScriptedProvider(ReplyScript(sequence=["I would rather not say.", '{"rating": 7}']))
+
+    replies = [(await provider.complete(user("x"), WITH_SCHEMA)).text for _ in range(2)]
+
+    assert replies == ["I would rather not say.", '{"rating": 7}']  # no verdict invented
+
+
+async def test_a_model_that_refuses_schemas_fails_those_calls_only() -> None:
+    provider = ScriptedProvider(ReplyScript(default='{"rating": 4}'), refuse_schemas=True)
+
+    with pytest.raises(ModelError) as caught:
+        await provider.complete(user("x"), WITH_SCHEMA)
+    plain = await provider.complete(user("x"), CONFIG)
+
+    assert caught.value.kind == "client" and caught.value.status == 400
+    assert "response_format" in str(caught.value)
+    assert plain.text == '{"rating": 4}'
+    assert len(provider.calls) == 2

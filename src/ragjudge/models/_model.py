@@ -34,6 +34,7 @@ from ragjudge.models._same_call import SameCalls
 from ragjudge.models._settings import ModelSettings as ModelSettings
 from ragjudge.models._specs import SPEC_FORMS as SPEC_FORMS
 from ragjudge.models._specs import make_provider as make_provider
+from ragjudge.models._structured import ReplySchemas, without_schema
 from ragjudge.models._tokens import estimate_messages_tokens, estimate_tokens
 from ragjudge.models._types import (
     CallRecorder,
@@ -90,6 +91,9 @@ class JudgeModel:
         )
         """Where every attempt gets its permit (see :class:`PermitSource`); models of
         one endpoint share one."""
+        self.schemas = ReplySchemas()
+        """What the endpoint does with reply schemas; the models of one run on one
+        endpoint share it (a refusal turns them all to text replies)."""
         self._random = random.Random()
         self._in_flight = InFlight()
         self._same_calls: SameCalls[Attempts[Generation]] = SameCalls()
@@ -114,12 +118,11 @@ class JudgeModel:
     ) -> Generation:
         """One judge reply. Raises :class:`JudgeCallError` (a :class:`ModelError`)
         when every attempt failed; the failure is recorded first."""
-        config = config or GenerateConfig()
         chat = as_dicts(messages)
-        outcome = await self._complete(chat, config, trial, purpose)
-        call_id = await self._log.finish(chat, config, trial, purpose, outcome)
+        outcome, sent, ids = await self._answer(chat, config or GenerateConfig(), trial, purpose)
+        call_id = await self._log.finish(chat, sent, trial, purpose, outcome)
         if outcome.result is None:
-            raise self._final_error(outcome, [call_id] if call_id is not None else [])
+            raise self._final_error(outcome, [*ids, *([call_id] if call_id is not None else [])])
         return outcome.result.model_copy(update={"call_id": call_id})
 
     async def generate_parsed(
@@ -140,15 +143,16 @@ class JudgeModel:
         call_ids: list[int] = []
         reason: str | None = None
         for ask in range(self.settings.reask_limit + 1):
-            outcome = await self._complete(chat, config, trial, purpose)
+            outcome, sent, refused = await self._answer(chat, config, trial, purpose)
+            call_ids.extend(refused)
             if outcome.result is None:
-                call_id = await self._log.finish(chat, config, trial, purpose, outcome)
+                call_id = await self._log.finish(chat, sent, trial, purpose, outcome)
                 ids = [*call_ids, call_id] if call_id is not None else call_ids
                 raise self._final_error(outcome, ids)
             text = outcome.result.text
             value, reason = try_parse(parse, text)
             call_id = await self._log.finish(
-                chat, config, trial, purpose, outcome, parsed=value, parse_error=reason
+                chat, sent, trial, purpose, outcome, parsed=value, parse_error=reason
             )
             generations.append(outcome.result.model_copy(update={"call_id": call_id}))
             if call_id is not None:
@@ -219,6 +223,25 @@ class JudgeModel:
             await close()
 
     # the call path --------------------------------------------------------
+
+    async def _answer(
+        self, messages: list[ChatMessage], config: GenerateConfig, trial: int, purpose: str | None
+    ) -> tuple[Attempts[Generation], GenerateConfig, list[int]]:
+        """One call with its reply schema sent as ``structured`` says (see
+        :mod:`ragjudge.models._structured`): the outcome, the config it was sent with and
+        the ids of the recorded calls the endpoint refused for their schema (then the
+        call was made again as a text call)."""
+        mode = self.settings.structured
+        sent = self.schemas.to_send(config, mode)
+        outcome = await self._complete(messages, sent, trial, purpose)
+        if not self.schemas.falls_back(sent, outcome, mode):
+            return self.schemas.explained(sent, outcome, mode), sent, []
+        who = f"the judge endpoint {provider_endpoint(self.provider) or self.spec}"
+        refusal = self.schemas.refused(who, outcome)
+        refused = await self._log.finish(messages, sent, trial, purpose, refusal)
+        text = without_schema(sent)
+        outcome = await self._complete(messages, text, trial, purpose)
+        return outcome, text, [refused] if refused is not None else []
 
     async def _complete(
         self, messages: list[ChatMessage], config: GenerateConfig, trial: int, purpose: str | None

@@ -6,6 +6,8 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ragjudge.models._structured import StructuredMode
+
 
 class ModelSettings(BaseModel):
     """Limits, retries, timeouts and caching of one judge model."""
@@ -43,6 +45,13 @@ class ModelSettings(BaseModel):
     """When a run is interrupted, seconds to keep waiting for replies to requests
     already sent (they are paid for): the replies are cached and recorded, so a resumed
     run does not pay for them again."""
+
+    structured: StructuredMode = "auto"
+    """Whether a judge call whose reply is a JSON document sends the reply's JSON schema
+    (``response_format`` of type ``json_schema``): ``auto`` sends it and, when the
+    endpoint refuses it, asks again for a text reply — once refused, every later call
+    of the run to that endpoint is a text call, and the run's notes say so; ``always``
+    sends it and a refusal fails the call; ``never`` asks for text replies only."""
 
     @model_validator(mode="after")
     def _burst_needs_rpm(self) -> Self:

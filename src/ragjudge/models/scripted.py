@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from ragjudge.models._constrained import constrained_reply
+from ragjudge.models._structured import SCHEMA_REFUSAL, reply_schema
 from ragjudge.models._tokens import estimate_tokens, message_text
 from ragjudge.models._types import (
     ChatMessage,
@@ -108,9 +110,20 @@ class ScriptedProvider:
     and :meth:`embed` alike (``None`` means that call succeeds); once they are used
     up every call succeeds. ``latency`` seconds are awaited before each call answers
     or fails, and a generation's ``latency`` is measured on the event loop's clock (in
-    a test's virtual time it is the scripted latency exactly). ``calls`` records every prompt received (failed calls included), so a
-    test can count attempts and inspect prompts. Sampling settings in the
+    a test's virtual time it is the scripted latency exactly). ``calls`` records every
+    prompt received (failed calls included) and ``configs`` the settings each came with,
+    so a test can count attempts and inspect prompts. Sampling settings in the
     :class:`GenerateConfig` (``n``, ``stop``, ``max_tokens`` …) do not change the reply.
+
+    A call that carries a reply schema (``response_format`` of type ``json_schema``) is
+    answered as a model that keeps to the schema: with the JSON document of the scripted
+    reply that is valid against it, written compactly (prose, code fences or a second
+    object around it left out). A scripted reply that holds no such document is returned
+    as it is — the scripted model never invents a verdict — so the reader refuses it as
+    it would refuse a judge that ignored the schema. With ``refuse_schemas`` every call
+    that carries a schema fails as an endpoint without structured outputs answers it (a
+    client error naming ``response_format``). Checking replies against a schema needs
+    the ``jsonschema`` package; without it schemas are refused too.
     """
 
     name: str = "scripted"
@@ -123,6 +136,7 @@ class ScriptedProvider:
         latency: float = 0.0,
         errors: Sequence[ModelError | None] = (),
         embedding_dim: int = 16,
+        refuse_schemas: bool = False,
     ) -> None:
         if latency < 0:
             raise ValueError("latency must be >= 0")
@@ -132,8 +146,10 @@ class ScriptedProvider:
         self.model = model
         self.latency = latency
         self.embedding_dim = embedding_dim
+        self.refuse_schemas = refuse_schemas
         self._errors: deque[ModelError | None] = deque(errors)
         self.calls: list[list[ChatMessage]] = []
+        self.configs: list[GenerateConfig] = []
         self.embed_calls: list[list[str]] = []
 
     def inject(self, *errors: ModelError | None) -> None:
@@ -145,14 +161,25 @@ class ScriptedProvider:
         loop = asyncio.get_running_loop()
         started = loop.time()
         self.calls.append([dict(message) for message in messages])
+        self.configs.append(config)
         await self._wait_latency()
         self._raise_injected_error()
-        text = self.script.reply(messages)
+        text = self._kept_to_schema(self.script.reply(messages), reply_schema(config))
         usage = Usage(
             input_tokens=estimate_tokens(prompt_text(messages)),
             output_tokens=estimate_tokens(text),
         )
         return Generation(text=text, usage=usage, model=self.model, latency=loop.time() - started)
+
+    def _kept_to_schema(self, text: str, schema: dict[str, Any] | None) -> str:
+        """The scripted reply as this model answers a call with ``schema`` (see the class
+        docstring)."""
+        if schema is None:
+            return text
+        if self.refuse_schemas:
+            raise ModelError(f"HTTP 400: {SCHEMA_REFUSAL}", kind="client", status=400)
+        document = constrained_reply(text, schema)
+        return text if document is None else document
 
     async def embed(self, texts: list[str]) -> EmbeddingResult:
         """Deterministic :func:`hash_embedding` vectors, or the next injected error."""
