@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from pydantic import BaseModel, Field
 from typer.testing import CliRunner
 
 import ragjudge as rj
@@ -28,7 +29,8 @@ from ragjudge.metrics import (
     require_response,
     yes_no_meaning,
 )
-from ragjudge.metrics.replies import YesNo, YesNoVerdict
+from ragjudge.metrics.replies import JsonReply, YesNo, YesNoVerdict
+from ragjudge.models import JudgeModel, ModelSettings
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store._store import Store
@@ -144,6 +146,91 @@ def test_a_yes_no_judge_is_its_declarations_and_a_template_on_the_kits_layout(
     assert meanings == {
         "concise": ScoreMeaning(binary=True, description="share of concise responses")
     }
+
+
+class Grade(BaseModel):
+    """A grade and why."""
+
+    why: str
+    grade: int = Field(ge=0, le=10, examples=[5])
+
+
+GRADE_TEMPLATE = """\
+Grade the response from 0 to 10.
+{{ data_notice }}
+{{ delimit("RESPONSE", response) }}
+Reply with one JSON object: {"why": "...", "grade": n}.
+"""
+# A judge that writes two objects: free text cannot say which is the verdict; a reply
+# kept to the schema is the one that fits it.
+GRADES = ReplyScript(
+    rules=[("Bananas", 'Draft: {"grade": 11}. Final: {"why": "off topic", "grade": 1}')],
+    default='```json\n{"why": "to the point", "grade": 8}\n```',
+)
+
+
+def graded_metric(tmp_path: Path) -> type[JudgedMetric]:
+    (tmp_path / "grade.jinja").write_text(GRADE_TEMPLATE)
+
+    class Graded(JudgedMetric):
+        template = "grade.jinja"
+        reply = JsonReply(Grade)
+        meaning = ScoreMeaning(low=0.0, high=10.0)
+        template_root = str(tmp_path)
+
+        async def prompt_values(
+            self, sample: Sample, output: Output, ctx: MetricContext
+        ) -> dict[str, Any]:
+            return {"response": require_response(output)}
+
+        def value(self, reply: Grade) -> Result:
+            return Result(float(reply.grade), rationale=reply.why)
+
+    return Graded
+
+
+def test_a_json_reply_goes_with_its_schema_and_the_constrained_reply_is_read(
+    tmp_path: Path,
+) -> None:
+    judge = ScriptedProvider(GRADES)
+    result = rj.evaluate(
+        ROWS,
+        metrics=[graded_metric(tmp_path)(name="graded")],
+        judge=judge,
+        store=tmp_path / "r.db",
+        progress=False,
+    )
+
+    frame = result.to_pandas().set_index("request_id")
+    assert frame.loc["a", "graded"] == 8.0 and frame.loc["b", "graded"] == 1.0
+    assert frame.loc["b", "graded.rationale"] == "off topic"
+    sent = judge.configs[0].response_format
+    assert sent is not None and sent["type"] == "json_schema"
+    assert sent["json_schema"]["name"] == "Grade"
+    expected = Grade.model_json_schema()
+    del expected["properties"]["grade"]["examples"]  # the dry run's, never the judge's
+    assert sent["json_schema"]["schema"] == expected
+
+
+async def test_yes_no_replies_go_without_a_schema_and_never_sends_none(
+    tmp_path: Path, concise: type[Concise]
+) -> None:
+    yes_no = ScriptedProvider(ReplyScript(default="Short.\nAnswer: yes"))
+    graded = ScriptedProvider(GRADES)
+    text_only = JudgeModel(graded, settings=ModelSettings(structured="never", reask_limit=0))
+    sample = Sample(request_id="b", request="q")
+
+    [concise_score] = await concise(name="concise").score(
+        sample, Output(response="ok"), MetricContext(judge=JudgeModel(yes_no))
+    )
+    [graded_score] = await graded_metric(tmp_path)(name="graded").score(
+        sample, Output(response="Bananas."), MetricContext(judge=text_only)
+    )
+
+    assert concise_score.value == 1.0 and yes_no.configs[0].response_format is None
+    assert graded.configs[0].response_format is None
+    assert graded_score.value is None and graded_score.error is not None
+    assert "found 2 JSON objects" in graded_score.error
 
 
 async def test_a_cpu_only_metric_defines_only_its_value_at_once() -> None:

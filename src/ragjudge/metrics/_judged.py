@@ -12,6 +12,12 @@ stand-in reply (from the reply parser, never written per metric).
 A metric that needs several calls (statements, then verdicts; one call per rubric
 item; a dialogue between agents) overrides :meth:`JudgedMetric.judge` and calls
 :meth:`Judging.ask` once per call.
+
+A reply that is one JSON document (:class:`~ragjudge.metrics.replies.JsonReply` and
+the readers built on it) goes with its JSON schema, derived from the pydantic model
+that describes it; the judge layer sends the schema to endpoints that keep replies to
+one (the judge's ``structured`` setting) and the reader reads the constrained reply as
+it reads any JSON reply.
 """
 
 from __future__ import annotations
@@ -34,7 +40,8 @@ from ragjudge.metrics._base import (
 )
 from ragjudge.metrics._prompts import Instruction, render
 from ragjudge.metrics.replies import Reply
-from ragjudge.models._types import ChatMessage, ModelError
+from ragjudge.models._structured import schema_format
+from ragjudge.models._types import ChatMessage, GenerateConfig, ModelError
 from ragjudge.schema import Output, Sample, Score
 
 __all__ = [
@@ -110,7 +117,7 @@ class Judging:
             parsed = await model.generate_parsed(
                 messages,
                 reader,
-                self.ctx.generate_config,
+                _with_reply_schema(self.ctx.generate_config, reply),
                 trial=self.ctx.trial,
                 purpose=purpose or self.metric.name,
             )
@@ -201,6 +208,18 @@ class JudgedMetric(Metric):
         if module.__package__:
             return module.__package__
         return str(Path(module.__file__ or ".").resolve().parent)
+
+
+def _with_reply_schema(config: GenerateConfig | None, reply: Reply[Any]) -> GenerateConfig | None:
+    """The sampling settings of a call read by ``reply``, with the reply's JSON schema
+    when the reply is a JSON document (the judge layer sends it as its ``structured``
+    setting says)."""
+    schema = reply.reply_schema()
+    if schema is None:
+        return config
+    return (config or GenerateConfig()).model_copy(
+        update={"response_format": schema_format(schema)}
+    )
 
 
 def evaluated_texts(values: Any) -> list[str]:

@@ -11,6 +11,7 @@ from ragas_helpers import FixedEmbedder, Judge, statements, verdicts
 
 import ragjudge as rj
 from ragjudge.metrics import MetricContext, create_metric
+from ragjudge.metrics.ragas._common import CountedVerdicts, ItemVerdicts
 from ragjudge.metrics.ragas._usefulness import average_precision
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.schema import ContextChunk, Output, Sample
@@ -118,6 +119,15 @@ async def test_a_verdict_count_that_does_not_match_is_reasked_then_an_error() ->
     assert found.error is not None and "expected 2 verdicts" in found.error
     assert judge.calls["faithfulness"] == 2  # asked, re-asked once
     assert len(found.judge_call_ids) == 3  # the statements call and both verdict calls
+
+
+def test_the_verdicts_schema_asks_for_exactly_one_verdict_per_item() -> None:
+    schema = CountedVerdicts(3).reply_schema()
+
+    verdicts = schema["properties"]["verdicts"]
+    assert (verdicts["minItems"], verdicts["maxItems"]) == (3, 3)
+    assert schema["$defs"]["ItemVerdict"]["properties"]["verdict"]["enum"] == ["yes", "no"]
+    assert "minItems" not in ItemVerdicts.model_json_schema()["properties"]["verdicts"]
 
 
 async def test_a_target_that_retrieved_nothing_gets_zero_without_a_verdict_call() -> None:

@@ -86,3 +86,11 @@ def test_json_stand_in_comes_from_the_schema_and_parses(model: type[BaseModel]) 
     assert isinstance(parsed, model)
     if isinstance(parsed, Verdict):
         assert parsed.rating == 3  # the middle of 1..5
+
+
+def test_a_json_reply_is_described_by_its_models_schema() -> None:
+    class Verdict(BaseModel):
+        verdict: Literal["yes", "no"]
+        score: int = Field(ge=1, le=5)
+
+    assert JsonReply(Verdict).reply_schema() == Verdict.model_json_schema()

@@ -62,6 +62,13 @@ class CountedVerdicts(Reply[list[ItemVerdict]]):
             )
         return found
 
+    def reply_schema(self) -> dict[str, Any]:
+        """The verdicts' JSON schema, with exactly ``count`` of them."""
+        schema = self._json.reply_schema()
+        verdicts = {**schema["properties"]["verdicts"], "minItems": self.count}
+        verdicts["maxItems"] = self.count
+        return {**schema, "properties": {**schema["properties"], "verdicts": verdicts}}
+
     def stand_in(self) -> str:
         """``count`` yes verdicts."""
         one = '{"reason": "(dry run)", "verdict": "yes"}'

@@ -71,6 +71,10 @@ class ClassificationReply(Reply[Classification]):
             raise ParseError(f"FN refers to a reference statement beyond {self.references}")
         return found
 
+    def reply_schema(self) -> dict[str, Any]:
+        """The classification's JSON schema."""
+        return self._json.reply_schema()
+
     def stand_in(self) -> str:
         """Every answer statement a TP."""
         tp = ", ".join(

@@ -7,7 +7,7 @@ import re
 import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ragjudge.errors import MetricError
 
@@ -27,7 +27,8 @@ class Reply(ABC, Generic[T]):
     ``evaluated`` holds the evaluated texts the prompt showed the judge, so a parser
     can ignore a verdict the judge merely quoted from them. :meth:`stand_in` is a reply
     that parses — what the dry run's stand-in judge answers — derived from the reply's
-    own form, never written per metric.
+    own form, never written per metric. :meth:`reply_schema` is the JSON schema of a
+    reply that is one JSON document, for judges that keep their replies to one.
     """
 
     @abstractmethod
@@ -37,6 +38,11 @@ class Reply(ABC, Generic[T]):
     @abstractmethod
     def stand_in(self) -> str:
         """A reply of the expected form (it must parse)."""
+
+    def reply_schema(self) -> dict[str, Any] | None:
+        """The JSON schema of a reply that is one JSON document — sent with the call, so
+        a judge that constrains its replies keeps to it — or None for a text reply."""
+        return None
 
 
 def normalized(text: str) -> str:

@@ -149,6 +149,10 @@ class JsonReply(Reply[M], Generic[M]):
         except ValidationError as exc:
             raise ParseError(_describe(exc)) from None
 
+    def reply_schema(self) -> dict[str, Any]:
+        """The model's JSON schema."""
+        return self.model.model_json_schema()
+
     def stand_in(self) -> str:
         """A JSON object that satisfies the model's schema."""
         schema = self.model.model_json_schema()
