@@ -1,6 +1,7 @@
 """Faults of the test server: the :class:`FaultPlan` of per-request probabilities and
 limits, and the :class:`FaultInjector` that applies it request by request (queued
-faults, bursts of 429s, sliding RPM/TPM windows, latency and random faults)."""
+faults, bursts of 429s, sliding RPM/TPM windows, latency and random faults), and the
+ways a judge writing free text spoils its reply (:data:`GARBLINGS`)."""
 
 from __future__ import annotations
 
@@ -21,14 +22,18 @@ from ragjudge.testing._stats import ServerStats
 from ragjudge.testing._wire import ceil_seconds, error_response, rate_limited
 
 WINDOW_SECONDS = 60.0
-FaultKind = Literal["429", "500", "timeout", "truncated", "malformed"]
+FaultKind = Literal["429", "500", "timeout", "truncated", "malformed", "garbled"]
 FAULT_KINDS: tuple[str, ...] = get_args(FaultKind)
+GARBLINGS = ("cut short", "chatty", "fenced", "single quotes", "repeated")
+"""How a garbled reply is spoiled, one drawn per reply: cut off halfway (the token
+limit), wrapped in pleasantries, inside a markdown code fence, its double quotes
+turned single, or written twice."""
 
 
 class FaultPlan(BaseModel):
     """Per-request fault probabilities and limits; random draws use a ``seed``-ed RNG.
 
-    The four rates are exclusive outcomes of one draw, so their sum must not exceed 1.
+    The five rates are exclusive outcomes of one draw, so their sum must not exceed 1.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -59,6 +64,11 @@ class FaultPlan(BaseModel):
     """Answer 200 with the JSON body cut off halfway."""
     malformed_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     """Answer 200 with a body that is not JSON."""
+    garbled_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    """Answer a chat completion with its reply text spoiled in one of the
+    :data:`GARBLINGS` ways, as judges writing free text spoil theirs. A reply kept to a
+    schema (the request carries ``response_format: json_schema``) cannot be spoiled so
+    and is answered in full; embeddings are always answered in full."""
     seed: int = 0
 
     @model_validator(mode="after")
@@ -67,7 +77,7 @@ class FaultPlan(BaseModel):
         if low < 0 or high < low:
             raise ValueError("latency must be (low, high) with 0 <= low <= high")
         total = self.error_500_rate + self.timeout_rate + self.truncated_rate
-        if total + self.malformed_rate > 1.0:
+        if total + self.malformed_rate + self.garbled_rate > 1.0:
             raise ValueError("the fault rates must sum to at most 1")
         return self
 
@@ -200,6 +210,7 @@ class FaultInjector:
             ("timeout", plan.timeout_rate),
             ("truncated", plan.truncated_rate),
             ("malformed", plan.malformed_rate),
+            ("garbled", plan.garbled_rate),
         ]
         cumulative = 0.0
         for kind, rate in bounds:
@@ -207,6 +218,27 @@ class FaultInjector:
             if draw < cumulative:
                 return kind
         return None
+
+    def garble(self, text: str) -> str:
+        """``text`` spoiled in one of the :data:`GARBLINGS` ways, drawn."""
+        with self._lock:
+            how = self._rng.choice(GARBLINGS)
+        return garbled(text, how)
+
+
+def garbled(text: str, how: str) -> str:
+    """``text`` spoiled the way ``how`` (one of :data:`GARBLINGS`) says."""
+    if how == "cut short":
+        return text[: len(text) // 2]
+    if how == "chatty":
+        return f"Sure! Here is my assessment.\n{text}\nI hope this helps."
+    if how == "fenced":
+        return f"```json\n{text}\n```"
+    if how == "single quotes":
+        return text.replace('"', "'")
+    if how == "repeated":
+        return f"{text}\n\nTo restate my answer:\n{text}"
+    raise ValueError(f"how must be one of {', '.join(GARBLINGS)}, not {how!r}")
 
 
 def _expire(stamps: deque[float], now: float, period: float) -> None:

@@ -23,6 +23,12 @@ class ServerStats:
     timeouts: int = 0
     truncated: int = 0
     malformed: int = 0
+    garbled: int = 0
+    """Chat replies whose text was spoiled (the ``garbled`` fault)."""
+    schema_replies: int = 0
+    """Chat replies kept to the reply schema their request carried."""
+    schema_refusals: int = 0
+    """Requests answered 400 for their reply schema (``refuse_schemas``)."""
     in_flight: int = 0
     """POST requests being handled right now."""
     max_in_flight: int = 0

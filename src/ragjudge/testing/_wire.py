@@ -15,6 +15,7 @@ from ragjudge.models._tokens import estimate_tokens
 from ragjudge.models.scripted import prompt_text
 
 Endpoint = Literal["chat", "embeddings"]
+_FORMAT_TYPES = ("text", "json_object", "json_schema")
 MALFORMED_BODY = b"<html><body>502 Bad Gateway: upstream sent an invalid reply</body></html>"
 
 
@@ -38,7 +39,7 @@ def invalid_reason(body: Any, endpoint: Endpoint) -> str | None:
         n = body.get("n", 1)
         if n is not None and (not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 128):
             return "'n' must be an integer between 1 and 128"
-        return None
+        return _response_format_problem(body.get("response_format"))
     dimensions = body.get("dimensions")
     if dimensions is not None and (not isinstance(dimensions, int) or dimensions < 1):
         return "'dimensions' must be a positive integer"
@@ -48,6 +49,22 @@ def invalid_reason(body: Any, endpoint: Endpoint) -> str | None:
     if isinstance(raw, list) and raw and all(isinstance(item, str) for item in raw):
         return None
     return "'input' must be a string or a non-empty list of strings"
+
+
+def _response_format_problem(found: Any) -> str | None:
+    """What is wrong with a chat request's ``response_format``, or None."""
+    if found is None:
+        return None
+    if not isinstance(found, dict) or found.get("type") not in _FORMAT_TYPES:
+        return f"'response_format' must be an object whose 'type' is one of {_FORMAT_TYPES}"
+    if found["type"] != "json_schema":
+        return None
+    spec = found.get("json_schema")
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+        return "'response_format.json_schema' must be an object with a 'name'"
+    if not isinstance(spec.get("schema"), dict):
+        return "'response_format.json_schema.schema' must be a JSON schema (an object)"
+    return None
 
 
 def embedding_inputs(body: dict[str, Any]) -> list[str]:

@@ -8,15 +8,25 @@ character counts and embeddings are deterministic hashes of the text, so runs ar
 reproducible.
 
 Faults make it behave like a busy or broken endpoint: latency, RPM/TPM limits
-(429 with ``Retry-After``) counted per minute or per second (``limit_period``), random 500s, bursts of 429s, hung connections, truncated
-and malformed bodies — either drawn per request from a seeded :class:`FaultPlan` or
-queued exactly with :meth:`OpenAITestServer.fail_next`.
+(429 with ``Retry-After``) counted per minute or per second (``limit_period``), random
+500s, bursts of 429s, hung connections, truncated and malformed bodies, and reply
+texts spoiled as judges writing free text spoil them (``garbled``) — either drawn per
+request from a seeded :class:`FaultPlan` or queued exactly with
+:meth:`OpenAITestServer.fail_next`.
 
-Per POST request, in order: an invalid body is answered 400; a queued fault, if
-any, is served; an ongoing 429 burst answers 429; the RPM then TPM limit answers 429
-(such requests are not counted as accepted); the latency is awaited; a random
-fault may be drawn; otherwise the normal reply is sent. All faults apply to chat
-completions and embeddings alike.
+Schema mode: a chat request whose ``response_format`` is ``{"type": "json_schema",
+"json_schema": {"name": …, "schema": …}}`` is answered as a server that constrains its
+decoding to the schema answers it: with the scripted reply's JSON document when it
+holds one valid against the schema (written compactly), else with a document built
+from the schema — valid against it either way, and never garbled. With
+``refuse_schemas`` such a request is answered 400 naming ``response_format``, as an
+endpoint without structured outputs answers it.
+
+Per POST request, in order: an invalid body is answered 400; a refused schema is
+answered 400; a queued fault, if any, is served; an ongoing 429 burst answers 429; the
+RPM then TPM limit answers 429 (such requests are not counted as accepted); the
+latency is awaited; a random fault may be drawn; otherwise the normal reply is sent.
+All faults but ``garbled`` apply to chat completions and embeddings alike.
 
 Manual use::
 
@@ -38,8 +48,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
+from ragjudge.models._structured import SCHEMA_REFUSAL, format_schema
 from ragjudge.models._tokens import estimate_tokens
+from ragjudge.models._types import ModelError
 from ragjudge.models.scripted import ReplyScript, hash_embedding, prompt_text
+from ragjudge.testing._documents import reply_kept_to
 from ragjudge.testing._faults import FAULT_KINDS as FAULT_KINDS
 from ragjudge.testing._faults import WINDOW_SECONDS as WINDOW_SECONDS
 from ragjudge.testing._faults import FaultInjector, FaultKind, FaultPlan
@@ -78,7 +91,8 @@ class OpenAITestServer(StartStopContext):
     ``http://127.0.0.1:PORT/v1``. ``port=0`` picks a free port. ``clock`` tells the time
     (seconds) the RPM/TPM windows and the request times count in: :func:`time.monotonic`
     unless a test passes a clock it moves itself, so a limit's answers do not depend on
-    how fast the requests came.
+    how fast the requests came. ``refuse_schemas`` (an attribute too, changeable while
+    the server runs) answers every request with a reply schema 400.
     """
 
     def __init__(
@@ -90,10 +104,12 @@ class OpenAITestServer(StartStopContext):
         model_id: str = "test-model",
         port: int = 0,
         clock: Callable[[], float] = time.monotonic,
+        refuse_schemas: bool = False,
     ) -> None:
         if embedding_dim < 1:
             raise ValueError("embedding_dim must be >= 1")
         self.replies = replies if replies is not None else ReplyScript()
+        self.refuse_schemas = refuse_schemas
         self.embedding_dim = embedding_dim
         self.model_id = model_id
         self.stats = ServerStats()
@@ -144,7 +160,8 @@ class OpenAITestServer(StartStopContext):
     def fail_next(self, kind: str, count: int = 1, retry_after: float | None = None) -> None:
         """Answer the next ``count`` POST requests with an exact fault.
 
-        ``kind`` is ``"429"``, ``"500"``, ``"timeout"``, ``"truncated"`` or ``"malformed"``.
+        ``kind`` is ``"429"``, ``"500"``, ``"timeout"``, ``"truncated"``, ``"malformed"``
+        or ``"garbled"``.
         ``retry_after`` sets the ``Retry-After`` header of a 429 (default 1 s) or a 500
         (default none); fractions are sent as decimals. Queued faults come before any
         limit and are not counted as accepted requests.
@@ -183,10 +200,18 @@ class OpenAITestServer(StartStopContext):
         if invalid is not None:
             return error_response(400, invalid, "invalid_request_error")
         self._record_arrival(body)
+        schema = format_schema(body.get("response_format")) if endpoint == "chat" else None
+        if schema is not None and self.refuse_schemas:
+            self.stats.schema_refusals += 1
+            return error_response(
+                400, f"Invalid parameter: {SCHEMA_REFUSAL}.", "invalid_request_error"
+            )
         self.stats.in_flight += 1
         self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
         try:
             return await self._answer(body, endpoint)
+        except ModelError as exc:  # a schema the server cannot keep a reply to
+            return error_response(400, str(exc), "invalid_request_error")
         finally:
             self.stats.in_flight -= 1
 
@@ -232,6 +257,8 @@ class OpenAITestServer(StartStopContext):
             self.stats.timeouts += 1
             await self._hang(self._injector.plan.hang_seconds)
             return DROP
+        if kind == "garbled":
+            return self._success(body, endpoint, garble=True)
         if kind == "truncated":
             self.stats.truncated += 1
             payload = self._payload(body, endpoint)
@@ -250,22 +277,47 @@ class OpenAITestServer(StartStopContext):
 
     # -- normal replies --------------------------------------------------------
 
-    def _success(self, body: dict[str, Any], endpoint: Endpoint) -> Response:
-        payload = self._payload(body, endpoint)
+    def _success(
+        self, body: dict[str, Any], endpoint: Endpoint, *, garble: bool = False
+    ) -> Response:
+        payload = self._payload(body, endpoint, garble=garble)
         if endpoint == "chat":
             self.stats.completions += 1
         else:
             self.stats.embeddings += 1
         return JSONResponse(payload)
 
-    def _payload(self, body: dict[str, Any], endpoint: Endpoint) -> dict[str, Any]:
-        payload = self._chat_payload(body) if endpoint == "chat" else self._embedding_payload(body)
+    def _payload(
+        self, body: dict[str, Any], endpoint: Endpoint, *, garble: bool = False
+    ) -> dict[str, Any]:
+        if endpoint == "chat":
+            payload = self._chat_payload(body, garble=garble)
+        else:
+            payload = self._embedding_payload(body)
         self._injector.charge_tokens(int(payload["usage"]["total_tokens"]))
         return payload
 
-    def _chat_payload(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _reply_text(
+        self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, garble: bool
+    ) -> str:
+        """The scripted reply: kept to ``schema`` when there is one, else spoiled when
+        ``garble``."""
+        text = self.replies.reply(messages)
+        if schema is not None:
+            with self._lock:
+                self.stats.schema_replies += 1
+            return reply_kept_to(text, schema)
+        if garble:
+            with self._lock:
+                self.stats.garbled += 1
+            return self._injector.garble(text)
+        return text
+
+    def _chat_payload(self, body: dict[str, Any], *, garble: bool = False) -> dict[str, Any]:
         messages: list[dict[str, Any]] = body["messages"]
-        texts = [self.replies.reply(messages) for _ in range(int(body.get("n") or 1))]
+        schema = format_schema(body.get("response_format"))
+        count = int(body.get("n") or 1)
+        texts = [self._reply_text(messages, schema, garble) for _ in range(count)]
         prompt_tokens = estimate_tokens(prompt_text(messages))
         completion_tokens = sum(estimate_tokens(text) for text in texts)
         return {
@@ -328,6 +380,14 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--error-rate", type=float, default=0.0, help="share of 500 answers")
     parser.add_argument("--timeout-rate", type=float, default=0.0)
     parser.add_argument("--hang-seconds", type=float, default=30.0)
+    parser.add_argument(
+        "--garbled-rate", type=float, default=0.0, help="share of chat replies spoiled"
+    )
+    parser.add_argument(
+        "--refuse-schemas",
+        action="store_true",
+        help="answer requests with a reply schema (response_format json_schema) 400",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--reply", default="OK", help="the reply to every prompt")
     parser.add_argument("--embedding-dim", type=int, default=16)
@@ -345,6 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         error_500_rate=args.error_rate,
         timeout_rate=args.timeout_rate,
         hang_seconds=args.hang_seconds,
+        garbled_rate=args.garbled_rate,
         seed=args.seed,
     )
     server = OpenAITestServer(
@@ -352,6 +413,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         faults=plan,
         embedding_dim=args.embedding_dim,
         port=args.port,
+        refuse_schemas=args.refuse_schemas,
     )
     with server:
         print(f"OpenAI-compatible test server at {server.base_url} (Ctrl+C to stop)", flush=True)
