@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,8 +20,9 @@ from conftest import import_quickstart
 from ragjudge.cli import app
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.metrics import create_metric
-from ragjudge.models.scripted import ReplyScript, ScriptedProvider
-from ragjudge.run._judging import build_agent_models, build_judge
+from ragjudge.models import get_model
+from ragjudge.models.scripted import ReplyScript, ScriptedProvider, prompt_text
+from ragjudge.run._judging import build_agent_models, build_judge, share_reply_schemas
 from ragjudge.run._runner import run_evaluation
 from ragjudge.store._store import Store
 from ragjudge.testing.server import OpenAITestServer
@@ -277,3 +279,124 @@ def test_models_of_one_run_on_one_endpoint_share_their_limiter(tmp_path: Path) -
     # the provider's rpm counts every request: judge, composer and embeddings pace together
     assert agents["multiturn"]["composer"].limiter is judge.limiter
     assert embedders["openai/embedder"].model.limiter is judge.limiter
+
+
+# -- reply schemas -------------------------------------------------------------------
+
+RATING = re.compile(r"Fact (\d+)\.")
+
+
+def rating_of(prompt: str) -> int:
+    """The rating the scripted judge gives the response ``Fact i.``."""
+    found = RATING.search(prompt)
+    return int(found.group(1)) % 5 + 1 if found else 3
+
+
+def drafted_verdict(messages: list[dict[str, object]]) -> str:
+    """A judge that writes a draft object before its verdict: free text cannot say
+    which object is the verdict; a reply kept to the schema is the one that fits."""
+    rating = rating_of(prompt_text(messages))
+    return f'Draft: {{"rating": 9}}\nFinal: {{"explanation": "judged", "rating": {rating}}}'
+
+
+def _likert_config(tmp_path: Path, server: OpenAITestServer, extra: str = "") -> Path:
+    return write_project(
+        tmp_path,
+        ROWS,
+        "data: set.jsonl\nmetrics: [likert]\n"
+        f"judge:\n  model: openai/test-model\n  base_url: {server.base_url}\n"
+        "  max_retries: 1\n  timeout: 30\n  reask_limit: 0\n  preflight: false\n"
+        f"  prices: {{test-model: {{input: 1.0, output: 2.0}}}}\n{extra}"
+        "concurrency: 1\n",
+    )
+
+
+def _values(summary: dict[str, object], tmp_path: Path) -> dict[str, float | None]:
+    with sqlite3.connect(tmp_path / ".ragjudge" / "runs.db") as conn:
+        rows = conn.execute(
+            "SELECT request_id, value FROM scores WHERE run_id = ?", (summary["run_id"],)
+        ).fetchall()
+    return dict(rows)
+
+
+def test_a_json_judge_gets_its_reply_schema_and_the_constrained_replies_are_read(
+    tmp_path: Path,
+) -> None:
+    server = OpenAITestServer(replies=ReplyScript(function=drafted_verdict))
+    with server:
+        summary = _run(_likert_config(tmp_path, server))
+
+    assert _values(summary, tmp_path) == {f"q{i}": float(i % 5 + 1) for i in range(6)}
+    formats = [request["response_format"] for request in server.requests_log]
+    assert len(formats) == 6 and all(f["type"] == "json_schema" for f in formats)
+    assert {f["json_schema"]["name"] for f in formats} == {"LikertVerdict"}
+    assert server.stats.schema_replies == 6
+    assert not any("schema" in note for note in summary["notes"])  # type: ignore[union-attr]
+
+
+def test_text_replies_only_under_never(tmp_path: Path) -> None:
+    server = OpenAITestServer(replies=ReplyScript(function=drafted_verdict))
+    with server:
+        summary = _run(_likert_config(tmp_path, server, "  structured: never\n"), exit_code=4)
+
+    assert all("response_format" not in request for request in server.requests_log)
+    assert set(_values(summary, tmp_path).values()) == {None}  # two objects: unreadable
+
+
+def test_an_endpoint_that_refuses_schemas_is_asked_for_text_once_with_a_note(
+    tmp_path: Path,
+) -> None:
+    def verdict(messages: list[dict[str, object]]) -> str:
+        return f'{{"explanation": "judged", "rating": {rating_of(prompt_text(messages))}}}'
+
+    server = OpenAITestServer(replies=ReplyScript(function=verdict), refuse_schemas=True)
+    with server:
+        endpoint = server.base_url
+        summary = _run(_likert_config(tmp_path, server))
+
+    assert _values(summary, tmp_path) == {f"q{i}": float(i % 5 + 1) for i in range(6)}
+    sent = ["response_format" in request for request in server.requests_log]
+    assert sent == [True] + [False] * 6  # one refused request, then text only
+    assert server.stats.schema_refusals == 1
+    notes = [note for note in summary["notes"] if "refused reply schemas" in note]  # type: ignore[union-attr]
+    assert len(notes) == 1 and endpoint in notes[0]
+    with sqlite3.connect(tmp_path / ".ragjudge" / "runs.db") as conn:
+        errors = [row[0] for row in conn.execute("SELECT error FROM judge_calls")]
+    refused = [error for error in errors if error is not None]
+    assert len(errors) == 7  # every request on record, the refused one too
+    assert len(refused) == 1 and "asked again for a text reply" in refused[0]
+
+
+def test_the_dry_run_counts_and_prices_json_judges_as_without_schemas(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    with_schemas = _run(_likert_config(tmp_path, server), "--dry-run")
+    text_only = _run(_likert_config(tmp_path, server, "  structured: never\n"), "--dry-run")
+
+    figures = ("judge_calls", "input_tokens", "output_tokens", "cost")
+    assert [with_schemas[f] for f in figures] == [text_only[f] for f in figures]
+    assert with_schemas["judge_calls"] == 6 and server.stats.requests == 0
+
+
+def test_models_of_one_run_on_one_endpoint_share_what_it_does_with_schemas(
+    tmp_path: Path,
+) -> None:
+    config = EvalConfig.model_validate(
+        {
+            "metrics": [{"metric": "multiturn", "composer_model": "openai/composer"}],
+            "judge": {"model": "openai/judge", "base_url": "http://127.0.0.1:9/v1"},
+            "base_dir": str(tmp_path),
+        }
+    )
+    metrics = [create_metric(spec) for spec in config.metrics]
+    elsewhere = get_model("openai/judge", base_url="http://127.0.0.1:10/v1")
+    with Store(tmp_path / "r.db") as store:
+        judge = build_judge(config.judge, store, "run")
+        agents = build_agent_models(config.judge, metrics, store, "run")
+    assert judge is not None
+    composer = agents["multiturn"]["composer"]
+    assert composer.schemas is not judge.schemas
+
+    share_reply_schemas([judge, composer, elsewhere])
+
+    assert composer.schemas is judge.schemas and elsewhere.schemas is not judge.schemas

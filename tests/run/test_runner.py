@@ -9,8 +9,9 @@ import ragjudge as rj
 from ragjudge.analysis._results import summarize_run
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.metrics import Metric, MetricContext
-from ragjudge.run._runner import RequirementError, run_evaluation
+from ragjudge.run._runner import RequirementError, _record_notes, run_evaluation
 from ragjudge.schema import Output, Sample, Score
+from ragjudge.store._events import NOTE
 from ragjudge.store._store import Store
 
 ROWS = [
@@ -275,3 +276,19 @@ def test_metric_searching_for_contexts_needs_a_knowledge_base_up_front(tmp_path:
             progress=False,
         )
     assert calls == []
+
+
+def test_a_note_of_the_execution_is_stored_once_per_run(tmp_path: Path) -> None:
+    note = "the judge endpoint http://x/v1 refused reply schemas (HTTP 400)"
+    with Store(tmp_path / "r.db") as store:
+        run_id = store.create_run(
+            name=None,
+            config={},
+            versions={},
+            samples=[Sample(request_id="s", request="q")],
+            trials=1,
+        )
+        _record_notes(store, run_id, [note])
+        _record_notes(store, run_id, [note, "another"])  # a resumed execution says it again
+
+        assert [event["text"] for event in store.run_events(run_id, NOTE)] == [note, "another"]

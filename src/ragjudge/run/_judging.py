@@ -30,6 +30,7 @@ from ragjudge.models import (
 from ragjudge.models._cache import provider_endpoint
 from ragjudge.models._embeddings import CachedEmbedder, RemoteEmbedder, get_embedder
 from ragjudge.models._litellm import import_litellm
+from ragjudge.models._structured import ReplySchemas
 from ragjudge.store._store import Store
 
 
@@ -303,6 +304,27 @@ def share_limiter(model: JudgeModel, limiters: dict[str, PermitSource] | None) -
     else:
         limiters[endpoint] = model.limiter
     return model
+
+
+def share_reply_schemas(models: Sequence[JudgeModel]) -> None:
+    """Give the models of one endpoint one record of what it does with reply schemas
+    (:class:`~ragjudge.models._structured.ReplySchemas`): its first refusal turns them
+    all to text replies, and the run's notes say so once."""
+    by_endpoint: dict[str, ReplySchemas] = {}
+    for model in models:
+        endpoint = provider_endpoint(model.provider)
+        if endpoint is not None:
+            model.schemas = by_endpoint.setdefault(endpoint, model.schemas)
+
+
+def schema_notes(models: Sequence[JudgeModel]) -> list[str]:
+    """What the run's notes say about reply schemas: each endpoint's refusal, once."""
+    notes: list[str] = []
+    for model in models:
+        note = model.schemas.note
+        if note is not None and note not in notes:
+            notes.append(note)
+    return notes
 
 
 def _judge_model(

@@ -20,6 +20,8 @@ from ragjudge.run._judging import (
     generate_config,
     open_cache,
     preflight,
+    schema_notes,
+    share_reply_schemas,
 )
 from ragjudge.store import Store
 
@@ -76,6 +78,7 @@ class RunModels:
         except ValueError as exc:
             raise ConfigError(str(exc)) from exc
         models = cls(judge, agents, cache=judge.cache if judge is not None else None)
+        share_reply_schemas(models.all)
         try:
             if models.cache is None and any(m.embedding_specs() for m in metrics):
                 models.cache = models._own_cache = open_cache(cache_path)
@@ -92,6 +95,11 @@ class RunModels:
         """The judge and every agent's model."""
         agents = [m for roles in self.agents.values() for m in roles.values()]
         return [m for m in (self.judge, *agents) if m is not None]
+
+    def notes(self) -> list[str]:
+        """What the run's notes should say about its models (an endpoint that refused
+        reply schemas, so its judges were asked for text replies)."""
+        return schema_notes(self.all)
 
     def context(self, config: EvalConfig, retriever: Any, target: Any) -> MetricContext:
         """What every metric of the run receives (trial and roles are set per call)."""

@@ -208,6 +208,7 @@ async def _execute(
         await models.close()
         if stored:
             record_rate_limits(store, run_id, models.all)
+            _record_notes(store, run_id, models.notes())
 
 
 def _parts(
@@ -277,6 +278,15 @@ def _record_start(
     )
     for note in setup.notes:
         store.add_run_event(run_id, NOTE, {"text": note})
+
+
+def _record_notes(store: Store, run_id: str, notes: Sequence[str]) -> None:
+    """Add what the run's execution found worth telling (an endpoint that refused reply
+    schemas) to its notes; a note a resumed run already holds is not repeated."""
+    held = {event.get("text") for event in store.run_events(run_id, NOTE)}
+    for note in notes:
+        if note not in held:
+            store.add_run_event(run_id, NOTE, {"text": note})
 
 
 def _versions() -> dict[str, str]:
