@@ -143,6 +143,22 @@ def test_the_workers_retries_reach_the_runs_rate_limit_line(cluster: str, tmp_pa
     assert sum(events.retries for events in result.rate_limits) == refused
 
 
+def test_workers_on_an_endpoint_that_refuses_schemas_fall_back_and_the_run_says_so(
+    cluster: str, tmp_path: Path
+) -> None:
+    verdict = ReplyScript(default='{"explanation": "fine", "rating": 4}')
+    with OpenAITestServer(replies=verdict, refuse_schemas=True) as server:
+        judge = {"model": "openai/judge-x", "base_url": server.base_url, "preflight": False}
+        result = rj.evaluate(
+            ROWS[:20], metrics=["likert"], store=tmp_path / "runs.db", judge=judge,
+            executor="ray", progress=False,
+        )  # type: ignore[arg-type]  # fmt: skip
+        refused = server.stats.schema_refusals
+    assert refused >= 1 and server.stats.completions == 20
+    assert {v for *_, v, _ in stored(tmp_path / "runs.db", result.run_id)} == {4.0}
+    assert len([note for note in result.notes if "refused reply schemas" in note]) == 1
+
+
 def killer_project(tmp_path: Path, retries: int) -> Path:
     write_killer(tmp_path, 13)
     return write_project(

@@ -297,6 +297,16 @@ class RayExecution(Execution):
             for key, value in result.cache.items():
                 self.cache.put(key, value)
         self._add_usage(result.usage)
+        self._add_notes(result.notes)
+
+    def _add_notes(self, notes: dict[str, str]) -> None:
+        """Keep what a worker's models found worth a note (an endpoint that refused reply
+        schemas) on the first of this process's models with the same spec, where the
+        run's notes are read."""
+        for spec, note in notes.items():
+            model = next((m for m in self.models if m.spec == spec), None)
+            if model is not None and model.schemas.note is None:
+                model.schemas.note = note
 
     def _add_usage(self, usage: dict[str, dict[str, UsageTotals]]) -> None:
         """Add a batch's judge-call counters to the first of this process's models with

@@ -27,7 +27,13 @@ from ragjudge.models import JudgeCallRecord, JudgeModel, PermitSource, Provider,
 from ragjudge.models._cache import provider_endpoint
 from ragjudge.models._pricing import UsageTotals, UsageTracker
 from ragjudge.run._execution import Execution
-from ragjudge.run._judging import agent_config, build_embedders, generate_config, judge_model
+from ragjudge.run._judging import (
+    agent_config,
+    build_embedders,
+    generate_config,
+    judge_model,
+    share_reply_schemas,
+)
 from ragjudge.run._preparation import build_retriever, build_target, configured_metrics
 from ragjudge.run._row_skipping import lacking_rows, skip_rows_lacking_inputs
 from ragjudge.run.ray._permits import RemotePermits
@@ -104,6 +110,9 @@ class BatchResult:
     usage: dict[str, dict[str, UsageTotals]] = field(default_factory=dict)
     """Per model (its spec), the judge-call counters of the batch per purpose: calls,
     retries, 429s, tokens — for the driver's totals."""
+    notes: dict[str, str] = field(default_factory=dict)
+    """Per model (its spec), what the run's notes should say of it (its endpoint
+    refused reply schemas)."""
 
 
 class CollectingRecorder:
@@ -241,6 +250,7 @@ class SampleWorker:
         self.permits = permits
         self.judge = self._judge(setup.provider, permits)
         self.agents = self._agents(permits)
+        share_reply_schemas(self._models())
         limiters: dict[str, PermitSource] = {
             k: p for k, p in permits.items() if not k.startswith("spec:")
         }
@@ -314,17 +324,22 @@ class SampleWorker:
             pid=os.getpid(),
             peak_rss_mb=peak_rss_mb(),
             usage=self._usage_taken(),
+            notes={m.spec: m.schemas.note for m in self._models() if m.schemas.note},
         )
 
-    def _usage_taken(self) -> dict[str, dict[str, UsageTotals]]:
-        """Each model's counters since the last batch, by model spec."""
+    def _models(self) -> list[JudgeModel]:
+        """The worker's models, each once: the judge and the agents' models."""
         models: list[JudgeModel] = []
         agents = [m for roles in self.agents.values() for m in roles.values()]
         for model in [self.judge, *agents]:
             if model is not None and all(model is not m for m in models):
                 models.append(model)
+        return models
+
+    def _usage_taken(self) -> dict[str, dict[str, UsageTotals]]:
+        """Each model's counters since the last batch, by model spec."""
         taken: dict[str, dict[str, UsageTotals]] = {}
-        for model in models:
+        for model in self._models():
             tracker = UsageTracker()
             tracker.merge(taken.get(model.spec, {}))
             tracker.merge(model.usage.take())
