@@ -224,10 +224,25 @@ def _call_view(record: Mapping[str, Any], used_by: list[str]) -> CallView:
         cached=bool(record.get("cached")),
         error=record.get("error"),
         cost=record.get("cost"),
-        settings=", ".join(f"{k} {v}" for k, v in settings.items() if v is not None),
+        settings=_settings_line(settings),
         created_at=str(record.get("created_at") or ""),
         used_by=used_by,
     )
+
+
+def _settings_line(settings: Mapping[str, Any]) -> str:
+    """A call's sampling settings on one line; a reply schema by its name (the schema
+    itself is the reply model's, the same on every call)."""
+    parts = []
+    for key, value in settings.items():
+        if value is None:
+            continue
+        if key == "response_format" and isinstance(value, Mapping):
+            spec = value.get("json_schema")
+            name = spec.get("name") if isinstance(spec, Mapping) else None
+            value = f"{value.get('type')} {name}" if name else value.get("type")
+        parts.append(f"{key} {value}")
+    return ", ".join(parts)
 
 
 def _content(content: Any) -> str:
