@@ -27,6 +27,7 @@ from ragjudge.models._structured import (
     without_schema,
 )
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
+from virtual_time import run_in_virtual_time
 
 VERDICT_SCHEMA: dict[str, Any] = {
     "title": "Verdict",
@@ -166,18 +167,57 @@ async def test_a_refused_schema_falls_back_to_text_once_with_a_note() -> None:
     assert note is not None and "refused reply schemas" in note and "structured: auto" in note
 
 
-async def test_calls_refused_at_the_same_time_each_fall_back_and_are_noted_once() -> None:
+def test_calls_in_flight_together_wait_for_the_first_so_one_request_is_refused() -> None:
     provider = refusing()
+    provider.latency = 0.5  # the first call is still out when the others start
     judge, recorder = judge_of(provider)
 
-    done = await asyncio.gather(
-        *(judge.generate_parsed(user(f"Rate {i}."), json_object, WITH_SCHEMA) for i in range(4))
-    )
+    async def main() -> list[Any]:
+        calls = (
+            judge.generate_parsed(user(f"Rate {i}."), json_object, WITH_SCHEMA) for i in range(4)
+        )
+        return list(await asyncio.gather(*calls))
+
+    done = run_in_virtual_time(main())
 
     assert all(p.value == {"explanation": "fine", "rating": 4} for p in done)
-    assert sent_schemas(provider).count(False) == 4  # every call answered as text
-    assert sum(r.error is not None for r in recorder.records) == sent_schemas(provider).count(True)
-    assert judge.schemas.refusal is not None and judge.schemas.note is not None
+    assert sent_schemas(provider) == [True, False, False, False, False]
+    assert sum(r.error is not None for r in recorder.records) == 1
+    assert judge.schemas.note is not None
+
+
+def test_once_an_endpoint_answered_a_schema_calls_in_flight_send_theirs() -> None:
+    provider = ScriptedProvider(ReplyScript(default=PLAIN_REPLY), latency=0.5)
+    judge, _ = judge_of(provider)
+
+    async def main() -> list[Any]:
+        calls = (
+            judge.generate_parsed(user(f"Rate {i}."), json_object, WITH_SCHEMA) for i in range(4)
+        )
+        return list(await asyncio.gather(*calls))
+
+    done = run_in_virtual_time(main())
+
+    assert [p.value["rating"] for p in done] == [4] * 4
+    assert sent_schemas(provider) == [True] * 4
+    assert judge.schemas.refusal is None and judge.schemas.note is None
+
+
+async def test_a_first_schema_call_that_fails_otherwise_lets_the_next_go_first() -> None:
+    server_error = ModelError("HTTP 503", kind="server", status=503)
+    provider = ScriptedProvider(ReplyScript(default=PLAIN_REPLY), errors=[server_error] * 2)
+    judge, _ = judge_of(provider)  # one retry: the first call fails after two attempts
+
+    first, second = await asyncio.gather(
+        judge.generate_parsed(user("Rate one."), json_object, WITH_SCHEMA),
+        judge.generate_parsed(user("Rate two."), json_object, WITH_SCHEMA),
+        return_exceptions=True,
+    )
+
+    assert isinstance(first, JudgeCallError) and first.kind == "server"
+    assert not isinstance(second, BaseException) and second.value is not None
+    assert sent_schemas(provider) == [True, True, True]  # still schemas: nothing refused
+    assert judge.schemas.note is None
 
 
 async def test_an_error_that_is_not_about_the_schema_does_not_fall_back() -> None:

@@ -34,7 +34,7 @@ from ragjudge.models._same_call import SameCalls
 from ragjudge.models._settings import ModelSettings as ModelSettings
 from ragjudge.models._specs import SPEC_FORMS as SPEC_FORMS
 from ragjudge.models._specs import make_provider as make_provider
-from ragjudge.models._structured import ReplySchemas, without_schema
+from ragjudge.models._structured import ReplySchemas
 from ragjudge.models._tokens import estimate_messages_tokens, estimate_tokens
 from ragjudge.models._types import (
     CallRecorder,
@@ -228,20 +228,19 @@ class JudgeModel:
         self, messages: list[ChatMessage], config: GenerateConfig, trial: int, purpose: str | None
     ) -> tuple[Attempts[Generation], GenerateConfig, list[int]]:
         """One call with its reply schema sent as ``structured`` says (see
-        :mod:`ragjudge.models._structured`): the outcome, the config it was sent with and
-        the ids of the recorded calls the endpoint refused for their schema (then the
-        call was made again as a text call)."""
-        mode = self.settings.structured
-        sent = self.schemas.to_send(config, mode)
-        outcome = await self._complete(messages, sent, trial, purpose)
-        if not self.schemas.falls_back(sent, outcome, mode):
-            return self.schemas.explained(sent, outcome, mode), sent, []
+        :class:`~ragjudge.models._structured.ReplySchemas`): the outcome, the settings
+        it was sent with and the ids of the recorded calls the endpoint refused for
+        their schema (the call was then made again as a text call)."""
+
+        async def complete(sent: GenerateConfig) -> Attempts[Generation]:
+            return await self._complete(messages, sent, trial, purpose)
+
+        async def record(sent: GenerateConfig, refusal: Attempts[Generation]) -> int | None:
+            return await self._log.finish(messages, sent, trial, purpose, refusal)
+
         who = f"the judge endpoint {provider_endpoint(self.provider) or self.spec}"
-        refusal = self.schemas.refused(who, outcome)
-        refused = await self._log.finish(messages, sent, trial, purpose, refusal)
-        text = without_schema(sent)
-        outcome = await self._complete(messages, text, trial, purpose)
-        return outcome, text, [refused] if refused is not None else []
+        mode = self.settings.structured
+        return await self.schemas.answer(config, mode, complete, record, who)
 
     async def _complete(
         self, messages: list[ChatMessage], config: GenerateConfig, trial: int, purpose: str | None

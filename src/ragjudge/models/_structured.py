@@ -10,10 +10,12 @@ the run to that endpoint is a text call, and :attr:`ReplySchemas.note` says so o
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import logging
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -107,29 +109,89 @@ def is_schema_refusal(error: ModelError) -> bool:
     return _REFUSAL_WORDS.search(str(error)) is not None
 
 
+Complete = Callable[[GenerateConfig], Awaitable[Attempts[Generation]]]
+"""Makes one call with the given settings (cache, limits and retries included)."""
+Record = Callable[[GenerateConfig, Attempts[Generation]], Awaitable[int | None]]
+"""Records a call that ended; returns its id."""
+
+
 class ReplySchemas:
     """What one endpoint does with reply schemas, learnt from its answers: the models of
     one run that talk to the same endpoint share one, so its first refusal turns them
-    all to text replies and is told once (:attr:`note`). Thread-safe."""
+    all to text replies and is told once (:attr:`note`).
+
+    Under ``auto``, while the endpoint has neither answered nor refused a schema, one
+    call with a schema goes first and the others wait for its outcome, so an endpoint
+    that refuses schemas refuses one request rather than one per call in flight.
+    Thread-safe, and shared by calls on several event loops."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._accepted = False
+        self._first: concurrent.futures.Future[None] | None = None
         self.refusal: str | None = None
         """The endpoint's answer when it refused a schema, once it has."""
         self.note: str | None = None
         """One line for the run's notes once a refusal turned calls to text replies."""
 
-    def to_send(self, config: GenerateConfig, mode: StructuredMode) -> GenerateConfig:
-        """The config a call sends: its schema left out under ``never``, and under
-        ``auto`` once the endpoint has refused one."""
-        if reply_schema(config) is None:
-            return config
-        if mode == "never" or (mode == "auto" and self.refusal is not None):
-            return without_schema(config)
-        return config
+    async def answer(
+        self,
+        config: GenerateConfig,
+        mode: StructuredMode,
+        complete: Complete,
+        record: Record,
+        who: str,
+    ) -> tuple[Attempts[Generation], GenerateConfig, list[int]]:
+        """One call with ``config``'s reply schema sent as ``mode`` says: the outcome,
+        the settings it was sent with, and the id of the call the endpoint refused for
+        its schema (``auto``: recorded, then the call made again as text)."""
+        sent, first = await self._to_send(config, mode)
+        try:
+            outcome = await complete(sent)
+            if not self._falls_back(sent, outcome, mode):
+                if first and outcome.result is not None:
+                    self._accepted = True
+                return _explained(sent, outcome, mode), sent, []
+            refusal = self._refused(who, outcome)
+        finally:
+            if first:
+                self._end_first()
+        refused = await record(sent, refusal)
+        text = without_schema(sent)
+        return await complete(text), text, [refused] if refused is not None else []
 
-    def falls_back(
-        self, sent: GenerateConfig, outcome: Attempts[Generation], mode: StructuredMode
+    async def _to_send(
+        self, config: GenerateConfig, mode: StructuredMode
+    ) -> tuple[GenerateConfig, bool]:
+        """The settings a call sends, and whether it is the first with a schema (then it
+        must end with :meth:`_end_first`)."""
+        if reply_schema(config) is None or mode == "always":
+            return config, False
+        if mode == "never":
+            return without_schema(config), False
+        while True:
+            with self._lock:
+                if self.refusal is not None:
+                    return without_schema(config), False
+                if self._accepted:
+                    return config, False
+                first = self._first
+                if first is None:
+                    self._first = concurrent.futures.Future()
+                    return config, True
+            await asyncio.shield(asyncio.wrap_future(first))
+
+    def _end_first(self) -> None:
+        """Let the calls waiting for the first go (one of them goes first in turn when
+        the first ended neither answered nor refused)."""
+        with self._lock:
+            first, self._first = self._first, None
+        if first is not None:
+            first.set_result(None)
+
+    @staticmethod
+    def _falls_back(
+        sent: GenerateConfig, outcome: Attempts[Generation], mode: StructuredMode
     ) -> bool:
         """Whether a call that ended with ``outcome`` is asked again without its schema
         (``auto``, the schema was sent and the endpoint refused it)."""
@@ -137,7 +199,7 @@ class ReplySchemas:
         refused = error is not None and reply_schema(sent) is not None and is_schema_refusal(error)
         return refused and mode == "auto"
 
-    def refused(self, who: str, outcome: Attempts[Generation]) -> Attempts[Generation]:
+    def _refused(self, who: str, outcome: Attempts[Generation]) -> Attempts[Generation]:
         """Learn that the endpoint refuses schemas (noted the first time); the refused
         call's outcome, its error saying the call is asked again as text."""
         assert outcome.error is not None
@@ -160,23 +222,24 @@ class ReplySchemas:
         )
         return replace(outcome, error=told)
 
-    def explained(
-        self, sent: GenerateConfig, outcome: Attempts[Generation], mode: StructuredMode
-    ) -> Attempts[Generation]:
-        """``outcome``, its error saying what to set when ``always`` sent a schema the
-        endpoint refused."""
-        error = outcome.error
-        if mode != "always" or error is None or reply_schema(sent) is None:
-            return outcome
-        if not is_schema_refusal(error):
-            return outcome
-        told = ModelError(
-            f"{error} (structured: always sends reply schemas; 'auto' falls back to text "
-            "replies when the endpoint refuses them)",
-            kind=error.kind,
-            status=error.status,
-        )
-        return replace(outcome, error=told)
+
+def _explained(
+    sent: GenerateConfig, outcome: Attempts[Generation], mode: StructuredMode
+) -> Attempts[Generation]:
+    """``outcome``, its error saying what to set when ``always`` sent a schema the
+    endpoint refused."""
+    error = outcome.error
+    if mode != "always" or error is None or reply_schema(sent) is None:
+        return outcome
+    if not is_schema_refusal(error):
+        return outcome
+    told = ModelError(
+        f"{error} (structured: always sends reply schemas; 'auto' falls back to text "
+        "replies when the endpoint refuses them)",
+        kind=error.kind,
+        status=error.status,
+    )
+    return replace(outcome, error=told)
 
 
 def _short(error: ModelError) -> str:
