@@ -199,12 +199,15 @@ async def test_a_schema_call_is_answered_with_the_scripted_document_alone() -> N
     assert provider.configs == [WITH_SCHEMA, CONFIG]
 
 
-async def test_a_scripted_reply_without_a_fitting_document_is_not_replaced() -> None:
-    provider = ScriptedProvider(ReplyScript(sequence=["I would rather not say.", '{"rating": 7}']))
+async def test_only_a_fitting_document_is_kept_and_none_is_invented() -> None:
+    script = ReplyScript(
+        sequence=["I would rather not say.", '{"rating": 7}', 'So: {"rating": 2}.']
+    )
+    provider = ScriptedProvider(script)
 
-    replies = [(await provider.complete(user("x"), WITH_SCHEMA)).text for _ in range(2)]
+    replies = [(await provider.complete(user("x"), WITH_SCHEMA)).text for _ in range(3)]
 
-    assert replies == ["I would rather not say.", '{"rating": 7}']  # no verdict invented
+    assert replies == ["I would rather not say.", '{"rating": 7}', '{"rating": 2}']
 
 
 async def test_a_model_that_refuses_schemas_fails_those_calls_only() -> None:
