@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from ragjudge.models import ModelError
 from ragjudge.models._constrained import constrained_reply, schema_check
+from ragjudge.models._structured import is_schema_refusal
 
 VERDICTS = {
     "type": "object",
@@ -65,3 +68,15 @@ def test_a_value_that_is_not_a_schema_is_a_client_error() -> None:
 
     assert caught.value.kind == "client" and caught.value.status == 400
     assert "json_schema" in str(caught.value)
+
+
+def test_without_jsonschema_a_schema_is_refused_as_an_endpoint_refuses_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "jsonschema", None)  # the package is not installed
+
+    with pytest.raises(ModelError) as caught:
+        constrained_reply(TWO, VERDICTS)
+
+    assert is_schema_refusal(caught.value)  # so `auto` falls back to text replies
+    assert "pip install jsonschema" in str(caught.value)
