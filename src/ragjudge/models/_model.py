@@ -2,8 +2,9 @@
 
 :class:`JudgeModel` is the only place that caches replies, enforces concurrency and
 RPM/TPM limits, retries with backoff (honouring ``Retry-After``), applies per-call
-timeouts, re-asks when an output cannot be parsed, records every call and accounts
-tokens and cost. Providers make exactly one attempt per call; metrics only see
+timeouts, re-asks when an output cannot be parsed, sends a reply's JSON schema as the
+``structured`` setting says (falling back to text replies when an endpoint refuses
+it), records every call and accounts tokens and cost. Providers make exactly one attempt per call; metrics only see
 :meth:`JudgeModel.generate`, :meth:`JudgeModel.generate_parsed` and
 :meth:`JudgeModel.embed`.
 """

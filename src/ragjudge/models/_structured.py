@@ -4,8 +4,10 @@ constrain decoding (OpenAI, vLLM, Ollama …) keep the reply to.
 
 The judge layer sends it as the model's ``structured`` setting says: ``auto`` sends it
 and, when the endpoint refuses it, asks again as text — from then on every call of
-the run to that endpoint is a text call, and :attr:`ReplySchemas.note` says so once;
-``always`` sends it and lets a refusal fail the call; ``never`` never sends it.
+the run to that endpoint is a text call, and :attr:`ReplySchemas.note` says so once
+(until the endpoint has answered or refused a schema, one call with a schema goes
+first and the others wait for it); ``always`` sends it and lets a refusal fail the
+call; ``never`` never sends it.
 """
 
 from __future__ import annotations
