@@ -480,3 +480,18 @@ async def test_a_base_url_with_a_query_keeps_it_after_the_path() -> None:
     with pytest.raises(ModelError) as refused:
         await unreachable.complete(user("hi"), GenerateConfig())
     assert "/v1/chat/completions?api-version=1" in str(refused.value)
+
+
+async def test_an_echoed_basic_credential_is_masked_whole(leaky: tuple[_Leaky, str, str]) -> None:
+    # user-info in the base URL goes out as "Authorization: Basic base64(user:key)"
+    import base64
+
+    _, url, _ = leaky
+    authority = url.removeprefix("http://")
+    provider = OpenAIProvider("m", base_url=f"http://u:{PLANTED_KEY}@{authority}/leak/v1")
+    with pytest.raises(ModelError) as caught:
+        await provider.complete(user("hi"), GenerateConfig())
+    await provider.aclose()
+    token = base64.b64encode(f"u:{PLANTED_KEY}".encode()).decode()
+    assert "Incorrect API key provided: Basic ***" in str(caught.value)
+    assert token not in str(caught.value) and token.rstrip("=") not in str(caught.value)
