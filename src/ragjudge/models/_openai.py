@@ -239,6 +239,12 @@ class OpenAIProvider:
         return scrub_url(self.base_url)
 
     @property
+    def secrets(self) -> list[str]:
+        """The credentials it sends: its key (not the stand-in for local servers), the
+        credential header values and the secrets written in its base URL."""
+        return [s for s in self._secrets if s != LOCAL_API_KEY]
+
+    @property
     def has_credentials(self) -> bool:
         """Whether requests can be sent: a key is set, or the server is not OpenAI's
         (local servers get a dummy key)."""
