@@ -125,7 +125,8 @@ class _MaskedStream:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        self._stream.write(mask_secrets(text))
+        # bytes go through untouched, to fail as the stream fails (click probes with b"")
+        self._stream.write(mask_secrets(text) if isinstance(text, str) else text)
         return len(text)
 
     def writelines(self, lines: Iterable[str]) -> None:

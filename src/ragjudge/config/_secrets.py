@@ -44,8 +44,8 @@ def _strings(value: Any) -> list[str]:
 
 
 def _record_secrets(value: Any) -> list[str]:
-    """Header values, key-like fields, keys named by ``*_env`` fields and URL
-    credentials anywhere in a config record."""
+    """Credential header values, key-like fields, keys named by ``*_env`` fields and
+    URL credentials anywhere in a config record."""
     if isinstance(value, str):
         return url_secrets(value) if "://" in value else []
     if isinstance(value, list):
