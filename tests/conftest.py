@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from ragjudge._util.known_secrets import forget_secrets
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "examples" / "quickstart"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -45,3 +47,12 @@ def import_quickstart(name: str) -> ModuleType:
 def quickstart() -> Callable[[str], ModuleType]:
     """:func:`import_quickstart` as a fixture."""
     return import_quickstart
+
+
+@pytest.fixture(autouse=True)
+def _no_known_secrets() -> Iterator[None]:
+    """Every test starts knowing no secret: a run registers its config's secrets for the
+    rest of the process, and they would be masked in later tests' output."""
+    forget_secrets()
+    yield
+    forget_secrets()

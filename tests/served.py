@@ -38,3 +38,29 @@ def counts(store: Path) -> tuple[int, int, int]:
             "SELECT COUNT(*) FROM (SELECT DISTINCT request_id, metric FROM scores)"
         ).fetchone()[0]
     return outputs, scores, distinct
+
+
+class PathRecorder:
+    """An OpenAI-compatible stand-in that answers every POST, whatever its path —
+    ``[RESULT] 3`` to a judge prompt, an answer to anything else, vectors to an
+    ``input`` — and records each request's path and query string."""
+
+    def __init__(self) -> None:
+        from starlette.applications import Starlette
+        from starlette.routing import Route
+
+        self.requests: list[tuple[str, str]] = []
+        self.app = Starlette(routes=[Route("/{path:path}", self.answer, methods=["POST"])])
+
+    async def answer(self, request: Any) -> Any:
+        from starlette.responses import JSONResponse
+
+        self.requests.append((request.url.path, request.url.query))
+        body = await request.json()
+        if "input" in body:
+            vectors = [{"index": i, "embedding": [1.0, 0.0]} for i in range(len(body["input"]))]
+            return JSONResponse({"data": vectors, "model": "e"})
+        prompt = json.dumps(body.get("messages"))
+        content = "Feedback: fine. [RESULT] 3" if "[RESULT]" in prompt else "SQL is a language."
+        choice = {"index": 0, "message": {"role": "assistant", "content": content}}
+        return JSONResponse({"choices": [choice], "model": "m", "usage": {"prompt_tokens": 1}})

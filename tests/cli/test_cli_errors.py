@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 import ragjudge
 from ragjudge import __version__
+from ragjudge._util.known_secrets import register_secrets
 from ragjudge.cli import app
 from ragjudge.errors import ConfigError
 from ragjudge.metrics import _info
@@ -72,6 +73,24 @@ def test_a_ragjudge_error_is_the_users_message(
 
     assert result.exit_code == 2, result.output
     assert result.output == f"error: {message}\n"
+
+
+@pytest.mark.parametrize(
+    ("error", "exit_code"), [(ConfigError, 2), (KeyError, 1)], ids=["message", "bug"]
+)
+def test_what_a_command_prints_has_the_known_secrets_masked(
+    error: type[Exception], exit_code: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    secret = "pw-SECRET-c0ffee11"
+    register_secrets([secret])
+    raised = error(f"cannot reach http://h/answer?pwd={secret}")
+    args = _broken_command("metrics", raised, monkeypatch, tmp_path)
+
+    result = runner.invoke(app, args)
+
+    assert result.exit_code == exit_code, result.output
+    assert "cannot reach http://h/answer?pwd=***" in result.output
+    assert secret not in result.output
 
 
 def test_bad_rows_are_listed_with_how_to_score_the_others(tmp_path: Path) -> None:

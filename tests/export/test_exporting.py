@@ -4,6 +4,7 @@ and the rows carry the retrieved contexts, the contexts each judge saw and, with
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 import ragjudge as rj
+from ragjudge._util.known_secrets import register_secrets
 from ragjudge.cli import app
 from ragjudge.export import ExportError, write_export
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
@@ -122,6 +124,30 @@ def test_dash_writes_json_lines_to_standard_output(
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert [line["request_id"] for line in lines] == ["u1", "u2"]
     assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("suffix", ["jsonl", "json", "csv", "parquet", "-"])
+def test_secrets_this_process_knows_are_masked_in_every_format(
+    judged_run: tuple[Path, str], tmp_path: Path, suffix: str
+) -> None:
+    # a store written before the secret was known (by an older version) still holds it
+    store, run_id = judged_run
+    register_secrets(["keeps duplicates"])
+    output = "-" if suffix == "-" else str(tmp_path / f"rows.{suffix}")
+    result = export(store, run_id, "-o", output)
+    assert result.exit_code == 0  # type: ignore[attr-defined]
+    if suffix == "-":
+        rows = pd.read_json(io.StringIO(result.stdout), lines=True)  # type: ignore[attr-defined]
+    else:
+        readers = {
+            "jsonl": lambda p: pd.read_json(p, lines=True),
+            "json": pd.read_json,
+            "csv": pd.read_csv,
+            "parquet": pd.read_parquet,
+        }
+        rows = readers[suffix](output)
+    assert rows["response"].tolist() == ["UNION ALL ***.", "A lock cycle."]
+    assert "keeps duplicates" not in rows.to_csv()
 
 
 def test_rows_carry_retrieved_and_judge_shown_contexts(judged_run: tuple[Path, str]) -> None:

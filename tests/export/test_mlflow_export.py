@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 import ragjudge as rj
+from ragjudge._util.known_secrets import register_secrets
 from ragjudge.analysis._results import EvaluationResult
 from ragjudge.cli import app
 from ragjudge.export._mlflow import (
@@ -137,6 +138,27 @@ def test_the_cli_logs_once_to_the_uri_of_the_environment(
     assert again.exit_code == 2
     assert f"already logged to MLflow as run {run.info.run_id}" in again.output
     assert len(client.search_runs([experiment.experiment_id])) == 1
+
+
+def test_secrets_this_process_knows_are_masked_in_what_is_logged(
+    mlflow: Any, workdir: Path, result: EvaluationResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a store written before the secrets were known (by an older version) still holds them
+    uri = tracking(workdir, "secrets.db")
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
+    register_secrets(["must be in English", "aggregates data before shuffling"])
+    logged = rj.log_to_mlflow(result, tracking_uri=uri)
+    client = mlflow.MlflowClient(tracking_uri=uri)
+    run = client.get_run(logged.run_id)
+    assert json.loads(run.data.params["config.metrics"])[0]["global_guidelines"] == {
+        "english": ["The response ***"],
+        "clarity": ["Be clear"],
+    }
+    table = client.load_table(run.info.experiment_id, EVAL_RESULTS, run_ids=[logged.run_id])
+    assert table["response"].str.startswith("reduceByKey ***, whereas").any()
+    config = Path(client.download_artifacts(logged.run_id, "ragjudge/config.json", str(workdir)))
+    assert "must be in English" not in config.read_text(encoding="utf-8")
+    assert "aggregates data before shuffling" not in table.to_csv()
 
 
 def test_cli_mistakes_are_messages(result: EvaluationResult) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ragjudge._util.known_secrets import register_secrets
 from ragjudge.models._cache import (
     ResponseCache,
     cache_key,
@@ -81,6 +82,18 @@ def test_round_trip_and_counters(tmp_path: Path) -> None:
     assert reopened.get("k1") == {"text": "replaced"}
     again = reopened.stats()
     assert (again.entries, again.hits, again.misses) == (1, 3, 1)
+
+
+def test_a_known_secret_in_a_reply_is_masked_before_it_is_kept(tmp_path: Path) -> None:
+    # a judge that quotes an answer echoing a key: the cache file must not hold it
+    register_secrets(["pw-SECRET-c0ffee11"])
+    path = tmp_path / "cache.db"
+    with ResponseCache(path) as cache:
+        cache.put("k1", {"text": "the answer quotes pw-SECRET-c0ffee11", "usage": {}})
+        cache.flush()
+        assert cache.get("k1") == {"text": "the answer quotes ***", "usage": {}}
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert b"pw-SECRET-c0ffee11" not in stored
 
 
 def test_clear_removes_everything(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ from ragjudge.models import (
 from ragjudge.models._openai import LOCAL_API_KEY, parse_retry_after
 from ragjudge.models.scripted import ReplyScript
 from ragjudge.testing.server import FaultPlan, OpenAITestServer, ServerStats
-from served import running
+from served import PathRecorder, running
 
 FAST = ModelSettings(max_retries=3, backoff_base=0.01, backoff_max=0.05, timeout=30.0)
 NEVER = FaultPlan(timeout_rate=1.0, hang_seconds=3600)
@@ -455,3 +455,43 @@ async def test_a_redirect_to_another_origin_is_not_followed(
     assert caught.value.status == 307 and not caught.value.retryable
     assert app.received == []
     await provider.aclose()
+
+
+async def test_a_base_url_with_a_query_keeps_it_after_the_path() -> None:
+    from ragjudge.models._embeddings import get_embedder
+    from ragjudge.testing import BackgroundASGIServer
+
+    recorder = PathRecorder()
+    with BackgroundASGIServer(recorder.app) as served:
+        base_url = f"{served.url}/openai/v1?api-version=2024-10-21"
+        provider = OpenAIProvider("m", base_url=base_url)
+        generation = await provider.complete(user("hi"), GenerateConfig())
+        await provider.embed(["a", "b"])
+        embedder = get_embedder("openai/e", base_url=base_url)
+        assert (await embedder.embed(["c"])).shape == (1, 2)
+        await provider.aclose()
+    assert generation.text == "SQL is a language."
+    assert recorder.requests == [
+        ("/openai/v1/chat/completions", "api-version=2024-10-21"),
+        ("/openai/v1/embeddings", "api-version=2024-10-21"),
+        ("/openai/v1/embeddings", "api-version=2024-10-21"),
+    ]
+    unreachable = OpenAIProvider("m", base_url=f"http://127.0.0.1:{closed_port()}/v1?api-version=1")
+    with pytest.raises(ModelError) as refused:
+        await unreachable.complete(user("hi"), GenerateConfig())
+    assert "/v1/chat/completions?api-version=1" in str(refused.value)
+
+
+async def test_an_echoed_basic_credential_is_masked_whole(leaky: tuple[_Leaky, str, str]) -> None:
+    # user-info in the base URL goes out as "Authorization: Basic base64(user:key)"
+    import base64
+
+    _, url, _ = leaky
+    authority = url.removeprefix("http://")
+    provider = OpenAIProvider("m", base_url=f"http://u:{PLANTED_KEY}@{authority}/leak/v1")
+    with pytest.raises(ModelError) as caught:
+        await provider.complete(user("hi"), GenerateConfig())
+    await provider.aclose()
+    token = base64.b64encode(f"u:{PLANTED_KEY}".encode()).decode()
+    assert "Incorrect API key provided: Basic ***" in str(caught.value)
+    assert token not in str(caught.value) and token.rstrip("=") not in str(caught.value)

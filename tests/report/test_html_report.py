@@ -15,6 +15,7 @@ import pytest
 from pages import Page, fragments
 
 import ragjudge as rj
+from ragjudge._util.known_secrets import register_secrets
 from ragjudge.analysis._results import summarize_run
 from ragjudge.analysis._stability import stability_for_run
 from ragjudge.config import ConfigError
@@ -215,3 +216,30 @@ def test_written_to_the_default_file(tmp_path: Path) -> None:
     assert path == tmp_path / "reports" / f"{run_id}.html"
     assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert not [p for p in path.parent.iterdir() if p.suffix == ".tmp"]
+
+
+def test_secrets_this_process_knows_are_masked_in_the_page_and_its_fragments(
+    tmp_path: Path,
+) -> None:
+    # a store written before the secret was known (by an older version) still holds it
+    secret = "tok-SECRET-42ab/+="
+    result = rj.evaluate(
+        [
+            {
+                "request_id": "q1",
+                "request": "Which token?",
+                "response": f"It is {secret}.",
+                "expected_response": "A token.",
+            }
+        ],
+        metrics=["rouge_l"],
+        store=tmp_path / "runs.db",
+        name=f"run {secret}",
+        progress=False,
+    )
+    register_secrets([secret])
+    with Store(tmp_path / "runs.db") as store:
+        html = run_report_html(store, result.run_id)
+    (fragment,) = fragments(html)
+    assert "It is ***." in fragment and "run ***" in html
+    assert secret not in html + fragment and json.dumps(secret)[1:-1] not in html + fragment

@@ -352,6 +352,40 @@ def test_a_resume_takes_masked_secrets_from_the_config_it_was_started_with() -> 
     assert (resumed.judge.base_url, resumed.judge.temperature) == ("http://user:k2@judge/v1", 0.5)
 
 
+def test_a_resume_takes_any_setting_a_masked_value_spoilt_from_the_given_config() -> None:
+    # values that came from the environment are masked wherever they appear, settings
+    # that are not secrets (a folder, a model name) included
+    from ragjudge.config import EvalConfig
+    from ragjudge.run._resuming import resumed_config
+    from ragjudge.store._store import RunInfo
+
+    stored = {
+        "metrics": ["rouge_l"],
+        "knowledge_base": {"path": "***/kb", "chunk_size": 300},
+        "judge": {"model": "openai/***", "base_url": "http://judge/v1", "temperature": 0.5},
+        "base_dir": "***/project",
+        "trials": 2,
+    }
+    run = RunInfo(
+        run_id="r", name=None, status="interrupted", created_at="", finished_at=None,
+        config=stored, versions={}, n_samples=1, trials=2,
+    )  # fmt: skip
+    given = EvalConfig.model_validate(
+        {
+            "metrics": ["token_f1"],
+            "knowledge_base": {"path": "/data/kb", "chunk_size": 300},
+            "judge": {"model": "openai/gpt-4o-mini", "base_url": "http://judge/v1"},
+            "base_dir": "/home/me/project",
+        }
+    )
+    resumed = resumed_config(run, given)
+    assert resumed.metrics == ["rouge_l"] and resumed.trials == 2  # the run's own
+    assert resumed.knowledge_base is not None and str(resumed.knowledge_base.path) == "/data/kb"
+    assert str(resumed.base_dir) == "/home/me/project"
+    assert resumed.judge is not None
+    assert (resumed.judge.model, resumed.judge.temperature) == ("openai/gpt-4o-mini", 0.5)
+
+
 def test_a_cache_that_is_not_sqlite_is_a_clear_error(tmp_path: Path) -> None:
     folder = tmp_path / "cache_folder"
     folder.mkdir()

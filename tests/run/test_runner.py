@@ -292,3 +292,26 @@ def test_a_note_of_the_execution_is_stored_once_per_run(tmp_path: Path) -> None:
         _record_notes(store, run_id, [note, "another"])  # a resumed execution says it again
 
         assert [event["text"] for event in store.run_events(run_id, NOTE)] == [note, "another"]
+
+
+def test_base_urls_with_a_query_string_keep_it_after_the_path(tmp_path: Path) -> None:
+    # Azure OpenAI's form: the judge and the openai_chat target post to
+    # /v1/chat/completions?api-version=..., not to /v1?api-version=.../chat/completions
+    from ragjudge.testing import BackgroundASGIServer
+    from served import PathRecorder
+
+    recorder = PathRecorder()
+    (tmp_path / "set.jsonl").write_text("\n".join(json.dumps(row) for row in ROWS[:2]))
+    with BackgroundASGIServer(recorder.app) as served:
+        base_url = f"{served.url}/v1?api-version=2024-10-21"
+        config = EvalConfig(
+            data="set.jsonl",
+            base_dir=tmp_path,
+            target={"kind": "openai_chat", "base_url": base_url, "model": "my-rag"},
+            judge={"model": "openai/judge", "base_url": base_url},
+            metrics=[{"metric": "answer_accuracy", "contexts": "none"}],
+        )
+        result = asyncio.run(run_evaluation(config, progress=False))
+    assert result.summary().set_index("metric").loc["answer_accuracy", "errors"] == 0
+    assert len(recorder.requests) == 5  # the pre-flight question, two answers, two verdicts
+    assert set(recorder.requests) == {("/v1/chat/completions", "api-version=2024-10-21")}

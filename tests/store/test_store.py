@@ -1,9 +1,11 @@
+import json
 import sqlite3
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from ragjudge._util.known_secrets import register_secrets
 from ragjudge.models._types import JudgeCallRecord
 from ragjudge.schema import Output, Sample, Score, Usage
 from ragjudge.store import _frames as frames
@@ -209,3 +211,63 @@ def test_an_empty_run_has_an_empty_score_frame(tmp_path: Path) -> None:
         run_id = store.create_run(name=None, config={}, versions={}, samples=_samples(), trials=1)
         expected = frames.score_frame(store.sample_metadata(run_id), store.scores(run_id))
         pd.testing.assert_frame_equal(store.score_frame(run_id), expected)
+
+
+SECRET = "si-SECRET-88d1e0aa"
+
+
+def _readable(path: Path) -> str:
+    """The store's bytes (with its write-ahead log) and a dump of every table."""
+    raw = b"".join(p.read_bytes() for p in (path, Path(f"{path}-wal")) if p.exists())
+    with sqlite3.connect(path) as conn:
+        return raw.decode("utf-8", errors="replace") + "\n".join(conn.iterdump())
+
+
+def _write_everything(store: Store, secret: str) -> str:
+    """One run with the secret in every kind of text the store keeps; its id."""
+    url = f"http://h/answer?sid={secret}"
+    run_id = store.create_run(
+        name="secrets",
+        config={"target": {"url": url}, "note": f"quoted {secret!r}"},
+        versions={},
+        samples=_samples(),
+        trials=1,
+    )
+    output = Output(response=f"echo {secret}", error=f"HTTP 401 from {url}", trace={"url": url})
+    store.save_output(run_id, "a", output)
+    store.save_scores(
+        run_id, "a", 0, [Score(metric="m", value=1.0, rationale=secret, details={"k": [secret]})]
+    )
+    record = JudgeCallRecord(
+        provider="openai",
+        model="m",
+        messages=[{"role": "user", "content": f'judge "{secret}"'}],
+        config={},
+    )
+    call_id = store.begin_judge_call(run_id, record)
+    store.end_judge_call(call_id, record.model_copy(update={"error": f"echoed {secret}"}))
+    store.add_run_event(run_id, "note", {"text": f"read {url}"})
+    return run_id
+
+
+def test_a_known_secret_is_masked_in_everything_the_store_writes(tmp_path: Path) -> None:
+    register_secrets([SECRET])
+    with Store(tmp_path / "runs.db") as store:
+        run_id = _write_everything(store, SECRET)
+        output = store.outputs(run_id)["a"]
+        assert output.response == "echo ***" and output.trace == {"url": "http://h/answer?sid=***"}
+        assert output.error == "HTTP 401 from http://h/answer?sid=***"
+        score = store.scores(run_id)[0][2]
+        assert score.rationale == "***" and score.details == {"k": ["***"]}
+        call = store.judge_calls(run_id).iloc[0]
+        assert json.loads(call["messages_json"])[0]["content"] == 'judge "***"'
+        assert call["error"] == "echoed ***"
+        assert store.run(run_id).config["target"] == {"url": "http://h/answer?sid=***"}
+        assert store.run_events(run_id, "note") == [{"text": "read http://h/answer?sid=***"}]
+    assert SECRET not in _readable(tmp_path / "runs.db")
+
+
+def test_text_is_stored_as_given_when_no_secret_is_known(tmp_path: Path) -> None:
+    with Store(tmp_path / "runs.db") as store:
+        run_id = _write_everything(store, SECRET)
+        assert store.outputs(run_id)["a"].response == f"echo {SECRET}"

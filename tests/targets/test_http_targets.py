@@ -43,6 +43,7 @@ from ragjudge.targets.http import (
     resolve_path,
 )
 from ragjudge.targets.http._reading import BodyTooLarge, BodyUndecodable, read_body, read_start
+from served import PathRecorder
 
 QUICKSTART = Path(__file__).resolve().parents[2] / "examples" / "quickstart"
 HUNG_SECONDS = 600.0
@@ -378,6 +379,18 @@ async def test_get_sends_the_template_as_query_parameters(faulty: tuple[Any, Fau
     output = await target(sample("what is MVCC?"))
     assert output.error is None and output.response == "what is MVCC?"
     assert not target.supports_history
+
+
+async def test_a_base_url_with_a_query_keeps_it_after_the_path() -> None:
+    from ragjudge.testing import BackgroundASGIServer
+
+    recorder = PathRecorder()
+    with BackgroundASGIServer(recorder.app) as served:
+        target = OpenAIChatTarget(f"{served.url}/v1?api-version=2024-10-21", "my-rag")
+        output = await target(sample("What is SQL?"))
+        assert output.error is None and output.response == "SQL is a language."
+        assert output.trace["http"]["url"].endswith("/v1/chat/completions?api-version=2024-10-21")
+    assert recorder.requests == [("/v1/chat/completions", "api-version=2024-10-21")]
 
 
 async def test_a_missing_response_path_is_an_error_naming_it(faulty: tuple[Any, FaultyApp]) -> None:

@@ -7,18 +7,24 @@ formed:
   every key-like query or fragment parameter (``api_key``, ``key``, ``token``,
   ``sig``, ``code`` …) becomes ``***`` (:func:`scrub_url`);
 - a message has every URL in it scrubbed, ``Bearer …`` credentials and
-  ``token=…``-style assignments masked, and every known secret value (the keys and
-  header values in use, plain, URL-encoded or JSON-escaped) replaced by ``***``
+  ``token=…``-style assignments masked (with the credential after a scheme word:
+  ``Authorization: Basic …``), and every known secret value (the keys and header values
+  in use) replaced by ``***`` in each form a server may echo it in (:func:`encodings`)
   (:func:`scrub_text`);
 - a configuration record keeps ``${VAR}`` references as they are, masks the values
   of key-like fields and of every header but a few harmless ones, and scrubs the URLs
   in all its other strings (:func:`mask_record`).
 
-A ``${VAR}`` reference is never masked: it names a secret without holding it.
+A ``${VAR}`` reference is never masked: it names a secret without holding it. The
+values a run knows to be secrets are also masked by value wherever text is stored or
+shown (:mod:`ragjudge._util.known_secrets`).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import html
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -30,7 +36,8 @@ MASK = "***"
 
 MIN_SECRET_CHARS = 6
 """Known secret values shorter than this are not searched for in text (a short
-"key" would mask every word that holds it)."""
+"key" would mask every word that holds it); name-based masking still hides them where
+a key-like name says what they are."""
 
 HARMLESS_HEADERS = frozenset(
     {
@@ -55,6 +62,7 @@ _SECRET_WORDS = frozenset(
         "credentials",
         "passwd",
         "password",
+        "pwd",
         "secret",
         "signature",
         "token",
@@ -72,10 +80,15 @@ _QUERY_SECRET_NAMES = frozenset({"code", "key", "sig"})
 an Azure Functions key, ``?sig=`` a shared-access signature)."""
 
 _REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}")
-_SCHEME = re.compile(r"^(?:Bearer|Basic|Token|Bot)\s+", re.IGNORECASE)
+_SCHEME_WORDS = r"(?:Bearer|Basic|Token|Bot|Digest|Negotiate)"
+_SCHEME = re.compile(rf"^{_SCHEME_WORDS}\s+", re.IGNORECASE)
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s\"'<>`]+")
 _BEARER = re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=\-]{8,}", re.IGNORECASE)
-_ASSIGNMENT = re.compile(r"\b([A-Za-z][A-Za-z0-9_\-]*)([\"']?\s*[=:]\s*[\"']?)([^\s&\"',;}]+)")
+_ASSIGNMENT = re.compile(
+    r"\b([A-Za-z][A-Za-z0-9_\-]*)([\"']?\s*[=:]\s*[\"']?)"
+    rf"((?:{_SCHEME_WORDS}\s+)?[^\s&\"',;}}]+)",
+    re.IGNORECASE,
+)
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 
 
@@ -179,14 +192,27 @@ def header_secrets(headers: Mapping[str, str] | None) -> list[str]:
         found.append(value)
         credential = _SCHEME.sub("", value)
         if credential != value:
-            found.append(credential)
+            found += [credential, *_basic_parts(value, credential)]
     return found
 
 
+def _basic_parts(value: str, credential: str) -> list[str]:
+    """For ``Basic base64(user:password)``, the decoded ``user:password`` and the
+    password: a server may echo either."""
+    if not value.lower().startswith("basic"):
+        return []
+    try:
+        decoded = base64.b64decode(credential, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return []
+    return [decoded, decoded.partition(":")[2]]
+
+
 def scrub_text(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """``text`` with every known secret value (plain, URL-encoded or JSON-escaped)
-    masked, its URLs scrubbed (:func:`scrub_url`), and ``Bearer …`` credentials and
-    ``token=…``-style assignments to key-like names masked."""
+    """``text`` with every known secret value masked in each of its forms
+    (:func:`encodings`), its URLs scrubbed (:func:`scrub_url`), and ``Bearer …``
+    credentials and ``token=…``-style assignments to key-like names masked (a scheme
+    word and the credential after it alike)."""
     for secret in _variants(secrets):
         text = text.replace(secret, MASK)
     text = _URL.sub(_scrubbed_url_match, text)
@@ -209,14 +235,47 @@ def _masked_assignment(match: re.Match[str]) -> str:
 
 
 def _variants(secrets: Iterable[str | None]) -> list[str]:
-    """Each secret as written, URL-encoded and JSON-escaped; longest first, so a
-    secret that contains another is masked whole."""
+    """Every form of every secret (:func:`encodings`); longest first, so a secret that
+    contains another is masked whole."""
     found: set[str] = set()
     for secret in secrets:
-        if not secret or len(secret) < MIN_SECRET_CHARS or is_reference(secret):
-            continue
-        found |= {secret, quote(secret, safe=""), quote_plus(secret), json.dumps(secret)[1:-1]}
+        if secret:
+            found |= encodings(secret)
     return sorted(found, key=len, reverse=True)
+
+
+_ESCAPE = re.compile(r"%[0-9A-F]{2}")
+
+
+def encodings(secret: str) -> set[str]:
+    """The forms a server may echo ``secret`` in: as written; URL-encoded (``%XX`` in
+    upper or lower case, ``/`` kept or encoded, ``+`` for a space); JSON-escaped (a
+    slash escaped or not) and HTML-escaped; and in base64 (standard or URL-safe, with
+    or without padding) of the value itself and of the value as either half of a Basic
+    credential (``value:``, ``:value``; a URL's whole user-info ``user:value`` is a
+    secret of its own). None for a ``${VAR}`` reference or a value shorter than
+    :data:`MIN_SECRET_CHARS`."""
+    if len(secret) < MIN_SECRET_CHARS or is_reference(secret):
+        return set()
+    escaped = json.dumps(secret)[1:-1]
+    found = {
+        secret,
+        escaped,
+        escaped.replace("/", "\\/"),  # encoders that escape slashes too
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        html.escape(secret),
+    }
+    for encoded in (quote(secret, safe=""), quote(secret), quote_plus(secret)):
+        found |= {encoded, _ESCAPE.sub(lambda m: m.group(0).lower(), encoded)}
+    for raw in (secret, f"{secret}:", f":{secret}"):
+        found |= _base64_forms(raw.encode("utf-8"))
+    return found
+
+
+def _base64_forms(raw: bytes) -> set[str]:
+    standard = base64.b64encode(raw).decode("ascii")
+    urlsafe = base64.urlsafe_b64encode(raw).decode("ascii")
+    return {standard, standard.rstrip("="), urlsafe, urlsafe.rstrip("=")}
 
 
 def mask_value(value: str) -> str:

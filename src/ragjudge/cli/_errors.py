@@ -15,6 +15,7 @@ from typing import Any
 import typer
 from rich.text import Text
 
+from ragjudge._util.known_secrets import masked_output
 from ragjudge._version import __version__
 from ragjudge.cli._common import err, fail
 from ragjudge.cli._help import PlainHelpGroup
@@ -30,15 +31,17 @@ _ENDINGS = (typer.Exit, typer.TyperException, typer.Abort)
 
 class CommandGroup(PlainHelpGroup):
     """The ``ragjudge`` group: whatever a command raises ends it through
-    :func:`exit_for`."""
+    :func:`exit_for`; whatever it prints has the secrets its run registered masked
+    (:func:`~ragjudge._util.known_secrets.masked_output`)."""
 
     def invoke(self, ctx: Any) -> Any:
-        try:
-            return super().invoke(ctx)
-        except _ENDINGS:
-            raise
-        except Exception as exc:
-            raise exit_for(exc) from None
+        with masked_output():
+            try:
+                return super().invoke(ctx)
+            except _ENDINGS:
+                raise
+            except Exception as exc:
+                raise exit_for(exc) from None
 
 
 def exit_for(exc: Exception) -> typer.Exit:

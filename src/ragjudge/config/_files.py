@@ -22,7 +22,7 @@ from ragjudge.errors import TextFileError
 from ragjudge.loading import format_named
 from ragjudge.loading._values import value_problem
 
-__all__ = ["expand_environment", "load_config", "read_yaml"]
+__all__ = ["environment_values", "expand_environment", "load_config", "read_yaml"]
 
 
 def load_config(path: str | Path, **overrides: Any) -> EvalConfig:
@@ -148,6 +148,13 @@ def _expand(
     if references is not None and expanded != value:
         references[path] = (value, expanded)
     return expanded
+
+
+def environment_values(text: str) -> list[str]:
+    """The values the environment gives the ``${VAR}`` references in ``text`` (set and
+    not empty; a ``:-default`` written in the file is not the environment's)."""
+    found = (os.environ.get(match.group(1)) for match in _ENV_PATTERN.finditer(text))
+    return [value for value in found if value]
 
 
 def _expand_string(value: str, source: str) -> str:

@@ -12,11 +12,19 @@ from typing import IO, Any
 
 import pandas as pd
 
+from ragjudge._util.known_secrets import has_secrets, mask_secrets_in_json
 from ragjudge.analysis._meanings import exclusions, run_meanings
 from ragjudge.errors import ExportError as ExportError
 from ragjudge.store._store import Store
 
-__all__ = ["EXPORT_FORMATS", "ExportError", "export_format", "export_frame", "write_export"]
+__all__ = [
+    "EXPORT_FORMATS",
+    "ExportError",
+    "export_format",
+    "export_frame",
+    "masked_frame",
+    "write_export",
+]
 
 EXPORT_FORMATS: dict[str, str] = {
     ".jsonl": "jsonl",
@@ -88,9 +96,19 @@ def _call(row: Mapping[Any, Any]) -> dict[str, Any]:
     }
 
 
+def masked_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the secrets this process knows masked in every text cell
+    (:mod:`ragjudge._util.known_secrets`); the frame itself when none is known."""
+    if not has_secrets():
+        return frame
+    return frame.map(lambda cell: mask_secrets_in_json(cell) if isinstance(cell, str) else cell)
+
+
 def write_export(frame: pd.DataFrame, output: str, fmt: str, stdout: IO[str] | None = None) -> None:
     """Write ``frame`` to the file ``output`` (its folder created) or, for ``-``, to
-    standard output; :class:`ExportError` naming the file when it cannot be written."""
+    standard output; :class:`ExportError` naming the file when it cannot be written.
+    Known secrets are masked in every cell (:func:`masked_frame`)."""
+    frame = masked_frame(frame)
     if output == STDOUT:
         _write_text(frame, stdout or sys.stdout, fmt)
         return

@@ -33,6 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragjudge._util.known_secrets import mask_secrets_in
 from ragjudge._version import __version__
 from ragjudge.analysis._meanings import exclusions, run_meanings
 from ragjudge.analysis._results import EvaluationResult, summarize_run
@@ -148,10 +149,11 @@ def _log_run(
     )
     mlflow_run_id = created.info.run_id
     try:
-        _log_values(client, mlflow_run_id, _params(run, store), metrics)
+        # what the store holds has its secrets masked; so has what this process knows of
+        _log_values(client, mlflow_run_id, mask_secrets_in(_params(run, store)), metrics)
         client.log_table(mlflow_run_id, data=_table(store, run), artifact_file=EVAL_RESULTS)
-        client.log_dict(mlflow_run_id, run.config, "ragjudge/config.json")
-        client.log_dict(mlflow_run_id, summary.to_dict(), "ragjudge/summary.json")
+        client.log_dict(mlflow_run_id, mask_secrets_in(run.config), "ragjudge/config.json")
+        client.log_dict(mlflow_run_id, mask_secrets_in(summary.to_dict()), "ragjudge/summary.json")
         if report is not None:
             client.log_artifact(mlflow_run_id, str(report))
     except BaseException:
@@ -284,7 +286,9 @@ def _fit(text: str) -> str:
 
 def _table(store: Store, run: RunInfo) -> pd.DataFrame:
     """The per-row table, as ``ragjudge export`` writes it."""
-    return store.sample_frame(run.run_id, exclusions(run_meanings(run)))
+    from ragjudge.export._files import masked_frame  # pandas, loaded by the export alone
+
+    return masked_frame(store.sample_frame(run.run_id, exclusions(run_meanings(run))))
 
 
 def _milliseconds(stamp: str | None) -> int:

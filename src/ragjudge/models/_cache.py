@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ragjudge._util.known_secrets import mask_secrets_in_json
 from ragjudge.errors import JudgeError
 
 logger = logging.getLogger(__name__)
@@ -186,8 +187,10 @@ class ResponseCache:
         return value
 
     def put(self, key: str, value: dict[str, Any]) -> None:
-        """Queue ``value`` under ``key`` (replacing an older value); returns at once."""
-        text = canonical_json(value)
+        """Queue ``value`` under ``key`` (replacing an older value); returns at once.
+        The secrets this process knows are masked in it, as in the store
+        (:mod:`ragjudge._util.known_secrets`)."""
+        text = mask_secrets_in_json(canonical_json(value))
         with self._state:
             self._pending[key] = text
             self._start_writer()

@@ -113,6 +113,12 @@ class LiteLLMProvider:
         provider's own endpoint."""
         return scrub_url(self.base_url) if self.base_url else None
 
+    @property
+    def secrets(self) -> list[str]:
+        """The credentials it was given: its key and the secrets written in its base
+        URL (the keys LiteLLM reads from the environment itself are not known here)."""
+        return list(self._secrets)
+
     def _error(self, exc: Exception) -> ModelError:
         return scrub_error(error_from_litellm(exc), self._secrets)
 

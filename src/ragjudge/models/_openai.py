@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from ragjudge._util.redact import header_secrets, scrub_text, scrub_url, url_secrets
+from ragjudge._util.urls import join_path
 from ragjudge.models._types import (
     ChatMessage,
     EmbeddingResult,
@@ -191,7 +192,9 @@ def _message_text(body: Mapping[str, Any]) -> str:
 class OpenAIProvider:
     """One OpenAI-compatible endpoint and model.
 
-    ``base_url`` and ``api_key`` default to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``;
+    ``base_url`` and ``api_key`` default to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``; a
+    query string of the base URL (Azure's ``?api-version=…``) goes with every request,
+    after the endpoint's path;
     a server other than OpenAI's gets a dummy key when none is set. One
     :class:`httpx.AsyncClient` is created lazily per event loop and reused.
     :attr:`endpoint` is the base URL without credentials (it is part of every cache
@@ -234,6 +237,12 @@ class OpenAIProvider:
     def endpoint(self) -> str:
         """The base URL without credentials or key-like query values."""
         return scrub_url(self.base_url)
+
+    @property
+    def secrets(self) -> list[str]:
+        """The credentials it sends: its key (not the stand-in for local servers), the
+        credential header values and the secrets written in its base URL."""
+        return [s for s in self._secrets if s != LOCAL_API_KEY]
 
     @property
     def has_credentials(self) -> bool:
@@ -311,7 +320,6 @@ class OpenAIProvider:
             if self._is_azure:  # Azure OpenAI keys travel in their own header
                 headers["api-key"] = self._api_key
         return httpx.AsyncClient(
-            base_url=self.base_url + "/",
             headers=headers,
             timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 10.0)),
             limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
@@ -331,9 +339,9 @@ class OpenAIProvider:
     async def _exchange(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
         import httpx
 
-        url = self.base_url + path
+        url = join_path(self.base_url, path)  # before the base URL's query, if any
         try:
-            response = await self._client().post(path.lstrip("/"), json=payload)
+            response = await self._client().post(url, json=payload)
         except httpx.HTTPError as exc:
             raise error_from_transport(exc, url) from exc
         if response.status_code >= 300:

@@ -21,6 +21,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from ragjudge._util.known_secrets import mask_secrets
 from ragjudge._version import __version__
 from ragjudge.report import _svg, _text
 from ragjudge.report._details import node_of
@@ -92,18 +93,20 @@ def content_policy(*, forms: bool = False) -> str:
 
 
 def render_page(template: str, *, forms: bool = False, **context: Any) -> str:
-    """A whole page from ``template`` (which extends ``page.html.jinja``)."""
+    """A whole page from ``template`` (which extends ``page.html.jinja``), the secrets
+    this process knows masked (:mod:`ragjudge._util.known_secrets`)."""
     css, script = _assets()
-    return (
+    page = (
         environment()
         .get_template(template)
         .render(csp=content_policy(forms=forms), css=Markup(css), script=Markup(script), **context)
     )
+    return mask_secrets(page)
 
 
 def render_fragment(template: str, **context: Any) -> str:
-    """A piece of a page (no head, no policy), escaped like the pages."""
-    return environment().get_template(template).render(**context)
+    """A piece of a page (no head, no policy), escaped and masked like the pages."""
+    return mask_secrets(environment().get_template(template).render(**context))
 
 
 def pack_fragments(fragments: list[str]) -> str:

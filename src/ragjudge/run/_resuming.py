@@ -28,7 +28,9 @@ def resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
     """The stored run's config, with the pace, the breakdown and the store of
     ``given``: a resumed run keeps its samples, metrics, trials and models. Secrets are
     not stored (``***``): a target, retriever or judge connection whose stored form
-    holds one is taken from ``given``, the config the resume was started with."""
+    holds one is taken from ``given``, the config the resume was started with, and so
+    is any other setting (or judge setting) that holds one — a value that came from the
+    environment is masked wherever it appears."""
     stored = EvalConfig.model_validate(run.config)
     update: dict[str, Any] = {
         "concurrency": given.concurrency,
@@ -42,10 +44,19 @@ def resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
         if holds_mask(run.config.get(section)) and getattr(given, section) is not None:
             update[section] = getattr(given, section)
     judge = run.config.get("judge")
-    if stored.judge is not None and given.judge is not None and holds_mask(judge):
-        connection = given.judge.model_dump(include={"base_url", "api_key_env"})
-        update["judge"] = stored.judge.model_copy(update=connection)
+    if stored.judge is not None and given.judge is not None and isinstance(judge, dict):
+        masked = {key for key, value in judge.items() if holds_mask(value)}
+        if masked:
+            connection = given.judge.model_dump(include=masked | {"base_url", "api_key_env"})
+            update["judge"] = stored.judge.model_copy(update=connection)
+    for key in [key for key, value in run.config.items() if holds_mask(value)]:
+        if key in EvalConfig.model_fields and key not in update and key not in _SECTIONS:
+            update[key] = getattr(given, key)
     return stored.model_copy(update=update)
+
+
+_SECTIONS = ("target", "retriever", "judge")
+"""Settings whose masked values :func:`resumed_config` takes in their own way."""
 
 
 def holds_mask(value: Any) -> bool:

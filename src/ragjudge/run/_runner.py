@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from rich.console import Console
 
 from ragjudge._util.gc import fewer_collections, loading
+from ragjudge._util.known_secrets import register_secrets
 from ragjudge._version import __version__
 from ragjudge.analysis._rate_limits import record_rate_limits
 from ragjudge.analysis._results import EvaluationResult, summarize_run
 from ragjudge.config import ConfigError, EvalConfig
+from ragjudge.config._secrets import config_secrets
 from ragjudge.loading import STREAM_PAGE_ROWS
 from ragjudge.models import Provider
 from ragjudge.run._execution import outcome_recorded
@@ -89,7 +91,11 @@ async def run_evaluation(
     errored results again too. One process at a time executes a run
     (:class:`~ragjudge.store._lock.RunBusy` otherwise). ``on_start`` is called with the run
     id once the run is stored (so an interrupted caller can name it).
+
+    The config's secrets are registered first (:func:`~ragjudge.config._secrets.config_secrets`):
+    from then on the store, the reply cache and every output mask them by value.
     """
+    register_secrets(config_secrets(config))
     resumed, stored_samples = None, None
     if resume is not None:
         # a resumed run's samples stay in the store when the executor reads them in pages
@@ -312,6 +318,7 @@ async def dry_run(
     cost without calling the target or any model (see :mod:`ragjudge.run._dryrun`)."""
     from ragjudge.run._dryrun import plan_evaluation
 
+    register_secrets(config_secrets(config))
     setup = prepare(config, data=data, target=target, metrics=metrics)
     try:
         return await plan_evaluation(

@@ -1,12 +1,16 @@
 """The store's SQLite file: its schema, and opening it safely — never a folder, never
 another program's database, an older ragjudge store brought up to the current schema
-(and its runs given the meanings of their scores, once)."""
+(and its runs given the meanings of their scores, once). Every text the store writes
+has the known secrets masked (:class:`MaskingConnection`)."""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
+from ragjudge._util.known_secrets import has_secrets, holds_secrets, mask_secrets_in_json
 from ragjudge.errors import StoreError as StoreError
 
 __all__ = ["StoreError", "open_store_file"]
@@ -99,7 +103,7 @@ def open_store_file(path: Path) -> sqlite3.Connection:
         file = next((p for p in path.parents if p.is_file()), None)
         reason = f"{file} is a file, not a folder" if file else exc.strerror or str(exc)
         raise StoreError(f"cannot create the store {path}: {reason}") from None
-    conn = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
+    conn = sqlite3.connect(path, timeout=30.0, check_same_thread=False, factory=MaskingConnection)
     try:
         # Checked before anything is written: another program's database stays as is.
         found = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -119,6 +123,41 @@ def open_store_file(path: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+class MaskingConnection(sqlite3.Connection):
+    """The store's connection: the text bound to every ``INSERT`` and ``UPDATE`` has
+    the secrets the process knows masked (:mod:`ragjudge._util.known_secrets`), so no
+    writer of the store can keep one — outputs, errors, traces, judge calls, the run
+    record, run events alike. A JSON document stays one."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        if _writes(sql):
+            parameters = _masked(parameters)
+        return super().execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
+        if _writes(sql):
+            parameters = (_masked(row) for row in parameters)
+        return super().executemany(sql, parameters)
+
+
+def _writes(sql: str) -> bool:
+    return has_secrets() and sql.lstrip()[:6].upper() in ("INSERT", "UPDATE")
+
+
+def _masked(parameters: Any) -> Any:
+    values = parameters.values() if isinstance(parameters, Mapping) else parameters
+    # one search over the row's texts: most rows hold no secret
+    if not holds_secrets("\0".join(v for v in values if isinstance(v, str))):
+        return parameters
+    if isinstance(parameters, Mapping):
+        return {name: _masked_value(value) for name, value in parameters.items()}
+    return tuple(_masked_value(value) for value in parameters)
+
+
+def _masked_value(value: Any) -> Any:
+    return mask_secrets_in_json(value) if isinstance(value, str) else value
 
 
 def _add_missing_columns(conn: sqlite3.Connection) -> None:

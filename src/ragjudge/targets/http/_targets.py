@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ragjudge._util.redact import scrub_url
+from ragjudge._util.urls import join_path
 from ragjudge.schema import Output, Sample, Usage
 from ragjudge.targets._targets import ReplyLimits, ReplyTooLarge, TargetSetupError, usage_from
 from ragjudge.targets.http._client import HttpCallError, HttpClient, check_url, excerpt
@@ -60,7 +61,8 @@ class OpenAIChatTarget:
     """A system under test that speaks OpenAI chat completions.
 
     Each sample's whole conversation (history and query) is POSTed as ``messages`` to
-    ``{base_url}/chat/completions``; the answer is ``choices[0].message.content``.
+    ``{base_url}/chat/completions`` (a query string of ``base_url`` kept after the
+    path); the answer is ``choices[0].message.content``.
     When the app returns its retrieved contexts, ``context_field`` is the dotted path
     to them in the response JSON (``retrieved_context``, ``choices.0.message.context``),
     a list of ``{doc_uri, content}`` objects or strings. Token usage comes from
@@ -109,7 +111,7 @@ class OpenAIChatTarget:
 
     async def __call__(self, sample: Sample) -> Output:
         """Ask the endpoint; the answer, contexts and usage, or the sample's error."""
-        url = f"{self.base_url}/chat/completions"
+        url = join_path(self.base_url, "chat/completions")
         try:
             body = self.payload(sample)
             return await _call(self.http, self.limits, "POST", url, self._read, json_body=body)
