@@ -25,6 +25,7 @@ from ragjudge.run._runner import run_evaluation
 from ragjudge.store._store import Store
 from ragjudge.testing.server import OpenAITestServer
 from served import running, write_project
+from unwritable import unwritable
 
 runner = CliRunner()
 ROWS = [
@@ -141,6 +142,22 @@ def test_rerun_is_served_from_cache_trials_are_not_and_cost_is_counted(
     assert "entries: 12" in stats.stdout
     cleared = runner.invoke(app, ["cache", "clear", "--path", str(tmp_path / ".ragjudge/cache.db")])
     assert "removed 12" in cleared.stdout
+
+
+def test_a_read_only_cache_stops_the_run_before_any_request(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    cfg = _config(tmp_path, server)
+    _run(cfg, "--limit", "1")
+    requests = server.stats.requests
+    cache = tmp_path / ".ragjudge" / "cache.db"
+
+    with unwritable(cache):
+        result = runner.invoke(app, ["run", str(cfg), "--no-progress", "--trials", "2"])
+
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"error: cache: cannot write the cache {cache}: the file is")
+    assert server.stats.requests == requests
 
 
 def test_dry_run_counts_calls_and_tokens_and_calls_nothing(

@@ -198,7 +198,7 @@ def open_cache(path: Path | None) -> ResponseCache | None:
         return None
     cache = ResponseCache(path)
     try:
-        cache.check()
+        cache.check(write=True)
     except CacheError as exc:
         raise ConfigError(
             f"cache: {exc} (set 'cache' to another file, or run with --no-cache)"

@@ -135,7 +135,7 @@ class SnapshotCache(ResponseCache):
         self.new: dict[str, dict[str, Any]] = {}
         self._file_reader: sqlite3.Connection | None = None
 
-    def check(self) -> None:
+    def check(self, *, write: bool = False) -> None:
         """Nothing to check: the driver checked the file."""
 
     def get(self, key: str) -> dict[str, Any] | None:
