@@ -153,11 +153,13 @@ class ResponseCache:
             return
         if Path(self.path).is_dir():
             raise CacheError(f"the cache {self.path} is a folder; a cache is a SQLite file")
+        doing = "open"
         try:
             with self._read_lock:
                 conn = self._read_connection()
                 conn.execute("SELECT COUNT(*) FROM responses").fetchone()
                 if write:  # writes the value it holds: fails on a read-only file
+                    doing = "write"
                     version = conn.execute("PRAGMA user_version").fetchone()[0]
                     conn.execute(f"PRAGMA user_version = {int(version)}")
         except sqlite3.DatabaseError as exc:
@@ -165,9 +167,8 @@ class ResponseCache:
                 if self._reader is not None:
                     self._reader.close()
                     self._reader = None
-            raise CacheError(
-                f"cannot {'write' if write else 'open'} the cache {self.path}: {_reason(exc, self.path)}"
-            ) from None
+            reason = _reason(exc, self.path)
+            raise CacheError(f"cannot {doing} the cache {self.path}: {reason}") from None
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored value for ``key`` (counting a hit) or ``None`` (a miss)."""
