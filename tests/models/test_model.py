@@ -370,6 +370,28 @@ async def test_embeddings_are_cached_and_counted() -> None:
     assert per_purpose.calls == 2 and per_purpose.cached_calls == 1
 
 
+async def test_embedding_requests_are_recorded_with_tokens_cost_and_errors() -> None:
+    prices = PriceTable.from_dict({"scripted": {"input": 2.0, "output": 0.0}})
+    settings = FAST.model_copy(update={"max_retries": 0})
+    judge, recorder = judge_with(scripted(errors=[None, server_error()]), settings, prices=prices)
+
+    embedded = await judge.embed(["一つ目", "second"], purpose="answer_relevancy")
+    with pytest.raises(JudgeCallError) as failed:
+        await judge.embed(["third"])
+
+    done, refused = recorder.records
+    assert [m["content"] for m in done.messages] == ["一つ目", "second"]
+    assert done.purpose == "answer_relevancy" and done.error is None
+    assert done.text == "2 vectors of 16 dimensions" and done.attempts == 1
+    assert done.usage == embedded.usage and done.usage.input_tokens > 0
+    assert refused.purpose == "embeddings" and refused.text is None
+    assert refused.error is not None and "HTTP 500" in refused.error
+    assert failed.value.call_ids == [2]
+    totals = judge.usage.by_purpose()
+    assert totals["answer_relevancy"].priced_cost == pytest.approx(done.usage.input_tokens * 2.0e-6)
+    assert totals["embeddings"].failed_calls == 1
+
+
 # -- usage and cost --------------------------------------------------------------------
 
 

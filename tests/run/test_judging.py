@@ -160,6 +160,38 @@ def test_a_read_only_cache_stops_the_run_before_any_request(
     assert server.stats.requests == requests
 
 
+RELEVANCY_REPLY = json.dumps(
+    {"questions": ["What does it do?", "What is it for?", "How does it work?"], "noncommittal": 0}
+)
+
+
+def test_embedding_requests_are_recorded_and_counted_like_judge_calls(tmp_path: Path) -> None:
+    with OpenAITestServer(replies=ReplyScript(default=RELEVANCY_REPLY)) as server:
+        cfg = write_project(
+            tmp_path,
+            ROWS[:3],
+            "data: set.jsonl\n"
+            "metrics: [{metric: answer_relevancy, embedding: openai/emb}]\n"
+            f"judge: {{model: openai/judge, base_url: '{server.base_url}', preflight: false,"
+            " prices: {judge: {input: 1.0, output: 2.0}, emb: {input: 0.5, output: 0}}}\n",
+        )
+        summary = _run(cfg)
+        embedding_requests = server.stats.embeddings
+    store = tmp_path / ".ragjudge" / "runs.db"
+    with sqlite3.connect(store) as conn:
+        calls, tokens, cost = conn.execute(
+            "SELECT COUNT(*), SUM(input_tokens), SUM(cost) FROM judge_calls"
+            " WHERE purpose = 'embeddings' AND error IS NULL"
+        ).fetchone()
+    shown = runner.invoke(app, ["show", str(summary["run_id"]), "--store", str(store), "--json"])
+    usage = {row["purpose"]: row for row in json.loads(shown.stdout)["judge_usage"]}
+
+    assert embedding_requests == 3  # one per answer: its generated questions beside it
+    assert calls == 3 and tokens > 0 and cost == pytest.approx(tokens * 0.5e-6)
+    assert usage["embeddings"]["calls"] == 3 and usage["embeddings"]["input_tokens"] == tokens
+    assert usage["embeddings"]["cost"] == pytest.approx(cost)
+
+
 def test_dry_run_counts_calls_and_tokens_and_calls_nothing(
     tmp_path: Path, server: OpenAITestServer
 ) -> None:

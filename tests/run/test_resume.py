@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 from ragjudge.cli import app
 from ragjudge.models import GenerateConfig, JudgeModel, ModelSettings, ResponseCache
 from ragjudge.models._model import INTERRUPTED, INTERRUPTED_IN_FLIGHT
+from ragjudge.models._types import EmbeddingResult
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.run._judging import StoreRecorder
 from ragjudge.schema import Sample
@@ -118,6 +119,39 @@ async def test_a_call_waiting_while_another_is_in_flight_says_it_never_went_out(
     await judge.aclose()
     assert sorted(calls(store), key=str) == sorted([("ok", None), (None, INTERRUPTED)], key=str)
     assert len(provider.calls) == 1
+
+
+class HeldEmbeddings(ScriptedProvider):
+    """Embeds only once the test lets the reply go (:attr:`answer`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent = asyncio.Event()
+        self.answer = asyncio.Event()
+
+    async def embed(self, texts: list[str]) -> EmbeddingResult:
+        self.sent.set()
+        await self.answer.wait()
+        return await super().embed(texts)
+
+
+async def test_an_embedding_request_in_flight_at_an_interruption_is_awaited_and_recorded(
+    tmp_path: Path,
+) -> None:
+    store, recorder = recorded_store(tmp_path)
+    provider = HeldEmbeddings()
+    judge = JudgeModel(provider, recorder=recorder)
+    call = asyncio.create_task(judge.embed(["a text to embed"]))
+    await provider.sent.wait()
+    assert calls(store) == [(None, IN_FLIGHT)]  # stored before the reply came
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    assert judge.in_flight == 1
+    provider.answer.set()
+    await judge.aclose()  # waits for the paid reply
+    assert calls(store) == [("1 vector of 16 dimensions", None)]
+    assert len(provider.embed_calls) == 1
 
 
 def test_calls_left_in_flight_by_a_killed_process_are_marked_lost(tmp_path: Path) -> None:

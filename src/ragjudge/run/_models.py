@@ -20,6 +20,8 @@ from ragjudge.run._judging import (
     generate_config,
     open_cache,
     preflight,
+    prices_of,
+    store_recorder,
 )
 from ragjudge.store import Store
 
@@ -79,7 +81,10 @@ class RunModels:
         try:
             if models.cache is None and any(m.embedding_specs() for m in metrics):
                 models.cache = models._own_cache = open_cache(cache_path)
-            models.embedders = build_embedders(config.judge, metrics, models.cache, limiters)
+            recorder = store_recorder(store, run_id, prices_of(config.judge))
+            models.embedders = build_embedders(
+                config.judge, metrics, models.cache, limiters, recorder
+            )
             if config.judge is None or config.judge.preflight:
                 models.asked = await preflight(models.all)
         except BaseException:

@@ -249,7 +249,9 @@ class SampleWorker:
             judge=self.judge,
             generate_config=generate_config(config.judge),
             target=self.target,
-            embedders=build_embedders(config.judge, self.metrics, self.cache, limiters),
+            embedders=build_embedders(
+                config.judge, self.metrics, self.cache, limiters, self.recorder
+            ),
         )
 
     def _judge(
