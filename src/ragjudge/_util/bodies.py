@@ -1,4 +1,5 @@
-"""Reading a response body with a cap on its decoded size.
+"""Reading an HTTP response body with a cap on its decoded size (a target's reply, a
+judge's reply).
 
 The cap counts the bytes after decompression, as they stream in, and reading stops as
 soon as it is passed: a small gzip body that would inflate to gigabytes costs at most
@@ -15,17 +16,19 @@ from typing import Protocol
 
 import httpx
 
-from ragjudge.errors import TargetError
+from ragjudge.errors import RagjudgeError
+
+__all__ = ["ACCEPT_ENCODING", "BodyTooLarge", "BodyUndecodable", "read_body", "read_start"]
 
 ACCEPT_ENCODING = "gzip, deflate"
 """What a request offers: the encodings inflated here in bounded steps."""
 
 
-class BodyTooLarge(TargetError):
-    """The decoded body passed its cap."""
+class BodyTooLarge(RagjudgeError):
+    """The decoded body passed its cap (the caller says whose body and which cap)."""
 
 
-class BodyUndecodable(TargetError):
+class BodyUndecodable(RagjudgeError):
     """The body is not valid in its declared content encoding."""
 
 
