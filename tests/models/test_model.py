@@ -392,6 +392,22 @@ async def test_embedding_requests_are_recorded_with_tokens_cost_and_errors() -> 
     assert totals["embeddings"].failed_calls == 1
 
 
+async def test_a_reply_text_beyond_the_cap_is_an_error_whoever_read_it() -> None:
+    # the scripted provider, as LiteLLM's, reads a reply itself: the layer checks its size
+    settings = FAST.model_copy(update={"max_reply_bytes": 1000})
+    provider = scripted("答" * 334, default="[RESULT] 3")  # 1002 bytes in UTF-8
+    judge, recorder = judge_with(provider, settings)
+
+    with pytest.raises(JudgeCallError) as caught:
+        await judge.generate(user("Grade."))
+    fitting = await judge.generate(user("Grade again."))
+
+    assert caught.value.kind == "too_large" and caught.value.attempts == 1
+    assert "reply of 1002 bytes (max_reply_bytes: 1000)" in str(caught.value)
+    assert recorder.records[0].text is None and fitting.text == "[RESULT] 3"
+    assert len(provider.calls) == 2
+
+
 # -- usage and cost --------------------------------------------------------------------
 
 

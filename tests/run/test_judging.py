@@ -192,6 +192,30 @@ def test_embedding_requests_are_recorded_and_counted_like_judge_calls(tmp_path: 
     assert usage["embeddings"]["cost"] == pytest.approx(cost)
 
 
+def test_a_judge_reply_beyond_the_configured_cap_is_an_explained_error_of_its_score(
+    tmp_path: Path,
+) -> None:
+    long_reply = "Feedback: " + "much to say " * 500 + "[RESULT] 5"
+    with OpenAITestServer(replies=ReplyScript(default=long_reply)) as server:
+        cfg = (
+            _config(tmp_path, server)
+            .read_text()
+            .replace("  timeout: 30\n", "  timeout: 30\n  max_reply_bytes: 2000\n")
+        )
+        (tmp_path / "eval.yaml").write_text(cfg)
+        summary = _run(tmp_path / "eval.yaml", exit_code=4)
+        requests = server.stats.completions
+    with sqlite3.connect(tmp_path / ".ragjudge" / "runs.db") as conn:
+        errors = [row[0] for row in conn.execute("SELECT error FROM scores")]
+        texts = conn.execute("SELECT COUNT(text) FROM judge_calls").fetchone()[0]
+
+    assert requests == len(ROWS)  # one attempt each: a reply that long is not asked again
+    assert all(e.startswith("judge call failed: [too_large] reply from") for e in errors)
+    assert texts == 0  # nothing of the replies is stored
+    (group,) = summary["errors_by_cause"]  # type: ignore[misc]
+    assert group["cause"] == "judge reply too large" and group["count"] == len(ROWS)
+
+
 def test_dry_run_counts_calls_and_tokens_and_calls_nothing(
     tmp_path: Path, server: OpenAITestServer
 ) -> None:

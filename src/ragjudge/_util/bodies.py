@@ -12,11 +12,12 @@ from __future__ import annotations
 import zlib
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Protocol
 
 from ragjudge.errors import RagjudgeError
+
+if TYPE_CHECKING:  # imported where a body is read: naming the encodings needs none
+    import httpx
 
 __all__ = ["ACCEPT_ENCODING", "BodyTooLarge", "BodyUndecodable", "read_body", "read_start"]
 
@@ -101,6 +102,8 @@ async def read_body(response: httpx.Response, limit: int) -> bytes:
 async def read_start(response: httpx.Response, limit: int) -> bytes:
     """The first ``limit`` decoded bytes of the body at most (an error page to quote
     from); what does not decode is left out."""
+    import httpx
+
     parts: list[bytes] = []
     size = 0
     try:

@@ -48,6 +48,7 @@ _CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("judge rate-limited", r"call failed: \[rate_limit\]"),
         ("judge server error", r"call failed: \[(server|bad_response)\]"),
         ("judge refused the request", r"call failed: \[client\]"),
+        ("judge reply too large", r"call failed: \[too_large\]"),
         ("judge call failed", r"call failed"),
         ("no judge configured", r"no judge model configured"),
         ("missing input", r"^(no response|every reference answer is empty|no reference answer)"),
@@ -59,8 +60,8 @@ _CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 def error_cause(message: str) -> str:
     """The cause of a score's error, from the message the kit and runner write:
     ``target failed``, ``parse error``, ``judge unreachable``, ``judge rate-limited``,
-    ``judge server error``, ``judge refused the request``, ``no judge configured``,
-    ``missing input``, ``metric error`` or ``other``."""
+    ``judge server error``, ``judge refused the request``, ``judge reply too large``,
+    ``no judge configured``, ``missing input``, ``metric error`` or ``other``."""
     for cause, pattern in _CAUSES:
         if pattern.search(message):
             return cause

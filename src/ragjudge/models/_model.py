@@ -346,7 +346,10 @@ class JudgeModel:
                     raise
                 else:
                     self.limiter.settle(slot, _total_tokens(result))
-                    return Attempts(result, None, attempt, kinds, 0.0)
+                    oversized = _too_large(result, self.settings.max_reply_bytes)
+                    if oversized is None:
+                        return Attempts(result, None, attempt, kinds, 0.0)
+                    error = oversized
             kinds.append(error.kind)
             if error.kind == "rate_limit":
                 self.limiter.on_rate_limit(slot, error.retry_after)
@@ -404,6 +407,17 @@ def _total_tokens(result: object) -> int:
     return usage.total_tokens if isinstance(usage, Usage) else 0
 
 
+def _too_large(result: object, cap: int) -> ModelError | None:
+    """A reply text beyond ``cap`` bytes, from a provider that reads its replies itself
+    (the OpenAI-compatible one stops reading at the cap)."""
+    if not isinstance(result, Generation) or len(result.text) <= cap // 4:
+        return None
+    size = len(result.text.encode("utf-8"))
+    if size <= cap:
+        return None
+    return ModelError(f"reply of {size} bytes (max_reply_bytes: {cap})", kind="too_large")
+
+
 def _try_parse(parse: Callable[[str], T], text: str) -> tuple[T | None, str | None]:
     """``(value, None)`` or ``(None, reason)``; any exception counts as unreadable."""
     try:
@@ -435,5 +449,11 @@ def get_model(
     ``litellm/<provider>/<model>`` (needs the ``litellm`` extra), ``scripted`` or
     ``scripted/<name>`` (canned replies, for tests and dry runs)."""
     settings = settings or ModelSettings()
-    provider = make_provider(spec, base_url=base_url, api_key=api_key, timeout=settings.timeout)
+    provider = make_provider(
+        spec,
+        base_url=base_url,
+        api_key=api_key,
+        timeout=settings.timeout,
+        max_reply_bytes=settings.max_reply_bytes,
+    )
     return JudgeModel(provider, settings=settings, cache=cache, recorder=recorder, prices=prices)
