@@ -6,7 +6,8 @@ of each metric's results failed); :data:`EXIT_ERRORS` some scores failed beyond 
 rate; :data:`EXIT_NO_VALUES` a metric has no value at all (or the run has no scores);
 :data:`EXIT_GATE` every score arrived but a quality gate (``--fail-under``,
 ``--fail-over``; see :mod:`ragjudge.analysis._gates`) failed; 2 a mistake in the input or the
-config (nothing was run); 130 interrupted. 3 and 4 say scores are missing and come
+config (nothing was run); 130, 143, 129 interrupted (by SIGINT, SIGTERM, SIGHUP:
+128 + the signal's number). 3 and 4 say scores are missing and come
 first: a gate is only the verdict of a run whose scores all arrived.
 """
 
