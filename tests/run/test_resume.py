@@ -12,7 +12,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +30,7 @@ from ragjudge.store._judge_calls import IN_FLIGHT, LOST
 from ragjudge.store._lock import run_lock
 from ragjudge.store._store import Store
 from ragjudge.testing.server import FaultPlan, OpenAITestServer
-from served import running, write_project
+from served import HeldReplies, running, write_project
 
 PROMPT = [{"role": "user", "content": "Grade this."}]
 
@@ -198,26 +197,6 @@ def scores_in(store: Path) -> int:
             return int(conn.execute("SELECT COUNT(*) FROM scores").fetchone()[0])
     except sqlite3.OperationalError:
         return 0
-
-
-class HeldReplies:
-    """Takes the place of the server's latency: the first ``free`` requests are answered
-    at once, the others only after :meth:`release` — so a run cannot finish, and has
-    requests out, when the test interrupts it."""
-
-    def __init__(self, server: OpenAITestServer, free: int) -> None:
-        self.free = free
-        self.seen = 0
-        self.released = threading.Event()
-        server._injector.sleep_latency = self  # type: ignore[method-assign]
-
-    async def __call__(self) -> None:
-        self.seen += 1  # the server's own loop, one request at a time
-        while self.seen > self.free and not self.released.is_set():
-            await asyncio.sleep(0.01)
-
-    def release(self) -> None:
-        self.released.set()
 
 
 def said_it_waits_for_the_replies(process: subprocess.Popen[bytes]) -> bytes:
