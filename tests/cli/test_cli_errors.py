@@ -190,11 +190,14 @@ def test_a_read_only_store_refuses_a_run_and_is_still_read(tmp_path: Path) -> No
         refused = _run(config, store)
         shown = runner.invoke(app, ["show", run_id, "--store", str(store), "--json"])
         exported = runner.invoke(app, ["export", run_id, "--store", str(store), "-o", "-"])
+        page = tmp_path / "report.html"
+        reported = runner.invoke(app, ["report", run_id, "--store", str(store), "-o", str(page)])
 
     assert refused.exit_code == 2, refused.output
     assert refused.output == f"error: cannot write the store {store}: the file is read-only\n"
     assert shown.exit_code == 0 and '"run_id": "' + run_id in shown.output
     assert exported.exit_code == 0 and '{"request_id":"a1"' in exported.output
+    assert reported.exit_code == 0 and run_id in page.read_text(encoding="utf-8")
     with sqlite3.connect(store) as conn:
         assert conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1
 
