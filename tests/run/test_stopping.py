@@ -24,7 +24,7 @@ import pytest
 
 from ragjudge.models._recording import INTERRUPTED
 from ragjudge.models.scripted import ReplyScript, prompt_text
-from ragjudge.run._stopping import Stopped, run_until_stopped
+from ragjudge.run._stopping import Stopping
 from ragjudge.store._judge_calls import IN_FLIGHT
 from ragjudge.testing.server import OpenAITestServer
 from served import HeldReplies, running, write_project
@@ -56,10 +56,11 @@ def test_a_signal_cancels_the_run_which_cleans_up_and_says_which_signal_it_was()
         finally:
             cleaned.append("cleaned up")
 
-    with pytest.raises(Stopped) as stopped:
-        run_until_stopped(run())
+    stopping = Stopping()
+    with pytest.raises(KeyboardInterrupt):
+        stopping.run(run())
 
-    assert (stopped.value.signal_name, stopped.value.exit_code) == ("SIGTERM", 143)
+    assert (stopping.signal_name, stopping.exit_code) == ("SIGTERM", 143)
     assert cleaned == ["cleaned up"]
 
 
@@ -72,10 +73,11 @@ def test_a_second_signal_ends_work_that_holds_the_loop_at_once() -> None:
         raise_handled(signal.SIGINT)
         reached.append("second")
 
-    with pytest.raises(Stopped) as stopped:
-        run_until_stopped(held())
+    stopping = Stopping()
+    with pytest.raises(KeyboardInterrupt):
+        stopping.run(held())
 
-    assert stopped.value.signal_name == "SIGHUP" and stopped.value.exit_code == 129
+    assert (stopping.signal_name, stopping.exit_code) == ("SIGHUP", 129)
     assert reached == ["first"]
 
 
@@ -90,7 +92,7 @@ def test_the_handlers_are_put_back_and_an_ignored_signal_stays_ignored() -> None
         return "done"
 
     try:
-        assert run_until_stopped(run()) == "done"
+        assert Stopping().run(run()) == "done"
         assert seen["SIGHUP"] is signal.SIG_IGN and seen["SIGTERM"] is not before
         assert signal.getsignal(signal.SIGTERM) is before
         assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN

@@ -151,7 +151,7 @@ def run(
     from ragjudge.cli._classify import openai_evals_config
     from ragjudge.errors import ClusterError
     from ragjudge.run._runner import dry_run, run_evaluation
-    from ragjudge.run._stopping import Stopped, run_until_stopped
+    from ragjudge.run._stopping import Stopping
     from ragjudge.terminal import print_plan, print_result
 
     if config is None and openai_evals is None:
@@ -167,6 +167,7 @@ def run(
     if gate is GateChoice.ci and not gates:
         raise fail("--gate ci says what --fail-under and --fail-over check; give one of them")
     started: list[str] = [] if resume is None else [resume]
+    stopping = Stopping()
     try:
         cfg = openai_evals_config(
             config,
@@ -191,7 +192,7 @@ def run(
             else:
                 print_plan(estimate, out)
             return
-        result = run_until_stopped(
+        result = stopping.run(
             run_evaluation(
                 cfg,
                 resume=resume,
@@ -201,14 +202,14 @@ def run(
                 on_start=started.append,
             )
         )
-    except KeyboardInterrupt as stopped:
+    except KeyboardInterrupt:
         command = resume_command(config, started[-1] if started else None, {"--store": store})
-        by = stopped.signal_name if isinstance(stopped, Stopped) else "SIGINT"
+        by = stopping.signal_name
         err.print(
             Text(f"interrupted ({by}); finished results are stored. Resume with: {command}"),
             soft_wrap=True,
         )
-        raise typer.Exit(stopped.exit_code if isinstance(stopped, Stopped) else 130) from None
+        raise typer.Exit(stopping.exit_code) from None
     except ClusterError as exc:
         command = resume_command(config, started[-1] if started else None, {"--store": store})
         err.print(Text(f"{exc}. Resume with: {command}"), soft_wrap=True)

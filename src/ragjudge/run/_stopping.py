@@ -10,9 +10,10 @@ connection) stop ``ragjudge run`` the same way:
    not yield, such as reading a large evaluation set — a second one ends that work at
    once instead.
 
-:class:`Stopped` then says which signal came first; the command exits with 128 plus its
-number (130, 143, 129), as a shell reports a process ended by it. A signal the process
-ignores (SIGHUP under ``nohup``) stays ignored.
+:class:`Stopping` runs the coroutine, raises ``KeyboardInterrupt`` once it is stopped
+and says which signal came first; the command exits with 128 plus its number (130, 143,
+129), as a shell reports a process ended by it. A signal the process ignores (SIGHUP
+under ``nohup``) stays ignored.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any, TypeVar
 
 from ragjudge.models._inflight import abandon_waiting
 
-__all__ = ["STOP_SIGNALS", "Stopped", "run_until_stopped"]
+__all__ = ["STOP_SIGNALS", "Stopping"]
 
 T = TypeVar("T")
 
@@ -35,26 +36,8 @@ STOP_SIGNALS: tuple[signal.Signals, ...] = tuple(
 """The signals that stop a run (SIGHUP does not exist on Windows)."""
 
 
-class Stopped(KeyboardInterrupt):
-    """A run stopped by a signal; finished results are stored."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-    @property
-    def signal_name(self) -> str:
-        """``SIGINT``, ``SIGTERM`` …"""
-        return signal.Signals(self.signum).name
-
-    @property
-    def exit_code(self) -> int:
-        """128 plus the signal's number, as a shell reports a process it ended."""
-        return 128 + self.signum
-
-
-class _Stop:
-    """The signals received while a run executes, and what each one does."""
+class Stopping:
+    """Runs a coroutine that the :data:`STOP_SIGNALS` stop as the module says."""
 
     def __init__(self) -> None:
         self.signum: int | None = None
@@ -64,7 +47,35 @@ class _Stop:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[Any] | None = None
 
-    async def guard(self, main: Coroutine[Any, Any, T]) -> T:
+    @property
+    def signal_name(self) -> str:
+        """The first signal's name (``SIGINT`` when none came: Python's own Ctrl-C)."""
+        return signal.Signals(self.signum or signal.SIGINT).name
+
+    @property
+    def exit_code(self) -> int:
+        """128 plus the first signal's number, as a shell reports a process it ended."""
+        return 128 + (self.signum or signal.SIGINT)
+
+    def run(self, main: Coroutine[Any, Any, T]) -> T:
+        """``asyncio.run(main)``; ``KeyboardInterrupt`` when a signal stopped it. Call it
+        from the main thread."""
+        previous = {
+            sig: signal.signal(sig, self._on_signal)
+            for sig in STOP_SIGNALS
+            if signal.getsignal(sig) is not signal.SIG_IGN
+        }
+        try:
+            return asyncio.run(self._guard(main))
+        except asyncio.CancelledError:
+            if self.signum is None:
+                raise
+            raise KeyboardInterrupt from None
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+
+    async def _guard(self, main: Coroutine[Any, Any, T]) -> T:
         """Await ``main`` as the task the first signal cancels."""
         self._loop = asyncio.get_running_loop()
         self._task = asyncio.current_task()
@@ -73,14 +84,14 @@ class _Stop:
             raise asyncio.CancelledError
         return await main
 
-    def on_signal(self, signum: int, frame: FrameType | None) -> None:
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         """Runs in the main thread between two bytecodes: it hands the work to the
         loop, unless the loop is held by work that does not yield."""
         if self.signum is None:
             self.signum = signum
             self._call_in_loop(self._cancel)
         elif not self._taken_up:
-            raise Stopped(self.signum)
+            raise KeyboardInterrupt
         else:
             self._call_in_loop(abandon_waiting)
 
@@ -92,23 +103,3 @@ class _Stop:
     def _call_in_loop(self, work: Any) -> None:
         if self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(work)
-
-
-def run_until_stopped(main: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run(main)``, stopped by the :data:`STOP_SIGNALS` as the module says;
-    :class:`Stopped` when a signal cancelled it. Call it from the main thread."""
-    stop = _Stop()
-    previous = {
-        sig: signal.signal(sig, stop.on_signal)
-        for sig in STOP_SIGNALS
-        if signal.getsignal(sig) is not signal.SIG_IGN
-    }
-    try:
-        return asyncio.run(stop.guard(main))
-    except asyncio.CancelledError:
-        if stop.signum is None:
-            raise
-        raise Stopped(stop.signum) from None
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
