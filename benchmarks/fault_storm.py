@@ -1,22 +1,27 @@
-"""Fault storm: a judged run against a judge endpoint that misbehaves in every way at
+"""Fault storm: judged runs against a judge endpoint that misbehaves in every way at
 once, and the check that nothing is lost, nothing is silently wrong, every error is
 explained and every paid request is on record.
 
-``answer_accuracy`` (no contexts) scores ``--samples`` answers through ``ragjudge``'s
-runner against the local OpenAI-compatible test server, which answers after
-0.05–0.2 s and fails on purpose: HTTP 500 on 10 % of requests, bursts of three 429s
-every 50 requests, 5 % hangs (longer than the judge's timeout), 5 % malformed bodies,
-and, for 5 % of the samples, a judge reply that never parses. The scripted judge's
-verdict for each question is known, so every stored value can be checked.
+Two runs go through ``ragjudge``'s runner against the local OpenAI-compatible test
+server, which answers after 0.05–0.2 s and fails on purpose: HTTP 500 on 10 % of
+requests, bursts of three 429s every 50 requests, 5 % hangs (longer than the judge's
+timeout) and 5 % malformed bodies — chat and embedding requests alike.
 
-Printed, each with its bound: lost samples (no score at all), silently wrong values
-(a stored value that is not the judge's verdict), unexplained errors (an error whose
-cause cannot be told), errors that are not the expected unparsable replies, and paid
-requests (what the server received) against recorded attempts (what the run's
-``judge_calls`` table holds). Exit status 1 when a bound is missed. Run with
-``make bench`` or::
+1. ``answer_accuracy`` (no contexts) scores ``--samples`` answers; for 5 % of them the
+   judge's reply never parses.
+2. The RAG suite — ``faithfulness``, ``answer_relevancy`` with embeddings from the
+   endpoint, ``context_precision``, ``context_recall`` — scores ``--rag-samples`` rows
+   (statements, verdicts, usefulness, generated questions, then embeddings).
 
-    .venv/bin/python benchmarks/fault_storm.py [--samples N]
+The scripted judge's reply for each sample is known, so every stored value can be
+checked. Printed per run, each with its bound: lost results (no score at all), silently
+wrong values (a stored value that is not what the judge's replies make it), unexplained
+errors (an error whose cause cannot be told), errors that are not the expected
+unparsable replies, and paid requests (what the server received) against recorded
+attempts (what the run's ``judge_calls`` table holds), chat and embedding requests
+apart. Exit status 1 when a bound is missed. Run with ``make bench`` or::
+
+    .venv/bin/python benchmarks/fault_storm.py [--samples N] [--rag-samples N]
 """
 
 from __future__ import annotations
@@ -31,7 +36,10 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+
+import _rag_judge as rag_judge
 
 from ragjudge.analysis._outcome import error_cause
 from ragjudge.config import EvalConfig
@@ -83,22 +91,27 @@ def storm() -> FaultPlan:
     )
 
 
-async def run(samples: int, folder: Path, server: OpenAITestServer) -> str:
-    data = folder / "set.jsonl"
-    data.write_text("\n".join(json.dumps(r) for r in rows(samples)) + "\n")
+Figure = tuple[str, int, str, bool]
+JUDGE = {
+    "model": "openai/storm-judge",
+    "timeout": 1.0,
+    "max_retries": 6,
+    "backoff_base": 0.05,
+    "backoff_max": 0.5,
+    "max_retry_after": 5,
+}
+
+
+async def run(
+    folder: Path, server: OpenAITestServer, data: list[dict[str, object]], metrics: list[object]
+) -> str:
+    path = folder / "set.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in data) + "\n")
     config = EvalConfig.model_validate(
         {
-            "data": str(data),
-            "metrics": [{"metric": "answer_accuracy", "contexts": "none"}],
-            "judge": {
-                "model": "openai/storm-judge",
-                "base_url": server.base_url,
-                "timeout": 1.0,
-                "max_retries": 6,
-                "backoff_base": 0.05,
-                "backoff_max": 0.5,
-                "max_retry_after": 5,
-            },
+            "data": str(path),
+            "metrics": metrics,
+            "judge": {**JUDGE, "base_url": server.base_url},
             "concurrency": 8,
             "max_error_rate": 1.0,
             "base_dir": str(folder),
@@ -108,24 +121,58 @@ async def run(samples: int, folder: Path, server: OpenAITestServer) -> str:
     return result.run_id
 
 
-def figures(
+def paid_and_recorded(
+    conn: sqlite3.Connection, run_id: str, server: OpenAITestServer
+) -> list[Figure]:
+    """Requests the server received against the attempts the run recorded, chat and
+    embedding requests apart."""
+    recorded = dict(
+        conn.execute(
+            "SELECT purpose = 'embeddings', SUM(attempts) FROM judge_calls"
+            " WHERE run_id = ? AND cached = 0 GROUP BY 1",
+            (run_id,),
+        ).fetchall()
+    )
+    embeddings = sum("input" in body for body in server.requests_log)
+    paid = {0: server.stats.requests - embeddings, 1: embeddings}
+    return [
+        (f"paid {kind} requests (server)", paid[key], f"= recorded ({recorded.get(key, 0)})",
+         paid[key] == recorded.get(key, 0))
+        for key, kind in ((0, "chat"), (1, "embedding"))
+    ]  # fmt: skip
+
+
+def error_figures(
+    errors: list[tuple[str, str]], expected: set[str], causes: Counter[str]
+) -> list[Figure]:
+    unexpected = [key for key, _ in errors if key not in expected]
+    found = {key for key, _ in errors}
+    return [
+        ("unexplained errors", causes.get("other", 0), "= 0", "other" not in causes),
+        (
+            "errors other than the unparsable replies",
+            len(unexpected),
+            "= 0",
+            not unexpected and found == expected,
+        ),
+    ]
+
+
+def accuracy_figures(
     store: Path, run_id: str, samples: int, server: OpenAITestServer
-) -> list[tuple[str, int, str, bool]]:
+) -> list[Figure]:
     with sqlite3.connect(store) as conn:
         scores = conn.execute(
             "SELECT request_id, value, error FROM scores WHERE run_id = ?", (run_id,)
         ).fetchall()
-        (recorded,) = conn.execute(
-            "SELECT SUM(attempts) FROM judge_calls WHERE run_id = ? AND cached = 0", (run_id,)
-        ).fetchone()
+        paid = paid_and_recorded(conn, run_id, server)
     scored = {rid for rid, _, _ in scores}
     wrong = [
         rid for rid, value, _ in scores if value is not None and value != verdict_of(int(rid[1:]))
     ]
     errors = [(rid, error) for rid, value, error in scores if value is None]
     causes = Counter(error_cause(e) for _, e in errors)
-    unexpected = [rid for rid, _ in errors if int(rid[1:]) % UNPARSABLE_EVERY != 0]
-    expected_errors = len([i for i in range(samples) if i % UNPARSABLE_EVERY == 0])
+    unparsable = {f"q{i:04d}" for i in range(samples) if i % UNPARSABLE_EVERY == 0}
     print(f"errors by cause: {dict(causes)}")
     print(
         f"server: {server.stats.requests} requests, status counts {dict(server.stats.status_counts)}"
@@ -133,42 +180,89 @@ def figures(
     return [
         ("lost samples", samples - len(scored), "= 0", samples == len(scored)),
         ("silently wrong values", len(wrong), "= 0", not wrong),
-        ("unexplained errors", causes.get("other", 0), "= 0", "other" not in causes),
-        (
-            "errors other than the unparsable replies",
-            len(unexpected),
-            "= 0",
-            not unexpected and len(errors) == expected_errors,
-        ),
-        (
-            "paid requests (server)",
-            server.stats.requests,
-            f"= recorded ({recorded})",
-            server.stats.requests == recorded,
-        ),
+        *error_figures(errors, unparsable, causes),
+        *paid,
     ]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=200)
-    args = parser.parse_args()
-    server = OpenAITestServer(replies=ReplyScript(function=judge_reply), faults=storm())
+def rag_figures(store: Path, run_id: str, samples: int, server: OpenAITestServer) -> list[Figure]:
+    with sqlite3.connect(store) as conn:
+        scores = conn.execute(
+            "SELECT request_id, metric, value, error FROM scores WHERE run_id = ?", (run_id,)
+        ).fetchall()
+        paid = paid_and_recorded(conn, run_id, server)
+    dim = server.embedding_dim
+    scored = {(rid, metric) for rid, metric, _, _ in scores}
+    wrong = [
+        (rid, metric)
+        for rid, metric, value, _ in scores
+        if value is not None and abs(value - rag_judge.expected(int(rid[1:]), dim)[metric]) > 1e-6
+    ]
+    errors = [(f"{rid} {metric}", error) for rid, metric, value, error in scores if value is None]
+    causes = Counter(error_cause(e) for _, e in errors)
+    results = samples * len(rag_judge.NAMES)
+    print(f"errors by cause: {dict(causes)}")
+    print(
+        f"server: {server.stats.requests} requests ({server.stats.embeddings} embeddings "
+        f"answered), status counts {dict(server.stats.status_counts)}"
+    )
+    return [
+        ("lost results (sample × metric)", results - len(scored), "= 0", results == len(scored)),
+        ("silently wrong values", len(wrong), "= 0", not wrong),
+        *error_figures(errors, set(), causes),
+        *paid,
+    ]
+
+
+def storm_run(
+    reply: Callable[[list[dict[str, object]]], str],
+    data: list[dict[str, object]],
+    metrics: list[object],
+    check: Callable[[Path, str, int, OpenAITestServer], list[Figure]],
+) -> tuple[list[Figure], float]:
+    """One run against a fresh storm server; its figures and wall time."""
+    server = OpenAITestServer(replies=ReplyScript(function=reply), faults=storm())
     server.start()
     try:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             started = time.perf_counter()
-            run_id = asyncio.run(run(args.samples, folder, server))
+            run_id = asyncio.run(run(folder, server, data, metrics))
             wall = time.perf_counter() - started
-            rows_ = figures(folder / ".ragjudge" / "runs.db", run_id, args.samples, server)
+            found = check(folder / ".ragjudge" / "runs.db", run_id, len(data), server)
     finally:
         server.stop()
-    print(f"fault storm: {args.samples} samples, answer_accuracy, {wall:.1f} s")
+    return found, wall
+
+
+def show(title: str, figures_: list[Figure]) -> None:
+    print(title)
     print(f"{'figure':45} {'value':>8}  bound")
-    for name, value, bound, ok in rows_:
+    for name, value, bound, ok in figures_:
         print(f"{name:45} {value:>8}  {bound:20} {'PASS' if ok else 'FAIL'}")
-    return 0 if all(ok for *_, ok in rows_) else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--rag-samples", type=int, default=100)
+    args = parser.parse_args()
+    accuracy, wall = storm_run(
+        judge_reply,
+        rows(args.samples),
+        [{"metric": "answer_accuracy", "contexts": "none"}],
+        accuracy_figures,
+    )
+    show(f"fault storm: {args.samples} samples, answer_accuracy, {wall:.1f} s", accuracy)
+    rag, wall = storm_run(
+        rag_judge.judge_reply, rag_judge.rows(args.rag_samples), rag_judge.METRICS, rag_figures
+    )
+    show(
+        f"fault storm: {args.rag_samples} samples, the RAG suite "
+        f"({', '.join(rag_judge.NAMES)}; embeddings from the endpoint), {wall:.1f} s",
+        rag,
+    )
+    return 0 if all(ok for *_, ok in accuracy + rag) else 1
 
 
 if __name__ == "__main__":

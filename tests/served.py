@@ -1,10 +1,13 @@
 """Helpers shared by the tests that run evaluations against the local test server: the
-server started for a fixture, the project files of a run, and what a run stored."""
+server started for a fixture, the project files of a run, what a run stored, and
+replies held until the test lets them go."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -64,3 +67,47 @@ class PathRecorder:
         content = "Feedback: fine. [RESULT] 3" if "[RESULT]" in prompt else "SQL is a language."
         choice = {"index": 0, "message": {"role": "assistant", "content": content}}
         return JSONResponse({"choices": [choice], "model": "m", "usage": {"prompt_tokens": 1}})
+
+
+class HeldReplies:
+    """Takes the place of the test server's latency: the first ``free`` requests are
+    answered at once, the later ones only after :meth:`release` — so a run cannot finish,
+    and has requests out, when the test stops it. :meth:`wait_held` waits until the
+    server holds so many (without sleeping or reading a clock)."""
+
+    def __init__(self, server: OpenAITestServer, free: int) -> None:
+        self.free = free
+        self.seen = 0
+        self.held = 0
+        self._changed = threading.Condition()
+        self._released = False
+        self._gate: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+        server._injector.sleep_latency = self  # type: ignore[method-assign]
+
+    async def __call__(self) -> None:
+        with self._changed:
+            self.seen += 1
+            if self.seen <= self.free or self._released:
+                return
+            if self._gate is None:  # the server's own loop, in its thread
+                self._gate = (asyncio.get_running_loop(), asyncio.Event())
+            gate = self._gate[1]
+            self.held += 1
+            self._changed.notify_all()
+        await gate.wait()
+
+    def wait_held(self, count: int) -> None:
+        """Return once ``count`` requests are held (a run that never sends them fails
+        the test after two minutes: a safety net, not a measure)."""
+        with self._changed:
+            held = self._changed.wait_for(lambda: self.held >= count, timeout=120)
+        assert held, f"the server holds {self.held} requests, not {count}"
+
+    def release(self) -> None:
+        """Answer the held requests, and every later one at once."""
+        with self._changed:
+            self._released = True
+            gate = self._gate
+        if gate is not None:
+            loop, event = gate
+            loop.call_soon_threadsafe(event.set)

@@ -5,12 +5,14 @@ exit 2); anything else is a bug, shown with its traceback and a request to repor
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 from typer.testing import CliRunner
 
 import ragjudge
@@ -21,6 +23,7 @@ from ragjudge.errors import ConfigError
 from ragjudge.metrics import _info
 from ragjudge.models._cache import ResponseCache
 from ragjudge.run._preparation import SKIP_HINT
+from unwritable import unwritable
 
 runner = CliRunner()
 BUG_LINE = f"ragjudge {__version__} hit a bug; please report it with the traceback above"
@@ -143,3 +146,90 @@ def test_a_bug_in_a_real_process_prints_its_traceback_before_the_process_ends(
     assert "KeyError: 'score_names'" in done.stderr
     assert done.stderr.rstrip().endswith(BUG_LINE)
     assert "error:" not in done.stderr
+
+
+# ------------------------------------------------------------- stores that cannot be used
+
+
+def _project(tmp_path: Path) -> Path:
+    (tmp_path / "set.jsonl").write_text(
+        '{"request_id": "a1", "request": "What is SQL?", "response": "A query language.",'
+        ' "expected_response": "A query language."}\n',
+        encoding="utf-8",
+    )
+    config = tmp_path / "eval.yaml"
+    config.write_text("data: set.jsonl\nmetrics: [exact_match]\n", encoding="utf-8")
+    return config
+
+
+def _run(config: Path, store: Path) -> Result:
+    return runner.invoke(app, ["run", str(config), "--no-progress", "--store", str(store)])
+
+
+def test_a_run_refuses_another_programs_database_before_writing_to_it(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:  # another application's table called `runs`
+        conn.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, started TEXT, km REAL)")
+        conn.execute("INSERT INTO runs (started, km) VALUES ('2026-01-01', 10.5)")
+    before = other.read_bytes()
+
+    result = _run(config, other)
+
+    assert result.exit_code == 2, result.output
+    assert result.output == (
+        f"error: the store {other} is another program's database "
+        "(its runs table is not ragjudge's)\n"
+    )
+    assert other.read_bytes() == before
+
+
+def test_a_run_names_a_store_folder_it_cannot_write(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+
+    with unwritable(locked):
+        result = _run(config, locked / "runs.db")
+
+    assert result.exit_code == 2, result.output
+    assert result.output == (
+        f"error: cannot write the store {locked / 'runs.db'}: its folder {locked} cannot be written\n"
+    )
+
+
+def test_a_read_only_store_refuses_a_run_and_is_still_read(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    store = tmp_path / "runs.db"
+    assert _run(config, store).exit_code == 0
+    with sqlite3.connect(store) as conn:
+        (run_id,) = conn.execute("SELECT run_id FROM runs").fetchone()
+
+    with unwritable(store):
+        refused = _run(config, store)
+        shown = runner.invoke(app, ["show", run_id, "--store", str(store), "--json"])
+        exported = runner.invoke(app, ["export", run_id, "--store", str(store), "-o", "-"])
+        page = tmp_path / "report.html"
+        reported = runner.invoke(app, ["report", run_id, "--store", str(store), "-o", str(page)])
+
+    assert refused.exit_code == 2, refused.output
+    assert refused.output == f"error: cannot write the store {store}: the file is read-only\n"
+    assert shown.exit_code == 0 and '"run_id": "' + run_id in shown.output
+    assert exported.exit_code == 0 and '{"request_id":"a1"' in exported.output
+    assert reported.exit_code == 0 and run_id in page.read_text(encoding="utf-8")
+    with sqlite3.connect(store) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1
+
+
+def test_clearing_a_read_only_cache_is_the_users_message(tmp_path: Path) -> None:
+    path = tmp_path / "cache.db"
+    with ResponseCache(path) as cache:
+        cache.put("key", {"text": "kept"})
+
+    with unwritable(path):
+        result = runner.invoke(app, ["cache", "clear", "--path", str(path)])
+
+    assert result.exit_code == 2, result.output
+    assert result.output == f"error: cannot clear the cache {path}: the file is read-only\n"
+    with ResponseCache(path) as cache:
+        assert cache.get("key") == {"text": "kept"}

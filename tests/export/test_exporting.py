@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -17,6 +18,9 @@ from ragjudge._util.known_secrets import register_secrets
 from ragjudge.cli import app
 from ragjudge.export import ExportError, write_export
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
+from ragjudge.store import Store
+from ragjudge.testing.server import OpenAITestServer
+from served import running, write_project
 
 runner = CliRunner()
 ROWS = [
@@ -177,6 +181,46 @@ def test_with_calls_adds_every_prompt_and_reply(judged_run: tuple[Path, str]) ->
     assert call["parsed"]["score"] == 4
     assert "How do UNION and UNION ALL differ?" in call["messages"][-1]["content"]
     assert call["call_id"] == json.loads(first["answer_accuracy.judge_calls"])[0]
+
+
+@pytest.fixture
+def server() -> Iterator[OpenAITestServer]:
+    yield from running(OpenAITestServer(replies=ReplyScript(default="Feedback: ok. [RESULT] 4")))
+
+
+def strict_json(text: str) -> object:
+    """``text`` read as JSON that has no NaN or Infinity (which JSON does not allow)."""
+
+    def refuse(constant: str) -> object:
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_with_calls_exports_a_run_made_with_the_preflight_question(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    # the pre-flight call has no parsed value: it must not break the export of the others
+    config = write_project(
+        tmp_path,
+        ROWS,
+        "data: set.jsonl\nmetrics: [{metric: answer_accuracy, contexts: none}]\n"
+        f"judge: {{model: openai/judge, base_url: '{server.base_url}'}}\n",
+    )
+    store = tmp_path / "runs.db"
+    ran = runner.invoke(app, ["run", str(config), "--no-progress", "--store", str(store)])
+    assert ran.exit_code == 0, ran.output
+    with Store(store) as opened:
+        (run,) = opened.runs()
+    run_id = run.run_id
+
+    result = export(store, run_id, "-o", "-", "--with-calls")
+
+    assert result.exit_code == 0, result.output
+    rows = [strict_json(line) for line in result.stdout.splitlines()]  # type: ignore[attr-defined]
+    calls = [call for row in rows for call in strict_json(row["judge_calls"])]  # type: ignore[index, union-attr]
+    assert [c["purpose"] for c in calls] == ["answer_accuracy", "answer_accuracy"]
+    assert all(c["error"] is None and c["parsed"]["score"] == 4 for c in calls)
 
 
 def test_mlflow_export_refuses_file_options(judged_run: tuple[Path, str]) -> None:

@@ -370,6 +370,44 @@ async def test_embeddings_are_cached_and_counted() -> None:
     assert per_purpose.calls == 2 and per_purpose.cached_calls == 1
 
 
+async def test_embedding_requests_are_recorded_with_tokens_cost_and_errors() -> None:
+    prices = PriceTable.from_dict({"scripted": {"input": 2.0, "output": 0.0}})
+    settings = FAST.model_copy(update={"max_retries": 0})
+    judge, recorder = judge_with(scripted(errors=[None, server_error()]), settings, prices=prices)
+
+    embedded = await judge.embed(["一つ目", "second"], purpose="answer_relevancy")
+    with pytest.raises(JudgeCallError) as failed:
+        await judge.embed(["third"])
+
+    done, refused = recorder.records
+    assert [m["content"] for m in done.messages] == ["一つ目", "second"]
+    assert done.purpose == "answer_relevancy" and done.error is None
+    assert done.text == "2 vectors of 16 dimensions" and done.attempts == 1
+    assert done.usage == embedded.usage and done.usage.input_tokens > 0
+    assert refused.purpose == "embeddings" and refused.text is None
+    assert refused.error is not None and "HTTP 500" in refused.error
+    assert failed.value.call_ids == [2]
+    totals = judge.usage.by_purpose()
+    assert totals["answer_relevancy"].priced_cost == pytest.approx(done.usage.input_tokens * 2.0e-6)
+    assert totals["embeddings"].failed_calls == 1
+
+
+async def test_a_reply_text_beyond_the_cap_is_an_error_whoever_read_it() -> None:
+    # the scripted provider, as LiteLLM's, reads a reply itself: the layer checks its size
+    settings = FAST.model_copy(update={"max_reply_bytes": 1000})
+    provider = scripted("答" * 334, default="[RESULT] 3")  # 1002 bytes in UTF-8
+    judge, recorder = judge_with(provider, settings)
+
+    with pytest.raises(JudgeCallError) as caught:
+        await judge.generate(user("Grade."))
+    fitting = await judge.generate(user("Grade again."))
+
+    assert caught.value.kind == "too_large" and caught.value.attempts == 1
+    assert "reply of 1002 bytes (max_reply_bytes: 1000)" in str(caught.value)
+    assert recorder.records[0].text is None and fitting.text == "[RESULT] 3"
+    assert len(provider.calls) == 2
+
+
 # -- usage and cost --------------------------------------------------------------------
 
 

@@ -12,9 +12,10 @@ import asyncio
 import email.utils
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import httpx
 import pytest
 from model_helpers import MemoryRecorder, result_score, user
 
@@ -495,3 +496,66 @@ async def test_an_echoed_basic_credential_is_masked_whole(leaky: tuple[_Leaky, s
     token = base64.b64encode(f"u:{PLANTED_KEY}".encode()).decode()
     assert "Incorrect API key provided: Basic ***" in str(caught.value)
     assert token not in str(caught.value) and token.rstrip("=") not in str(caught.value)
+
+
+# -- replies beyond max_reply_bytes ----------------------------------------------------
+
+
+async def test_a_reply_larger_than_the_cap_is_a_recorded_error_and_not_asked_again(
+    server: OpenAITestServer,
+) -> None:
+    server.replies = ReplyScript(default="Feedback: " + "word " * 2000 + "[RESULT] 4")
+    settings = FAST.model_copy(update={"max_reply_bytes": 4000})
+    judge = judge_for(server, settings)
+
+    with pytest.raises(JudgeCallError) as caught:
+        await judge.generate(user("Score this."))
+
+    assert caught.value.kind == "too_large" and caught.value.attempts == 1
+    [record] = records_of(judge)
+    assert record.text is None
+    assert record.error is not None and "larger than 4000 bytes (max_reply_bytes)" in record.error
+    assert server.stats.completions == 1
+    await judge.aclose()
+
+
+class EndlessReply:
+    """A chat reply whose body never ends, served in process; counts what it gave."""
+
+    def __init__(self) -> None:
+        self.given = 0
+
+    async def body(self) -> AsyncIterator[bytes]:
+        yield b'{"choices": [{"message": {"role": "assistant", "content": "'
+        while True:
+            self.given += 65536
+            yield b"w" * 65536
+
+
+async def test_a_reply_that_never_ends_is_stopped_at_the_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reply = EndlessReply()
+    provider = OpenAIProvider("m", base_url="http://judge.invalid/v1", max_reply_bytes=1_000_000)
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=reply.body()))
+    client = httpx.AsyncClient(base_url=provider.base_url + "/", transport=transport)
+    monkeypatch.setattr(provider, "_new_client", lambda: client)
+
+    with pytest.raises(ModelError) as caught:
+        await provider.complete(user("hi"), GenerateConfig())
+
+    assert caught.value.kind == "too_large" and not caught.value.retryable
+    assert "larger than 1000000 bytes (max_reply_bytes)" in str(caught.value)
+    assert 1_000_000 <= reply.given <= 1_000_000 + 65536  # nothing read beyond the cap
+    await provider.aclose()
+
+
+async def test_an_embeddings_reply_may_hold_a_full_vector_per_text_beyond_the_cap(
+    server: OpenAITestServer,
+) -> None:
+    provider = OpenAIProvider("test-model", base_url=server.base_url, max_reply_bytes=100)
+
+    embedded = await provider.embed(["first text", "second text"])
+
+    assert len(embedded.vectors) == 2
+    await provider.aclose()

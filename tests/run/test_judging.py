@@ -27,6 +27,7 @@ from ragjudge.run._runner import run_evaluation
 from ragjudge.store._store import Store
 from ragjudge.testing.server import OpenAITestServer
 from served import running, write_project
+from unwritable import unwritable
 
 runner = CliRunner()
 ROWS = [
@@ -143,6 +144,78 @@ def test_rerun_is_served_from_cache_trials_are_not_and_cost_is_counted(
     assert "entries: 12" in stats.stdout
     cleared = runner.invoke(app, ["cache", "clear", "--path", str(tmp_path / ".ragjudge/cache.db")])
     assert "removed 12" in cleared.stdout
+
+
+def test_a_read_only_cache_stops_the_run_before_any_request(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    cfg = _config(tmp_path, server)
+    _run(cfg, "--limit", "1")
+    requests = server.stats.requests
+    cache = tmp_path / ".ragjudge" / "cache.db"
+
+    with unwritable(cache):
+        result = runner.invoke(app, ["run", str(cfg), "--no-progress", "--trials", "2"])
+
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"error: cache: cannot write the cache {cache}: the file is")
+    assert server.stats.requests == requests
+
+
+RELEVANCY_REPLY = json.dumps(
+    {"questions": ["What does it do?", "What is it for?", "How does it work?"], "noncommittal": 0}
+)
+
+
+def test_embedding_requests_are_recorded_and_counted_like_judge_calls(tmp_path: Path) -> None:
+    with OpenAITestServer(replies=ReplyScript(default=RELEVANCY_REPLY)) as server:
+        cfg = write_project(
+            tmp_path,
+            ROWS[:3],
+            "data: set.jsonl\n"
+            "metrics: [{metric: answer_relevancy, embedding: openai/emb}]\n"
+            f"judge: {{model: openai/judge, base_url: '{server.base_url}', preflight: false,"
+            " prices: {judge: {input: 1.0, output: 2.0}, emb: {input: 0.5, output: 0}}}\n",
+        )
+        summary = _run(cfg)
+        embedding_requests = server.stats.embeddings
+    store = tmp_path / ".ragjudge" / "runs.db"
+    with sqlite3.connect(store) as conn:
+        calls, tokens, cost = conn.execute(
+            "SELECT COUNT(*), SUM(input_tokens), SUM(cost) FROM judge_calls"
+            " WHERE purpose = 'embeddings' AND error IS NULL"
+        ).fetchone()
+    shown = runner.invoke(app, ["show", str(summary["run_id"]), "--store", str(store), "--json"])
+    usage = {row["purpose"]: row for row in json.loads(shown.stdout)["judge_usage"]}
+
+    assert embedding_requests == 3  # one per answer: its generated questions beside it
+    assert calls == 3 and tokens > 0 and cost == pytest.approx(tokens * 0.5e-6)
+    assert usage["embeddings"]["calls"] == 3 and usage["embeddings"]["input_tokens"] == tokens
+    assert usage["embeddings"]["cost"] == pytest.approx(cost)
+
+
+def test_a_judge_reply_beyond_the_configured_cap_is_an_explained_error_of_its_score(
+    tmp_path: Path,
+) -> None:
+    long_reply = "Feedback: " + "much to say " * 500 + "[RESULT] 5"
+    with OpenAITestServer(replies=ReplyScript(default=long_reply)) as server:
+        cfg = (
+            _config(tmp_path, server)
+            .read_text()
+            .replace("  timeout: 30\n", "  timeout: 30\n  max_reply_bytes: 2000\n")
+        )
+        (tmp_path / "eval.yaml").write_text(cfg)
+        summary = _run(tmp_path / "eval.yaml", exit_code=4)
+        requests = server.stats.completions
+    with sqlite3.connect(tmp_path / ".ragjudge" / "runs.db") as conn:
+        errors = [row[0] for row in conn.execute("SELECT error FROM scores")]
+        texts = conn.execute("SELECT COUNT(text) FROM judge_calls").fetchone()[0]
+
+    assert requests == len(ROWS)  # one attempt each: a reply that long is not asked again
+    assert all(e.startswith("judge call failed: [too_large] reply from") for e in errors)
+    assert texts == 0  # nothing of the replies is stored
+    (group,) = summary["errors_by_cause"]  # type: ignore[misc]
+    assert group["cause"] == "judge reply too large" and group["count"] == len(ROWS)
 
 
 def test_dry_run_counts_calls_and_tokens_and_calls_nothing(

@@ -12,7 +12,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ from typer.testing import CliRunner
 from ragjudge.cli import app
 from ragjudge.models import GenerateConfig, JudgeModel, ModelSettings, ResponseCache
 from ragjudge.models._model import INTERRUPTED, INTERRUPTED_IN_FLIGHT
+from ragjudge.models._types import EmbeddingResult
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.run._judging import StoreRecorder
 from ragjudge.schema import Sample
@@ -30,7 +30,7 @@ from ragjudge.store._judge_calls import IN_FLIGHT, LOST
 from ragjudge.store._lock import run_lock
 from ragjudge.store._store import Store
 from ragjudge.testing.server import FaultPlan, OpenAITestServer
-from served import running, write_project
+from served import HeldReplies, running, write_project
 
 PROMPT = [{"role": "user", "content": "Grade this."}]
 
@@ -120,6 +120,39 @@ async def test_a_call_waiting_while_another_is_in_flight_says_it_never_went_out(
     assert len(provider.calls) == 1
 
 
+class HeldEmbeddings(ScriptedProvider):
+    """Embeds only once the test lets the reply go (:attr:`answer`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent = asyncio.Event()
+        self.answer = asyncio.Event()
+
+    async def embed(self, texts: list[str]) -> EmbeddingResult:
+        self.sent.set()
+        await self.answer.wait()
+        return await super().embed(texts)
+
+
+async def test_an_embedding_request_in_flight_at_an_interruption_is_awaited_and_recorded(
+    tmp_path: Path,
+) -> None:
+    store, recorder = recorded_store(tmp_path)
+    provider = HeldEmbeddings()
+    judge = JudgeModel(provider, recorder=recorder)
+    call = asyncio.create_task(judge.embed(["a text to embed"]))
+    await provider.sent.wait()
+    assert calls(store) == [(None, IN_FLIGHT)]  # stored before the reply came
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    assert judge.in_flight == 1
+    provider.answer.set()
+    await judge.aclose()  # waits for the paid reply
+    assert calls(store) == [("1 vector of 16 dimensions", None)]
+    assert len(provider.embed_calls) == 1
+
+
 def test_calls_left_in_flight_by_a_killed_process_are_marked_lost(tmp_path: Path) -> None:
     store, recorder = recorded_store(tmp_path)
     asyncio.run(
@@ -164,26 +197,6 @@ def scores_in(store: Path) -> int:
             return int(conn.execute("SELECT COUNT(*) FROM scores").fetchone()[0])
     except sqlite3.OperationalError:
         return 0
-
-
-class HeldReplies:
-    """Takes the place of the server's latency: the first ``free`` requests are answered
-    at once, the others only after :meth:`release` — so a run cannot finish, and has
-    requests out, when the test interrupts it."""
-
-    def __init__(self, server: OpenAITestServer, free: int) -> None:
-        self.free = free
-        self.seen = 0
-        self.released = threading.Event()
-        server._injector.sleep_latency = self  # type: ignore[method-assign]
-
-    async def __call__(self) -> None:
-        self.seen += 1  # the server's own loop, one request at a time
-        while self.seen > self.free and not self.released.is_set():
-            await asyncio.sleep(0.01)
-
-    def release(self) -> None:
-        self.released.set()
 
 
 def said_it_waits_for_the_replies(process: subprocess.Popen[bytes]) -> bytes:

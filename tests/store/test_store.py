@@ -9,7 +9,9 @@ from ragjudge._util.known_secrets import register_secrets
 from ragjudge.models._types import JudgeCallRecord
 from ragjudge.schema import Output, Sample, Score, Usage
 from ragjudge.store import _frames as frames
+from ragjudge.store._file import APPLICATION_ID
 from ragjudge.store._store import Store, StoreError
+from unwritable import unwritable
 
 
 def _samples() -> list[Sample]:
@@ -139,6 +141,76 @@ def test_another_programs_database_is_refused_untouched(tmp_path: Path) -> None:
         tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master")]
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
     assert tables == ["responses"] and mode == "delete"
+
+
+def test_a_database_with_a_runs_table_of_its_own_is_refused_untouched(tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, athlete TEXT, km REAL)")
+        conn.execute("INSERT INTO runs (athlete, km) VALUES ('someone', 10.5)")
+    before = other.read_bytes()
+
+    with pytest.raises(
+        StoreError, match=r"other\.db is another program's database \(its runs table is not"
+    ):
+        Store(other, write=True)
+    assert other.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
+
+
+def test_a_database_another_program_marked_as_its_own_is_refused(tmp_path: Path) -> None:
+    other = tmp_path / "app.db"
+    Store(other).close()  # ragjudge's tables, but the header says it is another program's
+    with sqlite3.connect(other) as conn:
+        conn.execute("PRAGMA application_id = 7")
+
+    with pytest.raises(StoreError, match=r"app\.db is another program's database \(its app"):
+        Store(other)
+
+
+def test_a_new_store_is_marked_and_a_store_from_before_marks_still_opens(tmp_path: Path) -> None:
+    new, older = tmp_path / "new.db", tmp_path / "older.db"
+    Store(new).close()
+    with sqlite3.connect(older) as conn:  # the runs table of the first stores
+        conn.execute(
+            "CREATE TABLE runs (run_id TEXT PRIMARY KEY, name TEXT, status TEXT NOT NULL,"
+            " created_at TEXT NOT NULL, finished_at TEXT, config_json TEXT NOT NULL,"
+            " versions_json TEXT NOT NULL, n_samples INTEGER NOT NULL, trials INTEGER NOT NULL)"
+        )
+
+    with Store(older, write=True) as store:
+        assert store.runs() == []
+    for path in (new, older):
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+
+
+def test_a_store_in_a_folder_that_cannot_be_written_is_named(tmp_path: Path) -> None:
+    folder = tmp_path / "locked"
+    folder.mkdir()
+
+    with unwritable(folder), pytest.raises(StoreError) as raised:
+        Store(folder / "runs.db", write=True)
+
+    assert str(raised.value) == (
+        f"cannot write the store {folder / 'runs.db'}: its folder {folder} cannot be written"
+    )
+
+
+def test_a_read_only_store_is_read_and_a_writer_is_told_before_it_writes(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    with Store(path) as store:
+        run_id = store.create_run(name="r", config={}, versions={}, samples=_samples(), trials=1)
+
+    with unwritable(path):
+        with Store(path) as store:
+            assert [r.run_id for r in store.runs()] == [run_id]
+            with pytest.raises(StoreError, match=r"runs\.db: the file is read-only"):
+                store.set_status(run_id, "completed")
+        with pytest.raises(StoreError) as raised:
+            Store(path, write=True)
+
+    assert str(raised.value) == f"cannot write the store {path}: the file is read-only"
 
 
 def test_a_store_under_a_file_names_the_file(tmp_path: Path) -> None:

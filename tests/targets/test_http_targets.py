@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import gzip
 import json
 import socket
 import threading
@@ -18,7 +17,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -42,7 +40,6 @@ from ragjudge.targets.http import (
     http_target_from_config,
     resolve_path,
 )
-from ragjudge.targets.http._reading import BodyTooLarge, BodyUndecodable, read_body, read_start
 from served import PathRecorder
 
 QUICKSTART = Path(__file__).resolve().parents[2] / "examples" / "quickstart"
@@ -849,41 +846,3 @@ def test_factory_expands_references_and_refuses_masked_secrets(
         {"url": "http://h/search", "headers": {"X-Api-Key": "${RAG_KEY}"}, "max_reply_bytes": 9}
     )
     assert retriever.http.headers == {"X-Api-Key": KEY} and retriever.http.max_reply_bytes == 9
-
-
-def _raw_deflate(data: bytes) -> bytes:
-    packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
-    return packer.compress(data) + packer.flush()
-
-
-BODY = b'{"answer": "' + "答え".encode() * 2000 + b'"}'
-
-
-@pytest.mark.parametrize(
-    ("encoding", "data"),
-    [
-        ("", BODY),
-        ("gzip", gzip.compress(BODY)),
-        ("gzip", gzip.compress(BODY[:10]) + gzip.compress(BODY[10:])),
-        ("deflate", zlib.compress(BODY)),
-        ("deflate", _raw_deflate(BODY)),
-    ],
-)
-async def test_bodies_are_decoded_up_to_the_cap(encoding: str, data: bytes) -> None:
-    def response() -> httpx.Response:
-        headers = {"Content-Encoding": encoding} if encoding else {}
-        return httpx.Response(200, headers=headers, stream=httpx.ByteStream(data))
-
-    assert await read_body(response(), len(BODY)) == BODY
-    with pytest.raises(BodyTooLarge):
-        await read_body(response(), len(BODY) - 1)
-    assert await read_start(response(), 100) == BODY[:100]
-
-
-async def test_a_body_that_does_not_inflate_is_undecodable() -> None:
-    for encoding in ("gzip", "deflate"):
-        garbage = httpx.Response(
-            200, headers={"Content-Encoding": encoding}, stream=httpx.ByteStream(b"not packed")
-        )
-        with pytest.raises(BodyUndecodable):
-            await read_body(garbage, 1000)

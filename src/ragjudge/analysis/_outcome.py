@@ -6,7 +6,8 @@ of each metric's results failed); :data:`EXIT_ERRORS` some scores failed beyond 
 rate; :data:`EXIT_NO_VALUES` a metric has no value at all (or the run has no scores);
 :data:`EXIT_GATE` every score arrived but a quality gate (``--fail-under``,
 ``--fail-over``; see :mod:`ragjudge.analysis._gates`) failed; 2 a mistake in the input or the
-config (nothing was run); 130 interrupted. 3 and 4 say scores are missing and come
+config (nothing was run); 130, 143, 129 interrupted (by SIGINT, SIGTERM, SIGHUP:
+128 + the signal's number). 3 and 4 say scores are missing and come
 first: a gate is only the verdict of a run whose scores all arrived.
 """
 
@@ -48,6 +49,7 @@ _CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("judge rate-limited", r"call failed: \[rate_limit\]"),
         ("judge server error", r"call failed: \[(server|bad_response)\]"),
         ("judge refused the request", r"call failed: \[client\]"),
+        ("judge reply too large", r"call failed: \[too_large\]"),
         ("judge call failed", r"call failed"),
         ("no judge configured", r"no judge model configured"),
         ("missing input", r"^(no response|every reference answer is empty|no reference answer)"),
@@ -59,8 +61,8 @@ _CAUSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 def error_cause(message: str) -> str:
     """The cause of a score's error, from the message the kit and runner write:
     ``target failed``, ``parse error``, ``judge unreachable``, ``judge rate-limited``,
-    ``judge server error``, ``judge refused the request``, ``no judge configured``,
-    ``missing input``, ``metric error`` or ``other``."""
+    ``judge server error``, ``judge refused the request``, ``judge reply too large``,
+    ``no judge configured``, ``missing input``, ``metric error`` or ``other``."""
     for cause, pattern in _CAUSES:
         if pattern.search(message):
             return cause

@@ -142,14 +142,16 @@ def run(
     Exit codes: 0 every score arrived (and every gate held); 3 some scores failed
     (beyond --max-error-rate); 4 a metric has no value at all; 5 a quality gate
     (--fail-under, --fail-over) failed; 2 a mistake in the input or config;
-    130 interrupted; 1 the Ray cluster lost work (resume the run), or a bug in
-    ragjudge (its traceback is printed).
+    130, 143, 129 interrupted by Ctrl-C, SIGTERM or SIGHUP (finished results are
+    stored; a second one stops waiting for replies already sent); 1 the Ray cluster
+    lost work (resume the run), or a bug in ragjudge (its traceback is printed).
     """
     import asyncio
 
     from ragjudge.cli._classify import openai_evals_config
     from ragjudge.errors import ClusterError
     from ragjudge.run._runner import dry_run, run_evaluation
+    from ragjudge.run._stopping import Stopping
     from ragjudge.terminal import print_plan, print_result
 
     if config is None and openai_evals is None:
@@ -165,6 +167,7 @@ def run(
     if gate is GateChoice.ci and not gates:
         raise fail("--gate ci says what --fail-under and --fail-over check; give one of them")
     started: list[str] = [] if resume is None else [resume]
+    stopping = Stopping()
     try:
         cfg = openai_evals_config(
             config,
@@ -189,7 +192,7 @@ def run(
             else:
                 print_plan(estimate, out)
             return
-        result = asyncio.run(
+        result = stopping.run(
             run_evaluation(
                 cfg,
                 resume=resume,
@@ -201,11 +204,12 @@ def run(
         )
     except KeyboardInterrupt:
         command = resume_command(config, started[-1] if started else None, {"--store": store})
+        by = stopping.signal_name
         err.print(
-            Text(f"interrupted; finished results are stored. Resume with: {command}"),
+            Text(f"interrupted ({by}); finished results are stored. Resume with: {command}"),
             soft_wrap=True,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(stopping.exit_code) from None
     except ClusterError as exc:
         command = resume_command(config, started[-1] if started else None, {"--store": store})
         err.print(Text(f"{exc}. Resume with: {command}"), soft_wrap=True)

@@ -70,7 +70,9 @@ def export_frame(store: Store, run_id: str, *, with_calls: bool = False) -> pd.D
 
 def _calls_per_row(store: Store, run_id: str, frame: pd.DataFrame) -> list[str | None]:
     calls = store.judge_calls(run_id)
-    by_id = {int(row["call_id"]): _call(row) for row in calls.to_dict(orient="records")}
+    # the frame holds a missing text (a parsed value, an error) as NaN: back to None
+    records = calls.astype(object).where(calls.notna(), None).to_dict(orient="records")
+    by_id = {int(row["call_id"]): _call(row) for row in records}
     id_columns = [c for c in frame.columns if str(c).endswith(".judge_calls")]
     column: list[str | None] = []
     for _, row in frame.iterrows():

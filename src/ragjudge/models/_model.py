@@ -12,6 +12,7 @@ it), records every call and accounts tokens and cost. Providers make exactly one
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 import sqlite3
@@ -27,6 +28,8 @@ from ragjudge.models._conversation import as_dicts, reask_conversation, try_pars
 from ragjudge.models._inflight import InFlight
 from ragjudge.models._limits import Limiter, LimiterStats, PermitSource, RateLimits
 from ragjudge.models._pricing import PriceTable, UsageTracker
+from ragjudge.models._recording import INTERRUPTED as INTERRUPTED
+from ragjudge.models._recording import INTERRUPTED_IN_FLIGHT as INTERRUPTED_IN_FLIGHT
 from ragjudge.models._recording import CallLog, config_dict
 from ragjudge.models._results import Attempts, cached_form, followed
 from ragjudge.models._results import JudgeCallError as JudgeCallError
@@ -51,14 +54,11 @@ from ragjudge.schema import Usage
 
 T = TypeVar("T")
 R = TypeVar("R")
+Reply = TypeVar("Reply", Generation, EmbeddingResult)
 
 logger = logging.getLogger(__name__)
 
 EMBEDDINGS_PURPOSE = "embeddings"
-INTERRUPTED = "interrupted before a request was in flight"
-INTERRUPTED_IN_FLIGHT = (
-    "interrupted while in flight: the provider may have billed it, the reply was not received"
-)
 
 
 class JudgeModel:
@@ -169,28 +169,28 @@ class JudgeModel:
         )
 
     async def embed(self, texts: list[str], *, purpose: str | None = None) -> EmbeddingResult:
-        """Vectors for ``texts`` (cached, limited and retried like chat calls)."""
+        """Vectors for ``texts``: cached, limited, retried and recorded like chat calls
+        (under ``purpose``, ``embeddings`` when not given)."""
         purpose = purpose or EMBEDDINGS_PURPOSE
+        texts = list(texts)
         key = embedding_key(
             self.provider.name,
             self.provider.model,
-            list(texts),
+            texts,
             endpoint=provider_endpoint(self.provider),
         )
-        started = time.perf_counter()
+        record = self._log.embedding_record(texts, purpose)
         hit = self._cache_get(key)
         if hit is not None:
             result = EmbeddingResult.model_validate({**hit, "cached": True})
-            self._log.count(purpose, Attempts(result, None, 0, [], 0.0, cached=True), result.usage)
-            return result
-        tokens = sum(estimate_tokens(t) for t in texts)
-        outcome = await self._retrying(lambda: self.provider.embed(list(texts)), tokens)
-        outcome.latency = time.perf_counter() - started
+            outcome: Attempts[EmbeddingResult] = Attempts(result, None, 0, [], 0.0, cached=True)
+        else:
+            tokens = sum(estimate_tokens(t) for t in texts)
+            call = lambda: self.provider.embed(texts)  # noqa: E731
+            outcome = await self._request(key, record, call, tokens, time.perf_counter())
+        call_id = await self._log.finish_record(record, outcome)
         if outcome.result is None:
-            self._log.count(purpose, outcome, Usage())
-            raise self._final_error(outcome, [])
-        self._log.count(purpose, outcome, outcome.result.usage)
-        self._cache_put(key, outcome.result.model_dump(mode="json", exclude={"cached"}))
+            raise self._final_error(outcome, [call_id] if call_id is not None else [])
         return outcome.result
 
     def limiter_stats(self) -> LimiterStats:
@@ -265,11 +265,11 @@ class JudgeModel:
                 )
                 return Attempts(generation, None, 0, [], generation.latency, cached=True)
             if self.cache is None:  # without a cache every call is made as asked
-                return await self._request(key, messages, config, trial, purpose, started)
+                return await self._chat_request(key, messages, config, trial, purpose, started)
             leader = self._same_calls.leader_of(key)
             if leader is None:
                 with self._same_calls.lead(key) as lead:
-                    lead.outcome = await self._request(
+                    lead.outcome = await self._chat_request(
                         key, messages, config, trial, purpose, started
                     )
                 return lead.outcome
@@ -278,7 +278,7 @@ class JudgeModel:
                 return followed(shared, time.perf_counter() - started)
             # the leader's caller was cancelled before an outcome: look again
 
-    async def _request(
+    async def _chat_request(
         self,
         key: str,
         messages: list[ChatMessage],
@@ -287,24 +287,38 @@ class JudgeModel:
         purpose: str | None,
         started: float,
     ) -> Attempts[Generation]:
-        """The provider with retries. With an in-flight recorder the call is stored
-        before its request goes out (``call_id`` of the result); a request in flight
-        when the caller is cancelled is still awaited and kept."""
         output_tokens = config.max_tokens or self.settings.expected_output_tokens
         tokens = estimate_messages_tokens(messages) + output_tokens
         record = self._log.record(messages, config, trial, purpose)
+        call = lambda: self.provider.complete(messages, config)  # noqa: E731
+        outcome = await self._request(key, record, call, tokens, started)
+        if outcome.result is not None:
+            outcome.result = outcome.result.model_copy(
+                update={"attempts": outcome.attempts, "cached": False}
+            )
+        return outcome
+
+    async def _request(
+        self,
+        key: str,
+        record: JudgeCallRecord,
+        call: Callable[[], Awaitable[Reply]],
+        tokens: int,
+        started: float,
+    ) -> Attempts[Reply]:
+        """The provider with retries. With an in-flight recorder the call is stored
+        before its request goes out (``call_id`` of the outcome); a request in flight
+        when the caller is cancelled is still awaited and kept."""
         call_id = await self._log.begin(record)
+        adopted: list[asyncio.Future[Reply]] = []
 
-        adopted: list[asyncio.Future[Generation]] = []
-
-        def keep(request: asyncio.Future[Generation]) -> None:
+        def keep(request: asyncio.Future[Reply]) -> None:
             adopted.append(request)
-            self._in_flight.adopt(request, self._keeper(key, record, call_id, started))
+            cache = functools.partial(self._cache_reply, key)
+            self._in_flight.adopt(request, self._log.keeper(record, call_id, started, cache))
 
         try:
-            outcome = await self._retrying(
-                lambda: self.provider.complete(messages, config), tokens, keep=keep
-            )
+            outcome = await self._retrying(call, tokens, keep=keep)
         except asyncio.CancelledError:
             # A request that went out is the keeper's to record; one cancelled before
             # its request (waiting for a permit, or between retries) is recorded here,
@@ -315,42 +329,8 @@ class JudgeModel:
         outcome.latency = time.perf_counter() - started
         outcome.call_id = call_id
         if outcome.result is not None:
-            outcome.result = outcome.result.model_copy(
-                update={"attempts": outcome.attempts, "cached": False}
-            )
-            self._cache_put(key, cached_form(outcome.result))
+            self._cache_reply(key, outcome.result)
         return outcome
-
-    def _keeper(
-        self, key: str, record: JudgeCallRecord, call_id: int | None, started: float
-    ) -> Callable[[asyncio.Future[Generation]], Awaitable[None]]:
-        """What to do with the reply to a request whose caller was cancelled: cache it
-        and complete its record (or record that it never came)."""
-
-        async def keep(request: asyncio.Future[Generation]) -> None:
-            latency = time.perf_counter() - started
-            if request.cancelled() or request.exception() is not None:
-                reason = "cancelled" if request.cancelled() else str(request.exception())
-                ended = record.model_copy(
-                    update={"error": f"{INTERRUPTED_IN_FLIGHT} ({reason})", "latency": latency}
-                )
-            else:
-                generation = request.result()
-                self._cache_put(key, cached_form(generation))
-                self._log.count(
-                    record.purpose, Attempts(generation, None, 1, [], latency), generation.usage
-                )
-                ended = record.model_copy(
-                    update={
-                        "text": generation.text,
-                        "usage": generation.usage,
-                        "latency": latency,
-                        "attempts": 1,
-                    }
-                )
-            await self._log.store(ended, call_id)
-
-        return keep
 
     async def _retrying(
         self,
@@ -388,7 +368,10 @@ class JudgeModel:
                     raise
                 else:
                     self.limiter.settle(slot, _total_tokens(result))
-                    return Attempts(result, None, attempt, kinds, 0.0)
+                    oversized = _too_large(result, self.settings.max_reply_bytes)
+                    if oversized is None:
+                        return Attempts(result, None, attempt, kinds, 0.0)
+                    error = oversized
             kinds.append(error.kind)
             if error.kind == "rate_limit":
                 self.limiter.on_rate_limit(slot, error.retry_after)
@@ -430,10 +413,24 @@ class JudgeModel:
         if self.cache is not None:
             self.cache.put(key, value)
 
+    def _cache_reply(self, key: str, reply: Generation | EmbeddingResult) -> None:
+        self._cache_put(key, cached_form(reply))
+
 
 def _total_tokens(result: object) -> int:
     usage = getattr(result, "usage", None)
     return usage.total_tokens if isinstance(usage, Usage) else 0
+
+
+def _too_large(result: object, cap: int) -> ModelError | None:
+    """A reply text beyond ``cap`` bytes, from a provider that reads its replies itself
+    (the OpenAI-compatible one stops reading at the cap)."""
+    if not isinstance(result, Generation) or len(result.text) <= cap // 4:
+        return None
+    size = len(result.text.encode("utf-8"))
+    if size <= cap:
+        return None
+    return ModelError(f"reply of {size} bytes (max_reply_bytes: {cap})", kind="too_large")
 
 
 def get_model(
@@ -451,5 +448,11 @@ def get_model(
     ``litellm/<provider>/<model>`` (needs the ``litellm`` extra), ``scripted`` or
     ``scripted/<name>`` (canned replies, for tests and dry runs)."""
     settings = settings or ModelSettings()
-    provider = make_provider(spec, base_url=base_url, api_key=api_key, timeout=settings.timeout)
+    provider = make_provider(
+        spec,
+        base_url=base_url,
+        api_key=api_key,
+        timeout=settings.timeout,
+        max_reply_bytes=settings.max_reply_bytes,
+    )
     return JudgeModel(provider, settings=settings, cache=cache, recorder=recorder, prices=prices)

@@ -26,8 +26,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
+from ragjudge._util.bodies import ACCEPT_ENCODING
 from ragjudge._util.redact import header_secrets, scrub_text, scrub_url, url_secrets
 from ragjudge._util.urls import join_path
+from ragjudge.models._settings import DEFAULT_MAX_REPLY_BYTES
 from ragjudge.models._types import (
     ChatMessage,
     EmbeddingResult,
@@ -39,6 +41,12 @@ from ragjudge.schema import Usage
 
 if TYPE_CHECKING:  # imported where a request is made: a run without a judge needs none
     import httpx
+
+EMBEDDING_REPLY_BYTES = 64 * 1024
+"""What an embeddings reply may hold beyond the cap per text embedded: a vector of
+3,072 numbers written out in full."""
+ERROR_BYTES = 64 * 1024
+"""Bytes of an error reply read to quote the server's message."""
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 LOCAL_API_KEY = "ragjudge-no-key"
@@ -86,9 +94,8 @@ def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -
     return max(0.0, when.timestamp() - current)
 
 
-def _error_detail(response: httpx.Response) -> str:
+def _error_detail(text: str) -> str:
     """The server's error message, or the start of the body."""
-    text = response.text
     try:
         body = json.loads(text)
     except ValueError:
@@ -104,11 +111,12 @@ def _error_detail(response: httpx.Response) -> str:
     return text[:300].strip()
 
 
-def error_from_status(response: httpx.Response) -> ModelError:
-    """Map a non-2xx response to a :class:`ModelError`: 429 → ``rate_limit`` with
-    its ``Retry-After``, 408 → ``timeout``, 5xx → ``server``, other 4xx → ``client``."""
+def error_from_status(response: httpx.Response, body: bytes) -> ModelError:
+    """Map a non-2xx response (``body``: the start of its body) to a :class:`ModelError`:
+    429 → ``rate_limit`` with its ``Retry-After``, 408 → ``timeout``, 5xx → ``server``,
+    other 4xx → ``client``."""
     status = response.status_code
-    detail = _error_detail(response)
+    detail = _error_detail(body.decode("utf-8", errors="replace"))
     where = scrub_url(str(response.request.url))
     message = f"HTTP {status} from {where}: {detail}".rstrip(": ")
     retry_after = parse_retry_after(response.headers)
@@ -138,13 +146,13 @@ def error_from_transport(exc: httpx.HTTPError, url: str) -> ModelError:
     return ModelError(f"request to {url} failed: {name}: {exc}", kind="client")
 
 
-def _json_body(response: httpx.Response) -> dict[str, Any]:
+def _json_body(response: httpx.Response, content: bytes) -> dict[str, Any]:
     where = scrub_url(str(response.request.url))
     try:
-        body = response.json()
+        body = json.loads(content)
     except ValueError as exc:
         raise ModelError(
-            f"response from {where} is not valid JSON ({len(response.content)} bytes): {exc}",
+            f"response from {where} is not valid JSON ({len(content)} bytes): {exc}",
             kind="bad_response",
             status=response.status_code,
         ) from exc
@@ -211,10 +219,12 @@ class OpenAIProvider:
         api_key: str | None = None,
         timeout: float = 60.0,
         headers: Mapping[str, str] | None = None,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         self.model = model
         self.base_url = resolve_base_url(base_url)
         self.timeout = timeout
+        self.max_reply_bytes = max_reply_bytes
         host = urlparse(self.base_url).hostname or ""
         self._is_openai = host == "api.openai.com"
         self._is_azure = host.endswith(".openai.azure.com")
@@ -253,7 +263,8 @@ class OpenAIProvider:
     async def complete(self, messages: list[ChatMessage], config: GenerateConfig) -> Generation:
         """Send one chat-completions request and return its first choice."""
         started = time.perf_counter()
-        body = await self._post("/chat/completions", self._chat_payload(messages, config))
+        payload = self._chat_payload(messages, config)
+        body = await self._post("/chat/completions", payload, self.max_reply_bytes)
         text = _message_text(body)
         return Generation(
             text=text,
@@ -263,8 +274,11 @@ class OpenAIProvider:
         )
 
     async def embed(self, texts: list[str]) -> EmbeddingResult:
-        """Embed ``texts`` with one ``/embeddings`` request."""
-        body = await self._post("/embeddings", {"model": self.model, "input": texts})
+        """Embed ``texts`` with one ``/embeddings`` request (its reply may hold
+        :data:`EMBEDDING_REPLY_BYTES` more per text than ``max_reply_bytes``)."""
+        payload = {"model": self.model, "input": texts}
+        cap = self.max_reply_bytes + EMBEDDING_REPLY_BYTES * len(texts)
+        body = await self._post("/embeddings", payload, cap)
         data = body.get("data")
         if not isinstance(data, list) or len(data) != len(texts):
             raise ModelError(
@@ -314,7 +328,11 @@ class OpenAIProvider:
     def _new_client(self) -> httpx.AsyncClient:
         import httpx
 
-        headers = {"Content-Type": "application/json", **self._headers}
+        headers = {
+            "Content-Type": "application/json",
+            "Accept-Encoding": ACCEPT_ENCODING,
+            **self._headers,
+        }
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
             if self._is_azure:  # Azure OpenAI keys travel in their own header
@@ -325,25 +343,42 @@ class OpenAIProvider:
             limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
         )
 
-    async def _post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+    async def _post(self, path: str, payload: dict[str, Any], cap: int) -> dict[str, Any]:
         if not self.has_credentials:
             raise ModelError(
                 "no API key for OpenAI: set OPENAI_API_KEY or pass api_key", kind="client"
             )
         try:
-            return await self._exchange(path, payload)
+            return await self._exchange(path, payload, cap)
         except ModelError as exc:
             # Raised without its cause: the transport's exception may name the key.
             raise scrub_error(exc, self._secrets) from None
 
-    async def _exchange(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+    async def _exchange(self, path: str, payload: dict[str, Any], cap: int) -> dict[str, Any]:
+        """One request; its body is read as it arrives and no further than ``cap``
+        bytes (decoded): a longer reply, or one that never ends, is a ``too_large``
+        error and its connection is closed."""
         import httpx
 
+        from ragjudge._util.bodies import BodyTooLarge, BodyUndecodable, read_body, read_start
+
         url = join_path(self.base_url, path)  # before the base URL's query, if any
+        client = self._client()
         try:
-            response = await self._client().post(url, json=payload)
+            request = client.build_request("POST", url, json=payload)
+            response = await client.send(request, stream=True)
+            try:
+                if response.status_code >= 300:
+                    raise error_from_status(response, await read_start(response, ERROR_BYTES))
+                content = await read_body(response, cap)
+            finally:
+                await response.aclose()
         except httpx.HTTPError as exc:
             raise error_from_transport(exc, url) from exc
-        if response.status_code >= 300:
-            raise error_from_status(response)
-        return _json_body(response)
+        except BodyTooLarge:
+            message = f"reply from {scrub_url(url)} larger than {cap} bytes (max_reply_bytes)"
+            raise ModelError(message, kind="too_large") from None
+        except BodyUndecodable as exc:
+            message = f"undecodable response from {scrub_url(url)}: {exc}"
+            raise ModelError(message, kind="bad_response") from None
+        return _json_body(response, content)

@@ -4,15 +4,19 @@ stored before the request went out, when the recorder keeps in-flight records.""
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from pydantic_core import to_jsonable_python
 
 from ragjudge.models._pricing import CallOutcome, PriceTable, UsageTracker
-from ragjudge.models._results import Attempts
+from ragjudge.models._results import Attempts, reply_text
 from ragjudge.models._types import (
     CallRecorder,
     ChatMessage,
+    EmbeddingResult,
     GenerateConfig,
     Generation,
     InFlightRecorder,
@@ -21,7 +25,12 @@ from ragjudge.models._types import (
 )
 from ragjudge.schema import Usage
 
-__all__ = ["CallLog", "config_dict"]
+__all__ = ["INTERRUPTED", "INTERRUPTED_IN_FLIGHT", "CallLog", "config_dict"]
+
+INTERRUPTED = "interrupted before a request was in flight"
+INTERRUPTED_IN_FLIGHT = (
+    "interrupted while in flight: the provider may have billed it, the reply was not received"
+)
 
 
 class _Accounts(Protocol):
@@ -74,6 +83,18 @@ class CallLog:
         recorder = self.owner.recorder
         return None if recorder is None else await recorder(record)
 
+    def embedding_record(self, texts: list[str], purpose: str | None) -> JudgeCallRecord:
+        """The record of an embedding request that has not ended yet: each text it
+        embeds is one ``input`` message."""
+        inputs = [{"role": "input", "content": text} for text in texts]
+        return JudgeCallRecord(
+            provider=self.provider.name,
+            model=self.provider.model,
+            messages=inputs,
+            config={},
+            purpose=purpose,
+        )
+
     async def finish(
         self,
         messages: list[ChatMessage],
@@ -85,18 +106,31 @@ class CallLog:
         parsed: Any = None,
         parse_error: str | None = None,
     ) -> int | None:
-        """Count a finished call and hand its record to the recorder."""
-        generation = outcome.result
-        usage = generation.usage if generation is not None else Usage()
-        self.count(purpose, outcome, usage)
+        """Count a finished chat call and hand its record to the recorder."""
+        record = self.record(messages, config, trial, purpose)
+        return await self.finish_record(record, outcome, parsed=parsed, parse_error=parse_error)
+
+    async def finish_record(
+        self,
+        record: JudgeCallRecord,
+        outcome: Attempts[Generation] | Attempts[EmbeddingResult],
+        *,
+        parsed: Any = None,
+        parse_error: str | None = None,
+    ) -> int | None:
+        """Count a finished call (chat or embeddings) and hand ``record``, completed
+        with how it ended, to the recorder."""
+        result = outcome.result
+        usage = result.usage if result is not None else Usage()
+        self.count(record.purpose, outcome, usage)
         if self.owner.recorder is None:
             return None
         error = str(outcome.error) if outcome.error is not None else None
         if parse_error is not None:
             error = f"parse error: {parse_error}"
-        record = self.record(messages, config, trial, purpose).model_copy(
+        ended = record.model_copy(
             update={
-                "text": generation.text if generation is not None else None,
+                "text": reply_text(result) if result is not None else None,
                 "parsed": _jsonable(parsed),
                 "usage": usage,
                 "latency": outcome.latency,
@@ -105,7 +139,40 @@ class CallLog:
                 "error": error,
             }
         )
-        return await self.store(record, outcome.call_id)
+        return await self.store(ended, outcome.call_id)
+
+    def keeper(
+        self,
+        record: JudgeCallRecord,
+        call_id: int | None,
+        started: float,
+        cache: Callable[[Generation | EmbeddingResult], None],
+    ) -> Callable[[asyncio.Future[Any]], Awaitable[None]]:
+        """What to do with the reply to a request whose caller was cancelled: ``cache``
+        it, count it and complete its record (or record that it never came)."""
+
+        async def keep(request: asyncio.Future[Generation | EmbeddingResult]) -> None:
+            latency = time.perf_counter() - started
+            if request.cancelled() or request.exception() is not None:
+                reason = "cancelled" if request.cancelled() else str(request.exception())
+                ended = record.model_copy(
+                    update={"error": f"{INTERRUPTED_IN_FLIGHT} ({reason})", "latency": latency}
+                )
+            else:
+                reply = request.result()
+                cache(reply)
+                self.count(record.purpose, Attempts(reply, None, 1, [], latency), reply.usage)
+                ended = record.model_copy(
+                    update={
+                        "text": reply_text(reply),
+                        "usage": reply.usage,
+                        "latency": latency,
+                        "attempts": 1,
+                    }
+                )
+            await self.store(ended, call_id)
+
+        return keep
 
     def count(self, purpose: str | None, outcome: Attempts[Any], usage: Usage) -> None:
         """Add a call to the usage tallies (cost from the price table, 0 when cached)."""

@@ -7,7 +7,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from ragjudge.models._types import ChatMessage, GenerateConfig, Generation, ModelError
+from ragjudge.models._types import (
+    ChatMessage,
+    EmbeddingResult,
+    GenerateConfig,
+    Generation,
+    ModelError,
+)
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -99,6 +105,18 @@ def followed(leader: Attempts[Generation], latency: float) -> Attempts[Generatio
     return Attempts(generation, None, 0, [], latency, cached=True)
 
 
-def cached_form(generation: Generation) -> dict[str, Any]:
+def cached_form(reply: Generation | EmbeddingResult) -> dict[str, Any]:
     """What the response cache keeps of a reply."""
-    return generation.model_dump(mode="json", include={"text", "usage", "model"})
+    if isinstance(reply, EmbeddingResult):
+        return reply.model_dump(mode="json", exclude={"cached"})
+    return reply.model_dump(mode="json", include={"text", "usage", "model"})
+
+
+def reply_text(reply: Generation | EmbeddingResult) -> str:
+    """What a call's record keeps of its reply: the text, or what came back for an
+    embedding request (its vectors are in the cache, not in the record)."""
+    if isinstance(reply, EmbeddingResult):
+        width = len(reply.vectors[0]) if reply.vectors else 0
+        count = len(reply.vectors)
+        return f"{count} vector{'s' if count != 1 else ''} of {width} dimensions"
+    return reply.text

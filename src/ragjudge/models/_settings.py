@@ -8,6 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ragjudge.models._structured import StructuredMode
 
+DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
+"""Bytes of one reply read at most, a judge's as a target's."""
+
 
 class ModelSettings(BaseModel):
     """Limits, retries, timeouts and caching of one judge model."""
@@ -41,6 +44,11 @@ class ModelSettings(BaseModel):
     """A ``Retry-After`` longer than this fails the call instead of waiting."""
     expected_output_tokens: int = Field(default=256, ge=0)
     """Output tokens assumed for TPM pacing when ``max_tokens`` is not set."""
+    max_reply_bytes: int = Field(default=DEFAULT_MAX_REPLY_BYTES, gt=0)
+    """Bytes of one reply read at most (4 MiB, as for a target's reply): an HTTP body is
+    counted after decompression as it arrives and reading stops at the cap, so a reply
+    that is larger, or never ends, is an error of its call (``too_large``, not retried)
+    and is never stored or parsed. An embeddings reply may hold 64 KiB more per text."""
     in_flight_grace: float = Field(default=15.0, ge=0)
     """When a run is interrupted, seconds to keep waiting for replies to requests
     already sent (they are paid for): the replies are cached and recorded, so a resumed

@@ -52,8 +52,9 @@ class EmbeddingResult(BaseModel):
 
 
 ErrorKind = Literal[
-    "rate_limit", "server", "timeout", "connection", "client", "bad_response", "parse"
+    "rate_limit", "server", "timeout", "connection", "client", "bad_response", "parse", "too_large"
 ]
+"""``too_large``: a reply beyond the model's ``max_reply_bytes`` (not retried)."""
 
 
 class ModelError(JudgeError):

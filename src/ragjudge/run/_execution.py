@@ -222,11 +222,11 @@ class Execution:
         """Score the samples of ``now`` on the spot (in the workers when ``futures``
         holds their blocks), those of ``later`` in tasks; on the first failure or
         cancellation cancel the tasks and re-raise."""
-        tasks: list[asyncio.Future[None]] = []
+        tasks: list[asyncio.Task[None]] = []
         failed: list[asyncio.Future[None]] = []
         try:
             for sample in later:
-                task: asyncio.Future[None] = asyncio.ensure_future(one(sample))
+                task = asyncio.ensure_future(one(sample))
                 task.add_done_callback(lambda t: _keep_failure(t, failed))
                 tasks.append(task)
             if futures:
@@ -236,7 +236,8 @@ class Execution:
             await asyncio.gather(*tasks)
         finally:
             for task in tasks:
-                task.cancel()
+                if not task.cancelling():  # cancelled once is enough: let it clean up
+                    task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _score_here(
@@ -346,13 +347,16 @@ class Execution:
         for trial, metrics in by_trial(self._pending(sample)):
             contexts = self._contexts(metrics, trial)
             inline = self._inline
-            waited = await asyncio.gather(
-                *(
-                    score_one(m, sample, output, c)
-                    for m, c in zip(metrics, contexts, strict=True)
-                    if id(m) not in inline
+            try:
+                waited = await asyncio.gather(
+                    *(
+                        score_one(m, sample, output, c)
+                        for m, c in zip(metrics, contexts, strict=True)
+                        if id(m) not in inline
+                    )
                 )
-            )
+            finally:
+                await _end_shared_work(contexts)
             later = iter(waited)
             results = [
                 score_now(m, sample, output, c) if id(m) in inline else next(later)
@@ -407,6 +411,17 @@ class Execution:
             else:
                 contexts.append(base)
         return contexts
+
+
+async def _end_shared_work(contexts: Sequence[MetricContext]) -> None:
+    """Cancel and await the work the metrics of one sample and trial shared
+    (:meth:`MetricContext.once`) that is still running once they ended — when the run
+    is interrupted — so none of it outlives the sample (and the store)."""
+    left = {id(f): f for c in contexts for f in c.shared.values() if not f.done()}
+    for work in left.values():
+        work.cancel()
+    if left:
+        await asyncio.wait(left.values())
 
 
 def _keep_failure(task: asyncio.Future[None], failed: list[asyncio.Future[None]]) -> None:

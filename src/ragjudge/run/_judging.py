@@ -133,10 +133,14 @@ async def record_calls(
     store: Store, run_id: str, judge: JudgeConfig | None, records: Sequence[JudgeCallRecord]
 ) -> None:
     """Store calls made before the run existed (the pre-flight questions), priced."""
-    prices = PriceTable.from_dict(judge.prices) if judge is not None and judge.prices else None
-    recorder = store_recorder(store, run_id, prices)
+    recorder = store_recorder(store, run_id, prices_of(judge))
     for record in records:
         await recorder(record)
+
+
+def prices_of(judge: JudgeConfig | None) -> PriceTable | None:
+    """The price table the judge config gives, if any (calls are then priced)."""
+    return PriceTable.from_dict(judge.prices) if judge is not None and judge.prices else None
 
 
 def generate_config(judge: JudgeConfig | None) -> GenerateConfig:
@@ -199,7 +203,7 @@ def open_cache(path: Path | None) -> ResponseCache | None:
         return None
     cache = ResponseCache(path)
     try:
-        cache.check()
+        cache.check(write=True)
     except CacheError as exc:
         raise ConfigError(
             f"cache: {exc} (set 'cache' to another file, or run with --no-cache)"
@@ -261,16 +265,18 @@ def build_embedders(
     metrics: Sequence[Metric],
     cache: ResponseCache | None,
     limiters: dict[str, PermitSource] | None = None,
+    recorder: CallRecorder | None = None,
 ) -> dict[str, Any]:
     """The embedders the metrics name (:meth:`~ragjudge.metrics.Metric.embedding_specs`):
     ``local`` models on this machine, other specs through the judge layer with the
-    judge's endpoint and limits; each text's vector is kept in ``cache``. A spec that
-    cannot be served is a :class:`ConfigError` before any work."""
+    judge's endpoint, limits and prices, each request handed to ``recorder`` as judge
+    calls are; each text's vector is kept in ``cache``. A spec that cannot be served is
+    a :class:`ConfigError` before any work."""
     specs = sorted({spec for metric in metrics for spec in metric.embedding_specs()})
     built: dict[str, Any] = {}
     for spec in specs:
         try:
-            embedder = _embedder(judge, spec, limiters)
+            embedder = _embedder(judge, spec, limiters, recorder)
         except (ImportError, ValueError) as exc:
             raise ConfigError(f"embedding {spec!r}: {exc}") from None
         built[spec] = embedder if cache is None else CachedEmbedder(embedder, cache)
@@ -278,7 +284,10 @@ def build_embedders(
 
 
 def _embedder(
-    judge: JudgeConfig | None, spec: str, limiters: dict[str, PermitSource] | None
+    judge: JudgeConfig | None,
+    spec: str,
+    limiters: dict[str, PermitSource] | None,
+    recorder: CallRecorder | None,
 ) -> Any:
     if spec == "local" or spec.startswith("local/"):
         return get_embedder(spec)
@@ -288,6 +297,8 @@ def _embedder(
         base_url=settings.base_url,
         api_key=_api_key(settings),
         settings=model_settings(settings, cache=False),
+        recorder=recorder,
+        prices=prices_of(settings),
     )
     return RemoteEmbedder(share_limiter(model, limiters))
 
@@ -334,8 +345,7 @@ def _judge_model(
     cache: ResponseCache | None,
     provider: Provider | None = None,
 ) -> JudgeModel:
-    prices = PriceTable.from_dict(judge.prices) if judge.prices else None
-    return judge_model(judge, store_recorder(store, run_id, prices), cache, provider)
+    return judge_model(judge, store_recorder(store, run_id, prices_of(judge)), cache, provider)
 
 
 def judge_model(
@@ -346,7 +356,7 @@ def judge_model(
 ) -> JudgeModel:
     """A judge-layer model from ``judge`` whose calls go to ``recorder`` (a run's store,
     or a collector on a worker that cannot write it)."""
-    prices = PriceTable.from_dict(judge.prices) if judge.prices else None
+    prices = prices_of(judge)
     settings = model_settings(judge, cache=cache is not None)
     if provider is not None:
         return JudgeModel(

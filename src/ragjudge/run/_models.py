@@ -13,6 +13,7 @@ from rich.console import Console
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeCallRecord, JudgeModel, PermitSource, Provider, ResponseCache
+from ragjudge.models._embeddings import RemoteEmbedder
 from ragjudge.run._judging import (
     build_agent_models,
     build_embedders,
@@ -20,8 +21,10 @@ from ragjudge.run._judging import (
     generate_config,
     open_cache,
     preflight,
+    prices_of,
     schema_notes,
     share_reply_schemas,
+    store_recorder,
 )
 from ragjudge.store import Store
 
@@ -82,7 +85,10 @@ class RunModels:
         try:
             if models.cache is None and any(m.embedding_specs() for m in metrics):
                 models.cache = models._own_cache = open_cache(cache_path)
-            models.embedders = build_embedders(config.judge, metrics, models.cache, limiters)
+            recorder = store_recorder(store, run_id, prices_of(config.judge))
+            models.embedders = build_embedders(
+                config.judge, metrics, models.cache, limiters, recorder
+            )
             if config.judge is None or config.judge.preflight:
                 models.asked = await preflight(models.all)
         except BaseException:
@@ -111,18 +117,25 @@ class RunModels:
             embedders=self.embedders,
         )
 
+    @property
+    def _layered(self) -> list[JudgeModel]:
+        """Every model of the run behind the judge layer: :attr:`all` and the models of
+        the embedders that call an endpoint."""
+        embedders = [getattr(e, "inner", e) for e in self.embedders.values()]
+        return [*self.all, *(e.model for e in embedders if isinstance(e, RemoteEmbedder))]
+
     async def close(self) -> None:
         """Close the models; replies to requests already sent when the run was
         interrupted are awaited first (each model's ``in_flight_grace``), cached and
         recorded. A cache opened for the embedders alone is committed and closed."""
-        models = self.all
+        models = self._layered
         waiting = sum(m.in_flight for m in models)
         if waiting:
             grace = max(m.settings.in_flight_grace for m in models)
             Console(stderr=True).print(
                 f"waiting up to {grace:g} s for {waiting} judge "
                 f"repl{'y' if waiting == 1 else 'ies'} already sent (they are paid for; "
-                "Ctrl-C again to abandon them)",
+                "a second Ctrl-C or stop signal abandons them)",
                 highlight=False,
             )
         try:

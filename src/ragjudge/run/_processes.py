@@ -15,8 +15,8 @@ Forking copies the target, the metrics and the samples without pickling them; a
 worker only computes (no store, no event loop, no terminal), so the parent's
 connections are never used in it. The workers fork before anything of the run starts
 a thread (the progress display); a process that already runs other threads, or has no
-``fork`` (Windows), scores the samples itself. Ctrl-C reaches the parent alone:
-workers ignore it and are stopped with the pool.
+``fork`` (Windows), scores the samples itself. Ctrl-C (and SIGTERM, SIGHUP) reach the
+parent alone: workers ignore them and are stopped with the pool.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ragjudge._util.parallel import fork_is_safe
+from ragjudge.run._stopping import STOP_SIGNALS
 
 __all__ = [
     "BLOCK_SAMPLES",
@@ -105,8 +106,10 @@ def scoring_pool(
 
 
 def _ignore_interrupts() -> None:
-    """Ctrl-C is the parent's to handle: it stops the pool."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """Ctrl-C, SIGTERM and SIGHUP sent to the process group are the parent's to handle:
+    it stops the pool."""
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
 
 
 def _score_block(index: int) -> list[Any]:

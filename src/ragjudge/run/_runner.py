@@ -161,7 +161,7 @@ async def _run_prepared(
 ) -> EvaluationResult:
     """Execute the prepared run with the store open and the run locked."""
     check_judge(config.judge, setup.metrics, provider=options.provider)
-    with Store(config.store_path) as store:
+    with Store(config.store_path, write=True) as store:
         # The models record their calls under the run id, so it is drawn before the
         # run is stored: a judge that cannot be built leaves no empty run behind.
         run_id = new_run_id() if resumed is None else resumed.run_id

@@ -13,7 +13,7 @@ from typing import Any
 from ragjudge._util.known_secrets import has_secrets, holds_secrets, mask_secrets_in_json
 from ragjudge.errors import StoreError as StoreError
 
-__all__ = ["StoreError", "open_store_file"]
+__all__ = ["APPLICATION_ID", "StoreError", "open_store_file", "store_error"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -92,37 +92,89 @@ CREATE TABLE IF NOT EXISTS run_events (
 """
 
 
-def open_store_file(path: Path) -> sqlite3.Connection:
+APPLICATION_ID = 0x726A6467
+"""Written into the header of every store (SQLite's ``application_id``, "rjdg"), so a
+ragjudge store is told from another program's SQLite file before anything is written."""
+
+_RUN_COLUMNS = frozenset({"run_id", "status", "created_at", "config_json", "versions_json"})
+"""Columns of ragjudge's ``runs`` table since the first version: how a store written
+before stores were marked is recognised."""
+
+
+def open_store_file(path: Path, *, write: bool = False) -> sqlite3.Connection:
     """A connection to the store at ``path``, created when missing; :class:`StoreError`
-    when the path cannot be one."""
+    when the path cannot be one: a folder, another program's database, a file or folder
+    that cannot be written. With ``write`` the file is checked to take writes at once
+    (a run stores its results there), before anything else is done."""
     if path.is_dir():
         raise StoreError(f"the store {path} is a folder; a store is a SQLite file")
+    _make_folder(path)
+    try:
+        conn = sqlite3.connect(
+            path, timeout=30.0, check_same_thread=False, factory=MaskingConnection
+        )
+    except sqlite3.Error as exc:
+        raise store_error(path, exc) from None
+    try:
+        fresh = _check_ours(conn, path)
+        if write or fresh:
+            # the first write: a read-only file fails here, and an older store is marked
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(_SCHEMA)
+        _add_missing_columns(conn)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise store_error(path, exc) from None
+    except StoreError:
+        conn.close()
+        raise
+    return conn
+
+
+def store_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """What a failed open or write of the store at ``path`` means, in words."""
+    name = exc.sqlite_errorname
+    if name == "SQLITE_READONLY":
+        return StoreError(f"cannot write the store {path}: the file is read-only")
+    if name == "SQLITE_CANTOPEN" and not path.exists():
+        return StoreError(
+            f"cannot write the store {path}: its folder {path.parent} cannot be written"
+        )
+    if "not a database" in str(exc):
+        return StoreError(f"cannot open the store {path}: it is not a SQLite database")
+    return StoreError(f"cannot use the store {path}: {exc}")
+
+
+def _make_folder(path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         file = next((p for p in path.parents if p.is_file()), None)
         reason = f"{file} is a file, not a folder" if file else exc.strerror or str(exc)
         raise StoreError(f"cannot create the store {path}: {reason}") from None
-    conn = sqlite3.connect(path, timeout=30.0, check_same_thread=False, factory=MaskingConnection)
-    try:
-        # Checked before anything is written: another program's database stays as is.
-        found = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        tables = {row[0] for row in found}
-        if tables and "runs" not in tables:
-            listed = ", ".join(sorted(tables)[:5])
-            raise StoreError(f"the store {path} is another program's database ({listed})")
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.executescript(_SCHEMA)
-        _add_missing_columns(conn)
-    except sqlite3.DatabaseError as exc:
-        conn.close()
-        reason = "it is not a SQLite database" if "not a database" in str(exc) else str(exc)
-        raise StoreError(f"cannot open the store {path}: {reason}") from None
-    except StoreError:
-        conn.close()
-        raise
-    return conn
+
+
+def _check_ours(conn: sqlite3.Connection, path: Path) -> bool:
+    """Whether the file is new (empty); :class:`StoreError` when it is another
+    program's database. Nothing is written."""
+    marked = conn.execute("PRAGMA application_id").fetchone()[0]
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if marked == APPLICATION_ID:
+        return False
+    if marked == 0 and not tables:
+        return True
+    runs = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+    if marked == 0 and runs >= _RUN_COLUMNS:
+        return False  # a store written before stores were marked
+    if marked != 0:
+        why = f"its application id is {marked:#x}"
+    elif "runs" in tables:
+        why = "its runs table is not ragjudge's"
+    else:
+        why = ", ".join(sorted(tables)[:5])
+    raise StoreError(f"the store {path} is another program's database ({why})")
 
 
 class MaskingConnection(sqlite3.Connection):

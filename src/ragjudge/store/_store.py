@@ -27,7 +27,7 @@ from ragjudge.store import _events as run_events
 from ragjudge.store import _frames as frames
 from ragjudge.store import _judge_calls as judge_calls
 from ragjudge.store._file import StoreError as StoreError
-from ragjudge.store._file import open_store_file
+from ragjudge.store._file import open_store_file, store_error
 from ragjudge.store._judge_calls import CallUsage
 from ragjudge.store._samples import SampleReads
 from ragjudge.store._scores import ScoreColumnReads
@@ -134,11 +134,11 @@ def score_rows(
 class Store(SampleReads, ScoreColumnReads):
     """A SQLite file holding every run. Safe to reopen while another process has it open."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, write: bool = False) -> None:
         """Open (or create) the store at ``path``; :class:`StoreError` when it cannot
-        be one."""
+        be one, or with ``write`` when it cannot be written (checked at once)."""
         self.path = Path(path)
-        self._conn = open_store_file(self.path)
+        self._conn = open_store_file(self.path, write=write)
 
     def close(self) -> None:
         """Close the connection."""
@@ -152,8 +152,11 @@ class Store(SampleReads, ScoreColumnReads):
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._conn:
-            yield self._conn
+        try:
+            with self._conn:
+                yield self._conn
+        except sqlite3.OperationalError as exc:  # read-only, full, locked past the timeout
+            raise store_error(self.path, exc) from None
 
     # runs -----------------------------------------------------------------
 

@@ -20,11 +20,11 @@ from ragjudge._util.importing import TargetError as TargetError
 from ragjudge._util.importing import TargetSetupError as TargetSetupError
 from ragjudge._util.importing import import_callable as import_callable
 from ragjudge.loading import derived_chunk
+from ragjudge.models._settings import DEFAULT_MAX_REPLY_BYTES as DEFAULT_MAX_REPLY_BYTES
 from ragjudge.schema import ContextChunk, Output, Sample, Usage, response_text
 from ragjudge.targets._threaded import ThreadedCalls
 from ragjudge.targets._traces import read_trace, with_trace
 
-DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
 DEFAULT_MAX_CONTEXTS = 100
 DEFAULT_MAX_CONTEXT_BYTES = 256 * 1024
 DEFAULT_CONCURRENCY = 8

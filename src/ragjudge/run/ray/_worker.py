@@ -144,7 +144,7 @@ class SnapshotCache(ResponseCache):
         self.new: dict[str, dict[str, Any]] = {}
         self._file_reader: sqlite3.Connection | None = None
 
-    def check(self) -> None:
+    def check(self, *, write: bool = False) -> None:
         """Nothing to check: the driver checked the file."""
 
     def get(self, key: str) -> dict[str, Any] | None:
@@ -259,7 +259,9 @@ class SampleWorker:
             judge=self.judge,
             generate_config=generate_config(config.judge),
             target=self.target,
-            embedders=build_embedders(config.judge, self.metrics, self.cache, limiters),
+            embedders=build_embedders(
+                config.judge, self.metrics, self.cache, limiters, self.recorder
+            ),
         )
 
     def _judge(

@@ -17,16 +17,16 @@ from typing import Any
 
 import httpx
 
-from ragjudge._util.redact import header_secrets, is_secret_name, scrub_text, scrub_url, url_secrets
-from ragjudge.models._openai import parse_retry_after
-from ragjudge.targets._targets import DEFAULT_MAX_REPLY_BYTES, TargetError, TargetSetupError
-from ragjudge.targets.http._reading import (
+from ragjudge._util.bodies import (
     ACCEPT_ENCODING,
     BodyTooLarge,
     BodyUndecodable,
     read_body,
     read_start,
 )
+from ragjudge._util.redact import header_secrets, is_secret_name, scrub_text, scrub_url, url_secrets
+from ragjudge.models._openai import parse_retry_after
+from ragjudge.targets._targets import DEFAULT_MAX_REPLY_BYTES, TargetError, TargetSetupError
 
 EXCERPT_CHARS = 200
 MAX_BACKOFF = 20.0

@@ -1,4 +1,5 @@
-"""Reading a response body with a cap on its decoded size.
+"""Reading an HTTP response body with a cap on its decoded size (a target's reply, a
+judge's reply).
 
 The cap counts the bytes after decompression, as they stream in, and reading stops as
 soon as it is passed: a small gzip body that would inflate to gigabytes costs at most
@@ -11,21 +12,24 @@ from __future__ import annotations
 import zlib
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import httpx
+from ragjudge.errors import RagjudgeError
 
-from ragjudge.errors import TargetError
+if TYPE_CHECKING:  # imported where a body is read: naming the encodings needs none
+    import httpx
+
+__all__ = ["ACCEPT_ENCODING", "BodyTooLarge", "BodyUndecodable", "read_body", "read_start"]
 
 ACCEPT_ENCODING = "gzip, deflate"
 """What a request offers: the encodings inflated here in bounded steps."""
 
 
-class BodyTooLarge(TargetError):
-    """The decoded body passed its cap."""
+class BodyTooLarge(RagjudgeError):
+    """The decoded body passed its cap (the caller says whose body and which cap)."""
 
 
-class BodyUndecodable(TargetError):
+class BodyUndecodable(RagjudgeError):
     """The body is not valid in its declared content encoding."""
 
 
@@ -98,6 +102,8 @@ async def read_body(response: httpx.Response, limit: int) -> bytes:
 async def read_start(response: httpx.Response, limit: int) -> bytes:
     """The first ``limit`` decoded bytes of the body at most (an error page to quote
     from); what does not decode is left out."""
+    import httpx
+
     parts: list[bytes] = []
     size = 0
     try:

@@ -1,0 +1,51 @@
+"""Reading an HTTP body under a cap on its decoded size: gzip and deflate (raw or
+wrapped, concatenated members) inflate in bounded steps, and a body that does not
+decode is an error of its own."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+
+import httpx
+import pytest
+
+from ragjudge._util.bodies import BodyTooLarge, BodyUndecodable, read_body, read_start
+
+
+def _raw_deflate(data: bytes) -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    return packer.compress(data) + packer.flush()
+
+
+BODY = b'{"answer": "' + "答え".encode() * 2000 + b'"}'
+
+
+@pytest.mark.parametrize(
+    ("encoding", "data"),
+    [
+        ("", BODY),
+        ("gzip", gzip.compress(BODY)),
+        ("gzip", gzip.compress(BODY[:10]) + gzip.compress(BODY[10:])),
+        ("deflate", zlib.compress(BODY)),
+        ("deflate", _raw_deflate(BODY)),
+    ],
+)
+async def test_bodies_are_decoded_up_to_the_cap(encoding: str, data: bytes) -> None:
+    def response() -> httpx.Response:
+        headers = {"Content-Encoding": encoding} if encoding else {}
+        return httpx.Response(200, headers=headers, stream=httpx.ByteStream(data))
+
+    assert await read_body(response(), len(BODY)) == BODY
+    with pytest.raises(BodyTooLarge):
+        await read_body(response(), len(BODY) - 1)
+    assert await read_start(response(), 100) == BODY[:100]
+
+
+async def test_a_body_that_does_not_inflate_is_undecodable() -> None:
+    for encoding in ("gzip", "deflate"):
+        garbage = httpx.Response(
+            200, headers={"Content-Encoding": encoding}, stream=httpx.ByteStream(b"not packed")
+        )
+        with pytest.raises(BodyUndecodable):
+            await read_body(garbage, 1000)
