@@ -19,7 +19,7 @@ from pydantic import (
 from ragjudge._util.redact import is_secret_name, mask_record, scrub_url
 from ragjudge.config._ray import RayConfig
 from ragjudge.errors import ConfigError as ConfigError
-from ragjudge.loading import check_columns
+from ragjudge.loading import MAX_FIELD_BYTES, check_columns
 from ragjudge.models._cache import provider_endpoint
 from ragjudge.models._model import ModelSettings, make_provider
 
@@ -160,6 +160,12 @@ class EvalConfig(BaseModel):
     skip_invalid_rows: bool = False
     """Score what can be scored: leave out rows that cannot be read, and rows lacking a
     metric's inputs for that metric; report both."""
+    max_field_bytes: int = Field(default=MAX_FIELD_BYTES, ge=1)
+    """The most bytes of text (UTF-8) one field of a data row may hold; a longer field
+    makes its row a problem, named with the file, row and field.
+
+    A list or object (contexts, a trace) counts all the text in it. JSON Lines files
+    are read a line at a time, so a long field is refused without the file in memory."""
     target: TargetConfig | None = None
     """The system under test: ``module:function``, ``path/to/app.py:function``,
     ``data`` (the responses are in the data) or a mapping for an HTTP endpoint."""

@@ -22,9 +22,15 @@ from ragjudge.errors import DatasetError, RowProblem
 from ragjudge.loading._columns import check_columns
 from ragjudge.loading._formats import FileFormat, detect_format, format_named, row_format
 from ragjudge.loading._mapping import RowFormat
-from ragjudge.loading._readers import file_problem, parquet_folder_batches, read_records
+from ragjudge.loading._readers import (
+    ReadRules,
+    file_problem,
+    parquet_folder_batches,
+    read_records,
+)
 from ragjudge.loading._report import LoadReport
 from ragjudge.loading._samples import RequestIds, build_samples
+from ragjudge.loading._values import MAX_FIELD_BYTES
 from ragjudge.schema import Sample
 
 __all__ = ["STREAM_PAGE_ROWS", "StreamedSet"]
@@ -35,8 +41,9 @@ STREAM_PAGE_ROWS = 2000
 
 class StreamedSet:
     """The evaluation set in a folder of Parquet files, as pages of samples (see the
-    module docstring). ``format``, ``columns`` and ``skip_invalid_rows`` mean what they
-    mean to :func:`~ragjudge.loading.read_evaluation_set`."""
+    module docstring). ``format``, ``columns``, ``skip_invalid_rows`` and
+    ``max_field_bytes`` mean what they mean to
+    :func:`~ragjudge.loading.read_evaluation_set`."""
 
     def __init__(
         self,
@@ -46,6 +53,7 @@ class StreamedSet:
         columns: Mapping[str, str] | None = None,
         skip_invalid_rows: bool = False,
         page_rows: int = STREAM_PAGE_ROWS,
+        max_field_bytes: int = MAX_FIELD_BYTES,
     ) -> None:
         self.folder = folder
         self.label = str(folder)
@@ -54,6 +62,7 @@ class StreamedSet:
             raise ValueError(f"format {format!r} reads a benchmark file, not a folder")
         self.chosen: RowFormat | None = chosen
         self.mapping = check_columns(columns or {})
+        self.rules = ReadRules(self.mapping, max_field_bytes)
         self.skip_invalid_rows = skip_invalid_rows
         self.page_rows = page_rows
         self.report: LoadReport | None = None
@@ -76,7 +85,7 @@ class StreamedSet:
         unused: dict[str, None] = {}
         rows = kept = 0
         for numbered in self._numbered_pages():
-            read = read_records(self.label, numbered, self.mapping)
+            read = read_records(self.label, numbered, self.rules)
             problems += read.problems
             for raw in read.rows:
                 keys.update(dict.fromkeys(raw.data))

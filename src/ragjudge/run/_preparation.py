@@ -280,6 +280,7 @@ def load_config_samples(
         format=format or config.format,
         columns=config.columns,
         skip_invalid_rows=config.skip_invalid_rows,
+        max_field_bytes=config.max_field_bytes,
     )
     if notes is not None:
         notes.extend(loaded.report.notes())

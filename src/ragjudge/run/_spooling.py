@@ -100,6 +100,7 @@ def prepare_streamed(
         format=config.format,
         columns=config.columns,
         skip_invalid_rows=config.skip_invalid_rows,
+        max_field_bytes=config.max_field_bytes,
     )
     chosen = _drawn_positions(streamed, config) if config.sample else None
     spool = SpooledSet(Path(tempfile.mkstemp(prefix="ragjudge-spool-", suffix=".tsv")[1]))
