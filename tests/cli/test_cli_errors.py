@@ -124,3 +124,18 @@ def test_a_bug_in_a_real_process_prints_its_traceback_before_the_process_ends(
     assert "KeyError: 'score_names'" in done.stderr
     assert done.stderr.rstrip().endswith(BUG_LINE)
     assert "error:" not in done.stderr
+
+
+def test_a_set_that_cannot_be_read_at_all_gets_no_hint_about_other_rows(tmp_path: Path) -> None:
+    (tmp_path / "set.jsonl").write_text('{"q": "What is SQL?"}\n', encoding="utf-8")
+    config = tmp_path / "eval.yaml"
+    config.write_text(
+        "data: set.jsonl\ncolumns: {request: question}\nmetrics: [exact_match]\n", encoding="utf-8"
+    )
+
+    result = runner.invoke(app, ["run", str(config), "--no-progress"])
+
+    assert result.exit_code == 2, result.output
+    assert result.output == (
+        f"error: {tmp_path / 'set.jsonl'}: columns.request: no column 'question' (its columns: q)\n"
+    )

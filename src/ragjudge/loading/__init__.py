@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ragjudge.errors import DatasetError, RowProblem
-from ragjudge.loading._columns import COLUMN_FIELDS, check_columns
+from ragjudge.loading._columns import COLUMN_FIELDS, check_columns, unfound_columns
 from ragjudge.loading._formats import FORMATS, FileFormat, detect_format, format_named, row_format
 from ragjudge.loading._mapping import Loc as Loc
 from ragjudge.loading._mapping import derived_chunk
@@ -140,11 +140,10 @@ def read_evaluation_set(
     read = read_source(source, ReadRules(mapping, max_field_bytes))
     if not read.rows and not read.problems:
         raise DatasetError([file_problem(read.label, "the evaluation set holds no rows")])
+    unfound = unfound_columns(mapping, read.mapped_found, read.columns)
+    if unfound is not None and read.rows:
+        raise DatasetError([file_problem(read.label, unfound)])
     keys = all_keys(read.rows)
-    missing = [f"{f}: no column {c!r}" for f, c in mapping.items() if f not in keys]
-    if missing and read.rows:
-        reason = f"columns: {'; '.join(missing)} (its columns: {', '.join(keys)})"
-        raise DatasetError([file_problem(read.label, reason)])
     fmt = chosen or row_format(detect_format(keys))
     built = build_samples(read.label, read.rows, fmt, mapping)
     all_problems = sorted([*read.problems, *built.problems], key=lambda p: p.row)
@@ -159,6 +158,7 @@ def read_evaluation_set(
         fields=built.fields,
         unused=built.unused,
         skipped=all_problems,
-        mapped=bool(mapping),
+        mapping=mapping,
+        displaced=built.displaced,
     )
     return LoadedSet(built.samples, report)

@@ -61,6 +61,11 @@ class ReadResult:
     label: str
     rows: list[RawRow] = field(default_factory=list)
     problems: list[RowProblem] = field(default_factory=list)
+    columns: dict[str, None] = field(default_factory=dict)
+    """Every column of the rows, as the source names them (kept when a ``columns``
+    mapping is given, to check it)."""
+    mapped_found: set[str] = field(default_factory=set)
+    """The columns of the ``columns`` mapping that some row holds."""
 
 
 def read_source(
@@ -274,7 +279,9 @@ def _add_record(
         return
     columns = rules.columns
     if columns:
-        record = rename_columns({str(k): v for k, v in record.items()}, columns)
+        record = {str(k): v for k, v in record.items()}
+        _note_columns(result, record, columns)
+        record = rename_columns(record, columns)
     if plain_json:
         _keep(result, number, {k: v for k, v in record.items() if v is not None}, columns)
         return
@@ -294,11 +301,19 @@ def _add_record(
     _keep(result, number, cleaned, columns)
 
 
+def _note_columns(result: ReadResult, record: dict[str, Any], columns: Mapping[str, str]) -> None:
+    """Remember the row's columns and which mapped columns it holds."""
+    result.columns.update(dict.fromkeys(record))
+    result.mapped_found.update(column for column in columns.values() if column in record)
+
+
 def _keep(
     result: ReadResult, number: int, cleaned: dict[str, Any], columns: Mapping[str, str]
 ) -> None:
     for name, column in columns.items():
         found, value = nested_value(cleaned, column)
+        if found:
+            result.mapped_found.add(column)
         if name not in cleaned and found and value is not None:
             cleaned[name] = value
     result.rows.append(RawRow(number, cleaned))
