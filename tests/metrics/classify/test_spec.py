@@ -114,6 +114,9 @@ def test_file_level_problems_name_the_file(tmp_path: Path) -> None:
     broken = write(tmp_path, "broken.yaml", "tone: [unclosed\n")
     with pytest.raises(SpecError, match=r"broken.yaml: not valid YAML"):
         find_spec(str(broken))
+    long = write(tmp_path, "long.yaml", GOOD.replace('"Yes": 1', '"Yes": ' + "9" * 5000))
+    with pytest.raises(SpecError, match=r"long.yaml, line 4: a whole number of 5,000 digits"):
+        find_spec(str(long))
 
 
 def test_specs_by_name_path_and_folder(tmp_path: Path) -> None:
