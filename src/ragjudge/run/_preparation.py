@@ -87,7 +87,8 @@ def prepare(
     """Build and check everything before any paid work, in this order: the metrics (a
     bad option is a :class:`ConfigError` before any data is read), the target, the
     samples (``samples`` when given, as on a resume, else loaded from ``data`` or the
-    config), the rows' fields against what the metrics need, and the retriever."""
+    config), the rows' fields against what the metrics need, the rows kept times the
+    trials, and the retriever."""
     registry = _registry_eval(config)
     metric_objects = configured_metrics(config, metrics, registry)
     target_obj = build_target(config, target)
@@ -103,6 +104,7 @@ def prepare(
         rows = _skip_unscorable_rows(rows, metric_objects, target_obj, notes)
     else:
         check_requirements(rows, metric_objects, target_obj)
+    config.check_run_size(len(rows))
     check_retriever(config, metric_objects)
     return Prepared(rows, metric_objects, target_obj, build_retriever(config), notes)
 

@@ -111,6 +111,7 @@ def prepare_streamed(
         assert streamed.report is not None
         notes.extend(streamed.report.notes())
         checks.finish(notes)
+        config.check_run_size(spool.count)
         check_retriever(config, metric_objects)
         prepared = Prepared([], metric_objects, target_obj, build_retriever(config), notes)
     except BaseException:
