@@ -234,7 +234,7 @@ def test_a_set_that_cannot_be_read_is_a_dataset_error(
     def unreadable(*args: object) -> str:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(readers, "read_text_file", unreadable)
+    monkeypatch.setattr(readers, "read_text_lines", unreadable)  # JSON Lines: a line at a time
 
     with pytest.raises(DatasetError, match=r"set\.jsonl: cannot be read: Permission denied"):
         load_samples(path)

@@ -42,6 +42,7 @@ async def aevaluate(
     format: str | None = setting_default("format"),
     columns: dict[str, str] | None = None,
     skip_invalid_rows: bool = setting_default("skip_invalid_rows"),
+    max_field_bytes: int = setting_default("max_field_bytes"),
     specs: Sequence[str] | None = None,
     openai_evals: dict[str, Any] | None = setting_default("openai_evals"),
     retriever: dict[str, Any] | None = setting_default("retriever"),
@@ -78,6 +79,7 @@ async def aevaluate(
         "format": format,
         "columns": columns or {},
         "skip_invalid_rows": skip_invalid_rows,
+        "max_field_bytes": max_field_bytes,
         "target": target_spec,
         # a Metric instance is recorded by its name; such a run resumes only when the
         # instances are passed again

@@ -11,9 +11,17 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 Role = Literal["system", "user", "assistant", "tool", "developer"]
 
@@ -39,13 +47,24 @@ class ContextChunk(BaseModel):
 
 
 class RubricItem(BaseModel):
-    """One rubric criterion with its points (negative points penalise)."""
+    """One rubric criterion with its points (negative points penalise; a finite
+    number)."""
 
     model_config = ConfigDict(extra="allow")
 
     criterion: str = Field(min_length=1)
-    points: float
+    points: float = Field(allow_inf_nan=False)
     tags: list[str] = Field(default_factory=list)
+
+
+def _points_add_up(items: list[RubricItem]) -> list[RubricItem]:
+    if not math.isfinite(sum(abs(item.points) for item in items)):
+        raise ValueError("the rubric's points add up beyond a float's range (about 1.8e308)")
+    return items
+
+
+RubricItems = Annotated[list[RubricItem], AfterValidator(_points_add_up)]
+"""Rubric items whose points add up to a finite number."""
 
 
 STORED_FORM = "stored_form"
@@ -171,7 +190,7 @@ class Sample(BaseModel):
     expected_retrieved_context: list[ContextChunk] | None = None
     retrieved_context: list[ContextChunk] | None = None
     trace: Any = None
-    rubric: list[RubricItem] | None = None
+    rubric: RubricItems | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("request", mode="before")

@@ -233,3 +233,18 @@ def test_clearing_a_read_only_cache_is_the_users_message(tmp_path: Path) -> None
     assert result.output == f"error: cannot clear the cache {path}: the file is read-only\n"
     with ResponseCache(path) as cache:
         assert cache.get("key") == {"text": "kept"}
+
+
+def test_a_set_that_cannot_be_read_at_all_gets_no_hint_about_other_rows(tmp_path: Path) -> None:
+    (tmp_path / "set.jsonl").write_text('{"q": "What is SQL?"}\n', encoding="utf-8")
+    config = tmp_path / "eval.yaml"
+    config.write_text(
+        "data: set.jsonl\ncolumns: {request: question}\nmetrics: [exact_match]\n", encoding="utf-8"
+    )
+
+    result = runner.invoke(app, ["run", str(config), "--no-progress"])
+
+    assert result.exit_code == 2, result.output
+    assert result.output == (
+        f"error: {tmp_path / 'set.jsonl'}: columns.request: no column 'question' (its columns: q)\n"
+    )

@@ -132,3 +132,33 @@ def test_metric_names_the_export_reserves_are_refused(name: str, says: str) -> N
 def test_renamed_multiscore_metric_is_checked_per_score() -> None:
     with pytest.raises(ConfigError, match=r"the score name 'metadata\.wscore' is reserved"):
         build_metrics([{"metric": "multiturn", "name": "metadata"}])
+
+
+@pytest.mark.parametrize(
+    ("setting", "bound"),
+    [
+        ("trials: 1000000000", "trials: Input should be less than or equal to 1000"),
+        ("concurrency: 1000000", "concurrency: Input should be less than or equal to 1000"),
+        ("processes: 100000", "Input should be less than or equal to 1024"),
+        ("ray: {workers: 100000}", "ray.workers: Input should be less than or equal to 1024"),
+    ],
+)
+def test_settings_that_size_what_a_run_allocates_are_bounded(
+    tmp_path: Path, setting: str, bound: str
+) -> None:
+    path = _write(tmp_path, f"data: set.jsonl\nmetrics: [exact_match]\n{setting}\n")
+
+    assert bound in _error(path)
+
+
+def test_rows_times_trials_is_bounded_when_trials_repeat() -> None:
+    from ragjudge.config import EvalConfig
+
+    EvalConfig(metrics=["exact_match"], trials=1).check_run_size(5_000_000)
+    EvalConfig(metrics=["exact_match"], trials=1000).check_run_size(1000)
+    with pytest.raises(ConfigError) as caught:
+        EvalConfig(metrics=["exact_match"], trials=1000).check_run_size(1001)
+
+    assert str(caught.value).startswith(
+        "trials: 1,000 trials of 1,001 rows are 1,001,000 scorings of each metric"
+    )

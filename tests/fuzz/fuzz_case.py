@@ -6,9 +6,11 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-from collections.abc import Mapping, Sequence
+import signal
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pandas as pd
@@ -40,12 +42,14 @@ class Case:
 
 @dataclass(frozen=True)
 class Outcome:
-    """How one case ended: exit code, all output, and the exception if one escaped."""
+    """How one case ended: exit code, all output, whether an exception escaped, and
+    whether it was stopped still running after :data:`HANG_SECONDS`."""
 
     case: Case
     exit_code: int
     output: str
     crashed: bool
+    hung: bool = False
 
     @property
     def missing(self) -> list[str]:
@@ -56,7 +60,12 @@ class Outcome:
     @property
     def named(self) -> bool:
         """A user's mistake, said clearly: non-zero exit, no crash, every expected name."""
-        return self.exit_code != 0 and not self.crashed and not self.missing
+        return self.exit_code != 0 and not self.crashed and not self.hung and not self.missing
+
+    @property
+    def let_through(self) -> bool:
+        """The malformed input was accepted: the command ended with exit 0."""
+        return self.exit_code == 0 and not self.hung
 
 
 # --------------------------------------------------------------------------- file helpers
@@ -114,9 +123,34 @@ def nested(depth: int) -> str:
 
 runner = CliRunner()
 
+HANG_SECONDS = 120
+"""A case still running after this long is stopped and counted as hung. The limit only
+turns a hang into a failure instead of a suite that never ends; every case is meant to
+end in about a second."""
+
+
+class _Hung(BaseException):
+    """Raised in a case that runs past :data:`HANG_SECONDS` (no ``except Exception`` of
+    the command catches it)."""
+
+
+@contextlib.contextmanager
+def _stopped_when_hung() -> Iterator[None]:
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise _Hung
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, HANG_SECONDS)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
 
 def run_case(case: Case, folder: Path) -> Outcome:
-    """Write the case's files into ``folder`` and run its command there in-process."""
+    """Write the case's files into ``folder`` and run its command there in-process
+    (stopped when it hangs)."""
     for name, content in case.files.items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -128,7 +162,12 @@ def run_case(case: Case, folder: Path) -> Outcome:
         args = list(case.args)
         if case.stored_run:
             args = [a.replace("{run}", _store_a_run(folder)) for a in args]
-        result = runner.invoke(app, args, env={"COLUMNS": "1000", "RJ_FUZZ_UNSET": None})
+        try:
+            with _stopped_when_hung():
+                result = runner.invoke(app, args, env={"COLUMNS": "1000", "RJ_FUZZ_UNSET": None})
+        except _Hung:
+            stopped = f"(still running after {HANG_SECONDS} s: stopped)"
+            return Outcome(case, -1, stopped, crashed=False, hung=True)
     escaped = result.exception is not None and not isinstance(result.exception, SystemExit)
     output = result.output + (repr(result.exception) if escaped else "")
     return Outcome(case, result.exit_code, output, escaped or "Traceback" in output)

@@ -4,6 +4,7 @@ binary is committed."""
 
 from __future__ import annotations
 
+from fuzz_bounds import BOUND_CASES
 from fuzz_case import Case
 from fuzz_files import CSV_CASES, OTHER_FILE_CASES
 from fuzz_rows import ENCODING_CASES, JSON_CASES
@@ -17,5 +18,6 @@ CASES: list[Case] = [
     *CONFIG_CASES,
     *STORE_CASES,
     *EXPORT_CASES,
+    *BOUND_CASES,
 ]
 """Every case of the corpus, each name unique."""

@@ -99,3 +99,58 @@ def test_a_bad_columns_block_stops_the_config(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="'answer' is not a field to map"):
         load_config(config)
+
+
+def test_the_mapping_wins_over_an_id_column_the_guessed_layout_would_take() -> None:
+    from ragjudge.loading import read_evaluation_set
+
+    rows = [
+        {"myid": "a1", "qid": 7, "question": "q one", "answer": "x", "reference": "x"},
+        {"myid": "a2", "qid": 8, "question": "q two", "answer": "y", "reference": "x"},
+    ]
+
+    loaded = read_evaluation_set(rows, columns={"request_id": "myid"})
+
+    assert [s.request_id for s in loaded.samples] == ["a1", "a2"]
+    assert [s.metadata for s in loaded.samples] == [{"qid": 7}, {"qid": 8}]
+    notes = loaded.report.notes()
+    assert "read as question/answer/reference (guessed" in notes[0]
+    assert "question → request" in notes[0] and "request_id" not in notes[0]
+    assert notes[1].endswith("columns mapped by 'columns': myid → request_id")
+    assert "would have read qid (for request_id); kept as metadata" in notes[2]
+
+
+@pytest.mark.parametrize(
+    ("row", "mapped", "field"),
+    [
+        ({"question": "q", "answer": "guess", "mine": "mapped"}, {"response": "mine"}, "response"),
+        ({"input": "q", "actual_output": "a", "expected_output": "guess", "gold": "mapped"}, {"expected_response": "gold"}, "expected_response"),
+        ({"prompt": [{"role": "user", "content": "q"}], "prompt_id": "guess", "key": "mapped"}, {"request_id": "key"}, "request_id"),
+    ],
+)  # fmt: skip
+def test_the_mapping_wins_in_every_guessed_layout(
+    row: dict[str, object], mapped: dict[str, str], field: str
+) -> None:
+    from ragjudge.loading import load_samples
+
+    (sample,) = load_samples([row], columns=mapped)
+
+    assert getattr(sample, field) == "mapped"
+
+
+def test_a_mapped_column_the_data_lacks_is_named_with_the_columns_it_has(tmp_path: Path) -> None:
+    path = tmp_path / "data.jsonl"
+    path.write_text(
+        json.dumps({"request": "What is SQL?", "response": "A query language.", "v2": "SQL"}),
+        encoding="utf-8",
+    )
+    config = tmp_path / "eval.yaml"
+    config.write_text("data: data.jsonl\ncolumns: {response: no_such_column}\nmetrics: [exact_match]\n")  # fmt: skip
+
+    result = CliRunner().invoke(app, ["run", str(config), "--no-progress"])
+
+    assert result.exit_code == 2, result.output
+    assert result.output == (
+        f"error: {path}: columns.response: no column 'no_such_column' "
+        "(its columns: request, response, v2)\n"
+    )

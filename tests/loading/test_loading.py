@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import csv
 import json
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from typer.testing import CliRunner
 
 from conftest import shared_data
-from ragjudge.loading import DatasetError, RowProblem, detect_format, load_samples
+from ragjudge.cli import app
+from ragjudge.loading import (
+    DatasetError,
+    RowProblem,
+    detect_format,
+    load_samples,
+    read_evaluation_set,
+)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
 
@@ -727,3 +736,75 @@ def test_csv_cells_longer_than_the_csv_modules_limit_load(tmp_path: Path) -> Non
 
     assert samples[0].response == "x" * 300_000
     assert csv.field_size_limit() == limit
+
+
+# --------------------------------------------------------------------------- field size
+
+DEFAULT_FIELD_CAP = 10_000_000
+"""The documented default of ``max_field_bytes``."""
+
+
+def test_a_field_longer_than_the_default_cap_is_refused_naming_file_row_and_field(
+    tmp_path: Path,
+) -> None:
+    field = "word " * (DEFAULT_FIELD_CAP // 5 + 1)
+    path = tmp_path / "set.jsonl"
+    rows = [{"request": "q", "response": "short"}, {"request": "q", "response": field}]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    del field, rows
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(DatasetError) as caught:
+            load_samples(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+    (problem,) = caught.value.problems
+    assert (problem.source, problem.row, problem.field) == (str(path), 2, "response")
+    assert "max_field_bytes" in problem.reason
+    # read a line at a time: the long line as text and its parsed field, not the file
+    # as bytes, as text and as lines besides
+    assert peak < 2.5 * DEFAULT_FIELD_CAP
+
+
+def test_the_cap_counts_all_the_text_of_a_field_in_utf8(tmp_path: Path) -> None:
+    # 76 bytes each: doc_uri, d0, content (the keys count) and 30 two-byte characters
+    contexts = [{"doc_uri": f"d{i}", "content": "é" * 30} for i in range(3)]
+    rows = [{"request": "q", "retrieved_context": contexts, "metadata": {"a": "x" * 150}}]
+
+    with pytest.raises(DatasetError) as caught:
+        load_samples(rows, max_field_bytes=150)
+
+    (problem,) = caught.value.problems
+    assert problem.field == "retrieved_context" and "more than 150 bytes" in problem.reason
+    assert load_samples(rows, max_field_bytes=250)[0].metadata == {"a": "x" * 150}
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".json", ".csv"])
+def test_every_text_format_applies_the_cap(tmp_path: Path, suffix: str) -> None:
+    frame = pd.DataFrame([{"request": "q", "response": "r" * 101}])
+    path = tmp_path / f"set{suffix}"
+    if suffix == ".csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_json(path, orient="records", lines=suffix == ".jsonl")
+
+    with pytest.raises(DatasetError, match=r"row 1, field 'response': holds more than 100"):
+        read_evaluation_set(path, max_field_bytes=100)
+    assert read_evaluation_set(path, max_field_bytes=101).samples[0].response == "r" * 101
+
+
+def test_the_setting_reaches_the_loader_from_the_config(tmp_path: Path) -> None:
+    (tmp_path / "set.jsonl").write_text(
+        json.dumps({"request": "q", "response": "r" * 300}) + "\n", encoding="utf-8"
+    )
+    config = tmp_path / "eval.yaml"
+    config.write_text("data: set.jsonl\nmetrics: [exact_match]\nmax_field_bytes: 200\n")
+
+    result = CliRunner().invoke(app, ["run", str(config), "--no-progress"])
+
+    assert result.exit_code == 2, result.output
+    assert "set.jsonl, row 1, field 'response': holds more than 200 bytes" in result.output
+    assert "Traceback" not in result.output

@@ -74,3 +74,17 @@ def test_an_option_taking_a_setting_no_config_has_is_a_config_error(folder: Path
     config = EvalConfig(base_dir=folder, metrics=[{"metric": "shelf_metrics:Unknown"}])
     with pytest.raises(ConfigError, match="config setting 'no_such_setting', which no config has"):
         configured_metrics(config)
+
+
+def test_more_rows_times_trials_than_a_run_plans_stop_it_before_any_work(
+    tmp_path: Path,
+) -> None:
+    from ragjudge.run._preparation import prepare
+
+    rows = [{"request": f"q{i}", "response": "a", "expected_response": "a"} for i in range(1001)]
+    settings = {"metrics": ["exact_match"], "target": "data", "store": str(tmp_path / "r.db")}
+
+    with pytest.raises(ConfigError, match=r"^trials: 1,000 trials of 1,001 rows"):
+        prepare(EvalConfig(**settings, trials=1000), data=rows)
+    assert len(prepare(EvalConfig(**settings, trials=1000), data=rows[:1000]).samples) == 1000
+    assert not (tmp_path / "r.db").exists()

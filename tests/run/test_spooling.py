@@ -96,3 +96,27 @@ def test_only_a_folder_on_ray_is_streamed(folder: Path, tmp_path: Path) -> None:
     rows = tmp_path / "set.jsonl"
     rows.write_text(json.dumps(ROWS[0]) + "\n")
     assert parquet_folder(config(rows), None) is None
+
+
+def test_too_many_rows_times_trials_fail_as_a_whole_load_fails(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("ragjudge.config._eval.MAX_TRIAL_ROWS", 100)
+    update = {"skip_invalid_rows": True, "trials": 3}
+    with pytest.raises(ConfigError) as whole:
+        prepare(config(folder, **update))
+    with pytest.raises(ConfigError) as paged:
+        prepare_streamed(config(folder, **update), folder)
+    assert str(paged.value) == str(whole.value)
+    assert "3 trials of 34 rows are 102 scorings" in str(whole.value)  # rows with a response
+
+
+def test_a_spec_slot_no_row_fills_fails_as_a_whole_load_fails(folder: Path) -> None:
+    spec = {"prompt": "{completion} in {mood}", "choice_strings": "YN", "choice_scores": {"Y": 1, "N": 0}}  # fmt: skip
+    update = {"skip_invalid_rows": True, "metrics": [{"metric": "classify", "spec": spec}]}
+    with pytest.raises(ConfigError) as whole:
+        prepare(config(folder, **update))
+    with pytest.raises(ConfigError) as paged:
+        prepare_streamed(config(folder, **update), folder)
+    assert str(paged.value) == str(whole.value)
+    assert "the prompt's {mood} is filled by no row: no row has 'metadata.mood'" in str(whole.value)

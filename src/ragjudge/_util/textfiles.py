@@ -1,15 +1,17 @@
 """The one encoding rule of every text file ragjudge reads (evaluation sets, configs,
-spec files, knowledge bases): :func:`read_text_file` and :func:`decode_text`. A file
-that breaks it is a :class:`~ragjudge.errors.TextFileError` saying where and why."""
+spec files, knowledge bases): :func:`read_text_file` and :func:`decode_text`, and
+:func:`read_text_lines` for a file read a line at a time. A file that breaks it is a
+:class:`~ragjudge.errors.TextFileError` saying where and why."""
 
 from __future__ import annotations
 
 import codecs
+from collections.abc import Iterator
 from pathlib import Path
 
 from ragjudge.errors import TextFileError
 
-__all__ = ["decode_text", "read_text_file"]
+__all__ = ["decode_text", "read_text_file", "read_text_lines"]
 
 
 # UTF-32 marks first: the UTF-32-LE mark begins with the UTF-16-LE one.
@@ -29,6 +31,48 @@ def read_text_file(path: Path, label: str | None = None) -> str:
     when the bytes break the rule, and ``OSError`` when the file cannot be read.
     """
     return decode_text(path.read_bytes(), label or str(path))
+
+
+def read_text_lines(path: Path, label: str | None = None) -> Iterator[tuple[int, str]]:
+    """The lines of the file at ``path`` with their numbers (from 1), each without its
+    newline, under :func:`decode_text`'s rule: the lines of :func:`read_text_file`'s
+    text split at every line feed, but a UTF-8 file is read one line at a time, so only
+    one line is in memory at once (a file with a UTF-16 mark is read whole).
+
+    A line that breaks the rule raises the :class:`TextFileError` the whole file
+    raises (the file is read whole again to say where and why), after the lines
+    before it were yielded; ``OSError`` when the file cannot be read.
+    """
+    shown = label or str(path)
+    with path.open("rb") as file:
+        start = file.read(4)
+        if start.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)):
+            yield from enumerate(read_text_file(path, shown).split("\n"), start=1)
+            return
+        file.seek(len(codecs.BOM_UTF8) if start.startswith(codecs.BOM_UTF8) else 0)
+        number, ended = 0, True
+        for line in file:
+            number += 1
+            ended = line.endswith(b"\n")
+            text = _line_text(line, number, path, shown)
+            del line  # a long line is then held once, as text
+            yield number, text
+        if ended:
+            yield number + 1, ""  # what split gives after the last newline
+
+
+def _line_text(line: bytes, number: int, path: Path, label: str) -> str:
+    """One line of a UTF-8 file as text, without its newline (and without copying it
+    first: lines may be long)."""
+    end = len(line) - 1 if line.endswith(b"\n") else len(line)
+    try:
+        text = None if b"\x00" in line else str(memoryview(line)[:end], "utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is None:
+        read_text_file(path, label)  # raises the rule's error, saying where and why
+        raise TextFileError(label, f"line {number} is not UTF-8 text")
+    return text
 
 
 def decode_text(data: bytes, label: str) -> str:

@@ -2,7 +2,8 @@
 statuses (the tree is described in :mod:`ragjudge.errors`).
 
 A :class:`~ragjudge.errors.RagjudgeError` is a mistake in what the command was given,
-or a failure ragjudge expected: ``error: <message>`` and exit 2. Anything else is a bug
+or a failure ragjudge expected: ``error: <message>`` and exit 2 (for bad rows of an
+evaluation set, with how to skip them). Anything else is a bug
 in ragjudge: its traceback, a request to report it, and exit 1. ``ragjudge run`` ends
 an interruption and a lost cluster batch itself, with the command that resumes the run.
 """
@@ -51,7 +52,7 @@ def exit_for(exc: Exception) -> typer.Exit:
     # `ragjudge --help` does not need (an error of ragjudge's has loaded it already)
     from ragjudge.errors import DatasetError, RagjudgeError
 
-    if isinstance(exc, DatasetError):
+    if isinstance(exc, DatasetError) and any(p.row > 0 for p in exc.problems):
         from ragjudge.run._preparation import SKIP_HINT
 
         return fail(f"{exc}\n{SKIP_HINT}")

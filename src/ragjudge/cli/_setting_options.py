@@ -79,7 +79,7 @@ RunConcurrency = Annotated[
     typer.Option(
         "--concurrency",
         metavar="N",
-        help="Samples in flight at once.",
+        help="Samples in flight at once (at most 1,000).",
     ),
 ]
 

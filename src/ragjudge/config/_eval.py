@@ -19,9 +19,19 @@ from pydantic import (
 from ragjudge._util.redact import is_secret_name, mask_record, scrub_url
 from ragjudge.config._ray import RayConfig
 from ragjudge.errors import ConfigError as ConfigError
-from ragjudge.loading import check_columns
+from ragjudge.loading import MAX_FIELD_BYTES, check_columns
 from ragjudge.models._cache import provider_endpoint
 from ragjudge.models._model import ModelSettings, make_provider
+
+MAX_TRIALS = 1000
+"""The most ``trials`` a run may have."""
+MAX_TRIAL_ROWS = 1_000_000
+"""The most rows × trials of a run with several trials: a run plans its pending work
+(every trial of every metric of every row) in memory."""
+MAX_CONCURRENCY = 1000
+"""The most samples a run may have in flight at once."""
+MAX_PROCESSES = 1024
+"""The most processes a run may score in."""
 
 EnvReferences = dict[tuple[str | int, ...], tuple[str, str]]
 """Per place in a config mapping (its path of keys and list indexes), a string that
@@ -160,6 +170,12 @@ class EvalConfig(BaseModel):
     skip_invalid_rows: bool = False
     """Score what can be scored: leave out rows that cannot be read, and rows lacking a
     metric's inputs for that metric; report both."""
+    max_field_bytes: int = Field(default=MAX_FIELD_BYTES, ge=1)
+    """The most bytes of text (UTF-8) one field of a data row may hold; a longer field
+    makes its row a problem, named with the file, row and field.
+
+    A list or object (contexts, a trace) counts all the text in it. JSON Lines files
+    are read a line at a time, so a long field is refused without the file in memory."""
     target: TargetConfig | None = None
     """The system under test: ``module:function``, ``path/to/app.py:function``,
     ``data`` (the responses are in the data) or a mapping for an HTTP endpoint."""
@@ -184,11 +200,13 @@ class EvalConfig(BaseModel):
     settings (model, base_url, rpm, tpm, prices …)."""
     cache: bool | str = True
     """The judge reply cache: true (``cache.db`` beside the store), false, or a file."""
-    trials: int = Field(default=1, ge=1)
-    """Score every sample this many times (to measure how stable the scores are)."""
-    concurrency: int = Field(default=8, ge=1)
-    """Samples in flight at once."""
-    processes: Annotated[int, Field(ge=1)] | Literal["auto"] = "auto"
+    trials: int = Field(default=1, ge=1, le=MAX_TRIALS)
+    """Score every sample this many times (to measure how stable the scores are).
+
+    At most 1,000, and at most 1,000,000 rows × trials when there are several."""
+    concurrency: int = Field(default=8, ge=1, le=MAX_CONCURRENCY)
+    """Samples in flight at once (at most 1,000)."""
+    processes: Annotated[int, Field(ge=1, le=MAX_PROCESSES)] | Literal["auto"] = "auto"
     """Processes that score CPU-only metrics of a large run and chunk a large knowledge
     base: ``auto`` uses every CPU, 1 keeps the work in this process.
 
@@ -279,6 +297,17 @@ class EvalConfig(BaseModel):
     @classmethod
     def _kb_from_path(cls, value: Any) -> Any:
         return {"path": value} if isinstance(value, str | Path) else value
+
+    def check_run_size(self, rows: int) -> None:
+        """Refuse (:class:`ConfigError`) more rows × trials than a run plans in memory
+        (:data:`MAX_TRIAL_ROWS`), before anything is paid for."""
+        if self.trials > 1 and rows * self.trials > MAX_TRIAL_ROWS:
+            raise ConfigError(
+                f"trials: {self.trials:,} trials of {rows:,} rows are "
+                f"{rows * self.trials:,} scorings of each metric; a run with several "
+                f"trials plans at most {MAX_TRIAL_ROWS:,} (its pending work is held in "
+                "memory): lower trials, or evaluate fewer rows with limit or sample"
+            )
 
     def resolve(self, path: str | Path) -> Path:
         """A path from the config, relative to the config's folder."""

@@ -1,5 +1,6 @@
-"""Reading an evaluation YAML file into an :class:`EvalConfig`: the one text-file rule,
-keys given twice refused, ``${VAR}`` expanded from the environment (and remembered, so a
+"""Reading an evaluation YAML file into an :class:`EvalConfig`: the YAML read by
+:func:`~ragjudge.config._yaml.read_yaml` (the one text-file rule, keys given twice and
+runaway aliases refused), ``${VAR}`` expanded from the environment (and remembered, so a
 stored record keeps the reference, not the secret), every problem a :class:`ConfigError`
 naming the file and the key."""
 
@@ -8,17 +9,14 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
-from ragjudge._util.textfiles import read_text_file
 from ragjudge.config._eval import ConfigError, EnvReferences, EvalConfig
 from ragjudge.config._surface import flag_of
-from ragjudge.errors import TextFileError
+from ragjudge.config._yaml import read_yaml
 from ragjudge.loading import format_named
 from ragjudge.loading._values import value_problem
 
@@ -60,64 +58,6 @@ def load_config(path: str | Path, **overrides: Any) -> EvalConfig:
             raise ConfigError(f"{path}: format: {exc}") from None
     config._env_references = references
     return config
-
-
-class _DuplicateKey(yaml.YAMLError):
-    def __init__(self, key: Any, line: int, first_line: int) -> None:
-        super().__init__(f"duplicate key {key!r}")
-        self.key, self.line, self.first_line = key, line, first_line
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """The safe YAML loader, refusing a key given twice in one mapping (plain YAML keeps
-    the last value without a word). Keys brought in by a ``<<`` merge may be overridden,
-    as YAML intends."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
-        first_lines: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
-                continue
-            key = self.construct_object(key_node, deep=True)
-            line = key_node.start_mark.line + 1
-            if key in first_lines:
-                raise _DuplicateKey(key, line, first_lines[key])
-            first_lines[key] = line
-        return super().construct_mapping(node, deep=deep)
-
-
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-
-
-def read_yaml(path: Path) -> Any:
-    """The YAML document of the file at ``path``, or a :class:`ConfigError` saying why
-    there is none."""
-    try:
-        text = read_text_file(path)
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{path}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise ConfigError(f"{path}: is a folder, not a YAML file") from exc
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
-    except TextFileError as exc:
-        raise ConfigError(str(exc)) from None
-    try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
-    except _DuplicateKey as exc:
-        raise ConfigError(
-            f"{path}, line {exc.line}: the key {exc.key!r} is given twice in one mapping "
-            f"(first on line {exc.first_line}); keep one"
-        ) from None
-    except yaml.MarkedYAMLError as exc:
-        for mark in (exc.context_mark, exc.problem_mark):
-            if mark is not None:
-                mark.name = str(path)
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: lists or mappings are nested too deeply to read") from None
 
 
 _ENV_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")

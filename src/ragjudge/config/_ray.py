@@ -38,6 +38,10 @@ def check_address(address: str) -> str:
     )
 
 
+MAX_WORKERS = 1024
+"""The most worker actors a run may ask for."""
+
+
 class RayConfig(BaseModel):
     """``ray:`` in the config. Without ``address`` (and without ``RAY_ADDRESS`` in the
     environment) a local Ray cluster starts for the run and stops after it."""
@@ -46,8 +50,8 @@ class RayConfig(BaseModel):
 
     address: str | None = None
     """The cluster to connect to (``host:port``, ``ray://host:port`` or ``auto``)."""
-    workers: int | None = Field(default=None, ge=1)
-    """Worker actors; default: the cluster's CPUs (at most 64)."""
+    workers: int | None = Field(default=None, ge=1, le=MAX_WORKERS)
+    """Worker actors (at most 1,024); default: the cluster's CPUs (at most 64)."""
     batch_size: int = Field(default=256, ge=1)
     """Samples per batch sent to a worker."""
     batches_per_worker: int = Field(default=2, ge=1)

@@ -21,9 +21,13 @@ them are raised together in one :class:`DatasetError`. What counts as bad input:
 - text files must be UTF-8 (with or without a byte-order mark) or UTF-16 with a
   byte-order mark; any other bytes (Shift_JIS, Latin-1, UTF-16 without a mark, NUL
   characters) stop the load, naming the line, column and byte offset;
-- JSON is strict: ``NaN``/``Infinity`` are refused, not read as missing values;
-- a value nested more than 100 levels deep, or text holding a lone UTF-16 surrogate
-  (``"\\ud800"``), is a problem of that row and field;
+- JSON is strict: ``NaN``/``Infinity`` are refused, not read as missing values, and so
+  are a key given twice in one object, a number beyond a float's range (``1e400``)
+  and a whole number of more than 4,300 digits;
+- a value nested more than 100 levels deep, text holding a lone UTF-16 surrogate
+  (``"\\ud800"``), and a field holding more than ``max_field_bytes`` bytes of text
+  (10 MB unless set; JSON Lines are read a line at a time, so a long field is refused
+  without the file in memory) are problems of that row and field;
 - in CSV, a quote never closed, text after a closing quote, and a row short of cells
   whose quoted cell spans several lines are refused (see :mod:`ragjudge.loading._csv`);
   an empty CSV cell is an absent value;
@@ -39,19 +43,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ragjudge.errors import DatasetError, RowProblem
-from ragjudge.loading._columns import COLUMN_FIELDS, check_columns
+from ragjudge.loading._columns import COLUMN_FIELDS, check_columns, unfound_columns
 from ragjudge.loading._formats import FORMATS, FileFormat, detect_format, format_named, row_format
 from ragjudge.loading._mapping import Loc as Loc
 from ragjudge.loading._mapping import derived_chunk
-from ragjudge.loading._readers import all_keys, file_problem, read_source
+from ragjudge.loading._readers import ReadRules, all_keys, file_problem, read_source
 from ragjudge.loading._report import LoadReport
 from ragjudge.loading._samples import build_samples
 from ragjudge.loading._stream import STREAM_PAGE_ROWS, StreamedSet
+from ragjudge.loading._values import MAX_FIELD_BYTES
 from ragjudge.schema import Sample
 
 __all__ = [
     "COLUMN_FIELDS",
     "FORMATS",
+    "MAX_FIELD_BYTES",
     "STREAM_PAGE_ROWS",
     "DatasetError",
     "LoadReport",
@@ -85,6 +91,7 @@ def load_samples(
     *,
     format: str | None = None,
     columns: Mapping[str, str] | None = None,
+    max_field_bytes: int = MAX_FIELD_BYTES,
 ) -> list[Sample]:
     """Load and validate an evaluation set.
 
@@ -95,7 +102,8 @@ def load_samples(
     ``mtrag_un``: see :data:`ragjudge.datasets.DATASET_LOADERS`) is read from its file
     by that benchmark's loader. ``columns`` maps Sample fields to the columns holding
     them (``{"request": "ticket_text", "response": "bot_reply"}``; ``column.key``
-    reads a key of a JSON-object column).
+    reads a key of a JSON-object column). A field holding more than
+    ``max_field_bytes`` bytes of text makes its row a problem.
 
     Rows without a ``request_id`` get one derived from their content, stable across
     loads. Raises :class:`DatasetError` listing every bad row (or saying why the file
@@ -103,7 +111,10 @@ def load_samples(
     ``FileNotFoundError`` for a missing file and ``ValueError`` for an unknown format
     name or a bad ``columns`` mapping.
     """
-    return read_evaluation_set(source, format=format, columns=columns).samples
+    loaded = read_evaluation_set(
+        source, format=format, columns=columns, max_field_bytes=max_field_bytes
+    )
+    return loaded.samples
 
 
 def read_evaluation_set(
@@ -112,6 +123,7 @@ def read_evaluation_set(
     format: str | None = None,
     columns: Mapping[str, str] | None = None,
     skip_invalid_rows: bool = False,
+    max_field_bytes: int = MAX_FIELD_BYTES,
 ) -> LoadedSet:
     """:func:`load_samples` with how the set was read (:class:`LoadReport`: the format
     assumed, the columns each field came from, the columns no field took). With
@@ -125,14 +137,13 @@ def read_evaluation_set(
             raise ValueError(f"format {format!r} reads a benchmark file: pass its path")
         report = LoadReport(str(source), chosen.name, chosen.name, guessed=False)
         return LoadedSet(chosen.load(source), report)
-    read = read_source(source, mapping)
+    read = read_source(source, ReadRules(mapping, max_field_bytes))
     if not read.rows and not read.problems:
         raise DatasetError([file_problem(read.label, "the evaluation set holds no rows")])
+    unfound = unfound_columns(mapping, read.mapped_found, read.columns)
+    if unfound is not None and read.rows:
+        raise DatasetError([file_problem(read.label, unfound)])
     keys = all_keys(read.rows)
-    missing = [f"{f}: no column {c!r}" for f, c in mapping.items() if f not in keys]
-    if missing and read.rows:
-        reason = f"columns: {'; '.join(missing)} (its columns: {', '.join(keys)})"
-        raise DatasetError([file_problem(read.label, reason)])
     fmt = chosen or row_format(detect_format(keys))
     built = build_samples(read.label, read.rows, fmt, mapping)
     all_problems = sorted([*read.problems, *built.problems], key=lambda p: p.row)
@@ -147,6 +158,7 @@ def read_evaluation_set(
         fields=built.fields,
         unused=built.unused,
         skipped=all_problems,
-        mapped=bool(mapping),
+        mapping=mapping,
+        displaced=built.displaced,
     )
     return LoadedSet(built.samples, report)

@@ -2,7 +2,8 @@
 
 Missing values are dropped, numpy and pandas values become plain Python, and string
 cells of columns that hold structures (lists of contexts, chat messages, metadata …)
-are parsed as JSON or as the Python literals pandas writes into CSV.
+are parsed as strict JSON (:mod:`ragjudge.loading._json`) or as the Python literals
+pandas writes into CSV.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import math
 import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
+
+from ragjudge.loading._json import JsonReader, NotJson
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -121,10 +124,13 @@ def _parse_cell(column: str, text: str) -> Any:
 
 
 def _parse_literal(text: str) -> Any:
-    """JSON, or a Python literal (pandas writes lists into CSV as ``['a', 'b']``)."""
+    """JSON, or a Python literal (pandas writes lists into CSV as ``['a', 'b']``). What
+    the row's checks refuse (a key given twice, a number out of range) is kept for them
+    to name."""
     try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+        value, _ = JsonReader().read(text)
+        return value
+    except (json.JSONDecodeError, NotJson):
         pass
     try:
         return ast.literal_eval(text)

@@ -4,10 +4,16 @@ that hold them, for files no built-in format recognises."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-__all__ = ["COLUMN_FIELDS", "check_columns", "nested_value", "rename_columns"]
+__all__ = [
+    "COLUMN_FIELDS",
+    "check_columns",
+    "nested_value",
+    "rename_columns",
+    "unfound_columns",
+]
 
 COLUMN_FIELDS: tuple[str, ...] = (
     "request_id",
@@ -77,3 +83,19 @@ def nested_value(record: Mapping[str, Any], column: str) -> tuple[bool, Any]:
             return False, None
         value = value[key]
     return True, value
+
+
+def unfound_columns(
+    columns: Mapping[str, str], found: Collection[str], existing: Iterable[str]
+) -> str | None:
+    """What is wrong with a ``columns`` mapping whose columns outside ``found`` no row
+    holds (None when every one was found), naming each such field and the columns
+    that do exist."""
+    missing = [
+        f"columns.{field}: no column {column!r}"
+        for field, column in columns.items()
+        if column not in found
+    ]
+    if not missing:
+        return None
+    return f"{'; '.join(missing)} (its columns: {', '.join(existing)})"

@@ -32,6 +32,9 @@ class Mapped:
     origins: dict[Loc, str] = field(default_factory=dict)
     unused: list[str] = field(default_factory=list)
     """Columns of the row no field took: they are in ``metadata``."""
+    displaced: dict[str, str] = field(default_factory=dict)
+    """Column → the field the format would have read it as, had a ``columns`` mapping
+    not named another column for that field (the column is in ``metadata``)."""
 
     def take(
         self,
@@ -182,11 +185,13 @@ def map_row(
     data: dict[str, Any], fmt: RowFormat, columns: Mapping[str, str] | None = None
 ) -> Mapped:
     """Translate a row to Sample fields; unknown fields go to ``metadata``. ``columns``
-    (field → the user's column) names where fields a ``columns`` mapping renamed came
-    from."""
+    (field → the user's column) names the fields a ``columns`` mapping renamed: they
+    win over any column the format would read for them."""
     remaining = dict(data)
     mapped = Mapped(origins={("request",): fmt.request_column})
+    given = _take_mapped(remaining, columns or {})
     fmt.map_columns(remaining, mapped)
+    _put_mapped(mapped, given, columns or {}, data)
     explicit_metadata = remaining.pop("metadata", None)
     for key, value in remaining.items():
         if key in _SAMPLE_FIELDS and key not in mapped.fields:
@@ -196,9 +201,6 @@ def map_row(
         else:
             mapped.metadata[key] = value
             mapped.unused.append(key)
-    for name, column in (columns or {}).items():
-        if name in mapped.fields:
-            mapped.origins[(name,)] = column
     for name in _CONTEXT_FIELDS:
         if name in mapped.fields:
             column = mapped.origins.get((name,), name)
@@ -211,3 +213,28 @@ def map_row(
     else:
         mapped.fields["metadata"] = explicit_metadata  # validation reports it
     return mapped
+
+
+def _take_mapped(row: dict[str, Any], columns: Mapping[str, str]) -> dict[str, Any]:
+    """The fields a ``columns`` mapping gave (already under their names), taken out of
+    ``row`` before the format reads it (``metadata`` stays: it is read after)."""
+    return {
+        name: row.pop(name)
+        for name in columns
+        if name in _SAMPLE_FIELDS and name != "metadata" and name in row
+    }
+
+
+def _put_mapped(
+    mapped: Mapped, given: dict[str, Any], columns: Mapping[str, str], row: Mapping[str, Any]
+) -> None:
+    """Set the fields a ``columns`` mapping gave; a column of ``row`` the format took
+    for one of them is kept in the metadata instead, as it was, and noted."""
+    for name, value in given.items():
+        displaced = mapped.origins.get((name,)) if name in mapped.fields else None
+        if displaced is not None:
+            mapped.metadata[displaced] = row.get(displaced, mapped.fields[name])
+            mapped.displaced[displaced] = name
+        mapped.fields[name] = value
+        mapped.origins = {loc: column for loc, column in mapped.origins.items() if loc[0] != name}
+        mapped.origins[(name,)] = columns[name]

@@ -6,8 +6,11 @@ nested too deeply or holding invalid text, and unreadable files become problems;
 row never stops the other rows from being read.
 
 Text files are decoded by :func:`ragjudge._util.textfiles.decode_text`: UTF-8, with or
-without a byte-order mark, or UTF-16 with one. JSON is read strictly: ``NaN`` and
-``Infinity`` are not JSON and are refused rather than turned into a missing value.
+without a byte-order mark, or UTF-16 with one; JSON Lines files are read a line at a
+time. JSON is read strictly (:mod:`ragjudge.loading._json`): ``NaN`` and ``Infinity``
+are not JSON and are refused rather than turned into a missing value, and a key given
+twice, a number out of range and a field holding more text than ``max_field_bytes``
+are problems of their row and field.
 """
 
 from __future__ import annotations
@@ -18,12 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragjudge._util.textfiles import read_text_file
+from ragjudge._util.textfiles import read_text_file, read_text_lines
 from ragjudge.errors import DataFileNotFound, DatasetError, RowProblem, TextFileError
 from ragjudge.loading._cells import clean_record, is_data_frame
 from ragjudge.loading._columns import nested_value, rename_columns
 from ragjudge.loading._csv import read_csv_rows
-from ragjudge.loading._values import MAX_NESTING, value_problem
+from ragjudge.loading._json import JsonReader, NotJson
+from ragjudge.loading._values import MAX_FIELD_BYTES, MAX_NESTING, longer_than, value_problem
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,6 +44,16 @@ class RawRow:
     data: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class ReadRules:
+    """How rows are read: the ``columns`` mapping (field → column, see
+    :mod:`ragjudge.loading._columns`), each mapped column read under its field's name,
+    and the most bytes of text one field may hold."""
+
+    columns: Mapping[str, str] = field(default_factory=dict)
+    max_field_bytes: int = MAX_FIELD_BYTES
+
+
 @dataclass
 class ReadResult:
     """The rows read from one source (named ``label`` in problems) and the problems met."""
@@ -47,35 +61,40 @@ class ReadResult:
     label: str
     rows: list[RawRow] = field(default_factory=list)
     problems: list[RowProblem] = field(default_factory=list)
+    columns: dict[str, None] = field(default_factory=dict)
+    """Every column of the rows, as the source names them (kept when a ``columns``
+    mapping is given, to check it)."""
+    mapped_found: set[str] = field(default_factory=set)
+    """The columns of the ``columns`` mapping that some row holds."""
 
 
 def read_source(
     source: str | Path | pd.DataFrame | Sequence[Mapping[str, Any]],
-    columns: Mapping[str, str] | None = None,
+    rules: ReadRules | None = None,
 ) -> ReadResult:
-    """Every row of a file (by its suffix), a DataFrame or a list of dicts; with
-    ``columns`` (field → column, see :mod:`ragjudge.loading._columns`) each mapped
-    column is read under its field's name."""
+    """Every row of a file (by its suffix), a DataFrame or a list of dicts, read by
+    ``rules``."""
+    rules = rules or ReadRules()
     if isinstance(source, str | Path):
-        result = _read_file(Path(source), str(source), columns or {})
+        result = _read_file(Path(source), str(source), rules)
     elif is_data_frame(source):
-        result = _read_records("<dataframe>", _frame_records(source), True, columns or {})
+        result = _read_records("<dataframe>", _frame_records(source), True, rules)
     else:
-        result = _read_records("<list>", list(source), False, columns or {})
+        result = _read_records("<list>", list(source), False, rules)
     return result
 
 
 _TEXT_SUFFIXES = (*JSONL_SUFFIXES, ".json", ".csv")
 
 
-def _read_file(path: Path, label: str, columns: Mapping[str, str]) -> ReadResult:
+def _read_file(path: Path, label: str, rules: ReadRules) -> ReadResult:
     if path.is_dir():
-        return _read_parquet_folder(path, label, columns)
+        return _read_parquet_folder(path, label, rules)
     if not path.is_file():
         raise DataFileNotFound(f"evaluation set not found: {path}")
     suffix = path.suffix.lower()
     if suffix == ".parquet":
-        return _read_records(label, _frame_records(_read_parquet(path, label)), True, columns)
+        return _read_records(label, _frame_records(_read_parquet(path, label)), True, rules)
     if suffix not in _TEXT_SUFFIXES:
         raise _file_error(
             label,
@@ -83,16 +102,16 @@ def _read_file(path: Path, label: str, columns: Mapping[str, str]) -> ReadResult
             "use .jsonl, .ndjson, .json, .csv or .parquet",
         )
     try:
+        if suffix in JSONL_SUFFIXES:
+            return _read_jsonl(read_text_lines(path, label), label, rules)
         text = read_text_file(path, label)
     except TextFileError as exc:
         return ReadResult(label, problems=[file_problem(label, exc.reason)])
     except OSError as exc:
         raise _file_error(label, f"cannot be read: {exc.strerror or exc}") from None
-    if suffix in JSONL_SUFFIXES:
-        return _read_jsonl(text, label, columns)
     if suffix == ".json":
-        return _read_json(text, label, columns)
-    return _read_csv(text, label, columns)
+        return _read_json(text, label, rules)
+    return _read_csv(text, label, rules)
 
 
 def _file_error(label: str, reason: str) -> DatasetError:
@@ -114,7 +133,7 @@ PARQUET_BATCH_ROWS = 10_000
 """Rows read at a time from a folder of Parquet files."""
 
 
-def _read_parquet_folder(path: Path, label: str, columns: Mapping[str, str]) -> ReadResult:
+def _read_parquet_folder(path: Path, label: str, rules: ReadRules) -> ReadResult:
     """A folder of Parquet files (a partitioned dataset, in path order), read in record
     batches of :data:`PARQUET_BATCH_ROWS`: never a whole table in memory, only the rows
     as they are read. Rows are numbered across the files."""
@@ -123,7 +142,7 @@ def _read_parquet_folder(path: Path, label: str, columns: Mapping[str, str]) -> 
     for records in parquet_folder_batches(path, label, PARQUET_BATCH_ROWS):
         for record in records:
             number += 1
-            _add_record(result, number, record, True, columns)
+            _add_record(result, number, record, True, rules)
     return result
 
 
@@ -148,60 +167,51 @@ def parquet_folder_batches(path: Path, label: str, rows: int) -> Iterator[list[A
             raise _file_error(f"{file}", f"is not a readable Parquet file: {exc}") from None
 
 
-def read_records(
-    label: str, numbered: Iterable[tuple[int, Any]], columns: Mapping[str, str]
-) -> ReadResult:
+def read_records(label: str, numbered: Iterable[tuple[int, Any]], rules: ReadRules) -> ReadResult:
     """The cleaned rows (and the problems) of tabular records numbered as given."""
     result = ReadResult(label)
     for number, record in numbered:
-        _add_record(result, number, record, True, columns)
+        _add_record(result, number, record, True, rules)
     return result
 
 
-class _NotJson(ValueError):
-    """Text that strict JSON does not accept; the message says why."""
-
-
-def _strict_json(text: str) -> Any:
-    """``json.loads`` that refuses ``NaN``/``Infinity`` and nesting Python cannot read,
-    raising :class:`_NotJson` (or ``json.JSONDecodeError``)."""
-
-    def refuse(constant: str) -> Any:
-        raise _NotJson(f"{constant} is not a JSON value (write null for a missing value)")
-
-    try:
-        return json.loads(text, parse_constant=refuse)
-    except RecursionError:
-        raise _NotJson("arrays or objects are nested too deeply to read") from None
-
-
-def _read_jsonl(text: str, label: str, columns: Mapping[str, str]) -> ReadResult:
+def _read_jsonl(lines: Iterable[tuple[int, str]], label: str, rules: ReadRules) -> ReadResult:
+    """The rows of numbered JSON lines. A line no longer than ``max_field_bytes``
+    cannot hold a field longer than that, so only longer lines are measured."""
     result = ReadResult(label)
-    # Not str.splitlines(): it also splits on U+2028 and other separators that JSON
-    # strings may hold unescaped.
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
+    reader = JsonReader()
+    for number, line in lines:
+        if not line or line.isspace():
             continue
         try:
-            value = _strict_json(line)
-        except (json.JSONDecodeError, _NotJson) as exc:
+            value, marked = reader.read(line)
+        except (json.JSONDecodeError, NotJson) as exc:
             result.problems.append(
                 RowProblem(source=label, row=number, field="<row>", reason=f"invalid JSON: {exc}")
             )
             continue
-        _add_record(result, number, value, False, columns, plain_json=_plainly_valid(line))
+        long_line = longer_than(line, rules.max_field_bytes)
+        plain = not marked and not long_line and _plainly_valid(line)
+        _add_record(result, number, value, False, rules, plain_json=plain, measure=long_line)
     return result
 
 
-def _read_json(text: str, label: str, columns: Mapping[str, str]) -> ReadResult:
+def split_lines(text: str) -> Iterator[tuple[int, str]]:
+    """The numbered lines of ``text``, as :func:`read_text_lines` reads them from a file.
+    Not ``str.splitlines()``: it also splits on U+2028 and other separators that JSON
+    strings may hold unescaped."""
+    return enumerate(text.split("\n"), start=1)
+
+
+def _read_json(text: str, label: str, rules: ReadRules) -> ReadResult:
     try:
-        document = _strict_json(text)
+        document, _ = JsonReader().read(text)
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data":
             # Many JSON Lines files are named .json; read them as what they are.
-            return _read_jsonl(text, label, columns)
+            return _read_jsonl(split_lines(text), label, rules)
         return ReadResult(label, problems=[file_problem(label, f"invalid JSON: {exc}")])
-    except _NotJson as exc:
+    except NotJson as exc:
         return ReadResult(label, problems=[file_problem(label, f"invalid JSON: {exc}")])
     records = _rows_of_json_document(document)
     if records is None:
@@ -210,7 +220,7 @@ def _read_json(text: str, label: str, columns: Mapping[str, str]) -> ReadResult:
             f"the rows as an array under one of {', '.join(map(repr, _ROW_LIST_KEYS))}"
         )
         return ReadResult(label, problems=[file_problem(label, reason)])
-    return _read_records(label, records, False, columns)
+    return _read_records(label, records, False, rules)
 
 
 def _rows_of_json_document(document: Any) -> list[Any] | None:
@@ -223,11 +233,11 @@ def _rows_of_json_document(document: Any) -> list[Any] | None:
     return None
 
 
-def _read_csv(text: str, label: str, columns: Mapping[str, str]) -> ReadResult:
+def _read_csv(text: str, label: str, rules: ReadRules) -> ReadResult:
     read = read_csv_rows(text, label)
     result = ReadResult(label, problems=read.problems)
     for number, record in read.records:
-        _add_record(result, number, record, True, columns)
+        _add_record(result, number, record, True, rules)
     return result
 
 
@@ -239,11 +249,11 @@ def _frame_records(frame: pd.DataFrame) -> list[Any]:
 
 
 def _read_records(
-    label: str, records: Sequence[Any], tabular: bool, columns: Mapping[str, str]
+    label: str, records: Sequence[Any], tabular: bool, rules: ReadRules
 ) -> ReadResult:
     result = ReadResult(label)
     for index, record in enumerate(records):
-        _add_record(result, index + 1, record, tabular, columns)
+        _add_record(result, index + 1, record, tabular, rules)
     return result
 
 
@@ -252,31 +262,37 @@ def _add_record(
     number: int,
     record: Any,
     tabular: bool,
-    columns: Mapping[str, str],
+    rules: ReadRules,
     *,
     plain_json: bool = False,
+    measure: bool = True,
 ) -> None:
     """Check, clean and keep one row; ``plain_json`` when ``record`` was read from a
-    JSON line that :func:`_plainly_valid` accepts (nothing to check, nothing to clean
-    but top-level nulls)."""
+    JSON line that :func:`_plainly_valid` accepts and that holds nothing the checks
+    look for (nothing to check, nothing to clean but top-level nulls); ``measure``
+    unless the row is known to be shorter than ``max_field_bytes``."""
     if not isinstance(record, Mapping):
         reason = f"a row must be an object with named fields, not {type(record).__name__}"
         result.problems.append(
             RowProblem(source=result.label, row=number, field="<row>", reason=reason)
         )
         return
+    columns = rules.columns
     if columns:
-        record = rename_columns({str(k): v for k, v in record.items()}, columns)
+        record = {str(k): v for k, v in record.items()}
+        _note_columns(result, record, columns)
+        record = rename_columns(record, columns)
     if plain_json:
         _keep(result, number, {k: v for k, v in record.items() if v is not None}, columns)
         return
     # Checked before cleaning, which recurses; and after it for tabular rows, whose
     # cells may hold JSON text.
-    problem = value_problem(record)
+    limit = rules.max_field_bytes if measure else None
+    problem = value_problem(record, limit)
     cleaned: dict[str, Any] = {}
     if problem is None:
         cleaned = clean_record(record, tabular=tabular)
-        problem = value_problem(cleaned) if tabular else None
+        problem = value_problem(cleaned, limit) if tabular else None
     if problem is not None:
         result.problems.append(
             RowProblem(source=result.label, row=number, field=problem.field, reason=problem.reason)
@@ -285,11 +301,19 @@ def _add_record(
     _keep(result, number, cleaned, columns)
 
 
+def _note_columns(result: ReadResult, record: dict[str, Any], columns: Mapping[str, str]) -> None:
+    """Remember the row's columns and which mapped columns it holds."""
+    result.columns.update(dict.fromkeys(record))
+    result.mapped_found.update(column for column in columns.values() if column in record)
+
+
 def _keep(
     result: ReadResult, number: int, cleaned: dict[str, Any], columns: Mapping[str, str]
 ) -> None:
     for name, column in columns.items():
         found, value = nested_value(cleaned, column)
+        if found:
+            result.mapped_found.add(column)
         if name not in cleaned and found and value is not None:
             cleaned[name] = value
     result.rows.append(RawRow(number, cleaned))

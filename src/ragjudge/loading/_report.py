@@ -1,5 +1,6 @@
 """What loading an evaluation set decided, in words: the format it assumed, which
-column gave which field, the columns no field took, and the rows it skipped."""
+column gave which field (by the format's guess or by a ``columns`` mapping), the
+columns no field took, and the rows it skipped."""
 
 from __future__ import annotations
 
@@ -29,20 +30,43 @@ class LoadReport:
     """Columns no field took (they are in each sample's metadata)."""
     skipped: list[RowProblem] = field(default_factory=list)
     """Rows left out because they cannot be read (``skip_invalid_rows``)."""
-    mapped: bool = False
-    """Whether a ``columns`` mapping named the columns."""
+    mapping: dict[str, str] = field(default_factory=dict)
+    """The ``columns`` mapping the set was read with (field → column)."""
+    displaced: dict[str, str] = field(default_factory=dict)
+    """Column → the field the format's guess would have read it as, where ``columns``
+    gives that field from another column (the column is kept as metadata)."""
+
+    @property
+    def mapped(self) -> bool:
+        """Whether a ``columns`` mapping named columns."""
+        return bool(self.mapping)
 
     def notes(self) -> list[str]:
         """One line per thing a user should know; none for a plain Databricks-style set
         whose every column is a field."""
         lines: list[str] = []
-        pairs = ", ".join(f"{column} → {name}" for name, column in self.fields.items())
-        if self.mapped:
-            lines.append(f"{self.source}: columns mapped by 'columns': {pairs}")
-        elif self.guessed and self.format != "databricks":
+        by_format = {n: c for n, c in self.fields.items() if n not in self.mapping}
+        guess_shown = self.guessed and self.format != "databricks"
+        if guess_shown:
+            pairs = _pairs(by_format)
             lines.append(
                 f"{self.source}: read as {self.title} (guessed from the column names; "
                 f"set 'format' to choose another){': ' + pairs if pairs else ''}"
+            )
+        if self.mapping:
+            shown = (
+                self.fields
+                if not guess_shown
+                else {n: c for n, c in self.fields.items() if n in self.mapping}
+            )
+            lines.append(f"{self.source}: columns mapped by 'columns': {_pairs(shown)}")
+        if self.displaced:
+            set_aside = ", ".join(
+                f"{column} (for {name})" for column, name in self.displaced.items()
+            )
+            lines.append(
+                f"{self.source}: 'columns' wins over the guess, which would have read "
+                f"{set_aside}; kept as metadata"
             )
         if self.unused:
             lines.append(
@@ -75,3 +99,7 @@ class LoadReport:
             "unused": list(self.unused),
             "skipped": [p.model_dump() for p in self.skipped],
         }
+
+
+def _pairs(fields: dict[str, str]) -> str:
+    return ", ".join(f"{column} → {name}" for name, column in fields.items())

@@ -49,12 +49,15 @@ class RequestIds:
 @dataclass
 class Built:
     """The valid samples of a set, the problems of its other rows, which columns gave
-    which field (``field`` → column) and the columns no field took."""
+    which field (``field`` → column), the columns no field took, and the columns the
+    format would have read as a field that a ``columns`` mapping gives (column →
+    field)."""
 
     samples: list[Sample]
     problems: list[RowProblem]
     fields: dict[str, str]
     unused: list[str]
+    displaced: dict[str, str] = field(default_factory=dict)
 
 
 def build_samples(
@@ -82,7 +85,8 @@ def build_samples(
             continue
         if item.row not in bad_rows:
             samples.append(sample)
-    return Built(samples, problems, _fields_taken(prepared), _unused(prepared))
+    displaced = {c: f for item in prepared for c, f in item.mapped.displaced.items()}
+    return Built(samples, problems, _fields_taken(prepared), _unused(prepared), displaced)
 
 
 def _mapped(data: dict[str, Any], fmt: RowFormat, columns: Mapping[str, str]) -> Mapped:

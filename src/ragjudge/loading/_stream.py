@@ -19,12 +19,19 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from ragjudge.errors import DatasetError, RowProblem
-from ragjudge.loading._columns import check_columns
+from ragjudge.loading._columns import check_columns, unfound_columns
 from ragjudge.loading._formats import FileFormat, detect_format, format_named, row_format
 from ragjudge.loading._mapping import RowFormat
-from ragjudge.loading._readers import file_problem, parquet_folder_batches, read_records
+from ragjudge.loading._readers import (
+    ReadResult,
+    ReadRules,
+    file_problem,
+    parquet_folder_batches,
+    read_records,
+)
 from ragjudge.loading._report import LoadReport
 from ragjudge.loading._samples import RequestIds, build_samples
+from ragjudge.loading._values import MAX_FIELD_BYTES
 from ragjudge.schema import Sample
 
 __all__ = ["STREAM_PAGE_ROWS", "StreamedSet"]
@@ -35,8 +42,9 @@ STREAM_PAGE_ROWS = 2000
 
 class StreamedSet:
     """The evaluation set in a folder of Parquet files, as pages of samples (see the
-    module docstring). ``format``, ``columns`` and ``skip_invalid_rows`` mean what they
-    mean to :func:`~ragjudge.loading.read_evaluation_set`."""
+    module docstring). ``format``, ``columns``, ``skip_invalid_rows`` and
+    ``max_field_bytes`` mean what they mean to
+    :func:`~ragjudge.loading.read_evaluation_set`."""
 
     def __init__(
         self,
@@ -46,6 +54,7 @@ class StreamedSet:
         columns: Mapping[str, str] | None = None,
         skip_invalid_rows: bool = False,
         page_rows: int = STREAM_PAGE_ROWS,
+        max_field_bytes: int = MAX_FIELD_BYTES,
     ) -> None:
         self.folder = folder
         self.label = str(folder)
@@ -54,6 +63,7 @@ class StreamedSet:
             raise ValueError(f"format {format!r} reads a benchmark file, not a folder")
         self.chosen: RowFormat | None = chosen
         self.mapping = check_columns(columns or {})
+        self.rules = ReadRules(self.mapping, max_field_bytes)
         self.skip_invalid_rows = skip_invalid_rows
         self.page_rows = page_rows
         self.report: LoadReport | None = None
@@ -74,9 +84,13 @@ class StreamedSet:
         problems: list[RowProblem] = []
         fields: dict[str, str] = {}
         unused: dict[str, None] = {}
+        displaced: dict[str, str] = {}
+        seen = ReadResult(self.label)  # the columns of every page, for the mapping's check
         rows = kept = 0
         for numbered in self._numbered_pages():
-            read = read_records(self.label, numbered, self.mapping)
+            read = read_records(self.label, numbered, self.rules)
+            seen.columns.update(read.columns)
+            seen.mapped_found.update(read.mapped_found)
             problems += read.problems
             for raw in read.rows:
                 keys.update(dict.fromkeys(raw.data))
@@ -90,11 +104,12 @@ class StreamedSet:
             for name, column in built.fields.items():
                 fields.setdefault(name, column)
             unused.update(dict.fromkeys(built.unused))
+            displaced.update(built.displaced)
             kept += len(built.samples)
             yield built.samples
         if not rows and not problems:
             raise DatasetError([file_problem(self.label, "the evaluation set holds no rows")])
-        self._finish(list(keys), rows, ids)
+        self._finish(list(keys), rows, ids, seen)
         if self.again:
             return
         problems.sort(key=lambda p: p.row)
@@ -109,7 +124,8 @@ class StreamedSet:
             fields=fields,
             unused=list(unused),
             skipped=problems,
-            mapped=bool(self.mapping),
+            mapping=self.mapping,
+            displaced=displaced,
         )
 
     def _numbered_pages(self) -> Iterator[list[tuple[int, object]]]:
@@ -118,14 +134,13 @@ class StreamedSet:
             yield [(number + i, record) for i, record in enumerate(records, start=1)]
             number += len(records)
 
-    def _finish(self, keys: list[str], rows: int, ids: RequestIds) -> None:
+    def _finish(self, keys: list[str], rows: int, ids: RequestIds, seen: ReadResult) -> None:
         """The checks of the whole set's columns; whether to read it again."""
         if not rows:
             return  # every row is a problem
-        missing = [f"{f}: no column {c!r}" for f, c in self.mapping.items() if f not in keys]
-        if missing:
-            reason = f"columns: {'; '.join(missing)} (its columns: {', '.join(keys)})"
-            raise DatasetError([file_problem(self.label, reason)])
+        unfound = unfound_columns(self.mapping, seen.mapped_found, seen.columns)
+        if unfound is not None:
+            raise DatasetError([file_problem(self.label, unfound)])
         whole = self.chosen or row_format(detect_format(keys))
         clashed = ids.clashed and not self._seeded  # a seeded pass derives around them
         if self._format is None or whole.name != self._format.name or clashed:

@@ -289,6 +289,13 @@ class Metric:
         when it can. The runner asks before any work; the default accepts any target."""
         return None
 
+    def needed_in_some_row(self) -> dict[str, str]:
+        """Fields (``metadata.KEY`` …) the metric reads where a row has them, each with
+        what reads it (a row without one is that row's error): when no row has one,
+        the metric is set up wrong, and the runner refuses the run before any work.
+        The default reads none."""
+        return {}
+
     # scoring ------------------------------------------------------------------
 
     async def compute(self, sample: Sample, output: Output, ctx: MetricContext) -> Produced:

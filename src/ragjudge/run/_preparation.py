@@ -13,7 +13,13 @@ from ragjudge.config import ConfigError, EvalConfig, expand_environment
 from ragjudge.errors import DataError
 from ragjudge.loading import read_evaluation_set
 from ragjudge.metrics import ConfigSettings, Metric, create_metric
-from ragjudge.run._row_skipping import lacking_rows, missing_everywhere, skip_rows_lacking_inputs
+from ragjudge.run._row_skipping import (
+    check_filled,
+    filled_fields,
+    lacking_rows,
+    missing_everywhere,
+    skip_rows_lacking_inputs,
+)
 from ragjudge.run._sampling import stratified_sample
 from ragjudge.schema import Sample
 from ragjudge.store._frames import reserved_name_problem
@@ -87,7 +93,8 @@ def prepare(
     """Build and check everything before any paid work, in this order: the metrics (a
     bad option is a :class:`ConfigError` before any data is read), the target, the
     samples (``samples`` when given, as on a resume, else loaded from ``data`` or the
-    config), the rows' fields against what the metrics need, and the retriever."""
+    config), the rows' fields against what the metrics need (what every row must have,
+    and what some row must), the rows kept times the trials, and the retriever."""
     registry = _registry_eval(config)
     metric_objects = configured_metrics(config, metrics, registry)
     target_obj = build_target(config, target)
@@ -99,10 +106,12 @@ def prepare(
     else:
         rows = load_config_samples(config, data, notes=notes)
     check_by_key(config.by, rows)
+    check_filled(metric_objects, filled_fields(rows, metric_objects))
     if config.skip_invalid_rows:
         rows = _skip_unscorable_rows(rows, metric_objects, target_obj, notes)
     else:
         check_requirements(rows, metric_objects, target_obj)
+    config.check_run_size(len(rows))
     check_retriever(config, metric_objects)
     return Prepared(rows, metric_objects, target_obj, build_retriever(config), notes)
 
@@ -280,6 +289,7 @@ def load_config_samples(
         format=format or config.format,
         columns=config.columns,
         skip_invalid_rows=config.skip_invalid_rows,
+        max_field_bytes=config.max_field_bytes,
     )
     if notes is not None:
         notes.extend(loaded.report.notes())

@@ -1,16 +1,26 @@
 """``skip_invalid_rows``: a metric does not apply to the rows that lack its inputs (a
 NaN cell, an empty column in some rows) — they are stored as not applicable and
 reported — instead of the whole run being refused. A metric whose input no row has at
-all is still refused: that is a misnamed column, not a gap."""
+all is still refused: that is a misnamed column, not a gap. So is, with or without
+``skip_invalid_rows``, a metric that reads a field no row has
+(:meth:`~ragjudge.metrics.Metric.needed_in_some_row`: a spec's slot that no metadata
+key fills)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ragjudge.errors import ConfigError
 from ragjudge.metrics import Metric
 from ragjudge.schema import Sample
 
-__all__ = ["lacking_rows", "missing_everywhere", "skip_rows_lacking_inputs"]
+__all__ = [
+    "check_filled",
+    "filled_fields",
+    "lacking_rows",
+    "missing_everywhere",
+    "skip_rows_lacking_inputs",
+]
 
 TARGET_FIELDS = ("response", "retrieved_context", "trace")
 """Fields a target that answers supplies for every row."""
@@ -51,3 +61,27 @@ def skip_rows_lacking_inputs(metric: Metric, lacking: dict[str, str]) -> None:
     the runner gives them not-applicable scores and scores the others as before."""
     if lacking:
         metric.rows_not_applicable = {**metric.rows_not_applicable, **lacking}
+
+
+def filled_fields(samples: Sequence[Sample], metrics: Sequence[Metric]) -> set[tuple[str, str]]:
+    """The (metric name, field) pairs of :meth:`Metric.needed_in_some_row` that some of
+    ``samples`` fills."""
+    return {
+        (metric.name, field)
+        for metric in metrics
+        for field in metric.needed_in_some_row()
+        if any(sample.has_field(field) for sample in samples)
+    }
+
+
+def check_filled(metrics: Sequence[Metric], filled: set[tuple[str, str]]) -> None:
+    """Refuse (:class:`ConfigError`) a metric that reads a field no row fills, given the
+    pairs :func:`filled_fields` found over the whole set."""
+    problems = [
+        f"{reader} is filled by no row: no row has {field!r}"
+        for metric in metrics
+        for field, reader in metric.needed_in_some_row().items()
+        if (metric.name, field) not in filled
+    ]
+    if problems:
+        raise ConfigError("\n".join(problems))

@@ -32,7 +32,13 @@ from ragjudge.run._preparation import (
     check_retriever,
     configured_metrics,
 )
-from ragjudge.run._row_skipping import lacking_rows, missing_everywhere, skip_rows_lacking_inputs
+from ragjudge.run._row_skipping import (
+    check_filled,
+    filled_fields,
+    lacking_rows,
+    missing_everywhere,
+    skip_rows_lacking_inputs,
+)
 from ragjudge.run._sampling import stratified_positions
 from ragjudge.schema import Sample, ScoreMeaning
 from ragjudge.targets._targets import Target
@@ -100,6 +106,7 @@ def prepare_streamed(
         format=config.format,
         columns=config.columns,
         skip_invalid_rows=config.skip_invalid_rows,
+        max_field_bytes=config.max_field_bytes,
     )
     chosen = _drawn_positions(streamed, config) if config.sample else None
     spool = SpooledSet(Path(tempfile.mkstemp(prefix="ragjudge-spool-", suffix=".tsv")[1]))
@@ -110,6 +117,7 @@ def prepare_streamed(
         assert streamed.report is not None
         notes.extend(streamed.report.notes())
         checks.finish(notes)
+        config.check_run_size(spool.count)
         check_retriever(config, metric_objects)
         prepared = Prepared([], metric_objects, target_obj, build_retriever(config), notes)
     except BaseException:
@@ -189,6 +197,7 @@ class _Checks:
         """Samples selected so far (before rows without a response are left out)."""
         self.kept = 0
         self.found_key = False
+        self.filled: set[tuple[str, str]] = set()
         self.keys: set[str] = set()
         self.missing: dict[tuple[str, str], tuple[int, list[tuple[int, str]]]] = {}
         self.dropped: tuple[int, list[tuple[int, str]]] = (0, [])
@@ -202,6 +211,7 @@ class _Checks:
         if self.key is not None and not self.found_key:
             self.found_key = any(self.key in s.metadata for s in samples)
             self.keys.update(k for s in samples for k in s.metadata)
+        self.filled |= filled_fields(samples, self.metrics)
         if not self.skip:
             self._requirements(samples, start)
             return samples
@@ -257,6 +267,7 @@ class _Checks:
             raise ConfigError(
                 f"by: no sample has the metadata key {self.key!r}; keys in the data: {shown}"
             )
+        check_filled(self.metrics, self.filled)
         if self.skip:
             self._finish_skipping(notes)
             return

@@ -307,3 +307,26 @@ async def test_a_chat_form_prompt_is_sent_as_its_messages() -> None:
     assert DATA_NOTICE not in user["content"] and re.search(
         r'"Y" or "N" and nothing else', user["content"]
     )
+
+
+@pytest.mark.parametrize(
+    ("spec", "named"),
+    [
+        ({"prompt": "Acceptable? {completion}", "choice_strings": "NY", "choice_scores": {"Y": float("nan"), "N": 0}}, "choice_scores.Y: not a finite number (nan)"),
+        ({"prompt": "Given {note}: acceptable? {completion}", "choice_strings": "NY", "choice_scores": {"Y": 1, "N": 0}}, "the prompt's {note} is filled by no row: no row has 'metadata.note'"),
+    ],
+)  # fmt: skip
+def test_a_spec_that_cannot_score_stops_the_run_before_any_call(
+    tmp_path: Path, spec: dict[str, Any], named: str
+) -> None:
+    asked: list[Any] = []
+
+    def judge(messages: Any) -> str:
+        asked.append(messages)
+        return "Y"
+
+    rows = [{"request_id": "a1", "request": "What is SQL?", "response": "A query language."}]
+    with pytest.raises(rj.ConfigError, match=re.escape(named)):
+        evaluate(tmp_path, rows, {"metric": "classify", "spec": spec}, ScriptedProvider(ReplyScript(function=judge)), skip_invalid_rows=True)  # fmt: skip
+    assert asked == []
+    assert not (tmp_path / "r.db").exists()

@@ -93,6 +93,11 @@ def test_unquoted_yes_no_keys_of_yaml_are_read_as_the_choices(tmp_path: Path) ->
         ('  prompt: "{completion}"\n  choice_strings: [Y, Y]\n', "choice_strings: Y given twice"),
         ('  prompt: "{completion}"\n  choice_strings: YN\n  input_outputs: {input: completion, other: completion}\n', "input_outputs: two inputs"),
         ('  prompt: "{completion}"\n  choice_strings: from_n\n', "needs multicomp_n of 2"),
+        ('  prompt: "{completion}"\n  choice_strings: YN\n  choice_scores: {Y: .nan, N: 0}\n', "choice_scores.Y: not a finite number (nan)"),
+        ('  prompt: "{completion}"\n  choice_strings: YN\n  choice_scores: {Y: 1, N: -.inf}\n', "choice_scores.N: not a finite number (-inf)"),
+        (f'  prompt: "{{completion}}"\n  choice_strings: YN\n  choice_scores: {{Y: 1{"0" * 400}, N: 0}}\n', "choice_scores.Y: not a finite number (too large)"),
+        ('  prompt: "{completion}"\n  choice_strings: YN\n  scorings: {strict: {Y: .inf, N: 0}}\n', "scorings.strict.Y: not a finite number"),
+        ('  prompt: "{completion}"\n  choice_strings: ["1", "nan"]\n  choice_scores: from_strings\n', "choice_scores.nan: not a finite number"),
     ],
 )  # fmt: skip
 def test_a_bad_field_is_an_error_naming_the_file_spec_and_key(
@@ -114,6 +119,9 @@ def test_file_level_problems_name_the_file(tmp_path: Path) -> None:
     broken = write(tmp_path, "broken.yaml", "tone: [unclosed\n")
     with pytest.raises(SpecError, match=r"broken.yaml: not valid YAML"):
         find_spec(str(broken))
+    long = write(tmp_path, "long.yaml", GOOD.replace('"Yes": 1', '"Yes": ' + "9" * 5000))
+    with pytest.raises(SpecError, match=r"long.yaml, line 4: a whole number of 5,000 digits"):
+        find_spec(str(long))
 
 
 def test_specs_by_name_path_and_folder(tmp_path: Path) -> None:
@@ -177,3 +185,8 @@ def test_arg_sets_are_every_combination_of_named_values() -> None:
         "criteria=b,lang=ja",
     ]
     assert both["criteria=b,lang=ja"] == {"criteria": "B?", "lang": "日本語"}
+
+
+def test_choice_scores_a_metric_gives_must_be_finite() -> None:
+    with pytest.raises(SpecError, match=r"spec 'fact': choice_scores\.A: not a finite number"):
+        create_metric({"metric": "classify", "spec": "fact", "choice_scores": {c: float("nan") for c in "ABCDE"}})  # fmt: skip

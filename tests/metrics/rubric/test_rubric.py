@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from seed_judge import ROWS, SeedJudge
 
+import ragjudge as rj
 from judged_row import score_row
+from ragjudge.errors import DatasetError
 from ragjudge.metrics import MetricContext, create_metric
 from ragjudge.models import ChatMessage, GenerateConfig, JudgeModel, ModelSettings
 from ragjudge.models._types import Generation
@@ -168,3 +171,40 @@ def test_the_example_row_is_the_seeds() -> None:
     assert [r["request_id"] for r in ROWS] == ["response-1", "response-2"]
     assert ROWS[0]["request"].startswith("電子レンジが突然動かなくなりました。")
     assert json.dumps(ROWS[0]["rubric"]) == json.dumps(ROWS[1]["rubric"])
+
+
+@pytest.mark.parametrize("points", ["inf", "-Infinity", "nan", 1e308])
+def test_points_that_are_not_finite_stop_the_run_when_the_row_is_read(
+    tmp_path: Path, points: Any
+) -> None:
+    asked: list[Any] = []
+
+    def judge(messages: Any) -> str:
+        asked.append(messages)
+        return MET
+
+    item = {"criterion": "Says that SQL is a query language.", "points": points}
+    rows = [
+        {"request_id": "1", "request": "What is SQL?", "response": "A query language.",
+         "rubric": [{**item, "points": 1}]},
+        {"request_id": "bad", "request": "What is SQL?", "response": "A query language.",
+         "rubric": [item, item]},
+    ]  # fmt: skip
+    path = tmp_path / "set.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+
+    with pytest.raises(DatasetError) as caught:
+        rj.evaluate(path, metrics=["rubric"], judge=ScriptedProvider(ReplyScript(function=judge)), store=tmp_path / "r.db", progress=False)  # fmt: skip
+
+    problem = caught.value.problems[0]
+    assert {p.row for p in caught.value.problems} == {2}
+    if points == 1e308:  # finite, but two of them add up beyond a float's range
+        assert problem.field == "rubric" and "add up beyond a float's range" in problem.reason
+    else:
+        assert problem.field == "rubric[0].points" and "finite number" in problem.reason
+    assert asked == []
+
+
+def test_a_configured_rubric_with_infinite_points_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"option 'rubric\.0\.points' is invalid: .* finite"):
+        create_metric({"metric": "rubric", "rubric": [{"criterion": "c", "points": "inf"}]})

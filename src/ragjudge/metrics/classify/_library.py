@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from ragjudge._util.textfiles import read_text_file
+from ragjudge.config._yaml import BoundedLoader, YamlRefused
 from ragjudge.errors import TextFileError
 from ragjudge.metrics.classify._spec import ClassifySpec, SpecError, build_spec
 
@@ -37,8 +38,9 @@ class SpecSource:
     source: str
 
 
-class _UniqueKeys(yaml.SafeLoader):
-    """The safe loader, refusing a key given twice in one mapping."""
+class _UniqueKeys(BoundedLoader):
+    """The safe loader (aliases bounded, see :mod:`ragjudge.config._yaml`), refusing a
+    key given twice in one mapping."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
         seen: set[Any] = set()
@@ -68,6 +70,8 @@ def read_spec_file(path: Path, *, label: str | None = None) -> list[SpecSource]:
         raise SpecError(str(exc)) from None
     except SpecError as exc:
         raise SpecError(f"{shown}: {exc}") from None
+    except YamlRefused as exc:
+        raise SpecError(f"{shown}, line {exc.line}: {exc.reason}") from None
     except yaml.YAMLError as exc:
         raise SpecError(f"{shown}: not valid YAML: {exc}") from None
     if not isinstance(data, dict) or not data:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +23,15 @@ from ragjudge.metrics._prompts import Instruction
 from ragjudge.metrics.classify._spec import ClassifySpec, prompt_parts
 from ragjudge.schema import ContextChunk, Message, Output, Request, Sample
 
-__all__ = ["SAMPLE_SLOTS", "Item", "SlotFiller", "block", "request_text", "text"]
+__all__ = [
+    "SAMPLE_SLOTS",
+    "Item",
+    "SlotFiller",
+    "block",
+    "metadata_slots",
+    "request_text",
+    "text",
+]
 
 Item = list[Any]
 """One piece of a prompt: ``[Instruction("text"), Instruction(trusted)]`` or
@@ -60,6 +68,13 @@ def block(label: str, data: str, source: str | None = None) -> Item:
 def required_fields(spec: ClassifySpec) -> tuple[str, ...]:
     """The sample fields the spec's slots read, besides the response."""
     return tuple(dict.fromkeys(_REQUIRES[s] for s in spec.slots if s in _REQUIRES))
+
+
+def metadata_slots(spec: ClassifySpec, arg_slots: Collection[str] = ()) -> list[str]:
+    """The prompt's slots only a row's metadata fills: neither a sample slot, an
+    ``input_outputs`` pair nor an arg."""
+    filled = {*SAMPLE_SLOTS, *spec.input_outputs, *spec.input_outputs.values(), *arg_slots}
+    return [slot for slot in spec.slots if slot not in filled]
 
 
 def request_text(request: Request) -> str:

@@ -8,6 +8,7 @@ file, the spec and the key.
 
 from __future__ import annotations
 
+import math
 import re
 import string
 from collections.abc import Mapping
@@ -271,11 +272,12 @@ def _scores(
         if given != "from_strings":
             raise SpecError(f"{where}: {key}: give a mapping or 'from_strings', not {given!r}")
         try:
-            return {c: float(c) for c in choices}
+            numbers = {c: float(c) for c in choices}
         except ValueError:
             raise SpecError(
                 f"{where}: {key}: from_strings needs numeric choices, not {choices}"
             ) from None
+        return {c: _finite(where, f"{key}.{c}", number) for c, number in numbers.items()}
     return _mapping_scores(where, key, given, choices)
 
 
@@ -289,7 +291,19 @@ def _mapping_scores(
     missing = [c for c in choices if c not in given]
     if missing:
         raise SpecError(f"{where}: {key}: no score for the choice(s) {', '.join(missing)}")
-    return {c: float(given[c]) for c in choices}
+    return {c: _finite(where, f"{key}.{c}", given[c]) for c in choices}
+
+
+def _finite(where: str, key: str, score: float | int) -> float:
+    """A choice score as a float; NaN, infinity and numbers beyond a float's range are
+    refused, since a score must be a finite number."""
+    try:
+        number = float(score)
+    except OverflowError:  # a whole number beyond a float's range
+        raise SpecError(f"{where}: {key}: not a finite number (too large)") from None
+    if not math.isfinite(number):
+        raise SpecError(f"{where}: {key}: not a finite number ({number!r})")
+    return number
 
 
 def _input_outputs(where: str, given: dict[str, str]) -> dict[str, str]:

@@ -31,7 +31,7 @@ from ragjudge.metrics._prompts import Instruction, render
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.classify._answer import answer_instruction
 from ragjudge.metrics.classify._library import find_spec
-from ragjudge.metrics.classify._slots import SlotFiller, required_fields
+from ragjudge.metrics.classify._slots import SlotFiller, metadata_slots, required_fields
 from ragjudge.metrics.classify._spec import SpecError, resolve_scores
 from ragjudge.metrics.replies import INVALID_CHOICE, ChoiceReply
 from ragjudge.models import ChatMessage
@@ -140,6 +140,13 @@ class Classify(JudgedMetric):
     def requires(self) -> tuple[str, ...]:  # type: ignore[override]
         """The response, and the fields the spec's slots read."""
         return ("response", *required_fields(self.spec))
+
+    def needed_in_some_row(self) -> dict[str, str]:
+        """The metadata keys that fill the prompt's other slots."""
+        return {
+            f"metadata.{slot}": f"{self.spec.where}: the prompt's {{{slot}}}"
+            for slot in metadata_slots(self.spec, self.arg_slots)
+        }
 
     @property
     def choices(self) -> list[str]:

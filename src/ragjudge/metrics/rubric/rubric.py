@@ -40,7 +40,7 @@ from ragjudge.metrics.rubric._scoring import (
     outcome_of,
     tag_rates,
 )
-from ragjudge.schema import Output, RubricItem, Sample, Score, ScoreMeaning
+from ragjudge.schema import Output, RubricItem, RubricItems, Sample, Score, ScoreMeaning
 
 __all__ = ["Rubric", "RubricOptions"]
 
@@ -51,7 +51,7 @@ ROW_TAGS = "example_tags"
 class RubricOptions(LanguageOptions):
     """``rubric``'s options."""
 
-    rubric: list[RubricItem] | None = Field(default=None, min_length=1)
+    rubric: RubricItems | None = Field(default=None, min_length=1)
     """Items for the rows that carry no ``rubric`` of their own."""
     aggregate: Literal["plain", "healthbench"] = "plain"
     """``plain``: the rate as it is (below 0 with penalties); ``healthbench``: each
