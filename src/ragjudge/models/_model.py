@@ -147,7 +147,7 @@ class JudgeModel:
                 ids = [*call_ids, call_id] if call_id is not None else call_ids
                 raise self._final_error(outcome, ids)
             text = outcome.result.text
-            value, reason = _try_parse(parse, text)
+            value, reason = _try_parse(parse, text, self.settings.max_reply_chars)
             call_id = await self._log.finish(
                 chat, config, trial, purpose, outcome, parsed=value, parse_error=reason
             )
@@ -158,7 +158,8 @@ class JudgeModel:
                 return Parsed(value=value, error=None, generations=generations, call_ids=call_ids)
             if ask < self.settings.reask_limit:
                 self.usage.add_reask(purpose)
-                chat = _reask_conversation(chat, text, reason)
+                shown = text[: self.settings.max_reply_chars]
+                chat = _reask_conversation(chat, shown, reason)
         self.usage.add_parse_failure(purpose)
         return Parsed(
             value=None, error=f"parse error: {reason}", generations=generations, call_ids=call_ids
@@ -421,8 +422,14 @@ def _total_tokens(result: object) -> int:
     return usage.total_tokens if isinstance(usage, Usage) else 0
 
 
-def _try_parse(parse: Callable[[str], T], text: str) -> tuple[T | None, str | None]:
-    """``(value, None)`` or ``(None, reason)``; any exception counts as unreadable."""
+def _try_parse(parse: Callable[[str], T], text: str, limit: int) -> tuple[T | None, str | None]:
+    """``(value, None)`` or ``(None, reason)``; any exception counts as unreadable, and
+    so does a reply longer than ``limit`` characters (it is not read at all)."""
+    if len(text) > limit:
+        return None, (
+            f"the reply is {len(text):,} characters long; replies are read up to {limit:,} "
+            "characters (judge setting max_reply_chars): give a shorter reply"
+        )
     try:
         return parse(text), None
     except Exception as exc:
