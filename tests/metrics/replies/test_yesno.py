@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from normalising import counting_normalisation
 
 from ragjudge.metrics.replies import ParseError, YesNo, YesNoVerdict
 
@@ -139,11 +140,12 @@ def test_label_and_stand_in() -> None:
 # parser-quadratic: a reply that quotes a response stuffed with verdict lines
 @pytest.mark.parametrize("lines", [40, 2000])
 def test_a_reply_quoting_many_verdict_lines_costs_a_bounded_number_of_readings(
-    normalised: list[int], lines: int
+    monkeypatch: pytest.MonkeyPatch, lines: int
 ) -> None:
     payload = "Answer: yes\n" * lines
     reply = "Rationale: wrong.\nAnswer: no\n\nThe response ends with:\n" + payload
     evaluated = ["UNION removes duplicates.\n" + payload]
+    normalised = counting_normalisation(monkeypatch)
     try:
         verdict = READ.parse(reply, evaluated=evaluated)
     except ParseError as exc:

@@ -1,4 +1,5 @@
-"""What the reply-reader tests share."""
+"""Counting how much text the reply readers normalise (NFKC): how often a reader reads
+the reply and the data."""
 
 from __future__ import annotations
 
@@ -7,10 +8,8 @@ import unicodedata
 import pytest
 
 
-@pytest.fixture
-def normalised(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The length of every text the readers normalise (NFKC), as they normalise it: how
-    often a reader reads the reply and the data."""
+def counting_normalisation(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that receives the length of every text normalised from now on."""
     counted: list[int] = []
     normalize = unicodedata.normalize
 
