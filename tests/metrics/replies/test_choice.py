@@ -298,3 +298,44 @@ def test_choice_reply_counts_invalid_only_when_asked() -> None:
 def test_the_stand_in_reply_parses_to_the_first_choice(eval_type: str) -> None:
     reply = ChoiceReply(["はい", "いいえ"], eval_type)
     assert reply.parse(reply.stand_in()) == "はい"
+
+
+# the shapes of LLMBar's stored reasoning replies (see test_real_replies.py)
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (
+            "Output (a) answers the question, while Output (b) does not. Therefore, Output (a) "
+            "is better.",
+            "Output (a)",
+        ),
+        (
+            "Output (b) is more precise.\n\nTherefore, based on the accuracy of the "
+            "calculation, Output (b) is better.",
+            "Output (b)",
+        ),
+        (
+            "In terms of conciseness, Output (a) is better. In terms of detail, Output (b) is "
+            "better.\n\nConciseness matters more here. Therefore, Output (a) is better.",
+            "Output (a)",
+        ),
+        (
+            "Output (b) is better because it gives actionable advice. Output (a) is generic.",
+            "Output (b)",
+        ),
+        (
+            'It uses the phrase "arranged in a sequence." Therefore, Output (a) is better.',
+            "Output (a)",
+        ),
+    ],
+)
+def test_the_sentence_that_ends_or_opens_a_paragraph_gives_the_verdict(
+    reply: str, expected: str
+) -> None:
+    assert scan_choice(reply, PAIR, "cot_classify") == expected
+
+
+def test_a_paragraph_that_declares_both_outputs_better_is_ambiguous() -> None:
+    reply = "Output (b) is better. Output (a) is not about Mars. Therefore, Output (a) is better."
+    with pytest.raises(ParseError, match="different verdicts"):
+        scan_choice(reply, PAIR, "cot_classify")

@@ -119,10 +119,11 @@ def _reasoned(
     for number, line in enumerate(lines):
         if not line.strip() or is_quotation(line):
             continue
-        hit = whole(line, options) or labelled(line, options) or declared_better(line, options)
-        if hit is None and answer_first and number == first:
-            hit = opening(line, options)
-        if hit is not None:
+        hits = [hit for hit in (whole(line, options) or labelled(line, options),) if hit]
+        hits += declared_better(line, options)
+        if not hits and answer_first and number == first:
+            hits = [hit for hit in (opening(line, options),) if hit]
+        for hit in hits:
             candidates.append(Candidate(hit.choice, number, 0, (line, hit.clause)))
             too_many(candidates)
     found = sort_out(candidates, data)

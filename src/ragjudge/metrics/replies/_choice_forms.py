@@ -42,13 +42,21 @@ _LABEL_PREFIX = re.compile(
     rf"(?P<label>{_LABEL_EN}|{_LABEL_JA})",
     re.IGNORECASE | re.DOTALL,
 )
-_CONCLUSION_LEAD = re.compile(rf"{_CONCLUDE}[\s,:]+", re.IGNORECASE)
+_GROUNDS = r"(?:based\s+on|considering|given)\b[^,.;]{0,160},\s*"
+_ASPECT = r"(?:in\s+terms\s+of|with\s+respect\s+to)\b[^,.;]{0,160},\s*"
+_CONCLUSION_LEAD = re.compile(  # "Therefore, ", "Overall, based on the criteria, "
+    # an aspect alone ("In terms of detail, …") qualifies a comparison: no verdict
+    rf"(?:{_GROUNDS})?(?:{_CONCLUDE}[\s,:]+(?:{_GROUNDS}|{_ASPECT})?|{_GROUNDS})",
+    re.IGNORECASE,
+)
 _PREDICATE = re.compile(
     r"\s+(?:is|was)\s+(?:(?:clearly|overall|slightly|much|significantly|definitely)\s+)?"
     r"(?:the\s+)?(?:better|best|preferred|superior|winner|stronger)"
-    r"(?:\s+(?:one|response|output|answer|choice|option))?(?:\s+overall)?",
-    re.IGNORECASE,
+    r"(?:\s+(?:one|response|output|answer|choice|option))?(?:\s+overall)?"
+    r"(?:,?\s+(?:because|as|since)\b.*)?",  # the reason may follow
+    re.IGNORECASE | re.DOTALL,
 )
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"'”’)\]])\s+|(?<=[。！？])\s*")
 _OPENERS = "([{（［「『\"'“‘*_`"
 _CLOSERS = {"(": ")", "[": "]", "{": "}", "（": "）", "［": "］", "「": "」", "『": "』"}
 _SETS_APART = ",.:;!?)]}」』—–-、。，．：；！？）］*_`\"'”’"
@@ -136,19 +144,28 @@ def labelled(line: str, choices: Sequence[Choice]) -> Found | None:
     return None
 
 
-def declared_better(line: str, choices: Sequence[Choice]) -> Found | None:
-    """The line declares the choice the better one (``Therefore, Output (a) is
-    better.``, ``Output (b) is the better response``)."""
-    core = _trimmed(line)
-    if len(core) > _WINDOW:
-        return None
-    lead = _CONCLUSION_LEAD.match(core)
-    start = lead.end() if lead else 0
-    for choice in choices:
-        match = choice.pattern.match(core, start)
-        if match is not None and _PREDICATE.fullmatch(core, match.end()):
-            return Found(choice.given, core[start:])
-    return None
+def declared_better(line: str, choices: Sequence[Choice]) -> list[Found]:
+    """The choices the line's first and last sentences declare the better one
+    (``Therefore, Output (a) is better.``, ``Output (b) is the better response``)."""
+    found: list[Found] = []
+    for sentence in _edge_sentences(_trimmed(line)):
+        lead = _CONCLUSION_LEAD.match(sentence)
+        start = lead.end() if lead else 0
+        for choice in choices:
+            match = choice.pattern.match(sentence, start)
+            if match is not None and _PREDICATE.fullmatch(sentence, match.end()):
+                found.append(Found(choice.given, sentence))
+                break
+    return found
+
+
+def _edge_sentences(core: str) -> list[str]:
+    """The first and the last sentence of a line (the whole line when it is one)."""
+    head = _SENTENCE_END.split(core[:_WINDOW], maxsplit=1)[0]
+    tail = _SENTENCE_END.split(core[-_WINDOW:])[-1]
+    if len(core) > _WINDOW and tail == core[-_WINDOW:]:
+        tail = ""  # a cut line: its last sentence may start before the window
+    return [_strip_filler(s, leading=True) for s in (head, tail) if s and len(s) < _WINDOW]
 
 
 def opening(line: str, choices: Sequence[Choice]) -> Found | None:
