@@ -125,7 +125,9 @@ def test_a_raw_unicode_line_separator_inside_a_string_is_read(separator: str) ->
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('{"a": 1}' * 20_000, "inside a sentence"),
+        ('{"a": 1}' * 20_000, "more than 64 JSON objects"),
+        ('{"a": 1}\n' * 20_000, "more than 64 JSON objects"),
+        ('{"a": 1}' * 64, "inside a sentence"),
         ("{" * 100_000, "no complete JSON object"),
         ('{"a": [' * 10_000, "nested too deeply"),
         ("[" * 100_000 + "]" * 100_000, "nested too deeply"),

@@ -15,6 +15,7 @@ from ragjudge.metrics.replies._choice_forms import (
     declared_better,
     labelled,
     opening,
+    trimmed,
     whole,
 )
 from ragjudge.metrics.replies._data import DataIndex, data_index
@@ -119,8 +120,9 @@ def _reasoned(
     for number, line in enumerate(lines):
         if not line.strip() or is_quotation(line):
             continue
-        hits = [hit for hit in (whole(line, options) or labelled(line, options),) if hit]
-        hits += declared_better(line, options)
+        core = trimmed(line)
+        hits = [hit for hit in (whole(line, core, options) or labelled(core, options),) if hit]
+        hits += declared_better(core, options)
         if not hits and answer_first and number == first:
             hits = [hit for hit in (opening(line, options),) if hit]
         for hit in hits:
@@ -155,7 +157,7 @@ def _whole_reply(text: str, names: list[str], options: list[Choice], data: DataI
     body = text.strip()
     labelled_answer = _ANSWER_LABEL.match(body)
     shown = body[labelled_answer.end() :] if labelled_answer and "\n" not in body else body
-    hit = whole(shown, options)
+    hit = whole(shown, trimmed(shown), options)
     if hit is None:
         raise ParseError(_no_choice_message(text, names, "classify"))
     if data and data.reproduces(body):

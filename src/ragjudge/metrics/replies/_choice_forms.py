@@ -13,10 +13,12 @@ one-character choice matches in its own case only; longer ones in any case.
 from __future__ import annotations
 
 import re
+import string
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+_ASCII_FILLER = string.punctuation + string.whitespace
 _WINDOW = 240
 """A verdict's words are few: only this many characters at a line's edge are read."""
 _COPULA = re.compile(r"(?:です|である|だ|となります|になります|とします)$")
@@ -91,14 +93,11 @@ class Choice:
         at_end = re.compile(rf"(?:{source})\Z", flags)
         return cls(given, " ".join(words), re.compile(source, flags), at_end, wrapped)
 
-    def key_matches(self, text: str) -> bool:
-        """Whether ``text`` is this choice and nothing else (punctuation aside)."""
-        if self.symbolic:
-            return text.strip() == self.words
-        found = " ".join(_WORDS.findall(unicodedata.normalize("NFKC", text)))
+    def is_words(self, words: str) -> bool:
+        """Whether ``words`` (a text's words, space-joined) are this choice's."""
         if len(self.words) > 1:
-            return found.casefold() == self.words.casefold()
-        return found == self.words
+            return words.casefold() == self.words.casefold()
+        return words == self.words
 
 
 def choices_of(given: Sequence[str]) -> list[Choice]:
@@ -114,22 +113,22 @@ class Found:
     clause: str
 
 
-def whole(line: str, choices: Sequence[Choice]) -> Found | None:
-    """The line is the choice alone (``B``, ``(A)``, ``**Output (a)**``, ``「はい」``)."""
-    core = _trimmed(line)
+def whole(line: str, core: str, choices: Sequence[Choice]) -> Found | None:
+    """The line (``core``: as :func:`trimmed`) is the choice alone (``B``, ``(A)``,
+    ``**Output (a)**``, ``「はい」``)."""
     if len(core) > _WINDOW:
         return None
+    words = " ".join(_WORDS.findall(core))
     for choice in choices:
-        if choice.key_matches(line if choice.symbolic else core):
+        if choice.is_words(words) or (choice.symbolic and line.strip() == choice.words):
             return Found(choice.given, core)
     return None
 
 
-def labelled(line: str, choices: Sequence[Choice]) -> Found | None:
-    """A label or a conclusion leads to the choice that ends the line (``Answer: B``,
-    ``So the final answer is D.``, ``Option A looks wrong; the answer is C``,
-    ``したがって、答えはBです。``)."""
-    core = _trimmed(line)
+def labelled(core: str, choices: Sequence[Choice]) -> Found | None:
+    """A label or a conclusion leads to the choice that ends the line (``core``: as
+    :func:`trimmed`): ``Answer: B``, ``So the final answer is D.``, ``Option A looks
+    wrong; the answer is C``, ``したがって、答えはBです。``."""
     window = core[-_WINDOW:]
     cut = len(core) > len(window)
     for choice in choices:
@@ -144,11 +143,12 @@ def labelled(line: str, choices: Sequence[Choice]) -> Found | None:
     return None
 
 
-def declared_better(line: str, choices: Sequence[Choice]) -> list[Found]:
-    """The choices the line's first and last sentences declare the better one
-    (``Therefore, Output (a) is better.``, ``Output (b) is the better response``)."""
+def declared_better(core: str, choices: Sequence[Choice]) -> list[Found]:
+    """The choices the first and last sentences of a line (``core``: as
+    :func:`trimmed`) declare the better one (``Therefore, Output (a) is better.``,
+    ``Output (b) is the better response``)."""
     found: list[Found] = []
-    for sentence in _edge_sentences(_trimmed(line)):
+    for sentence in _edge_sentences(core):
         lead = _CONCLUSION_LEAD.match(sentence)
         start = lead.end() if lead else 0
         for choice in choices:
@@ -218,8 +218,9 @@ def _wide(char: str) -> bool:
     return unicodedata.east_asian_width(char) in ("W", "F")
 
 
-def _trimmed(line: str) -> str:
-    """The line without the filler around it and without a closing Japanese copula."""
+def trimmed(line: str) -> str:
+    """The line without the filler around it and without a closing Japanese copula
+    (NFKC; a long line is cut to its end)."""
     core = _strip_filler(unicodedata.normalize("NFKC", line[-4 * _WINDOW :]), leading=True)
     if len(line) > 4 * _WINDOW:
         core = "…" + core  # a cut line never starts where its verdict might
@@ -228,6 +229,9 @@ def _trimmed(line: str) -> str:
 
 
 def _strip_filler(text: str, *, leading: bool) -> str:
+    text = text.rstrip(_ASCII_FILLER)
+    if leading:
+        text = text.lstrip(_ASCII_FILLER)
     start, end = 0, len(text)
     while leading and start < end and _is_filler(text[start]):
         start += 1

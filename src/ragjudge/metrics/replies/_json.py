@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from ragjudge.metrics.replies._base import ParseError, Reply
 from ragjudge.metrics.replies._data import data_index, freeze
 from ragjudge.metrics.replies._scan import json_spans, loads_lenient
+from ragjudge.metrics.replies._verdicts import MAX_VERDICT_PLACES
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -72,6 +73,10 @@ def _documents(text: str) -> tuple[list[dict[str, Any]], int]:
     found: list[dict[str, Any]] = []
     inline = 0
     for span in json_spans(text):
+        if len(found) + inline == MAX_VERDICT_PLACES:
+            raise ParseError(
+                f"the reply holds more than {MAX_VERDICT_PLACES} JSON objects; reply with one"
+            )
         value = loads_lenient(text[span.start : span.end])
         if not isinstance(value, dict):
             continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,9 +40,9 @@ class JsonSpan:
     standalone: bool
 
 
-def json_spans(text: str) -> list[JsonSpan]:
-    """Every balanced top-level ``{…}`` of ``text``, braces inside JSON strings skipped."""
-    spans: list[JsonSpan] = []
+def json_spans(text: str) -> Iterator[JsonSpan]:
+    """Every balanced top-level ``{…}`` of ``text`` in order, braces inside JSON strings
+    skipped (found as the scan goes, so a reader may stop early)."""
     depth = 0
     start = opened_at = line_start = 0
     in_string = False
@@ -68,8 +69,7 @@ def json_spans(text: str) -> list[JsonSpan]:
             depth -= 1
             if depth == 0:
                 alone = _alone_before(text, opened_at, start) and _alone_after(text, index + 1)
-                spans.append(JsonSpan(start, index + 1, alone))
-    return spans
+                yield JsonSpan(start, index + 1, alone)
 
 
 def _alone_before(text: str, line_start: int, start: int) -> bool:
