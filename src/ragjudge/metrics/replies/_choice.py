@@ -130,9 +130,9 @@ def _reasoned(
             too_many(candidates)
     found = sort_out(candidates, data)
     if not found.own and not answer_first and first >= 0:
-        hit = _opening_of(lines[first], options, data)
-        if hit is not None:
-            return hit.choice
+        opened = _opening_of(lines[first], options, data)
+        if opened is not None:
+            return opened.choice
     verdict = agreed(
         found,
         describe=repr,
