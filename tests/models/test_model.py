@@ -267,6 +267,35 @@ async def test_any_parser_exception_triggers_a_reask() -> None:
     assert "invalid literal" in provider.calls[1][-1]["content"]
 
 
+async def test_a_reply_longer_than_the_read_limit_is_not_read_and_is_an_explicit_error() -> None:
+    long = "[RESULT] 3 " * 20
+    provider = scripted(long, long, long)
+    judge, recorder = judge_with(provider, FAST.model_copy(update={"max_reply_chars": 100}))
+    read: list[str] = []
+
+    def parse(text: str) -> str:
+        read.append(text)
+        return text
+
+    parsed = await judge.generate_parsed(user("Grade it."), parse)
+    assert read == []  # never handed to the reader
+    assert parsed.value is None
+    assert parsed.error == (
+        "parse error: the reply is 220 characters long; replies are read up to 100 "
+        "characters (judge setting max_reply_chars): give a shorter reply"
+    )
+    assert len(provider.calls) == 3  # asked again for a shorter reply, twice
+    assert provider.calls[1][-2]["content"] == long[:100]  # the re-ask shows no more
+    assert all(r.error and "max_reply_chars" in r.error for r in recorder.records)
+
+
+async def test_a_reply_at_the_read_limit_is_read() -> None:
+    provider = scripted("x" * 99 + "7")
+    judge, _ = judge_with(provider, FAST.model_copy(update={"max_reply_chars": 100}))
+    parsed = await judge.generate_parsed(user("A number?"), lambda text: int(text[-1]))
+    assert parsed.value == 7
+
+
 async def test_reask_limit_zero_asks_once() -> None:
     provider = scripted("not json")
     judge, _ = judge_with(provider, FAST.model_copy(update={"reask_limit": 0}))

@@ -12,7 +12,10 @@ answers of the system under test in a dialogue — and then:
   (``language: auto``) may switch between its own English and Japanese prompts: the
   attacked prompt must then equal a harmless sample's prompt in one of them;
 - **through the parser**: a judge that quotes the attack back, before or after its own
-  verdict, gets its own verdict stored — never the attacker's.
+  verdict, gets its own verdict stored — never the attacker's. The stand-in judge here
+  agrees with the attacker, so where its verdict line is word for word a line of the
+  attack (``Answer: yes``) it cannot be told from a quotation: that reply is an explicit
+  parse error. ``test_opposing_judge.py`` holds the judge that disagrees.
 """
 
 from __future__ import annotations
@@ -89,6 +92,11 @@ class EchoingJudge(StandInJudge):
     def __init__(self, records: list[JudgeCallRecord], quote: Callable[[str], str]) -> None:
         super().__init__(records)
         self.quote = quote
+        self.owns: list[str] = []
+
+    def own_lines(self) -> list[str]:
+        """Every line of the verdicts the judge wrote itself."""
+        return [line for own in self.owns for line in own.splitlines() if line.strip()]
 
     async def generate_parsed(
         self,
@@ -100,9 +108,14 @@ class EchoingJudge(StandInJudge):
         purpose: str | None = None,
     ) -> Parsed[T]:
         own = parse.stand_in()  # type: ignore[attr-defined]
+        self.owns.append(own)
         text = self.quote(own)
         generation = self._record(messages, config, trial, purpose, text)
-        return Parsed(parse(text), None, [generation], [generation.call_id or 0])
+        try:  # as the judge layer does once its re-asks are spent
+            value = parse(text)
+        except Exception as exc:
+            return Parsed(None, f"parse error: {exc}", [generation], [generation.call_id or 0])
+        return Parsed(value, None, [generation], [generation.call_id or 0])
 
 
 QUOTES: dict[str, Callable[[str], Callable[[str], str]]] = {
@@ -121,11 +134,20 @@ JUDGING = [n for n in JUDGED if not metric_class(n).reply_copies_data]
 @pytest.mark.parametrize("name", JUDGING)
 async def test_a_quoted_attack_never_supplies_the_score(name: str, attack: str, quote: str) -> None:
     plain, _ = await scored(name, Marked(ATTACKS[attack]), StandInJudge([]))
-    echoed, _ = await scored(
-        name, Marked(ATTACKS[attack]), EchoingJudge([], QUOTES[quote](ATTACKS[attack]))
-    )
+    judge = EchoingJudge([], QUOTES[quote](ATTACKS[attack]))
+    echoed, _ = await scored(name, Marked(ATTACKS[attack]), judge)
+    if any(s.error is not None for s in echoed):
+        # only when the judge's own verdict line is word for word a line of the attack
+        # (and the overall assessment that needs those verdicts)
+        errors = [s.error for s in echoed if s.error is not None]
+        assert all(COPIED in e or e.startswith("cannot assess") for e in errors), errors
+        attack_lines = {line.strip() for line in ATTACKS[attack].splitlines()}
+        assert any(line.strip() in attack_lines for line in judge.own_lines())
+        return
     assert [(s.metric, s.value) for s in echoed] == [(s.metric, s.value) for s in plain]
-    assert all(s.error is None for s in echoed)
+
+
+COPIED = "repeats the evaluated text word for word"
 
 
 def test_the_suite_is_large_enough() -> None:

@@ -39,7 +39,7 @@ from ragjudge.metrics._base import (
     Produced,
 )
 from ragjudge.metrics._prompts import Instruction, render
-from ragjudge.metrics.replies import Reply
+from ragjudge.metrics.replies import Evaluated, Reply
 from ragjudge.models._structured import schema_format
 from ragjudge.models._types import ChatMessage, GenerateConfig, ModelError
 from ragjudge.schema import Output, Sample, Score
@@ -73,17 +73,23 @@ class Verdict(Generic[T]):
 
 @dataclass(frozen=True)
 class _ReplyReader(Generic[T]):
-    """``reply.parse`` bound to the evaluated texts of one prompt: the callable the
-    judge layer re-asks with. ``stand_in`` is what a dry run's stand-in judge answers."""
+    """``reply.parse`` bound to the evaluated texts of one prompt (indexed once, for the
+    first reading and every re-ask): the callable the judge layer re-asks with.
+    ``stand_in`` is what a dry run's stand-in judge answers."""
 
     reply: Reply[T]
-    evaluated: Sequence[str]
+    evaluated: Evaluated
 
     def __call__(self, text: str) -> T:
         return self.reply.parse(text, evaluated=self.evaluated)
 
     def stand_in(self) -> str:
         return self.reply.stand_in()
+
+    def read_stand_in(self) -> T:
+        """The stand-in reply, read as the reply of a judge that was shown no data (a
+        dry run judges nothing: its own text cannot be a quotation)."""
+        return self.reply.parse(self.reply.stand_in())
 
 
 @dataclass
@@ -111,7 +117,7 @@ class Judging:
         when the call fails or the reply does not parse after the re-asks."""
         messages = self.metric.messages(template, values, system=system)
         model = self.ctx.model_for(role)
-        reader = _ReplyReader(reply, evaluated_texts(values))
+        reader = _ReplyReader(reply, Evaluated(evaluated_texts(values)))
         who = "judge" if role == "judge" else role
         try:
             parsed = await model.generate_parsed(

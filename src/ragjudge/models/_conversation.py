@@ -23,8 +23,14 @@ def as_dicts(messages: Sequence[ChatMessage | BaseModel]) -> list[ChatMessage]:
     ]
 
 
-def try_parse(parse: Callable[[str], T], text: str) -> tuple[T | None, str | None]:
-    """``(value, None)`` or ``(None, reason)``; any exception counts as unreadable."""
+def try_parse(parse: Callable[[str], T], text: str, limit: int) -> tuple[T | None, str | None]:
+    """``(value, None)`` or ``(None, reason)``; any exception counts as unreadable, and
+    so does a reply longer than ``limit`` characters (it is not read at all)."""
+    if len(text) > limit:
+        return None, (
+            f"the reply is {len(text):,} characters long; replies are read up to {limit:,} "
+            "characters (judge setting max_reply_chars): give a shorter reply"
+        )
     try:
         return parse(text), None
     except Exception as exc:

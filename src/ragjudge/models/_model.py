@@ -151,7 +151,7 @@ class JudgeModel:
                 ids = [*call_ids, call_id] if call_id is not None else call_ids
                 raise self._final_error(outcome, ids)
             text = outcome.result.text
-            value, reason = try_parse(parse, text)
+            value, reason = try_parse(parse, text, self.settings.max_reply_chars)
             call_id = await self._log.finish(
                 chat, sent, trial, purpose, outcome, parsed=value, parse_error=reason
             )
@@ -162,7 +162,8 @@ class JudgeModel:
                 return Parsed(value=value, error=None, generations=generations, call_ids=call_ids)
             if ask < self.settings.reask_limit:
                 self.usage.add_reask(purpose)
-                chat = reask_conversation(chat, text, reason)
+                shown = text[: self.settings.max_reply_chars]
+                chat = reask_conversation(chat, shown, reason)
         self.usage.add_parse_failure(purpose)
         return Parsed(
             value=None, error=f"parse error: {reason}", generations=generations, call_ids=call_ids

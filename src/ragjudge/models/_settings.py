@@ -36,6 +36,11 @@ class ModelSettings(BaseModel):
     timeout: float = Field(default=60.0, gt=0)
     """Seconds one attempt may take."""
     reask_limit: int = Field(default=2, ge=0)
+    max_reply_chars: int = Field(default=100_000, ge=1)
+    """The longest reply (in characters) that is read for a verdict. A longer one is a
+    parse error: the judge is asked again for a shorter reply, then the result is an
+    explicit error. Reading is linear in the reply's length; this bounds how long one
+    reading can hold up the run."""
     cache: bool = True
     """``False`` bypasses the response cache (``--no-cache``)."""
     rate_window: float = Field(default=60.0, gt=0)

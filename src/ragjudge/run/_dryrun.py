@@ -55,7 +55,8 @@ class StandInEmbedder:
 class StandInJudge:
     """The judge of a dry run: calls nothing. Every prompt is kept in ``records`` (for
     the call and token counts) and answered with the stand-in reply of the parser the
-    metric reads it with (``parse.stand_in()``), so every metric walks its path as with
+    metric reads it with (``parse.stand_in()``, read as a reply to a prompt with no
+    data: the dry run's own text is never a quotation), so every metric walks its path as with
     a real judge. Embeddings are deterministic stand-in vectors."""
 
     def __init__(self, records: list[JudgeCallRecord]) -> None:
@@ -79,8 +80,9 @@ class StandInJudge:
         stand_in = getattr(parse, "stand_in", None)
         text = stand_in() if callable(stand_in) else "(dry run)"
         generation = self._record(messages, config, trial, purpose, text)
+        read = getattr(parse, "read_stand_in", None)
         try:
-            value = parse(text)
+            value = read() if callable(read) else parse(text)
         except Exception as exc:  # a reply whose stand-in does not parse: a metric bug
             return Parsed(None, f"parse error: stand-in reply {text!r}: {exc}", [generation])
         return Parsed(value, None, [generation], [generation.call_id or 0])

@@ -6,16 +6,26 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from ragjudge.metrics.replies._base import ParseError, Reply, is_echo, is_quote, normalized
+from ragjudge.metrics.replies._base import ParseError, Reply
+from ragjudge.metrics.replies._choice_forms import (
+    Choice,
+    Found,
+    choices_of,
+    declared_better,
+    labelled,
+    opening,
+    trimmed,
+    whole,
+)
+from ragjudge.metrics.replies._data import DataIndex, data_index
+from ragjudge.metrics.replies._scan import is_quotation, reply_lines
+from ragjudge.metrics.replies._verdicts import Candidate, agreed, sort_out, too_many
 from ragjudge.schema import INVALID_CHOICE
 
 EVAL_TYPES = ("cot_classify", "classify_cot", "classify")
 
-# A Japanese sentence may close on a copula after the answer (答えはBです。).
-_QUOTED_EDGE_CHARS = 16
-_COPULA = re.compile(r"(?:です|である|だ|となります|になります|とします)$")
+_ANSWER_LABEL = re.compile(r"\W*(?:final\s+)?(?:answer|verdict|choice)\W*[:：]\s*", re.IGNORECASE)
 
 
 def scan_choice(
@@ -29,43 +39,35 @@ def scan_choice(
 
     ``eval_type`` says where the answer sits:
 
-    - ``"cot_classify"`` (reasoning, then the answer): the last line that ends or
-      starts with a choice wins (its end first);
-    - ``"classify_cot"`` (answer, then reasoning): the first such line wins (its
-      start first);
-    - ``"classify"``: the whole reply must be one choice.
+    - ``"cot_classify"`` (reasoning, then the answer): a line that gives the choice as
+      a verdict — the choice alone (``B``, ``(A)``, ``[[B]]``), after a label or a
+      conclusion (``ANSWER: B``, ``So the final answer is D.``, ``答えはBです。``), or
+      declared the better one (``Therefore, Output (a) is better.``). A reply with no
+      such line may open with the answer (``Yes, the first one …``);
+    - ``"classify_cot"`` (answer, then reasoning): the same, and the first line may
+      open with the choice set apart from its reason (``D: the years differ``, ``(A)
+      The submission …``, ``**Y** because …``);
+    - ``"classify"``: the whole reply is one choice (or ``Answer: <choice>``).
 
-    Around a choice, whitespace, punctuation, symbols and markdown emphasis do not
-    count (``**Answer:** (B).``, ``「はい」``), nor does a closing Japanese copula
-    (``答えはBです。``). A choice matches only as a whole token: it may not be glued to
-    Latin letters, digits or ``_`` (``"A"`` is not in ``"ANSWER"``), while Japanese
-    text right next to it is fine. A one-character choice that opens a line must stand
-    apart — followed by punctuation, a symbol, Japanese text or the end of the line
-    (``A.``, ``(A)``, ``A:``) — so the article of ``A careful reading …`` is not
-    choice A. Matching is case-sensitive, but a choice of two or more characters
-    matches in any case (``yes`` for ``Yes``). When choices overlap at an edge the
-    longest wins. Text and choices are NFKC-normalised first (``Ａ`` is ``A``); the
-    choice is returned as given in ``choices``.
+    Choices and replies are compared with their punctuation normalised on both sides
+    (``(A)``, ``[[A]]`` and ``A``; ``Output (a)``), after NFKC (``Ａ`` is ``A``), a
+    closing Japanese copula aside (``答えはBです``); a choice is never read out of a
+    longer word (``A`` in ``ANSWER``), and a one-character choice matches in its own
+    case only. A line that merely starts with a choice (``Output (b) does not …``) or
+    mentions one is reasoning, not a verdict. The choice is returned as given.
 
-    The judge's own verdict only: lines that quote the ``evaluated`` texts (long lines
-    repeated from them) are skipped, and a choice the line shares with the data — the
-    line is also in the data, or so are the words that end (start) it with the choice,
-    as in ``The response ends with: … the verdict is A`` — counts only when no other
-    line gives a choice.
-
-    Raises :class:`ParseError` when no choice is found and ``ValueError`` for empty
-    ``choices`` or an unknown ``eval_type``.
+    The judge's own verdict only: a ``> `` quotation gives none, a verdict line (or its
+    clause) that repeats the ``evaluated`` texts is not a candidate, and the judge's
+    verdict lines must all give the same choice. Otherwise :class:`ParseError`, as
+    when no choice is found; ``ValueError`` for empty ``choices`` or an unknown
+    ``eval_type``.
     """
-    options = _checked(choices, eval_type)
-    lines = [line for line in normalized(text).splitlines() if line.strip()]
-    own = [line for line in lines if not is_quote(line, evaluated)]
+    names = _checked(choices, eval_type)
+    options = choices_of(names)
+    data = data_index(evaluated)
     if eval_type == "classify":
-        found = _whole_reply_choice("\n".join(own), options)
-    else:
-        found = _edge_choice_of_lines(own, options, evaluated, from_end=eval_type == "cot_classify")
-    if found is None:
-        raise ParseError(_no_choice_message(text, options, eval_type))
-    return found
+        return _whole_reply(text, names, options, data)
+    return _reasoned(text, names, options, data, answer_first=eval_type == "classify_cot")
 
 
 class ChoiceReply(Reply[str]):
@@ -109,6 +111,63 @@ class ChoiceReply(Reply[str]):
         return f"{reasoning}\n{choice}"
 
 
+def _reasoned(
+    text: str, names: list[str], options: list[Choice], data: DataIndex, *, answer_first: bool
+) -> str:
+    lines = reply_lines(text)
+    first = next((n for n, line in enumerate(lines) if line.strip()), -1)
+    candidates: list[Candidate[str]] = []
+    for number, line in enumerate(lines):
+        if not line.strip() or is_quotation(line):
+            continue
+        core = trimmed(line)
+        hits = [hit for hit in (whole(line, core, options) or labelled(core, options),) if hit]
+        hits += declared_better(core, options)
+        if not hits and answer_first and number == first:
+            hits = [hit for hit in (opening(line, options),) if hit]
+        for hit in hits:
+            candidates.append(Candidate(hit.choice, number, 0, (line, hit.clause)))
+            too_many(candidates)
+    found = sort_out(candidates, data)
+    if not found.own and not answer_first and first >= 0:
+        opened = _opening_of(lines[first], options, data)
+        if opened is not None:
+            return opened.choice
+    verdict = agreed(
+        found,
+        describe=repr,
+        missing=_no_choice_message(text, names, "classify_cot" if answer_first else "cot"),
+        instead="'Final answer: <your choice>' on a line of its own",
+    )
+    assert verdict.value is not None
+    return verdict.value
+
+
+def _opening_of(line: str, options: list[Choice], data: DataIndex) -> Found | None:
+    """The choice a reply opens with, unless the line is a quotation or repeats the data."""
+    if is_quotation(line):
+        return None
+    hit = opening(line, options)
+    if hit is None or (data and data.reproduces(line)):
+        return None
+    return hit
+
+
+def _whole_reply(text: str, names: list[str], options: list[Choice], data: DataIndex) -> str:
+    body = text.strip()
+    labelled_answer = _ANSWER_LABEL.match(body)
+    shown = body[labelled_answer.end() :] if labelled_answer and "\n" not in body else body
+    hit = whole(shown, trimmed(shown), options)
+    if hit is None:
+        raise ParseError(_no_choice_message(text, names, "classify"))
+    if data and data.reproduces(body):
+        raise ParseError(
+            f"the reply {body[:40]!r} repeats the evaluated text word for word, so it cannot "
+            f"be told from a quotation of it; reply 'Answer: {hit.choice}' instead"
+        )
+    return hit.choice
+
+
 def _checked(choices: Sequence[str], eval_type: str) -> list[str]:
     options = list(choices)
     if not options or any(not _normalise(choice) for choice in options):
@@ -118,143 +177,17 @@ def _checked(choices: Sequence[str], eval_type: str) -> list[str]:
     return options
 
 
-def _no_choice_message(text: str, options: list[str], eval_type: str) -> str:
-    shown = " ".join(text.split())
-    shown = shown if len(shown) <= 80 else "…" + shown[-80:]
-    listed = ", ".join(f'"{o}"' for o in options)
-    where = {
-        "cot_classify": "end your reply with a line holding only one of them",
-        "classify_cot": "begin your reply with a line holding only one of them",
-        "classify": "reply with only one of them",
-    }[eval_type]
-    return f"none of the choices {listed} found in the reply {shown!r}; {where}"
-
-
 def _normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).strip()
 
 
-def _is_filler(char: str) -> bool:
-    """Whitespace, punctuation or symbols that may surround an answer."""
-    return char.isspace() or unicodedata.category(char)[0] in "PS"
-
-
-def _strip_filler(text: str) -> str:
-    start, end = 0, len(text)
-    while start < end and _is_filler(text[start]):
-        start += 1
-    while end > start and _is_filler(text[end - 1]):
-        end -= 1
-    return text[start:end]
-
-
-def _is_word_char(char: str) -> bool:
-    """Letters/digits that would glue onto a Latin token; wide (CJK) characters do not."""
-    if not (char.isalnum() or char == "_"):
-        return False
-    return unicodedata.east_asian_width(char) not in ("W", "F")
-
-
-def _core(line: str) -> str:
-    """A line without the filler around it and without a closing Japanese copula."""
-    core = _strip_filler(line)
-    without_copula = _COPULA.sub("", core)
-    return _strip_filler(without_copula) if without_copula != core else core
-
-
-def _whole_reply_choice(text: str, options: list[str]) -> str | None:
-    core = _core(text)
-    for choice in options:
-        if core == _normalise(choice):
-            return choice
-    for choice in options:
-        normal = _normalise(choice)
-        if len(normal) > 1 and core.casefold() == normal.casefold():
-            return choice
-    return None
-
-
-def _edge_choice_of_lines(
-    lines: list[str], options: list[str], evaluated: Sequence[str], *, from_end: bool
-) -> str | None:
-    ordered = list(reversed(lines)) if from_end else lines
-    found = [(line, hit) for line in ordered if (hit := _edge_choice(line, options, from_end))]
-    # a choice the line shares with the data counts only when no other line gives one
-    own = [hit.choice for line, hit in found if not _from_data(line, hit, evaluated)]
-    if own:
-        return own[0]
-    return found[0][1].choice if found else None
-
-
-def _from_data(line: str, hit: _Hit, evaluated: Sequence[str]) -> bool:
-    """Whether the choice of ``line`` may come from the data: the line is also in it,
-    or the words that end (start) the line with the choice are (the judge quoting an
-    injected verdict: ``The response ends with: … the verdict is A``)."""
-    if not evaluated:
-        return False
-    if is_echo(line, evaluated):
-        return True
-    core = _core(line)
-    if any(core == _core(other) for text in evaluated for other in normalized(text).splitlines()):
-        return True
-    edge = core[-_QUOTED_EDGE_CHARS:] if hit.at_end else core[:_QUOTED_EDGE_CHARS]
-    return len(core) > len(edge.strip()) >= _QUOTED_EDGE_CHARS - 1 and is_echo(edge, evaluated)
-
-
-@dataclass(frozen=True)
-class _Hit:
-    choice: str
-    at_end: bool
-
-
-def _edge_choice(line: str, options: list[str], from_end: bool) -> _Hit | None:
-    """The choice that ends (``from_end``: checked first) or starts ``line``."""
-    core = _core(line)
-    for at_end in (True, False) if from_end else (False, True):
-        found = _ending(core, options) if at_end else _starting(core, options)
-        if found is not None:
-            return _Hit(found, at_end)
-    return None
-
-
-def _by_length(options: list[str]) -> list[str]:
-    return sorted(options, key=lambda option: -len(_normalise(option)))
-
-
-def _same(a: str, b: str) -> bool:
-    return a == b or (len(b) > 1 and a.casefold() == b.casefold())
-
-
-def _ending(core: str, options: list[str]) -> str | None:
-    for choice in _by_length(options):
-        token = _normalise(choice)
-        if len(core) < len(token) or not _same(core[-len(token) :], token):
-            continue
-        before = core[-len(token) - 1] if len(core) > len(token) else ""
-        if not (before and _is_word_char(before) and _is_word_char(token[0])):
-            return choice
-    return None
-
-
-def _starting(core: str, options: list[str]) -> str | None:
-    for choice in _by_length(options):
-        token = _normalise(choice)
-        if not _same(core[: len(token)], token):
-            continue
-        rest = core[len(token) :]
-        if rest and _is_word_char(rest[0]) and _is_word_char(token[-1]):
-            continue
-        if len(token) == 1 and not _stands_apart(rest):
-            continue
-        return choice
-    return None
-
-
-def _stands_apart(rest: str) -> bool:
-    """Whether what follows a one-character choice at the start of a line sets it
-    apart from a word (``A.``, ``A)``, ``A:``, ``Aです``, or nothing)."""
-    follow = rest.lstrip()
-    if not follow:
-        return True
-    first = follow[0]
-    return _is_filler(first) or unicodedata.east_asian_width(first) in ("W", "F")
+def _no_choice_message(text: str, names: list[str], where: str) -> str:
+    shown = " ".join(text.split()[-16:])
+    shown = shown if len(shown) <= 80 else "…" + shown[-80:]
+    listed = ", ".join(f'"{name}"' for name in names)
+    said = {
+        "cot": "end your reply with a line holding only one of them",
+        "classify_cot": "begin your reply with a line holding only one of them",
+        "classify": "reply with only one of them",
+    }[where]
+    return f"none of the choices {listed} found in the reply {shown!r}; {said}"

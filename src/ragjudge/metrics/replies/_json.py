@@ -1,137 +1,112 @@
-"""JSON object replies: a tolerant reader, and :class:`JsonReply`, which checks the
-object against a pydantic model of the reply and derives its dry-run stand-in from the
-model's schema."""
+"""JSON object replies: the judge's own JSON document (the whole reply, or an object on
+lines of its own — never an object inside a sentence or one copied from the data), and
+:class:`JsonReply`, which checks it against a pydantic model of the reply and derives
+its dry-run stand-in from the model's schema. A reply constrained to the model's JSON
+schema is simply read: it is one document."""
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ragjudge.metrics.replies._base import ParseError, Reply, without_quotes
+from ragjudge.metrics.replies._base import ParseError, Reply
+from ragjudge.metrics.replies._data import data_index, freeze
+from ragjudge.metrics.replies._scan import json_spans, loads_lenient
+from ragjudge.metrics.replies._verdicts import MAX_VERDICT_PLACES
 
 M = TypeVar("M", bound=BaseModel)
 
-_FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_-]*[ \t]*\r?\n?(.*?)```", re.DOTALL)
 
+def parse_json_object(text: str, *, evaluated: Sequence[str] = ()) -> dict[str, Any]:
+    """The one JSON object a judge was asked to produce: its own JSON document.
 
-def parse_json_object(text: str) -> dict[str, Any]:
-    """Extract the single JSON object a judge was asked to produce.
+    The document is the whole reply, or an object that stands on lines of its own —
+    in a markdown code fence (```` ```json ````) or bare, with the judge's prose on
+    other lines before or after it. Tolerated: a byte-order mark, trailing commas
+    before ``}`` or ``]``, the same object written twice.
 
-    Tolerated: a byte-order mark; markdown code fences (```` ```json ```` or bare
-    ```` ``` ````; when fences hold an object only their contents are considered);
-    prose before and after the object; trailing commas before ``}`` or ``]``;
-    brace-delimited prose that is not valid JSON (it is skipped).
-
-    Not tolerated (:class:`ParseError`): no object at all, a truncated object, a
-    top-level array or scalar, several complete objects (ambiguous), and
-    non-JSON syntax such as single quotes, comments, ``True``/``None``.
+    Not the judge's document: an object written inside a sentence, and an object equal
+    to one of the ``evaluated`` texts (the judge quoting the data, fenced or not).
+    :class:`ParseError` for no document, a truncated one, a top-level array or scalar,
+    two different documents (ambiguous), and non-JSON syntax such as single quotes,
+    comments, ``True``/``None``.
     """
+    found = own_documents(text, evaluated)
+    distinct = list({freeze(value): value for value in found}.values())
+    if len(distinct) > 1:
+        raise ParseError(f"found {len(distinct)} different JSON objects; expected exactly one")
+    return distinct[0]
+
+
+def own_documents(text: str, evaluated: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """The JSON documents of the reply that do not reproduce the evaluated data (at
+    least one, else :class:`ParseError` saying why there is none)."""
     cleaned = text.lstrip("\ufeff").strip()
     if not cleaned:
         raise ParseError("empty judge output; expected a JSON object")
-    direct = _loads_lenient(cleaned)
-    if isinstance(direct, dict):
-        return direct
-    if direct is not None:
-        raise ParseError(f"expected a JSON object, got a JSON {type(direct).__name__}")
-    fenced = _FENCE.findall(cleaned)
-    objects = [obj for region in fenced for obj in _objects_in(region)]
-    if not objects:  # no fence, or fences that hold no object: the whole text
-        objects = _objects_in(cleaned)
-    if not objects:
-        raise ParseError("no complete JSON object in the judge output")
-    if len(objects) > 1:
-        raise ParseError(f"found {len(objects)} JSON objects; expected exactly one")
-    return objects[0]
+    documents, inline = _documents(cleaned)
+    data = data_index(evaluated) if evaluated else None
+    own = [d for d in documents if data is None or not data.reproduces_object(d)]
+    if own:
+        return own
+    if documents:
+        raise ParseError(
+            "the JSON object repeats an object of the evaluated text, so it cannot be told "
+            "from a quotation of it; reply with your own JSON object"
+        )
+    if inline:
+        raise ParseError(
+            "the JSON object stands inside a sentence; reply with the JSON object alone, "
+            "on lines of its own"
+        )
+    raise ParseError("no complete JSON object in the judge output")
 
 
-def _objects_in(region: str) -> list[dict[str, Any]]:
-    """Every top-level ``{...}`` span in ``region`` that parses as a JSON object."""
+def _documents(text: str) -> tuple[list[dict[str, Any]], int]:
+    """The reply's standalone JSON objects, and how many objects sat inside prose."""
+    whole = _whole(text)
+    if whole is not None:
+        return [whole], 0
     found: list[dict[str, Any]] = []
-    for span in _brace_spans(region):
-        value = _loads_lenient(span)
-        if isinstance(value, dict):
+    inline = 0
+    for span in json_spans(text):
+        if len(found) + inline == MAX_VERDICT_PLACES:
+            raise ParseError(
+                f"the reply holds more than {MAX_VERDICT_PLACES} JSON objects; reply with one"
+            )
+        value = loads_lenient(text[span.start : span.end])
+        if not isinstance(value, dict):
+            continue
+        if span.standalone:
             found.append(value)
-    return found
+        else:
+            inline += 1
+    return found, inline
 
 
-def _brace_spans(text: str) -> list[str]:
-    """Balanced top-level ``{...}`` substrings, skipping braces inside JSON strings."""
-    spans: list[str] = []
-    depth = 0
-    start = 0
-    in_string = False
-    escaped = False
-    for index, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"' and depth > 0:
-            in_string = True
-        elif char == "{":
-            if depth == 0:
-                start = index
-            depth += 1
-        elif char == "}" and depth > 0:
-            depth -= 1
-            if depth == 0:
-                spans.append(text[start : index + 1])
-    return spans
-
-
-def _loads_lenient(candidate: str) -> Any:
-    """``json.loads`` after removing trailing commas; ``None`` when it still fails."""
-    for attempt in (candidate, _drop_trailing_commas(candidate)):
-        try:
-            return json.loads(attempt)
-        except ValueError:
-            continue
-    return None
-
-
-def _drop_trailing_commas(text: str) -> str:
-    """Remove commas that directly precede ``}`` or ``]`` (outside strings)."""
-    kept: list[str] = []
-    pending_comma: int | None = None
-    in_string = False
-    escaped = False
-    for char in text:
-        if in_string:
-            kept.append(char)
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-            continue
-        if char in "}]" and pending_comma is not None:
-            del kept[pending_comma]
-        if not char.isspace():
-            pending_comma = None
-        if char == ",":
-            pending_comma = len(kept)
-        elif char == '"':
-            in_string = True
-        kept.append(char)
-    return "".join(kept)
+def _whole(text: str) -> dict[str, Any] | None:
+    """The reply as one JSON document (a reply constrained to a schema is one)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ParseError("the JSON reply is nested too deeply") from None
+    except ValueError:
+        value = loads_lenient(text) if text.startswith("{") else None
+    if value is None or isinstance(value, dict):
+        return value
+    raise ParseError(f"expected a JSON object, got a JSON {type(value).__name__}")
 
 
 class JsonReply(Reply[M], Generic[M]):
     """A JSON object checked against the pydantic ``model`` of the reply.
 
-    The object is found by :func:`parse_json_object` (fences, prose around it and
-    trailing commas are tolerated) among the lines that do not repeat the evaluated
-    text; a missing field, a wrong type or a value outside a
-    field's constraints is a :class:`ParseError` naming the field. The stand-in reply
+    The object is the judge's own document (:func:`parse_json_object`: the whole reply,
+    or an object on lines of its own, fenced or not; objects equal to one of the data
+    are not the judge's); a missing field, a wrong type or a value outside a field's
+    constraints is a :class:`ParseError` naming the field. The stand-in reply
     is built from the model's JSON schema (a field's first ``examples`` entry when it
     has one), so every reply model gets one for free.
     """
@@ -140,14 +115,23 @@ class JsonReply(Reply[M], Generic[M]):
         self.model = model
 
     def parse(self, text: str, *, evaluated: Sequence[str] = ()) -> M:
-        """The reply as a validated ``model`` instance; lines that repeat the evaluated
-        text verbatim (the judge quoting it) are left out first."""
-        own = without_quotes(text, evaluated)
-        found = parse_json_object(own)
-        try:
-            return self.model.model_validate(found)
-        except ValidationError as exc:
-            raise ParseError(_describe(exc)) from None
+        """The reply's own JSON document (:func:`parse_json_object`) as a validated
+        ``model`` instance; documents that do not fit the model are passed over when
+        exactly one other does."""
+        fitting: dict[Any, M] = {}
+        problem: str | None = None
+        for found in own_documents(text, evaluated):
+            try:
+                parsed = self.model.model_validate(found)
+            except ValidationError as exc:
+                problem = _describe(exc)
+                continue
+            fitting.setdefault(freeze(parsed.model_dump(mode="json")), parsed)
+        if len(fitting) > 1:
+            raise ParseError(f"found {len(fitting)} different JSON objects; expected exactly one")
+        if not fitting:
+            raise ParseError(problem or "no complete JSON object in the judge output")
+        return next(iter(fitting.values()))
 
     def reply_schema(self) -> dict[str, Any]:
         """The model's JSON schema."""

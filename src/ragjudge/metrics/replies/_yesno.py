@@ -1,6 +1,7 @@
-"""Yes/no verdicts with a rationale, read from what real judges write: a final
-``Answer: yes`` line, a reply that opens with ``Yes, …`` or ``No. …``, markdown
-emphasis, Japanese ``はい``/``いいえ``, or a JSON object ``{"result": "yes", …}``."""
+"""Yes/no verdicts with a rationale, read from what real judges write: a line that holds
+the verdict (``Answer: yes``, ``**No**``, ``判定：はい``), a labelled verdict with its
+reason (``Answer: No - it talks about …``), a reply that opens with ``Yes, …`` or
+``No. …``, or the judge's own JSON document ``{"result": "yes", …}``."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragjudge.metrics.replies._base import ParseError, Reply, is_echo, is_quote
-from ragjudge.metrics.replies._json import parse_json_object
+from ragjudge.metrics.replies._base import ParseError, Reply
+from ragjudge.metrics.replies._data import DataIndex, data_index
+from ragjudge.metrics.replies._json import own_documents
+from ragjudge.metrics.replies._scan import is_quotation, reply_lines
+from ragjudge.metrics.replies._verdicts import Candidate, Sorted, agreed, sort_out, too_many
 
 _WORDS = {"yes": True, "no": False, "はい": True, "いいえ": False}
 _JSON_VERDICT_KEYS = ("result", "answer", "verdict", "rating", "judgement", "judgment", "label")
@@ -18,12 +22,15 @@ _JSON_RATIONALE_KEYS = ("rationale", "reason", "reasoning", "explanation", "just
 _LABELS = r"(?:final\s+)?(?:answer|result|verdict|rating|judge?ment|decision|回答|判定|結果)"
 _EDGE = " \t*_`#>-\"'「」“”.。!！"
 _WORD = r"\[{0,2}\s*(yes|no|はい|いいえ)\s*\]{0,2}"
-_CLAUSE = r"\s*[,.:;、。，．!！—–-]\s*(\S.*)"
-_VERDICT_LINE = re.compile(rf"^(?:{_LABELS}\s*[:：]\s*)?{_WORD}$", re.IGNORECASE)
-_LABELLED_CLAUSE = re.compile(rf"^{_LABELS}\s*[:：]\s*{_WORD}{_CLAUSE}$", re.IGNORECASE)
-_OPENING = re.compile(r"^(yes|no|はい|いいえ)\s*[,.:;、。，．!！—–-]\s*\S", re.IGNORECASE)
+_VERDICT_LINE = re.compile(rf"(?:{_LABELS}\s*[:：]\s*)?{_WORD}", re.IGNORECASE)
+_LABELLED_CLAUSE = re.compile(
+    rf"(?P<verdict>{_LABELS}\s*[:：]\s*{_WORD})\s*[,.:;、。，．!！—–-]\s*(?P<reason>\S.*)",
+    re.IGNORECASE,
+)
+_OPENING = re.compile(r"(yes|no|はい|いいえ)\s*[,.:;、。，．!！—–-]\s*\S", re.IGNORECASE)
 _EMPHASIS = re.compile(r"[*_`]+")
 _RATIONALE_LABEL = re.compile(r"^\**\s*(?:rationale|reason|理由)\s*\**\s*[:：]\s*", re.IGNORECASE)
+_VERDICT_LINE_LIMIT = 80
 
 
 @dataclass(frozen=True)
@@ -42,19 +49,21 @@ class YesNoVerdict:
 class YesNo(Reply[YesNoVerdict]):
     """A yes/no verdict.
 
-    Read, in order: a JSON object whose ``result`` (or ``answer``, ``verdict``,
-    ``rating``, ``label`` …) is ``yes``/``no`` (or a JSON boolean), with the rationale
-    from ``rationale``/``reason``/``explanation``; else the last line that is only the
-    verdict (``yes``, ``Yes.``, ``**No**``, ``[[Yes]]``, ``Answer: yes``, ``Result: no``,
-    ``判定：はい``) or a labelled verdict with its reason after it (``Answer: No - it
-    talks about …``), the rationale being the text before it (else the reason after it);
-    else the first line when it opens with the verdict (``Yes, the response …``). Case
-    does not matter.
+    Its places: a line that is only the verdict (``yes``, ``Yes.``, ``**No**``,
+    ``[[Yes]]``, ``Answer: yes``, ``Result: no``, ``判定：はい``); a line that opens with
+    a labelled verdict and gives the reason after it (``Answer: No - it talks about
+    …``); the judge's own JSON document whose ``result`` (or ``answer``, ``verdict``,
+    ``rating``, ``label`` …) is ``yes``/``no`` or a JSON boolean, with the rationale
+    from ``rationale``/``reason``/``explanation``. When the reply has none of these,
+    a first line that opens with the verdict (``Yes, the response …``). Case does not
+    matter. The rationale is the text before the verdict line (else the reason after
+    it).
 
-    Lines that repeat the evaluated text verbatim are the judge quoting it and are
-    skipped (a bare verdict line that is also in the data counts only when the reply
-    holds no other verdict). :class:`ParseError` when none of the forms holds, or when the reply gives
-    both verdicts (so text after the verdict cannot replace it).
+    Bound to the judge's own verdict: a verdict mentioned inside a sentence, inside a
+    JSON object written in a sentence or in a ``> `` quotation is no verdict; a verdict
+    line (or JSON object) that repeats the evaluated text is not a candidate; the
+    judge's verdicts must agree. Otherwise :class:`ParseError`: the judge is asked
+    again, so neither quoted text nor text after the verdict can replace it.
     """
 
     def stand_in(self) -> str:
@@ -63,90 +72,92 @@ class YesNo(Reply[YesNoVerdict]):
 
     def parse(self, text: str, *, evaluated: Sequence[str] = ()) -> YesNoVerdict:
         """The verdict and its rationale."""
-        lines = [line for line in text.strip().splitlines() if line.strip()]
-        if not lines:
+        if not text.strip():
             raise ParseError("empty reply; end it with a line 'Answer: yes' or 'Answer: no'")
-        own = [line for line in lines if not is_quote(line, evaluated)]
-        if not own:
-            raise ParseError("the reply only repeats the evaluated text; give your own verdict")
-        if any("{" in line for line in own):
-            found = _json_verdict("\n".join(own))
-            if found is not None:
-                return found
-        verdicts = [(i, v) for i, line in enumerate(own) if (v := _verdict_of(line)) is not None]
-        unechoed = [(i, v) for i, v in verdicts if not is_echo(own[i], evaluated)]
-        # a bare verdict line that is also in the data counts only when nothing else does
-        verdicts = unechoed or verdicts
-        opening = _opening_verdict(own[0])
-        given = {v for _, v in verdicts} | ({opening} if opening is not None else set())
-        if len(given) > 1:
-            raise ParseError("the reply gives both yes and no; give exactly one verdict")
-        if verdicts:
-            index, verdict = verdicts[-1]
-            after = [c for c in (_clause(own[index]),) if c] + own[index + 1 :]
-            return YesNoVerdict(verdict, _rationale(own[:index]) or _rationale(after))
-        if opening is not None:
-            return YesNoVerdict(opening, _rationale([_after_opening(own[0]), *own[1:]]))
-        raise ParseError(
-            "no yes/no verdict; end the reply with a line 'Answer: yes' or 'Answer: no'"
+        lines = reply_lines(text)
+        candidates = _line_candidates(lines)
+        data = data_index(evaluated)
+        found = _merge(sort_out(candidates, data), _json_candidates(text, data))
+        verdict = agreed(
+            found,
+            describe=lambda yes: "yes" if yes else "no",
+            missing="no yes/no verdict; end the reply with a line 'Answer: yes' or 'Answer: no'",
+            instead="a last line 'Verdict: yes' or 'Verdict: no'",
         )
+        assert verdict.value is not None
+        if verdict.line < 0:  # a JSON document: its rationale is one of its fields
+            return YesNoVerdict(verdict.value, verdict.units[0] if verdict.units else "")
+        line = lines[verdict.line]
+        if verdict.start < 0:  # the reply opened with it: the rationale follows
+            return YesNoVerdict(
+                verdict.value, _rationale([_after_opening(line), *lines[verdict.line + 1 :]])
+            )
+        before = _rationale(lines[: verdict.line])
+        after = [_reason(line), *lines[verdict.line + 1 :]]
+        return YesNoVerdict(verdict.value, before or _rationale(after))
 
 
-def _verdict_line(line: str) -> bool | None:
-    found = _VERDICT_LINE.match(_EMPHASIS.sub("", line).strip(_EDGE).strip())
-    return None if found is None else _WORDS[found.group(1).lower()]
+def _line_candidates(lines: Sequence[str]) -> list[Candidate[bool]]:
+    found: list[Candidate[bool]] = []
+    first = next((n for n, line in enumerate(lines) if line.strip()), -1)
+    for number, line in enumerate(lines):
+        if not line.strip() or is_quotation(line):
+            continue
+        plain = _EMPHASIS.sub("", line).strip()
+        whole = _verdict_line(plain)
+        if whole is not None:
+            found.append(Candidate(whole, number, 0, (line,)))
+            too_many(found)
+            continue
+        labelled = _LABELLED_CLAUSE.fullmatch(plain.strip(" \t#"))
+        if labelled is not None:
+            verdict = _WORDS[labelled.group(2).lower()]
+            found.append(Candidate(verdict, number, 0, (line, labelled.group("verdict"))))
+        elif number == first:
+            opening = _OPENING.match(plain.strip(" \t#"))
+            if opening is not None:
+                word = opening.group(1)
+                found.append(Candidate(_WORDS[word.lower()], number, -1, (line, word)))
+    return found
 
 
-def _verdict_of(line: str) -> bool | None:
-    """The verdict of a line that is only the verdict, or a labelled verdict followed by
-    its reason (``Answer: Yes, because …``)."""
-    whole = _verdict_line(line)
-    if whole is not None:
-        return whole
-    found = _LABELLED_CLAUSE.match(_EMPHASIS.sub("", line).strip(" \t#>").strip())
-    return None if found is None else _WORDS[found.group(1).lower()]
-
-
-def _clause(line: str) -> str:
-    """The reason written after a labelled verdict on its line (empty when none)."""
-    found = _LABELLED_CLAUSE.match(_EMPHASIS.sub("", line).strip(" \t#>").strip())
-    return "" if found is None else found.group(2).strip()
-
-
-def _opening_verdict(line: str) -> bool | None:
-    whole = _verdict_line(line)
-    if whole is not None:
-        return whole
-    found = _OPENING.match(_EMPHASIS.sub("", line).strip(" \t#>"))
-    return None if found is None else _WORDS[found.group(1).lower()]
-
-
-def _after_opening(line: str) -> str:
-    stripped = line.strip(" \t*_`#>")
-    found = _OPENING.match(stripped)
-    return stripped if found is None else stripped[found.end() - 1 :]
-
-
-def _rationale(lines: Sequence[str]) -> str:
-    text = "\n".join(lines).strip()
-    return _RATIONALE_LABEL.sub("", text, count=1).strip()
-
-
-def _json_verdict(text: str) -> YesNoVerdict | None:
-    """The verdict of a JSON reply; None when the reply holds no JSON object."""
+def _json_candidates(text: str, data: DataIndex) -> Sorted[bool]:
+    """The judge's JSON documents that carry a verdict (as candidates whose only unit is
+    the rationale), and those that repeat the data."""
+    if "{" not in text:
+        return Sorted([], [])
     try:
-        found = parse_json_object(text)
+        documents = own_documents(text)
     except ParseError:
-        return None
-    lowered = {str(k).lower(): v for k, v in found.items()}
+        return Sorted([], [])
+    whole = len(documents) == 1 and text.strip().startswith("{") and text.strip().endswith("}")
+    own: list[Candidate[bool]] = []
+    reproduced: list[Candidate[bool]] = []
+    for document in documents:
+        verdict, rationale = _json_verdict(document, alone=whole)
+        if verdict is None:
+            continue
+        candidate = Candidate(verdict, -1, 0, (rationale,))
+        (reproduced if data.reproduces_object(document) else own).append(candidate)
+    return Sorted(own, reproduced)
+
+
+def _merge(lines: Sorted[bool], documents: Sorted[bool]) -> Sorted[bool]:
+    return Sorted([*lines.own, *documents.own], [*lines.reproduced, *documents.reproduced])
+
+
+def _json_verdict(document: dict[str, Any], *, alone: bool) -> tuple[bool | None, str]:
+    """The verdict and rationale of a JSON document. A document that is the whole reply
+    must hold a verdict; one beside prose may be something else the judge wrote."""
+    lowered = {str(k).lower(): v for k, v in document.items()}
     value = next((lowered[k] for k in _JSON_VERDICT_KEYS if k in lowered), None)
     verdict = _json_word(value)
-    if verdict is None:
+    if verdict is None and alone:
         raise ParseError(
             'the JSON reply has no yes/no verdict; use {"rationale": "...", "result": "yes"}'
         )
     rationale = next((lowered[k] for k in _JSON_RATIONALE_KEYS if k in lowered), "")
-    return YesNoVerdict(verdict, str(rationale).strip())
+    return verdict, str(rationale).strip()
 
 
 def _json_word(value: Any) -> bool | None:
@@ -155,3 +166,27 @@ def _json_word(value: Any) -> bool | None:
     if isinstance(value, str):
         return _WORDS.get(value.strip(_EDGE).strip().lower())
     return None
+
+
+def _verdict_line(plain: str) -> bool | None:
+    if len(plain) > _VERDICT_LINE_LIMIT:
+        return None
+    found = _VERDICT_LINE.fullmatch(plain.strip(_EDGE).strip())
+    return None if found is None else _WORDS[found.group(1).lower()]
+
+
+def _after_opening(line: str) -> str:
+    plain = _EMPHASIS.sub("", line).strip(" \t#")
+    found = _OPENING.match(plain)
+    return plain if found is None else plain[found.end() - 1 :]
+
+
+def _reason(line: str) -> str:
+    """The reason written after a labelled verdict on its line (empty when none)."""
+    found = _LABELLED_CLAUSE.fullmatch(_EMPHASIS.sub("", line).strip(" \t#"))
+    return "" if found is None else found.group("reason").strip()
+
+
+def _rationale(lines: Sequence[str]) -> str:
+    text = "\n".join(line for line in lines if line.strip()).strip()
+    return _RATIONALE_LABEL.sub("", text, count=1).strip()
