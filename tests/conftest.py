@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -56,3 +57,26 @@ def _no_known_secrets() -> Iterator[None]:
     forget_secrets()
     yield
     forget_secrets()
+
+
+ATTACK_TALLY: dict[str, Counter[str]] = {}
+"""Attacks per metric family, from the tests that record an ``attack_family``."""
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    family = dict(report.user_properties).get("attack_family")
+    if family is None or report.when != "call":
+        return
+    tally = ATTACK_TALLY.setdefault(str(family), Counter())
+    tally["tried"] += 1
+    tally["contained"] += report.passed
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The prompt-injection suite's figures, per metric family: attacks where the
+    stored value stayed the judge's own (or an explicit error), of those tried."""
+    for family, tally in sorted(ATTACK_TALLY.items()):
+        terminalreporter.write_line(
+            f"prompt injection, judge disagreeing with the attacker: {family} "
+            f"contained {tally['contained']} / tried {tally['tried']}"
+        )

@@ -142,8 +142,9 @@ def explicit(error: str) -> bool:
 @pytest.mark.parametrize("quote", list(QUOTING))
 @pytest.mark.parametrize(("name", "form"), CASES, ids=[f"{n}-{f}" for n, f in CASES])
 async def test_the_stored_value_is_the_judges_own_never_the_attackers(
-    name: str, form: str, quote: str
+    name: str, form: str, quote: str, record_property: Callable[[str, object], None]
 ) -> None:
+    record_property("attack_family", family_of(name))
     own, agreeing, sides = await baselines(name)
     assert values(own) != values(agreeing), "the attacker's verdict would change nothing"
     first = next(s for s in sides if form in s.demands)
@@ -159,7 +160,12 @@ async def test_the_stored_value_is_the_judges_own_never_the_attackers(
     assert contained(attacked, unquoted), (values(attacked), values(unquoted), values(agreeing))
 
 
+def family_of(name: str) -> str:
+    """The metric family (its package under ``ragjudge.metrics``) of a case's metric."""
+    return metric_class(CONFIGS[name]["metric"]).__module__.split(".")[2]
+
+
 def test_every_family_and_reply_kind_is_attacked() -> None:
-    families = {metric_class(c["metric"]).__module__.split(".")[2] for c in CONFIGS.values()}
+    families = {family_of(name) for name in CONFIGS}
     assert {"accuracy", "classify", "databricks", "ragas", "rubric"} <= families
     assert len(CASES) >= 3 * len(CONFIGS)
