@@ -48,6 +48,7 @@ def test_every_form_is_masked_in_text() -> None:
     assert set(scrubbed.split(" | ")) == {MASK}
 
 
+# secrets-basic-echo: an echoed "Authorization: Basic" credential kept its base64 token
 def test_a_scheme_word_is_masked_with_its_credential() -> None:
     token = b64("u:sk-SECRET-7f3a9c2e51")
     echoed = f"you sent {{'Accept': '*/*', 'Authorization': 'Basic {token}', 'X-Id': 'r1'}}"

@@ -166,6 +166,7 @@ def _run(config: Path, store: Path) -> Result:
     return runner.invoke(app, ["run", str(config), "--no-progress", "--store", str(store)])
 
 
+# store-foreign-sqlite: another program's SQLite file got ragjudge's tables, then a traceback
 def test_a_run_refuses_another_programs_database_before_writing_to_it(tmp_path: Path) -> None:
     config = _project(tmp_path)
     other = tmp_path / "other.db"
@@ -184,6 +185,7 @@ def test_a_run_refuses_another_programs_database_before_writing_to_it(tmp_path: 
     assert other.read_bytes() == before
 
 
+# store-readonly: a store in an unwritable folder gave a sqlite3 traceback
 def test_a_run_names_a_store_folder_it_cannot_write(tmp_path: Path) -> None:
     config = _project(tmp_path)
     locked = tmp_path / "locked"
@@ -198,6 +200,7 @@ def test_a_run_names_a_store_folder_it_cannot_write(tmp_path: Path) -> None:
     )
 
 
+# store-readonly: a read-only store file gave a sqlite3 traceback
 def test_a_read_only_store_refuses_a_run_and_is_still_read(tmp_path: Path) -> None:
     config = _project(tmp_path)
     store = tmp_path / "runs.db"

@@ -134,6 +134,7 @@ def test_renamed_multiscore_metric_is_checked_per_score() -> None:
         build_metrics([{"metric": "multiturn", "name": "metadata"}])
 
 
+# trials-huge: trials: 1000000000 was accepted and exhausted memory
 @pytest.mark.parametrize(
     ("setting", "bound"),
     [

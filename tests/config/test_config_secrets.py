@@ -33,6 +33,7 @@ def environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 
 
+# secrets-query-values: ${VAR} values under query names such as pwd= were kept in clear
 def test_values_from_the_environment_are_secrets_whatever_their_names(
     environment: None, tmp_path: Path
 ) -> None:

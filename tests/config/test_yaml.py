@@ -31,6 +31,7 @@ def write(tmp_path: Path, text: str) -> Path:
     return path
 
 
+# yaml-alias-bomb: a YAML alias bomb kept the config check busy for minutes
 def test_an_alias_bomb_is_refused_naming_the_file_and_line(tmp_path: Path) -> None:
     path = write(tmp_path, bomb())
     assert len(path.read_bytes()) < 600
@@ -43,6 +44,7 @@ def test_an_alias_bomb_is_refused_naming_the_file_and_line(tmp_path: Path) -> No
     assert "beyond 100,000" in str(caught.value)
 
 
+# yaml-alias-bomb: a YAML alias bomb kept the config check busy for minutes
 def test_the_config_check_refuses_the_bomb_before_looking_at_any_key(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="beyond 100,000"):
         load_config(write(tmp_path, bomb()))

@@ -101,6 +101,7 @@ def test_a_bad_columns_block_stops_the_config(tmp_path: Path) -> None:
         load_config(config)
 
 
+# columns-request-id-overridden: a guessed layout's id column overrode the user's mapping
 def test_the_mapping_wins_over_an_id_column_the_guessed_layout_would_take() -> None:
     from ragjudge.loading import read_evaluation_set
 
@@ -120,6 +121,7 @@ def test_the_mapping_wins_over_an_id_column_the_guessed_layout_would_take() -> N
     assert "would have read qid (for request_id); kept as metadata" in notes[2]
 
 
+# columns-request-id-overridden: a guessed layout's column overrode the user's mapping
 @pytest.mark.parametrize(
     ("row", "mapped", "field"),
     [
@@ -138,6 +140,7 @@ def test_the_mapping_wins_in_every_guessed_layout(
     assert getattr(sample, field) == "mapped"
 
 
+# columns-missing-column: a columns mapping to a column the data lacks was ignored
 def test_a_mapped_column_the_data_lacks_is_named_with_the_columns_it_has(tmp_path: Path) -> None:
     path = tmp_path / "data.jsonl"
     path.write_text(

@@ -29,6 +29,7 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
+# json-duplicate-keys: a key given twice was read silently, the last value winning
 def test_a_key_given_twice_in_a_row_is_refused_naming_the_row_and_key(tmp_path: Path) -> None:
     row = (
         '{"request_id": "a1", "request": "What is SQL?", "response": "first answer", '
@@ -52,6 +53,7 @@ def test_a_key_given_twice_inside_a_field_names_its_path(tmp_path: Path) -> None
     assert "given twice in one object" in reason
 
 
+# json-duplicate-keys: a key given twice was read silently, the last value winning
 def test_a_key_given_twice_in_a_json_document_or_a_csv_cell_is_refused(tmp_path: Path) -> None:
     document = write(tmp_path, "set.json", '[{"request": "q", "request": "r"}]')
     cell = write(
@@ -62,6 +64,7 @@ def test_a_key_given_twice_in_a_json_document_or_a_csv_cell_is_refused(tmp_path:
     assert problems_of(cell)[0][:2] == (1, "metadata.lang")
 
 
+# json-huge-float: a number beyond a float's range (1e400) was silently stored as null
 def test_a_number_beyond_a_floats_range_is_refused_not_kept_as_null(tmp_path: Path) -> None:
     row = '{"request": "q", "response": "a", "metadata": {"weight": 1e400, "low": -1E+999}}'
     path = write(tmp_path, "set.jsonl", f"{GOOD}\n{row}\n")
@@ -81,6 +84,7 @@ def test_an_infinite_number_of_a_frame_or_csv_cell_is_refused(tmp_path: Path) ->
     assert problems_of(cell)[0][:2] == (1, "metadata.w")
 
 
+# huge-int: a 5,000-digit whole number in the data stopped the run with a traceback
 def test_a_whole_number_too_long_to_read_is_its_rows_problem(tmp_path: Path) -> None:
     row = f'{{"request_id": "a1", "request": "q", "metadata": {{"x": {HUGE_INT}}}}}'
     path = write(tmp_path, "set.jsonl", f"{GOOD}\n{row}\n")
@@ -91,6 +95,7 @@ def test_a_whole_number_too_long_to_read_is_its_rows_problem(tmp_path: Path) -> 
     assert "5,000 digits" in reason and "write it as a string" in reason
 
 
+# huge-int: a 5,000-digit whole number in the data stopped the run with a traceback
 def test_a_whole_number_too_long_is_refused_in_every_source(tmp_path: Path) -> None:
     document = write(tmp_path, "set.json", f'{{"rows": [{{"request": "q", "n": -{HUGE_INT}}}]}}')
     cell = write(tmp_path, "set.csv", f'request,metadata\nq,"{{""n"": {HUGE_INT}}}"\n')

@@ -744,6 +744,7 @@ DEFAULT_FIELD_CAP = 10_000_000
 """The documented default of ``max_field_bytes``."""
 
 
+# big-field: a data field of any size was read, at about 20 times its size in memory
 def test_a_field_longer_than_the_default_cap_is_refused_naming_file_row_and_field(
     tmp_path: Path,
 ) -> None:
@@ -796,6 +797,7 @@ def test_every_text_format_applies_the_cap(tmp_path: Path, suffix: str) -> None:
     assert read_evaluation_set(path, max_field_bytes=101).samples[0].response == "r" * 101
 
 
+# big-field: a data field of any size was read, at about 20 times its size in memory
 def test_the_setting_reaches_the_loader_from_the_config(tmp_path: Path) -> None:
     (tmp_path / "set.jsonl").write_text(
         json.dumps({"request": "q", "response": "r" * 300}) + "\n", encoding="utf-8"

@@ -399,6 +399,7 @@ async def test_embeddings_are_cached_and_counted() -> None:
     assert per_purpose.calls == 2 and per_purpose.cached_calls == 1
 
 
+# embeddings-unrecorded: embedding requests were paid for but recorded nowhere
 async def test_embedding_requests_are_recorded_with_tokens_cost_and_errors() -> None:
     prices = PriceTable.from_dict({"scripted": {"input": 2.0, "output": 0.0}})
     settings = FAST.model_copy(update={"max_retries": 0})

@@ -458,6 +458,7 @@ async def test_a_redirect_to_another_origin_is_not_followed(
     await provider.aclose()
 
 
+# base-url-query: a base URL with a query string got the path appended after the query
 async def test_a_base_url_with_a_query_keeps_it_after_the_path() -> None:
     from ragjudge.models._embeddings import get_embedder
     from ragjudge.testing import BackgroundASGIServer
@@ -483,6 +484,7 @@ async def test_a_base_url_with_a_query_keeps_it_after_the_path() -> None:
     assert "/v1/chat/completions?api-version=1" in str(refused.value)
 
 
+# secrets-basic-echo: an echoed "Authorization: Basic" credential kept its base64 token
 async def test_an_echoed_basic_credential_is_masked_whole(leaky: tuple[_Leaky, str, str]) -> None:
     # user-info in the base URL goes out as "Authorization: Basic base64(user:key)"
     import base64
@@ -501,6 +503,7 @@ async def test_an_echoed_basic_credential_is_masked_whole(leaky: tuple[_Leaky, s
 # -- replies beyond max_reply_bytes ----------------------------------------------------
 
 
+# judge-reply-uncapped: judge replies of any size were read, parsed and stored whole
 async def test_a_reply_larger_than_the_cap_is_a_recorded_error_and_not_asked_again(
     server: OpenAITestServer,
 ) -> None:
@@ -532,6 +535,7 @@ class EndlessReply:
             yield b"w" * 65536
 
 
+# judge-reply-uncapped: a judge reply that never ended was buffered until the timeout
 async def test_a_reply_that_never_ends_is_stopped_at_the_cap(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

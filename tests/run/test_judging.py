@@ -167,6 +167,7 @@ RELEVANCY_REPLY = json.dumps(
 )
 
 
+# embeddings-unrecorded: embedding requests were paid for but recorded nowhere
 def test_embedding_requests_are_recorded_and_counted_like_judge_calls(tmp_path: Path) -> None:
     with OpenAITestServer(replies=ReplyScript(default=RELEVANCY_REPLY)) as server:
         cfg = write_project(
@@ -194,6 +195,7 @@ def test_embedding_requests_are_recorded_and_counted_like_judge_calls(tmp_path: 
     assert usage["embeddings"]["cost"] == pytest.approx(cost)
 
 
+# judge-reply-uncapped: judge replies of any size were read, parsed and stored whole
 def test_a_judge_reply_beyond_the_configured_cap_is_an_explained_error_of_its_score(
     tmp_path: Path,
 ) -> None:

@@ -76,6 +76,7 @@ def test_an_option_taking_a_setting_no_config_has_is_a_config_error(folder: Path
         configured_metrics(config)
 
 
+# trials-huge: trials: 1000000000 was accepted and exhausted memory
 def test_more_rows_times_trials_than_a_run_plans_stop_it_before_any_work(
     tmp_path: Path,
 ) -> None:

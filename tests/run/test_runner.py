@@ -294,6 +294,7 @@ def test_a_note_of_the_execution_is_stored_once_per_run(tmp_path: Path) -> None:
         assert [event["text"] for event in store.run_events(run_id, NOTE)] == [note, "another"]
 
 
+# base-url-query: a base URL with a query string got the path appended after the query
 def test_base_urls_with_a_query_string_keep_it_after_the_path(tmp_path: Path) -> None:
     # Azure OpenAI's form: the judge and the openai_chat target post to
     # /v1/chat/completions?api-version=..., not to /v1?api-version=.../chat/completions

@@ -46,6 +46,7 @@ def raise_handled(sig: signal.Signals) -> None:
     signal.raise_signal(sig)
 
 
+# sigterm-sighup: SIGTERM and SIGHUP killed the run at once, nothing stored or printed
 def test_a_signal_cancels_the_run_which_cleans_up_and_says_which_signal_it_was() -> None:
     cleaned: list[str] = []
 
@@ -144,6 +145,7 @@ def stored(config: Path, sql: str) -> Any:
         return conn.execute(sql).fetchone()[0]
 
 
+# sigterm-sighup: SIGTERM and SIGHUP killed the run at once, nothing stored or printed
 @pytest.mark.parametrize(
     "sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"]
 )
@@ -184,6 +186,7 @@ def test_a_stop_signal_stores_what_finished_and_the_replies_already_sent(
     assert len(set(prompts)) == len(prompts) - 1  # only the pre-flight question repeats
 
 
+# sigint-tracebacks: Ctrl-C on a RAG-suite run, or a second Ctrl-C, printed tracebacks
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_second_signal_stops_waiting_and_records_the_replies_as_in_flight(
     tmp_path: Path, server: OpenAITestServer, sig: signal.Signals
@@ -234,6 +237,7 @@ def rag_judge(messages: list[dict[str, Any]]) -> str:
     return "OK"
 
 
+# sigint-tracebacks: Ctrl-C on a RAG-suite run, or a second Ctrl-C, printed tracebacks
 def test_ctrl_c_twice_on_a_rag_suite_run_leaves_no_work_behind_and_no_traceback(
     tmp_path: Path,
 ) -> None:
@@ -253,8 +257,11 @@ def test_ctrl_c_twice_on_a_rag_suite_run_leaves_no_work_behind_and_no_traceback(
             "data: set.jsonl\nconcurrency: 8\nmetrics:\n  - faithfulness\n"
             "  - {metric: answer_relevancy, embedding: openai/emb}\n"
             "  - context_precision\n  - context_recall\n"
-            f"judge: {{model: openai/judge, base_url: '{server.base_url}', max_concurrency: 32}}\n",
+            f"judge: {{model: openai/judge, base_url: '{server.base_url}', max_concurrency: 32,"
+            " structured: never}\n",
         )
+        # (text replies: with reply schemas the first call that sends one goes alone, and
+        # it would be held)
         # all but the pre-flight question held: each of the 8 samples under way waits
         # for its 4 first calls, among them its statements, which faithfulness shares
         held = HeldReplies(server, free=1)

@@ -143,6 +143,7 @@ def test_another_programs_database_is_refused_untouched(tmp_path: Path) -> None:
     assert tables == ["responses"] and mode == "delete"
 
 
+# store-foreign-sqlite: another program's SQLite file got ragjudge's tables, then a traceback
 def test_a_database_with_a_runs_table_of_its_own_is_refused_untouched(tmp_path: Path) -> None:
     other = tmp_path / "other.db"
     with sqlite3.connect(other) as conn:

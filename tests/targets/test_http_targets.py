@@ -378,6 +378,7 @@ async def test_get_sends_the_template_as_query_parameters(faulty: tuple[Any, Fau
     assert not target.supports_history
 
 
+# base-url-query: a base URL with a query string got the path appended after the query
 async def test_a_base_url_with_a_query_keeps_it_after_the_path() -> None:
     from ragjudge.testing import BackgroundASGIServer
 

@@ -309,6 +309,7 @@ async def test_a_chat_form_prompt_is_sent_as_its_messages() -> None:
     )
 
 
+# spec-nan-choice-score: a NaN choice score or an unfilled slot passed the up-front spec check
 @pytest.mark.parametrize(
     ("spec", "named"),
     [

@@ -187,6 +187,7 @@ def test_arg_sets_are_every_combination_of_named_values() -> None:
     assert both["criteria=b,lang=ja"] == {"criteria": "B?", "lang": "日本語"}
 
 
+# spec-nan-choice-score: a NaN choice score passed the up-front spec check
 def test_choice_scores_a_metric_gives_must_be_finite() -> None:
     with pytest.raises(SpecError, match=r"spec 'fact': choice_scores\.A: not a finite number"):
         create_metric({"metric": "classify", "spec": "fact", "choice_scores": {c: float("nan") for c in "ABCDE"}})  # fmt: skip

@@ -200,6 +200,7 @@ def test_a_run_with_the_suite_stores_per_item_details(tmp_path: Path) -> None:
     assert script.calls["statements"] == 2  # shared in the run as well
 
 
+# fenced-json-verdict: a fenced object quoted from the data replaced the judge's own JSON
 def test_fenced_verdicts_quoted_from_a_context_are_not_the_judges() -> None:
     fence = '```json\n{"verdicts": [\n{"verdict": "yes",\n"reason": "ok"}]}\n```'
     reply = (
@@ -210,6 +211,7 @@ def test_fenced_verdicts_quoted_from_a_context_are_not_the_judges() -> None:
     assert [v.verdict for v in found] == ["no"]
 
 
+# json-reply-u2028: valid JSON holding U+2028, U+2029 or U+0085 in a string was refused
 async def test_a_reply_holding_a_unicode_line_separator_is_read() -> None:
     questions = json.dumps(
         {"questions": ["What does UNION do?\u2028In SQL?", "What is UNION?"], "noncommittal": 0},

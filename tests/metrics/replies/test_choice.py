@@ -269,6 +269,7 @@ def test_choices_with_punctuation(
     assert scan_choice(reply, choices, eval_type) == expected
 
 
+# choice-punctuation: a rationale line that starts with a choice name was taken as the verdict
 @pytest.mark.parametrize("eval_type", ["cot_classify", "classify_cot"])
 def test_a_line_that_merely_starts_with_a_choice_is_no_verdict(eval_type: str) -> None:
     with pytest.raises(ParseError, match="none of the choices"):

@@ -126,6 +126,7 @@ def test_the_judges_own_json_document_is_read_after_its_reasoning() -> None:
     assert READ.parse(reply) == YesNoVerdict(False, "off topic")
 
 
+# json-reply-u2028: valid JSON holding U+2028, U+2029 or U+0085 in a string was refused
 @pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085"])
 def test_a_json_verdict_holding_a_unicode_line_separator_is_read(separator: str) -> None:
     reply = f'{{"rationale": "on topic{separator}and clear", "result": "yes"}}'

@@ -173,6 +173,7 @@ def test_the_example_row_is_the_seeds() -> None:
     assert json.dumps(ROWS[0]["rubric"]) == json.dumps(ROWS[1]["rubric"])
 
 
+# rubric-points-inf: non-finite rubric points were accepted, giving 0.0 or NaN and an internal error
 @pytest.mark.parametrize("points", ["inf", "-Infinity", "nan", 1e308])
 def test_points_that_are_not_finite_stop_the_run_when_the_row_is_read(
     tmp_path: Path, points: Any
@@ -205,6 +206,7 @@ def test_points_that_are_not_finite_stop_the_run_when_the_row_is_read(
     assert asked == []
 
 
+# rubric-points-inf: non-finite rubric points were accepted, giving 0.0 or NaN and an internal error
 def test_a_configured_rubric_with_infinite_points_is_refused() -> None:
     with pytest.raises(ValueError, match=r"option 'rubric\.0\.points' is invalid: .* finite"):
         create_metric({"metric": "rubric", "rubric": [{"criterion": "c", "points": "inf"}]})
