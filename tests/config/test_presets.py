@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import ragjudge as rj
 from ragjudge.cli import app
 from ragjudge.config import PRESETS, ConfigError, EvalConfig, load_config
 from ragjudge.config._presets import Preset
@@ -107,3 +108,35 @@ def test_metrics_presets_lists_every_preset_with_its_reasons() -> None:
     listed = json.loads(result.stdout)
     assert [p["name"] for p in listed] == [p.name for p in PRESETS]
     assert all(m["why"] for p in listed for m in p["metrics"])
+
+
+def test_evaluate_takes_a_preset_beside_a_function_metric(tmp_path: Path) -> None:
+    def brevity(sample: object, output: rj.Output) -> float:
+        return float(len((output.response or "").split()) <= 5)
+
+    rows = [
+        {
+            "request": "Which join keeps every left row?",
+            "response": "A LEFT JOIN.",
+            "expected_response": "A LEFT JOIN.",
+        },
+        {
+            "request": "What does UNION ALL keep?",
+            "response": "Duplicates too.",
+            "expected_response": "UNION ALL keeps duplicate rows.",
+        },
+    ]
+
+    result = rj.evaluate(
+        rows, metrics=[{"preset": "lexical"}, brevity], store=tmp_path / "runs.db", progress=False
+    )
+
+    summary = result.summary().set_index("metric")
+    assert list(summary.index) == ["exact_match", "token_f1", "rouge_l", "word_recall", "brevity"]
+    assert summary.loc["exact_match", "mean"] == 0.5
+    assert summary.loc["brevity", "mean"] == 1.0
+
+
+def test_evaluate_names_an_unknown_preset() -> None:
+    with pytest.raises(ConfigError, match="metrics: unknown preset 'lexicon'"):
+        rj.evaluate([{"request": "q", "response": "a"}], metrics=[{"preset": "lexicon"}])

@@ -19,7 +19,7 @@ from ragjudge.config._eval import (
     TargetConfig,
 )
 from ragjudge.config._files import expand_environment, load_config
-from ragjudge.config._presets import PRESETS, Preset, preset_named
+from ragjudge.config._presets import PRESETS, Preset, expand_presets, preset_named
 from ragjudge.config._ray import (
     EXECUTORS,
     ClusterError,
@@ -48,6 +48,7 @@ __all__ = [
     "check_reachable",
     "cluster_address",
     "expand_environment",
+    "expand_presets",
     "load_config",
     "preset_named",
 ]

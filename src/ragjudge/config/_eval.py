@@ -182,11 +182,7 @@ class EvalConfig(BaseModel):
     ``data`` (the responses are in the data) or a mapping for an HTTP endpoint."""
     metrics: list[str | dict[str, Any]] = Field(default_factory=list)
     """The metrics: names, mappings of a name (``metric:``) and its options, or
-    ``preset: NAME`` for a named set of metrics.
-
-    Presets: rag-with-reference, rag-without-reference, answer-with-reference,
-    answer-without-reference, retrieval, multi-turn, lexical (``ragjudge metrics
-    --presets`` lists what each holds)."""
+    ``preset: NAME`` for a named set of metrics chosen for a common case."""
     specs: list[str] = Field(default_factory=list)
     """Folders of model-graded classification specs (YAML), besides the built-in ones."""
     openai_evals: OpenAIEvalsConfig | None = None
