@@ -7,7 +7,7 @@ FULL := $(VENV)/.installed-full
 # CPU build of torch for the `local` extra; pinned so pip never pulls CUDA packages.
 TORCH := torch==2.13.0
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,10 +18,11 @@ $(CORE): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[serve]"
 	touch $(CORE)
 
-# tests, lint and benchmarks: dev tools plus the local-embedding, pdf, mlflow and ray extras
+# tests, lint, benchmarks and the documentation site: dev tools, the docs extra and the
+# local-embedding, pdf, mlflow and ray extras
 $(FULL): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
-	$(BIN)/python -m pip install --quiet -e ".[dev,local,pdf,mlflow,serve,ray]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,docs,local,pdf,mlflow,serve,ray]"
 	touch $(CORE) $(FULL)
 
 # The sources are compiled to byte code as installing a package does, also where the
@@ -30,9 +31,20 @@ demo: $(CORE)
 	$(BIN)/python -m compileall -q src
 	cd examples/quickstart && ../../$(BIN)/ragjudge run eval.yaml
 
+# The site is built with --strict: a broken link, a missing page or an API reference
+# that no longer resolves fails the build. It writes the command-line reference and
+# eval.schema.json from the code, so they cannot drift.
+# (--quiet would hide the warnings from --strict too, so it is not used.)
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 test: $(FULL)
 	$(BIN)/python -m compileall -q src
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
+	$(MKDOCS)
+
+# docs: the site in site/ (open site/index.html, or `.venv/bin/mkdocs serve` while writing)
+docs: $(FULL)
+	$(MKDOCS)
 
 lint: $(FULL)
 	$(BIN)/ruff check src tests benchmarks examples
@@ -44,4 +56,4 @@ bench: $(FULL)
 	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) site .pytest_cache .mypy_cache .ruff_cache

@@ -12,7 +12,7 @@ from typing import Any, ParamSpec, TypeVar
 from pydantic import ValidationError
 
 from ragjudge.analysis._results import EvaluationResult
-from ragjudge.config import ConfigError, EvalConfig
+from ragjudge.config import ConfigError, EvalConfig, expand_presets
 from ragjudge.config._surface import (
     control_default,
     controls_documentation,
@@ -164,7 +164,12 @@ evaluate = _blocking(
 
 
 def _metric_specs(metrics: Sequence[MetricSpec | Callable[..., Any]]) -> list[MetricSpec]:
-    """The metrics with each plain function made a metric named after it."""
+    """The metrics with each plain function made a metric named after it and each
+    ``{"preset": NAME}`` replaced by its metrics."""
+    try:
+        metrics = expand_presets(list(metrics))
+    except ValueError as exc:
+        raise ConfigError(f"metrics: {exc}") from None
     specs: list[MetricSpec] = []
     for metric in metrics:
         if isinstance(metric, str | dict | Metric):

@@ -39,6 +39,7 @@ from ragjudge.cli._help import version_option
 from ragjudge.cli._meta import register as register_meta
 from ragjudge.cli._metrics import register as register_metrics
 from ragjudge.cli._report import register as register_report
+from ragjudge.cli._schema import register as register_schema
 from ragjudge.cli._setting_options import (
     RunBy,
     RunConcurrency,
@@ -322,6 +323,7 @@ register_meta(app)
 register_metrics(app)
 register_cache(app)
 register_report(app)
+register_schema(app)
 
 
 def main() -> None:

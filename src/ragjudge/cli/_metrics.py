@@ -15,6 +15,7 @@ from rich.text import Text
 from ragjudge.cli._common import table_console
 
 if TYPE_CHECKING:
+    from ragjudge.config import Preset
     from ragjudge.metrics._info import MetricInfo
 
 __all__ = ["register"]
@@ -25,9 +26,20 @@ def metrics(
         bool, typer.Option("--verbose", "-v", help="Every score of each metric and its options.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+    presets: Annotated[
+        bool,
+        typer.Option(
+            "--presets",
+            help="The named sets of metrics (metrics: [preset: NAME]) and why each "
+            "metric is in them.",
+        ),
+    ] = False,
 ) -> None:
     """List every metric: what it measures, range, direction, inputs and judge calls per
     sample."""
+    if presets:
+        _print_presets(as_json)
+        return
     from ragjudge.metrics._info import all_metric_info
 
     found = all_metric_info()
@@ -87,6 +99,32 @@ def _details(info: MetricInfo) -> Group:
         Text("  options: " + ("; ".join(f"{k}: {v}" for k, v in info.options.items()) or "none")),
     ]
     return Group(scores, *lines, Text(""))
+
+
+def _print_presets(as_json: bool) -> None:
+    from ragjudge.config import PRESETS
+
+    if as_json:
+        print(json.dumps([_preset_dict(p) for p in PRESETS], ensure_ascii=False, indent=2))
+        return
+    table = Table(title=Text("presets (metrics: [preset: NAME])"), title_justify="left")
+    table.add_column("preset", no_wrap=True)
+    table.add_column("for", ratio=2)
+    table.add_column("rows need", ratio=2)
+    table.add_column("metrics: why", ratio=4)
+    for preset in PRESETS:
+        why = "\n".join(f"{m.name}: {m.why}" for m in preset.metrics)
+        table.add_row(Text(preset.name), Text(preset.case), Text(preset.needs), Text(why))
+    table_console().print(table)
+
+
+def _preset_dict(preset: Preset) -> dict[str, object]:
+    return {
+        "name": preset.name,
+        "case": preset.case,
+        "needs": preset.needs,
+        "metrics": [{"entry": m.entry, "why": m.why} for m in preset.metrics],
+    }
 
 
 def register(app: typer.Typer) -> None:

@@ -19,6 +19,7 @@ from ragjudge.config._eval import (
     TargetConfig,
 )
 from ragjudge.config._files import expand_environment, load_config
+from ragjudge.config._presets import PRESETS, Preset, expand_presets, preset_named
 from ragjudge.config._ray import (
     EXECUTORS,
     ClusterError,
@@ -31,12 +32,14 @@ from ragjudge.config._surface import RunControls
 
 __all__ = [
     "EXECUTORS",
+    "PRESETS",
     "ClusterError",
     "ConfigError",
     "EvalConfig",
     "JudgeConfig",
     "KnowledgeBaseConfig",
     "OpenAIEvalsConfig",
+    "Preset",
     "RayConfig",
     "ReportConfig",
     "RunControls",
@@ -45,5 +48,7 @@ __all__ = [
     "check_reachable",
     "cluster_address",
     "expand_environment",
+    "expand_presets",
     "load_config",
+    "preset_named",
 ]

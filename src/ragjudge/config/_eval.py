@@ -17,6 +17,7 @@ from pydantic import (
 )
 
 from ragjudge._util.redact import is_secret_name, mask_record, scrub_url
+from ragjudge.config._presets import expand_presets
 from ragjudge.config._ray import RayConfig
 from ragjudge.errors import ConfigError as ConfigError
 from ragjudge.loading import MAX_FIELD_BYTES, check_columns
@@ -180,7 +181,8 @@ class EvalConfig(BaseModel):
     """The system under test: ``module:function``, ``path/to/app.py:function``,
     ``data`` (the responses are in the data) or a mapping for an HTTP endpoint."""
     metrics: list[str | dict[str, Any]] = Field(default_factory=list)
-    """The metrics: names, or mappings of a name (``metric:``) and its options."""
+    """The metrics: names, mappings of a name (``metric:``) and its options, or
+    ``preset: NAME`` for a named set of metrics chosen for a common case."""
     specs: list[str] = Field(default_factory=list)
     """Folders of model-graded classification specs (YAML), besides the built-in ones."""
     openai_evals: OpenAIEvalsConfig | None = None
@@ -271,6 +273,11 @@ class EvalConfig(BaseModel):
                 "give 'limit' (the first N rows) or 'sample' (N random rows), not both"
             )
         return self
+
+    @field_validator("metrics", mode="before")
+    @classmethod
+    def _presets_expanded(cls, value: Any) -> Any:
+        return expand_presets(value) if isinstance(value, list) else value
 
     @field_validator("target", mode="before")
     @classmethod
