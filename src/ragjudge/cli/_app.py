@@ -38,6 +38,7 @@ from ragjudge.cli._gate import (
     resume_command,
 )
 from ragjudge.cli._help import version_option
+from ragjudge.cli._init import register as register_init
 from ragjudge.cli._meta import register as register_meta
 from ragjudge.cli._metrics import register as register_metrics
 from ragjudge.cli._report import register as register_report
@@ -65,7 +66,6 @@ from ragjudge.cli._trials import register as register_trials
 
 app = typer.Typer(
     cls=CommandGroup,
-    add_completion=False,
     no_args_is_help=True,
     help="Evaluate RAG and LLM applications; results are kept in a SQLite store.",
 )
@@ -324,6 +324,7 @@ def stability(
         table_console().print(render_stability(table))
 
 
+register_init(app)
 register_classify(app)
 register_trials(app)
 register_meta(app)
