@@ -12,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
+import click
 import typer
 from rich.text import Text
 
@@ -169,7 +170,7 @@ def _asked_judge(value: JudgeChoice | None) -> JudgeChoice:
     answer = typer.prompt(
         "Judge: openai, local (Ollama / vLLM), anthropic or gemini",
         default=JudgeChoice.openai.value,
-        type=typer.Choice([c.value for c in JudgeChoice]),
+        type=click.Choice([c.value for c in JudgeChoice]),
     )
     return JudgeChoice(answer)
 
