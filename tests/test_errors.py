@@ -27,6 +27,7 @@ from ragjudge.errors import (
     JudgeError,
     MetricError,
     RagjudgeError,
+    RunFailed,
     StoreError,
     TargetError,
     TargetSetupError,
@@ -59,11 +60,13 @@ BRANCHES = (
     ClusterError,
     MetricError,
     AnalysisError,
+    RunFailed,
 )
 
 
 def _defined_error_classes() -> list[type[BaseException]]:
-    """Every exception class defined at the top of a ragjudge module (each imported)."""
+    """Every exception class defined at the top of a ragjudge module (each imported);
+    warning categories are not errors."""
     found: list[type[BaseException]] = []
     for info in pkgutil.walk_packages(ragjudge.__path__, "ragjudge."):
         module = importlib.import_module(info.name)
@@ -72,6 +75,7 @@ def _defined_error_classes() -> list[type[BaseException]]:
             for value in vars(module).values()
             if inspect.isclass(value)
             and issubclass(value, BaseException)
+            and not issubclass(value, Warning)
             and value.__module__ == module.__name__
         ]
     return found

@@ -32,6 +32,8 @@ TOP_LEVEL = {
     "Output",
     "RagjudgeError",
     "RequirementError",
+    "RunFailed",
+    "RunFailedWarning",
     "Result",
     "Sample",
     "Score",

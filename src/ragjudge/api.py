@@ -5,9 +5,10 @@ from their arguments and running it with :func:`ragjudge.run._runner.run_evaluat
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Literal, ParamSpec, TypeVar, get_args
 
 from pydantic import ValidationError
 
@@ -19,6 +20,7 @@ from ragjudge.config._surface import (
     setting_default,
     settings_documentation,
 )
+from ragjudge.errors import RunFailed, RunFailedWarning
 from ragjudge.metrics import Metric, create_metric
 from ragjudge.metrics._function import is_plain_function
 from ragjudge.models import Provider
@@ -26,6 +28,8 @@ from ragjudge.run._preparation import MetricSpec
 from ragjudge.run._runner import run_evaluation, run_sync
 
 __all__ = ["aevaluate", "evaluate"]
+
+OnFailure = Literal["warn", "raise", "ignore"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -62,6 +66,7 @@ async def aevaluate(
     resume: str | None = control_default("resume"),
     retry_errors: bool = control_default("retry_errors"),
     progress: bool = control_default("progress"),
+    on_failure: OnFailure = control_default("on_failure"),
 ) -> EvaluationResult:
     """:func:`evaluate`, awaited on the running event loop: for async code (an async
     test, a FastAPI handler, a notebook cell with ``await``). The arguments are those
@@ -69,6 +74,8 @@ async def aevaluate(
 
     >>> result = await rj.aevaluate("evalset.jsonl", target=my_async_app, metrics=["rouge_l"])
     """
+    if on_failure not in get_args(OnFailure):
+        raise ConfigError(f"on_failure: {on_failure!r} is not one of 'warn', 'raise', 'ignore'")
     given = _metric_specs(metrics)
     data_spec, data_object = _spec_or_object(data, str | Path)
     target_spec, target_object = _spec_or_object(target, str)
@@ -108,7 +115,7 @@ async def aevaluate(
     except ValidationError as exc:
         raise ConfigError(_plain_errors(exc)) from None
     instances_given = any(isinstance(m, Metric) for m in given)
-    return await run_evaluation(
+    result = await run_evaluation(
         config,
         data=data_object,
         target=target_object,
@@ -118,6 +125,19 @@ async def aevaluate(
         judge_provider=judge_provider,
         progress=progress,
     )
+    return _checked(result, on_failure)
+
+
+def _checked(result: EvaluationResult, on_failure: OnFailure) -> EvaluationResult:
+    """``result``, after the warning or the exception ``on_failure`` asks for when the
+    run ended ``incomplete`` or ``failed``."""
+    if result.status not in ("incomplete", "failed") or on_failure == "ignore":
+        return result
+    message = f"run {result.run_id} is {result.status}: " + "; ".join(result.verdict.reasons)
+    if on_failure == "raise":
+        raise RunFailed(message, result)
+    warnings.warn(message, RunFailedWarning, stacklevel=1)  # async: no caller frame above
+    return result
 
 
 def _blocking(

@@ -14,8 +14,13 @@ one of a few branches that say what went wrong::
     ├── ClusterError    the Ray cluster lost work beyond its retries
     ├── MetricError     inside a metric: a score that failed, a judge reply that does
     │                   not parse, a metric that does not apply to a sample
-    └── AnalysisError   a stored run cannot answer what was asked of it: a score, a
-                        metadata key or human labels it does not have
+    ├── AnalysisError   a stored run cannot answer what was asked of it: a score, a
+    │                   metadata key or human labels it does not have
+    └── RunFailed       ``evaluate(..., on_failure="raise")``: the run ended
+                        ``incomplete`` or ``failed`` (its result is attached)
+
+:class:`RunFailedWarning` is what ``evaluate(..., on_failure="warn")`` (the default)
+warns with instead.
 
 The ``ragjudge`` command prints any of them as ``error: <message>`` and exits 2 (with a
 :class:`DatasetError` it adds how to skip the bad rows); a :class:`ClusterError` ends
@@ -51,6 +56,8 @@ __all__ = [
     "MetricError",
     "RagjudgeError",
     "RowProblem",
+    "RunFailed",
+    "RunFailedWarning",
     "StoreError",
     "TargetError",
     "TargetSetupError",
@@ -109,6 +116,22 @@ class MetricError(RagjudgeError):
 class AnalysisError(RagjudgeError, ValueError):
     """A stored run cannot answer what was asked of it: a score, a metadata key or a
     human label it does not have, or two runs that share nothing to compare."""
+
+
+class RunFailed(RagjudgeError):
+    """The run ended, but not every score arrived: its status is ``incomplete`` (more
+    of a metric's results failed than ``max_error_rate`` allows) or ``failed`` (a
+    metric has no value at all). Raised by ``evaluate(..., on_failure="raise")``;
+    ``result`` is the run's :class:`~ragjudge.EvaluationResult`, stored as usual."""
+
+    def __init__(self, message: str, result: object) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class RunFailedWarning(UserWarning):
+    """Warned by ``evaluate(..., on_failure="warn")`` (the default) for a run whose
+    status is ``incomplete`` or ``failed``; the message says why."""
 
 
 class TargetSetupError(TargetError, ValueError):

@@ -35,6 +35,8 @@ _EXPORTS = {
     "ChoiceCount": "ragjudge.analysis._choices",
     "choice_counts": "ragjudge.analysis._choices",
     "run_meanings": "ragjudge.analysis._meanings",
+    "RunState": "ragjudge.analysis._status",
+    "run_states": "ragjudge.analysis._status",
 }
 
 if TYPE_CHECKING:
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
     from ragjudge.analysis._repro import ReproTable, repro_for_run
     from ragjudge.analysis._results import EvaluationResult, summarize_run
     from ragjudge.analysis._stability import StabilityTable, stability_for_run
+    from ragjudge.analysis._status import RunState, run_states
 
 __all__ = [
     "ChoiceCount",
@@ -57,6 +60,7 @@ __all__ = [
     "MethodsTable",
     "MetricComparison",
     "ReproTable",
+    "RunState",
     "StabilityTable",
     "Verdict",
     "check_gates",
@@ -66,6 +70,7 @@ __all__ = [
     "parse_gate",
     "repro_for_run",
     "run_meanings",
+    "run_states",
     "run_verdict",
     "stability_for_run",
     "summarize_run",

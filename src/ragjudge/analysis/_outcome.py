@@ -16,9 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-from ragjudge.stats import MetricSummary
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,6 +27,7 @@ __all__ = [
     "EXIT_NO_VALUES",
     "EXIT_OK",
     "ErrorGroup",
+    "Tally",
     "Verdict",
     "error_cause",
     "error_groups",
@@ -104,6 +103,20 @@ def error_groups(scores: pd.DataFrame) -> list[ErrorGroup]:
     return groups
 
 
+class Tally(Protocol):
+    """How many results of one metric have a value and how many failed (a
+    :class:`~ragjudge.stats.MetricSummary` is one)."""
+
+    @property
+    def metric(self) -> str: ...
+
+    @property
+    def scored(self) -> int: ...
+
+    @property
+    def errors(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class Verdict:
     """Whether a run delivered: its exit code and, when it is not 0, why."""
@@ -112,7 +125,7 @@ class Verdict:
     reasons: list[str]
 
 
-def run_verdict(summaries: Sequence[MetricSummary], *, max_error_rate: float = 0.0) -> Verdict:
+def run_verdict(summaries: Sequence[Tally], *, max_error_rate: float = 0.0) -> Verdict:
     """The exit code of a run with these per-metric summaries: a metric with no value
     at all — only errors — (or a run with no value at all) is :data:`EXIT_NO_VALUES`; a
     metric whose share of failed results exceeds ``max_error_rate`` is
@@ -136,6 +149,6 @@ def run_verdict(summaries: Sequence[MetricSummary], *, max_error_rate: float = 0
     return Verdict(EXIT_OK, [])
 
 
-def _errors_of(summaries: Sequence[MetricSummary], metric: str) -> str:
+def _errors_of(summaries: Sequence[Tally], metric: str) -> str:
     (summary,) = [s for s in summaries if s.metric == metric]
     return f"{summary.errors} error{'s' if summary.errors != 1 else ''}"

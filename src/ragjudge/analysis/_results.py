@@ -12,6 +12,7 @@ from ragjudge.analysis._columns import ColumnSummary, UnknownKeyError, summarize
 from ragjudge.analysis._meanings import exclusions, run_meanings
 from ragjudge.analysis._outcome import ErrorGroup, Verdict, error_groups, run_verdict
 from ragjudge.analysis._rate_limits import RateLimitEvents, stored_rate_limits
+from ragjudge.analysis._status import status_of
 from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import MetricSummary, summarize_by, summarize_scores, summary_frame
 from ragjudge.store._events import NOTE
@@ -170,11 +171,13 @@ def summarize_run(
 
             raise ConfigError(f"--by {by!r}: no sample has that metadata key") from None
     scored = bool(read.summaries)
+    summaries = _with_skipped(read.summaries, store.skipped_counts(run.run_id))
+    max_error_rate = float(run.config.get("max_error_rate") or 0.0)
     return EvaluationResult(
         run_id=run.run_id,
         store_path=store.path,
-        status=run.status,
-        summaries=_with_skipped(read.summaries, store.skipped_counts(run.run_id)),
+        status=status_of(run.status, summaries, max_error_rate),
+        summaries=summaries,
         n_samples=run.n_samples,
         trials=run.trials,
         by=by,
@@ -183,7 +186,7 @@ def summarize_run(
         target_usage=store.target_usage(run.run_id),
         meanings=meanings,
         errors=read.errors,
-        max_error_rate=float(run.config.get("max_error_rate") or 0.0),
+        max_error_rate=max_error_rate,
         judge=_judge_of(run.config),
         stability=_stability(store, run.run_id, seed) if run.trials > 1 and scored else [],
         repro=_repro(store, run.run_id) if run.trials > 1 and scored else [],

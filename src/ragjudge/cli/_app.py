@@ -19,6 +19,8 @@ from ragjudge.cli._cache import register as register_cache
 from ragjudge.cli._classify import register as register_classify
 from ragjudge.cli._common import (
     DEFAULT_STORE,
+    RUN_ID_HELP,
+    RunArgument,
     StoreOption,
     err,
     fail,
@@ -36,6 +38,7 @@ from ragjudge.cli._gate import (
     resume_command,
 )
 from ragjudge.cli._help import version_option
+from ragjudge.cli._init import register as register_init
 from ragjudge.cli._meta import register as register_meta
 from ragjudge.cli._metrics import register as register_metrics
 from ragjudge.cli._report import register as register_report
@@ -64,7 +67,6 @@ from ragjudge.cli._trials import register as register_trials
 
 app = typer.Typer(
     cls=CommandGroup,
-    add_completion=False,
     no_args_is_help=True,
     help="Evaluate RAG and LLM applications; results are kept in a SQLite store.",
 )
@@ -229,18 +231,26 @@ def run(
 
 
 @app.command("runs")
-def list_runs(store: StoreOption = DEFAULT_STORE) -> None:
-    """List the runs in a store."""
+def list_runs(
+    store: StoreOption = DEFAULT_STORE,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the runs as JSON.")] = False,
+) -> None:
+    """List the runs in a store, each with its status (completed, incomplete,
+    interrupted, failed, running) and its failed results counted by cause."""
+    from ragjudge.analysis._status import run_states
     from ragjudge.terminal import runs_table
 
     with opened_store(store) as s:
-        table = runs_table(s.runs())
-    table_console().print(table)
+        states = run_states(s)
+    if as_json:
+        print(json.dumps([state.to_dict() for state in states], ensure_ascii=False, indent=2))
+        return
+    table_console().print(runs_table(states))
 
 
 @app.command()
 def show(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
+    run_id: RunArgument,
     store: StoreOption = DEFAULT_STORE,
     by: Annotated[str | None, typer.Option(help="Break down by a metadata key.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
@@ -263,9 +273,7 @@ register_export(app)
 
 @app.command()
 def compare(
-    run_a: Annotated[
-        str, typer.Argument(metavar="RUN_A", help="Baseline run (a unique id prefix).")
-    ],
+    run_a: Annotated[str, typer.Argument(metavar="RUN_A", help="Baseline run. " + RUN_ID_HELP)],
     run_b: Annotated[str, typer.Argument(metavar="RUN_B", help="Run compared with it.")],
     store: StoreOption = DEFAULT_STORE,
     store_b: Annotated[
@@ -297,7 +305,7 @@ def compare(
 
 @app.command()
 def stability(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
+    run_id: RunArgument,
     store: StoreOption = DEFAULT_STORE,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
@@ -317,6 +325,7 @@ def stability(
         table_console().print(render_stability(table))
 
 
+register_init(app)
 register_classify(app)
 register_trials(app)
 register_meta(app)

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from ragjudge.cli._common import DEFAULT_STORE, fail, opened_store, out, table_console
+from ragjudge.cli._common import DEFAULT_STORE, RunArgument, fail, opened_store, out, table_console
 
 if TYPE_CHECKING:
     from ragjudge.config import EvalConfig, JudgeConfig
@@ -117,7 +117,7 @@ def _scores_text(spec: ClassifySpec) -> str:
 
 
 def counts(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
+    run_id: RunArgument,
     store: Annotated[Path, typer.Option("--store", help="The SQLite store.")] = DEFAULT_STORE,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_STORE",
+    "RUN_ID_HELP",
+    "RunArgument",
     "StoreOption",
     "err",
     "fail",
@@ -34,6 +36,11 @@ StoreOption = Annotated[
     Path,
     typer.Option("--store", help="The SQLite store (default .ragjudge/runs.db in this folder)."),
 ]
+
+
+RUN_ID_HELP = "Run id: 'latest', the whole id, or a unique start or end of it (its last digits)."
+RunArgument = Annotated[str, typer.Argument(metavar="RUN", help=RUN_ID_HELP)]
+"""A run named on the command line; :meth:`~ragjudge.store.Store.run` reads it."""
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from ragjudge.cli._common import DEFAULT_STORE, StoreOption, err, fail, opened_store
+from ragjudge.cli._common import DEFAULT_STORE, RunArgument, StoreOption, err, fail, opened_store
 
 __all__ = ["register"]
 
@@ -27,7 +27,7 @@ class ExportTarget(StrEnum):
 
 
 def export(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
+    run_id: RunArgument,
     output: Annotated[
         str | None,
         typer.Option(

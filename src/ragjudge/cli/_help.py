@@ -77,6 +77,13 @@ class PlainHelpGroup(TyperGroup):
         super().__init__(**attrs)
         _plain(self)
 
+    def get_params(self, ctx: Any) -> Any:
+        # typer adds --install-completion and --show-completion after the group is made
+        params = super().get_params(ctx)
+        for param in params:
+            _plain_param(param)
+        return params
+
 
 def _show_version(value: bool) -> None:
     if value:

@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 from rich.text import Text
 
-from ragjudge.cli._common import DEFAULT_STORE, StoreOption, fail, opened_store, out, table_console
+from ragjudge.cli._common import (
+    DEFAULT_STORE,
+    RunArgument,
+    StoreOption,
+    fail,
+    opened_store,
+    out,
+    table_console,
+)
 
 if TYPE_CHECKING:
     from ragjudge.meta._result import MetaTable
@@ -44,7 +52,7 @@ def parse_thresholds(items: list[str]) -> dict[str, float]:
 
 
 def meta(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
+    run_id: RunArgument,
     human: Annotated[
         list[str],
         typer.Option(

@@ -12,13 +12,21 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from ragjudge.cli._common import DEFAULT_STORE, StoreOption, err, fail, opened_store, out
+from ragjudge.cli._common import (
+    DEFAULT_STORE,
+    RunArgument,
+    StoreOption,
+    err,
+    fail,
+    opened_store,
+    out,
+)
 
 __all__ = ["register"]
 
 
 def report(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")],
+    run_id: RunArgument,
     run_b: Annotated[
         str | None,
         typer.Argument(metavar="[RUN_B]", help="A second run: write the comparison B − A."),

@@ -35,7 +35,7 @@ RunResume = Annotated[
     typer.Option(
         "--resume",
         metavar="RUN",
-        help="Finish the interrupted run with this id: only missing results are computed.",
+        help="Finish the interrupted run with this id ('latest', or a unique start or end of it): only missing results are computed.",
     ),
 ]
 

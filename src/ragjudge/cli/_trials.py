@@ -9,13 +9,16 @@ from typing import Annotated
 
 import typer
 
-from ragjudge.cli._common import DEFAULT_STORE, StoreOption, opened_store, table_console
+from ragjudge.cli._common import (
+    DEFAULT_STORE,
+    RunArgument,
+    StoreOption,
+    opened_store,
+    table_console,
+)
 
 __all__ = ["register"]
 
-RunArgument = Annotated[
-    str, typer.Argument(metavar="RUN", help="Run id (a unique prefix will do).")
-]
 MetricOption = Annotated[
     list[str] | None,
     typer.Option("--metric", help="Only this score (repeatable); default: every score."),

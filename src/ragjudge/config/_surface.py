@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.fields import FieldInfo
@@ -40,13 +40,19 @@ class RunControls(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     resume: str | None = None
-    """Finish the interrupted run with this id: only missing results are computed."""
+    """Finish the interrupted run with this id ('latest', or a unique start or end of
+    it): only missing results are computed."""
     retry_errors: bool = False
     """With resume: compute the run's errored results again."""
     progress: bool = True
     """Show a progress bar."""
     use_cache: bool = True
     """Reuse cached judge replies."""
+    on_failure: Literal["warn", "raise", "ignore"] = "warn"
+    """What a run that ends ``incomplete`` (more of a metric's results failed than
+    ``max_error_rate`` allows) or ``failed`` (a metric has no value at all) does:
+    ``warn`` (a ``RunFailedWarning``), ``raise`` (``RunFailed``, holding the stored
+    result) or ``ignore``; ``result.status`` says it either way."""
 
 
 COMMAND_LINE_SETTINGS: dict[str, str | None] = {

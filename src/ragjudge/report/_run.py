@@ -76,6 +76,7 @@ def run_report_html(
         plots=plots,
         summary_bars={s.metric: _summary_bar(s, result.meanings) for s in result.summaries},
         usage_total=_usage_total(result.judge_usage),
+        errors_by_cause=_errors_by_cause(result),
         config=mask_record(run.config),
         packed=pack_fragments(fragments),
         home=home,
@@ -103,6 +104,14 @@ def _summary_bar(summary: MetricSummary, meanings: Mapping[str, ScoreMeaning]) -
     low = meaning.low if meaning is not None and meaning.low is not None else min(0.0, *seen)
     high = meaning.high if meaning is not None and meaning.high is not None else max(1.0, *seen)
     return ci_cell(summary.mean, interval, low, high)
+
+
+def _errors_by_cause(result: EvaluationResult) -> dict[str, int]:
+    """The run's failed results counted by cause over every metric, most first."""
+    counts: dict[str, int] = {}
+    for group in result.errors:
+        counts[group.cause] = counts.get(group.cause, 0) + group.count
+    return dict(sorted(counts.items(), key=lambda item: -item[1]))
 
 
 def _usage_total(usage: Sequence[dict[str, Any]]) -> dict[str, Any] | None:

@@ -168,6 +168,7 @@ async def _run_prepared(
         with run_lock(store.path, run_id):
             await _execute(kind, store, run_id, config, setup, spool, resumed, options)
         result = summarize_run(store, run_id, by=config.by)
+        store.record_outcome(run_id, result.status)
         if config.report is not None:
             from ragjudge.report import write_configured_report
 

@@ -24,7 +24,10 @@ _EXPORTS = {
     "score_frame": "ragjudge.store._frames",
     "RunBusy": "ragjudge.store._lock",
     "run_lock": "ragjudge.store._lock",
+    "MetricTally": "ragjudge.store._tallies",
+    "LATEST": "ragjudge.store._store",
     "RunInfo": "ragjudge.store._store",
+    "RunStatus": "ragjudge.store._store",
     "RunNotFound": "ragjudge.store._store",
     "Store": "ragjudge.store._store",
     "new_run_id": "ragjudge.store._store",
@@ -38,21 +41,27 @@ if TYPE_CHECKING:
     from ragjudge.store._frames import sample_frame, score_frame
     from ragjudge.store._lock import RunBusy, run_lock
     from ragjudge.store._store import (
+        LATEST,
         RunInfo,
         RunNotFound,
+        RunStatus,
         Store,
         new_run_id,
         output_row,
         score_rows,
     )
+    from ragjudge.store._tallies import MetricTally
 
 __all__ = [
     "BATCH_ROWS",
     "BATCH_SECONDS",
+    "LATEST",
+    "MetricTally",
     "ResultWriter",
     "RunBusy",
     "RunInfo",
     "RunNotFound",
+    "RunStatus",
     "Store",
     "StoreError",
     "new_run_id",

@@ -31,11 +31,27 @@ from ragjudge.store._file import open_store_file, store_error
 from ragjudge.store._judge_calls import CallUsage
 from ragjudge.store._samples import SampleReads
 from ragjudge.store._scores import ScoreColumnReads
+from ragjudge.store._tallies import RunTallies
 
 if TYPE_CHECKING:
     import pandas as pd
 
-RunStatus = Literal["running", "completed", "interrupted", "failed"]
+RunStatus = Literal["running", "completed", "incomplete", "interrupted", "failed"]
+"""How a run went. ``running``: being computed (or its process was killed);
+``completed``: every result arrived (or at most ``max_error_rate`` of each metric's
+failed); ``incomplete``: it ended, but more of a metric's results failed than
+``max_error_rate`` allows; ``interrupted``: stopped (Ctrl-C, a signal) before every
+result was computed, so resuming finishes it; ``failed``: it stopped on an error, or
+a metric has no value at all (every one of its results failed) or the run has none."""
+
+
+LATEST = "latest"
+"""The run id that names the run created last in a store."""
+
+
+def _like_literal(text: str) -> str:
+    """``text`` matched literally by a SQL ``LIKE ... ESCAPE '\\'`` pattern."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 class RunNotFound(StoreError, KeyError):
@@ -131,7 +147,7 @@ def score_rows(
     ]
 
 
-class Store(SampleReads, ScoreColumnReads):
+class Store(SampleReads, ScoreColumnReads, RunTallies):
     """A SQLite file holding every run. Safe to reopen while another process has it open."""
 
     def __init__(self, path: str | Path, *, write: bool = False) -> None:
@@ -233,19 +249,46 @@ class Store(SampleReads, ScoreColumnReads):
                 (status, finished, run_id),
             )
 
+    def record_outcome(self, run_id: str, status: RunStatus) -> None:
+        """Give a run that ran to its end (stored ``completed``) the status its results
+        say (``incomplete``, ``failed``); its finish time stays."""
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE runs SET status = ? WHERE run_id = ? AND status = 'completed'",
+                (status, run_id),
+            )
+
     def run(self, run_id: str) -> RunInfo:
-        """The run with this id (a unique prefix is enough); :class:`RunNotFound` when
-        no run, or more than one, has it."""
+        """The run with this id; a unique start or end of one will do (``20240518-1402``,
+        ``3fa9c1``), and :data:`LATEST` names the run created last. :class:`RunNotFound`
+        when no run, or more than one, has it (the message lists the matches)."""
+        if run_id == LATEST:
+            return self._latest_run()
         rows = self._conn.execute(
-            f"SELECT {_RUN_COLUMNS} FROM runs WHERE run_id LIKE ? ORDER BY run_id",
-            (run_id + "%",),
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE run_id LIKE ? ESCAPE '\\'"
+            " OR run_id LIKE ? ESCAPE '\\' ORDER BY run_id",
+            (_like_literal(run_id) + "%", "%" + _like_literal(run_id)),
         ).fetchall()
+        exact = [r for r in rows if r[0] == run_id]
+        if exact:
+            return self._run_info(exact[0])
         if not rows:
             raise RunNotFound(f"no run {run_id!r} in {self.path}")
-        if len(rows) > 1 and rows[0][0] != run_id:
+        if len(rows) > 1:
             ids = ", ".join(r[0] for r in rows)
-            raise RunNotFound(f"run id {run_id!r} is ambiguous in {self.path}: {ids}")
+            raise RunNotFound(
+                f"run id {run_id!r} is ambiguous in {self.path}: it matches {ids};"
+                " give more of the id"
+            )
         return self._run_info(rows[0])
+
+    def _latest_run(self) -> RunInfo:
+        row = self._conn.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1"
+        ).fetchone()
+        if row is None:
+            raise RunNotFound(f"no run in {self.path} yet, so none is the latest")
+        return self._run_info(row)
 
     def runs(self) -> list[RunInfo]:
         """Every run, oldest first (runs started in the same second in the order they

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     # annotations only: `ragjudge runs` draws its table without the statistics stack
     from ragjudge.analysis._outcome import ErrorGroup
     from ragjudge.analysis._results import EvaluationResult
+    from ragjudge.analysis._status import RunState
     from ragjudge.run._dryrun import DryRunPlan
     from ragjudge.stats import MetricSummary
-    from ragjudge.store._store import RunInfo
 
 _HIGHER = ScoreMeaning()
 
@@ -107,7 +107,11 @@ def print_result(result: EvaluationResult, console: Console) -> None:
         console.print(Text(rate_limits, style="yellow"), soft_wrap=True)
     if result.judge:
         console.print(Text(f"judge: {result.judge}"))
-    console.print(f"status: {result.status}; stored in {result.store_path}", highlight=False)
+    console.print(
+        Text("status: ")
+        + Text(result.status, style=STATUS_STYLES.get(result.status, ""))
+        + Text(f"; stored in {result.store_path}")
+    )
     verdict = result.verdict
     if verdict.exit_code:
         console.print(
@@ -146,27 +150,43 @@ def errors_table(groups: Sequence[ErrorGroup]) -> Table:
     return table
 
 
-def runs_table(runs: Sequence[RunInfo]) -> Table:
-    """A table of stored runs, oldest first."""
+STATUS_STYLES = {
+    "completed": "green",
+    "incomplete": "yellow",
+    "interrupted": "yellow",
+    "failed": "bold red",
+    "running": "cyan",
+}
+"""How each run status is drawn."""
+
+
+def runs_table(runs: Sequence[RunState]) -> Table:
+    """A table of stored runs, oldest first: each one's status and its failed results
+    counted by cause."""
+    from ragjudge.analysis._status import metric_names
+
     table = Table(title="runs", title_justify="left")
-    for column in ("run", "name", "status", "created", "samples", "trials"):
-        table.add_column(column, no_wrap=True)
+    for column in ("run", "name", "status", "errors", "created", "samples", "trials"):
+        table.add_column(column, no_wrap=column != "errors")
     table.add_column("metrics")
-    for run in runs:
-        metrics = ", ".join(
-            m if isinstance(m, str) else str(m.get("name") or m.get("metric"))
-            for m in run.config.get("metrics", [])
-        )
+    for state in runs:
+        run = state.info
         table.add_row(
             run.run_id,
-            run.name or "",
-            run.status,
+            Text(run.name or ""),
+            Text(state.status, style=STATUS_STYLES.get(state.status, "")),
+            Text(_causes(state.errors)),
             run.created_at[:16].replace("T", " "),
             str(run.n_samples),
             str(run.trials),
-            metrics,
+            Text(", ".join(metric_names(run))),
         )
     return table
+
+
+def _causes(errors: Mapping[str, int]) -> str:
+    """``12 judge unreachable, 1 parse error``."""
+    return ", ".join(f"{count} {cause}" for cause, count in errors.items())
 
 
 def _money(value: float | None) -> str:
