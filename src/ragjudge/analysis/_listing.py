@@ -17,8 +17,8 @@ __all__ = ["HEADLINES", "RunListing", "RunState", "list_runs", "run_state"]
 RunState = Literal["running", "completed", "failed", "incomplete"]
 """``completed``: every score arrived (or at most ``max_error_rate`` of each metric's
 results failed); ``failed``: the run stopped on an error, or a metric failed beyond
-that rate or has no value at all; ``incomplete``: it was interrupted, or results are
-missing; ``running``: it is being scored."""
+that rate or has no value at all; ``incomplete``: it was interrupted before every
+sample was scored; ``running``: it is being scored."""
 
 HEADLINES = 3
 """Metrics shown in a run's headline: the first ones the run scored."""
@@ -66,9 +66,6 @@ def run_state(run: RunInfo, tallies: list[MetricTally]) -> RunState:
         answered = tally.results - tally.skipped
         if tally.errors and (not tally.values or tally.errors / answered > allowed):
             return "failed"
-    expected = run.n_samples * run.trials
-    if any(t.results < expected for t in tallies):
-        return "incomplete"
     return "completed"
 
 

@@ -28,6 +28,7 @@ from ragjudge.analysis._listing import RunListing, list_runs
 from ragjudge.report._compare import comparison_report_html
 from ragjudge.report._page import content_policy, render_page
 from ragjudge.report._run import run_report_html
+from ragjudge.report._samples import column_labels
 from ragjudge.store._store import Store
 
 __all__ = ["ViewerServer", "make_server", "stores_in"]
@@ -201,7 +202,12 @@ class _Handler(BaseHTTPRequestHandler):
             forms=True,
             title="runs · " + ", ".join(p.name for p in self.server.store_paths),
             listed=listed,
+            labels={
+                (number, x.run.run_id): column_labels([t.metric for t in x.headlines])
+                for number, x in listed
+            },
             stores=names,
+            short_names=[f"{p.parent.name}/{p.name}" for p in self.server.store_paths],
             missing=missing,
             refresh=REFRESH_SECONDS if any(x.state == "running" for _, x in listed) else None,
         )
