@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from ragjudge.schema import ContextChunk, Output, Sample, Score, ScoreMeaning, U
 from ragjudge.store._store import Store
 
 JUDGE_SYSTEM = "You grade answers."
+EXAMPLES = QUICKSTART.parent
 
 
 def quickstart_run(store_path: Path, **overrides: Any) -> str:
@@ -440,3 +442,31 @@ def improved_run(store_path: Path) -> str:
         QUICKSTART / "eval.yaml", store=str(store_path), name="quickstart-improved"
     )
     return asyncio.run(run_evaluation(config, target=answer, progress=False)).run_id
+
+
+def _databricks_reply(messages: list[dict[str, Any]]) -> str:
+    prompt = prompt_text(messages)
+    word = "yes" if int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % 3 else "no"
+    return json.dumps({"rationale": "scripted verdict", "result": word, "rating": word})
+
+
+def databricks_run(store_path: Path) -> str:
+    """``examples/databricks`` (17 scores on a sample) judged by a scripted model."""
+    config = load_config(EXAMPLES / "databricks" / "eval.yaml", store=str(store_path))
+    provider = ScriptedProvider(ReplyScript(function=_databricks_reply))
+    return asyncio.run(run_evaluation(config, progress=False, judge_provider=provider)).run_id
+
+
+def _rubric_reply(messages: list[dict[str, Any]]) -> str:
+    prompt = prompt_text(messages)
+    if "criteria_met" in prompt:  # every item met: the penalties apply too
+        return json.dumps({"explanation": "scripted verdict", "criteria_met": True})
+    return json.dumps({"explanation": "scripted verdict", "rating": 3})
+
+
+def rubric_run(store_path: Path) -> str:
+    """``examples/rubric`` in one trial, a scripted judge meeting every item (its
+    penalty items included)."""
+    config = load_config(EXAMPLES / "rubric" / "eval.yaml", store=str(store_path), trials=1)
+    provider = ScriptedProvider(ReplyScript(function=_rubric_reply))
+    return asyncio.run(run_evaluation(config, progress=False, judge_provider=provider)).run_id

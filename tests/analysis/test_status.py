@@ -11,7 +11,7 @@ import pytest
 from ragjudge.analysis._outcome import EXIT_ERRORS, EXIT_NO_VALUES, EXIT_OK, Verdict
 from ragjudge.analysis._status import errors_by_cause, finished_status, run_states, status_of
 from ragjudge.api import evaluate
-from ragjudge.store import MetricTally, Store
+from ragjudge.store import ResultCount, Store
 
 ROWS = [
     {"request_id": f"q{i}", "request": f"question {i}", "expected_response": f"answer {i}"}
@@ -36,9 +36,9 @@ def test_the_verdict_names_the_finished_status() -> None:
 
 
 def test_a_run_stored_completed_is_judged_by_its_results() -> None:
-    some = [MetricTally("m", 3, 1)]
-    none = [MetricTally("m", 0, 4), MetricTally("n", 4, 0)]
-    assert status_of("completed", [MetricTally("m", 4, 0)], 0.0) == "completed"
+    some = [ResultCount("m", 3, 1)]
+    none = [ResultCount("m", 0, 4), ResultCount("n", 4, 0)]
+    assert status_of("completed", [ResultCount("m", 4, 0)], 0.0) == "completed"
     assert status_of("completed", some, 0.0) == "incomplete"
     assert status_of("completed", some, 0.25) == "completed"
     assert status_of("completed", none, 1.0) == "failed"
@@ -47,7 +47,7 @@ def test_a_run_stored_completed_is_judged_by_its_results() -> None:
 
 @pytest.mark.parametrize("stored", ["running", "interrupted", "failed"])
 def test_a_run_that_did_not_finish_keeps_its_stored_status(stored: Any) -> None:
-    assert status_of(stored, [MetricTally("m", 4, 0)], 0.0) == stored
+    assert status_of(stored, [ResultCount("m", 4, 0)], 0.0) == stored
 
 
 def test_errors_are_counted_by_cause_most_first() -> None:

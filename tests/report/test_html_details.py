@@ -82,3 +82,31 @@ def test_generic_nodes() -> None:
 def test_no_details_no_view() -> None:
     view = details_view({})
     assert view.rubric is None and view.transcript is None and view.rest is None
+
+
+def test_rubric_items_are_toned_by_what_they_do_to_the_score() -> None:
+    items = [
+        {"criterion": "credit met", "points": 5, "criteria_met": True},
+        {"criterion": "credit missed", "points": 5, "criteria_met": False},
+        {"criterion": "penalty met", "points": -2, "criteria_met": True},
+        {"criterion": "penalty avoided", "points": -2, "criteria_met": False},
+        {"criterion": "unread", "points": -2, "criteria_met": "maybe"},
+    ]
+    view = details_view({"result_by_rubrics": items}).rubric
+    assert view is not None
+    assert [(r.tone, r.verdict) for r in view.rows] == [
+        ("good", "✓ met"),
+        ("bad", "✗ not met"),
+        ("bad", "✗ penalty applies"),
+        ("good", "✓ penalty avoided"),
+        ("", "?"),
+    ]
+    assert [r.penalty for r in view.rows] == [False, False, True, True, True]
+
+
+def test_keys_shown_elsewhere_are_left_out_of_the_details() -> None:
+    view = details_view(
+        {"context_doc_uris": ["a.md"], "references": 1}, leave_out=["context_doc_uris"]
+    )
+    assert view.rest is not None and "context_doc_uris" not in str(view.rest)
+    assert "references" in str(view.rest)

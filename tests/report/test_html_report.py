@@ -107,9 +107,14 @@ def test_every_kind_of_details(synthetic: tuple[Path, str, str]) -> None:
     # the request with its history, the retrieved and the judge-shown contexts
     assert "What is SQL?" in text and "A query language." in text
     assert "union.md" in text and "UNION removes duplicate rows." in text
-    assert "accuracy (reference): union.md, sort.md" in " ".join(text.split())
-    # rubric results: met / not met and points
-    assert "✓ met" in text and "✗ not met" in text
+    words = " ".join(text.split())
+    assert "accuracy · reference union.md sort.md" in words
+    # the judge's contexts are shown once, not again in the score's details
+    assert "context_doc_uris" not in words and "judge_contexts" not in words
+    # a sample's scores come before its contexts
+    assert words.index("Scores") < words.index("Retrieved contexts")
+    # rubric results: a credit met, a penalty avoided, and points
+    assert "✓ met" in text and "✓ penalty avoided" in text
     assert "total 5 of 5 possible" in text
     # the transcript turn by turn, its judge scores and calls
     assert "turn 1" in text and "turn 2" in text

@@ -45,6 +45,6 @@ def test_preview_search_and_numbers() -> None:
     assert money(0.00012) == "$0.0001" and money(None) == "–"
 
 
-def test_breakable_escapes_and_breaks_after_slashes() -> None:
+def test_breakable_escapes_and_breaks_after_slashes_and_underscores() -> None:
     out = breakable("response/llm_judged/<b>/rating")
-    assert out == "response/<wbr>llm_judged/<wbr>&lt;b&gt;/<wbr>rating"
+    assert out == "response/<wbr>llm_<wbr>judged/<wbr>&lt;b&gt;/<wbr>rating"

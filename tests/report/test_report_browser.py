@@ -26,7 +26,14 @@ import ragjudge as rj
 from ragjudge.report import make_server, write_comparison_report, write_run_report
 from ragjudge.report._text import _HIDDEN, search_text
 from ragjudge.store._store import Store
-from report_runs import improved_run, judged_run, quickstart_run, synthetic_run
+from report_runs import (
+    databricks_run,
+    improved_run,
+    judged_run,
+    quickstart_run,
+    rubric_run,
+    synthetic_run,
+)
 from security.attacks import ATTACKS
 
 
@@ -95,10 +102,14 @@ def built(chromium: str, tmp_path_factory: pytest.TempPathFactory) -> Built:
         made.reports["compare"] = write_comparison_report(
             s, made.runs["quickstart"], s, made.runs["improved"]
         )
+    made.runs["databricks"] = databricks_run(folder / "databricks.db")
+    made.runs["rubric"] = rubric_run(folder / "rubric.db")
     for name, store in (
         ("judged", "judged.db"),
         ("synthetic", "synthetic.db"),
         ("attacks", "attacks.db"),
+        ("databricks", "databricks.db"),
+        ("rubric", "rubric.db"),
     ):
         with Store(folder / store) as s:
             made.reports[name] = write_run_report(s, made.runs[name])
@@ -361,6 +372,106 @@ def test_the_viewer_lists_opens_and_compares(
         page.click("button[type=submit]")
         page.wait_for_selector("table.compare")
         assert "Comparison: B − A" in page.inner_text("h1")
+        watched.clean(server.url)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_many_scores_fit_1280_pixels_without_scrolling_sideways(
+    built: Built, browser: Any, tmp_path: Path
+) -> None:
+    report = built.reports["databricks"]
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(report.as_uri())
+    assert page.locator("#samples-table thead th.metric-col").count() == 17
+    wrap = page.locator(".samples-wrap")
+    assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.locator("#samples").scroll_into_view_if_needed()
+    page.screenshot(path=str(tmp_path / "databricks.png"))
+    page.close()
+
+
+def test_scores_come_before_the_contexts(built: Built, watched: Watched) -> None:
+    watched.open(built.reports["judged"])
+    page = watched.page
+    page.locator("#samples-table tbody tr").first.click()
+    page.wait_for_selector("#drill-body article")
+    headings = page.locator("#drill-body h3").all_inner_texts()
+    assert headings.index("Scores") < min(
+        i for i, h in enumerate(headings) if h.startswith(("Retrieved contexts", "Contexts"))
+    )
+    assert sum(h == "Contexts shown to the judge" for h in headings) == 1
+    watched.clean(built.reports["judged"].as_uri())
+
+
+def test_penalty_items_that_are_met_are_red(built: Built, watched: Watched) -> None:
+    watched.open(built.reports["rubric"])
+    page = watched.page
+    page.locator("#samples-table tbody tr").first.click()
+    page.wait_for_selector("#drill-body table.rubric")
+    penalties = page.locator("#drill-body table.rubric tr.penalty")
+    credits = page.locator("#drill-body table.rubric tbody tr:not(.penalty)")
+    assert penalties.count() == 2 and credits.count() == 10
+    red = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--bad')")
+    for i in range(penalties.count()):
+        flag = penalties.nth(i).locator(".flag")
+        assert flag.inner_text() == "✗ penalty applies"
+        assert flag.evaluate("e => getComputedStyle(e).color") == _rgb(red)
+    assert credits.first.locator(".flag").inner_text() == "✓ met"
+    watched.clean(built.reports["rubric"].as_uri())
+
+
+def _rgb(hex_colour: str) -> str:
+    value = hex_colour.strip().lstrip("#")
+    r, g, b = (int(value[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgb({r}, {g}, {b})"
+
+
+def test_ahead_is_coloured_only_when_the_interval_excludes_zero(
+    built: Built, watched: Watched
+) -> None:
+    watched.open(built.reports["compare"])
+    rows = watched.page.locator("table.compare tbody tr")  # overall and per language
+    coloured = 0
+    for i in range(rows.count()):
+        cell = rows.nth(i).locator("td").nth(10)
+        text = cell.inner_text()
+        is_coloured = cell.locator(".winner-A, .winner-B").count() > 0
+        assert is_coloured == ("CI excludes 0" in text), text
+        coloured += is_coloured
+    assert 0 < coloured < rows.count()  # both kinds are in this comparison
+    watched.clean(built.reports["compare"].as_uri())
+
+
+def test_the_run_list_sorts_filters_and_shows_states(
+    built: Built, watched: Watched, tmp_path: Path
+) -> None:
+    server = make_server([built.store, built.folder / "synthetic.db"], "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page = watched.page
+        page.goto(server.url)
+        rows = page.locator("#runs-table tbody tr")
+        assert rows.count() == 3
+        states = [rows.nth(i).get_attribute("data-state") for i in range(3)]
+        assert sorted(states) == ["completed", "completed", "failed"]
+        page.select_option("#r-state", "failed")
+        assert page.locator("#runs-table tbody tr:not([hidden])").count() == 1
+        assert page.inner_text("#r-count") == "1 of 3 runs"
+        page.select_option("#r-state", "")
+        page.fill("#r-text", "synthetic")
+        assert page.locator("#runs-table tbody tr:not([hidden])").count() == 1
+        page.fill("#r-text", "")
+        errors = page.locator("#runs-table thead th", has_text="errors")
+        errors.click()
+        values = page.eval_on_selector_all(
+            "#runs-table tbody tr", "rows => rows.map(r => parseInt(r.cells[7].dataset.v, 10))"
+        )
+        assert values == sorted(values) and values[-1] > 0
+        page.screenshot(path=str(tmp_path / "runs.png"))
         watched.clean(server.url)
     finally:
         server.shutdown()

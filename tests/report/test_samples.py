@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ragjudge.report._samples import _call_view
+from ragjudge.report._samples import _call_view, column_labels
 
 SCHEMA_FORMAT = {
     "type": "json_schema",
@@ -35,3 +35,24 @@ def test_other_settings_are_shown_as_they_are() -> None:
     view = _call_view(stored_call({"seed": 7, "response_format": {"type": "json_object"}}), [])
 
     assert view.settings == "seed 7, response_format json_object"
+
+
+def test_column_labels_are_the_shortest_distinct_ends_of_the_names() -> None:
+    names = [
+        "response/llm_judged/safety/rating",
+        "response/llm_judged/guideline_adherence/english/rating",
+        "response/llm_judged/global_guideline_adherence/english/rating",
+        "response/llm_judged/guideline_adherence/rating",
+        "rouge_l",
+    ]
+    assert column_labels(names) == [
+        "safety",
+        "guideline_adherence/english",
+        "global_guideline_adherence/english",
+        "guideline_adherence",
+        "rouge_l",
+    ]
+
+
+def test_column_labels_keep_full_names_when_short_ones_would_collide() -> None:
+    assert column_labels(["x/rating", "x"]) == ["x/rating", "x"]

@@ -14,7 +14,8 @@ import pytest
 from pages import Page
 
 from ragjudge.report import ViewerServer, make_server
-from report_runs import improved_run, quickstart_run
+from ragjudge.store._store import Store
+from report_runs import improved_run, quickstart_run, synthetic_run
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +62,7 @@ def test_lists_runs_and_serves_reports_and_comparisons(
         f"/run/{b}",
         f"/run/{a}",
     ]
-    assert "completed" in page.words and "rouge_l" in page.words
+    assert "completed" in page.words and "exact_match" in page.words
     assert "form-action 'self'" in index.headers["content-security-policy"]
 
     report = httpx.get(f"{server.url}run/{a}")
@@ -101,3 +102,78 @@ def test_listens_on_loopback_by_default(store: tuple[Path, str, str]) -> None:
         assert srv.url.startswith("http://127.0.0.1:")
     finally:
         srv.server_close()
+
+
+def _serving(paths: list[Path]) -> ViewerServer:
+    srv = make_server(paths, "127.0.0.1", 0)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+def _states(page: Page) -> dict[str, str]:
+    """Each listed run's id and shown state."""
+    rows = [a for t, a in page.tags if t == "tr" and a.get("data-state")]
+    links = [
+        a["href"] for t, a in page.tags if t == "a" and (a.get("href") or "").startswith("/run/")
+    ]
+    return {
+        (link or "").removeprefix("/run/").split("?")[0]: str(row["data-state"])
+        for row, link in zip(rows, links, strict=True)
+    }
+
+
+def test_serves_several_stores_with_each_runs_state(
+    store: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    other = tmp_path / "more" / "other.db"
+    other.parent.mkdir()
+    failed = synthetic_run(other, trials=1)  # one sample's scores all fail
+    with Store(other, write=True) as s:
+        running = s.create_run(name="busy", config={}, versions={}, samples=[], trials=1)
+        stopped = s.create_run(name="stopped", config={}, versions={}, samples=[], trials=1)
+        s.set_status(stopped, "interrupted")
+    srv = _serving([store[0], tmp_path / "more"])
+    try:
+        index = httpx.get(srv.url)
+        states = _states(Page(index.text))
+        assert states == {
+            store[1]: "completed",
+            store[2]: "completed",
+            failed: "failed",
+            running: "running",
+            stopped: "incomplete",
+        }
+        # a run is running: the list reloads itself
+        assert '<meta http-equiv="refresh" content="5">' in index.text
+        page = httpx.get(f"{srv.url}run/{running}?store=1")
+        assert page.status_code == 200 and 'http-equiv="refresh"' in page.text
+        # a finished run's page does not reload; a link naming no store finds its run
+        finished = httpx.get(f"{srv.url}run/{failed}")
+        assert finished.status_code == 200 and 'http-equiv="refresh"' not in finished.text
+        assert httpx.get(f"{srv.url}run/{failed}?store=0").status_code == 404
+        compared = httpx.get(
+            f"{srv.url}compare", params={"a": f"0:{store[1]}", "b": f"0:{store[2]}"}
+        )
+        assert compared.status_code == 200 and "Paired differences" in compared.text
+        assert (
+            httpx.get(
+                f"{srv.url}compare", params={"a": f"1:{store[1]}", "b": f"0:{store[2]}"}
+            ).status_code
+            == 404
+        )
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_the_list_shows_headline_means(server: ViewerServer, store: tuple[Path, str, str]) -> None:
+    page = Page(httpx.get(server.url).text)
+    cells = [a for t, a in page.tags if t == "td" and "headline" in (a.get("class") or "")]
+    assert len(cells) == 3 * 2  # three headline metrics per run
+    with Store(store[0]) as s:
+        tallies = s.metric_tallies(store[1])
+    first = next(t for t in tallies if t.values)
+    assert any(
+        c.get("data-v") == str(first.mean) and (c.get("title") or "").startswith(first.metric)
+        for c in cells
+    )

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragjudge.schema import Sample, Score
-from ragjudge.store import LATEST, MetricTally, RunNotFound, Store
+from ragjudge.store import LATEST, ResultCount, RunNotFound, Store
 
 SAMPLES = [Sample(request_id="a", request="q1"), Sample(request_id="b", request="q2")]
 
@@ -77,8 +77,8 @@ def test_tallies_count_values_and_errors_per_run_and_metric(store: Store) -> Non
     run_id = "20250101-100000-aaa111"
     store.save_scores(run_id, "a", 0, [Score(metric="m", value=1.0), Score.failed("n", "boom")])
     store.save_scores(run_id, "b", 0, [Score.failed("m", "boom"), Score.failed("n", "boom")])
-    tallies = store.metric_tallies()
-    assert tallies == {run_id: [MetricTally("m", 1, 1), MetricTally("n", 0, 2)]}
+    tallies = store.result_counts()
+    assert tallies == {run_id: [ResultCount("m", 1, 1), ResultCount("n", 0, 2)]}
     assert store.error_messages() == {run_id: {"boom": 3}}
 
 

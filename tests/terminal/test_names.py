@@ -74,3 +74,19 @@ def test_names_break_after_slashes_first() -> None:
         "rating",
     ]
     assert list(_lines("abcdefghij_klmnop", 6)) == ["abcdef", "ghij_", "klmnop"]
+
+
+def test_cjk_names_are_measured_in_display_cells() -> None:
+    from rich.cells import cell_len
+
+    from ragjudge.terminal._names import WrappedName, _lines, cut_to_cells
+
+    name = "回答の正確さ/関連性_評価"
+    lines = list(_lines(name, 8))
+    assert all(cell_len(line) <= 8 for line in lines) and "".join(lines) == name
+    console = Console(width=80)
+    measured = WrappedName(name).__rich_measure__(console, console.options)
+    assert measured.maximum == cell_len(name) == 2 * len(name) - 2
+    cut = cut_to_cells("正確性の評価", 7)
+    assert cut.endswith("…") and cell_len(cut) <= 7
+    assert cut_to_cells("short", 7) == "short"

@@ -3,7 +3,7 @@ interval, n, errors and excluded values, per subset, with judge and target usage
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,6 +61,29 @@ class EvaluationResult:
     """The HTML report written when the run ended (``report: true``), if any."""
     report_error: str | None = None
     """Why the configured HTML report could not be written."""
+    report_writer: Callable[[EvaluationResult, Path | None], Path] | None = field(
+        default=None, repr=False, compare=False
+    )
+    """What :meth:`report` writes with: set by the runner (the HTML report lives in a
+    package above this one)."""
+
+    def report(self, path: str | Path | None = None) -> Path:
+        """Write this run's HTML report to ``path`` (default ``reports/RUN.html``
+        beside the store, as ``ragjudge report`` does) and return where it went.
+        Raises :class:`ragjudge.report.ReportError` when the file cannot be written."""
+        if self.report_writer is None:
+            raise RuntimeError(
+                "this result was not returned by evaluate(); write its report with "
+                "ragjudge.report.write_run_report(store, run_id)"
+            )
+        self.report_path = self.report_writer(self, None if path is None else Path(path))
+        return self.report_path
+
+    def _repr_html_(self) -> str:
+        """The summary as an HTML table (shown by Jupyter and other notebooks)."""
+        from ragjudge.analysis._notebook import result_html
+
+        return result_html(self)
 
     @property
     def verdict(self) -> Verdict:

@@ -99,7 +99,7 @@ def metric_names(info: RunInfo) -> list[str]:
 def run_states(store: Store) -> list[RunState]:
     """Every run of the store with its status and errors by cause, oldest first; read
     with two queries over the whole store, whatever the number of runs."""
-    tallies = store.metric_tallies()
+    tallies = store.result_counts()
     messages = store.error_messages()
     return [
         RunState(

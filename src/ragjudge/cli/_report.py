@@ -70,7 +70,14 @@ def report(
 
 
 def view(
-    store: StoreOption = DEFAULT_STORE,
+    stores: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--store",
+            help="A store, or a folder of stores (every *.db under it); repeat for several "
+            "(default .ragjudge/runs.db in this folder).",
+        ),
+    ] = None,
     host: Annotated[
         str, typer.Option(help="Address to listen on (default 127.0.0.1: this machine only).")
     ] = "127.0.0.1",
@@ -79,16 +86,27 @@ def view(
         bool, typer.Option("--open", help="Open the list of runs in the default browser.")
     ] = False,
 ) -> None:
-    """Serve the store's runs on a local, read-only web server: the list of runs, any
-    run's report, and the comparison of two runs. Ctrl-C stops it."""
+    """Serve the runs of one or more stores on a local, read-only web server: the list
+    of runs (state, headline means, sorting and filtering), any run's report (a running
+    run's page reloads itself), and the comparison of two runs. Ctrl-C stops it."""
     from ragjudge.report import make_server
+    from ragjudge.report._viewer import stores_in
 
-    if not store.is_file():
-        raise fail(f"no store at {store}; pass --store PATH (runs are kept beside their eval.yaml)")
-    with opened_store(store):
-        pass  # checked, and runs of an older version given their meanings (see opened_store)
+    given = stores or [DEFAULT_STORE]
+    for path in given:
+        if not path.exists():
+            raise fail(
+                f"no store at {path}; pass --store PATH (runs are kept beside their eval.yaml)"
+            )
+    found = stores_in([p.resolve() for p in given])
+    if not found:
+        raise fail(f"no store (*.db) under {', '.join(map(str, given))}")
+    for path in found:
+        with opened_store(path):
+            pass  # checked, and runs of an older version given their meanings (see opened_store)
+    store = ", ".join(map(str, given))
     try:
-        server = make_server(store.resolve(), host, port)
+        server = make_server(found, host, port)
     except OSError as exc:
         raise fail(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}; pass --port N"

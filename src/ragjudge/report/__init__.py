@@ -14,6 +14,7 @@ from ragjudge.report._files import (
     run_report_path,
     write_comparison_report,
     write_configured_report,
+    write_result_report,
     write_run_report,
 )
 from ragjudge.report._run import run_report_html
@@ -29,5 +30,6 @@ __all__ = [
     "run_report_path",
     "write_comparison_report",
     "write_configured_report",
+    "write_result_report",
     "write_run_report",
 ]

@@ -11,7 +11,7 @@ so a new metric's details show up without code here.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -126,6 +126,28 @@ class RubricRow:
     explanation: str
     signed_score: float | None
 
+    @property
+    def penalty(self) -> bool:
+        """A penalty item: its points are taken away when it is met."""
+        return self.points is not None and self.points < 0
+
+    @property
+    def tone(self) -> str:
+        """``good`` when the item helps the score (a credit met, a penalty avoided),
+        ``bad`` when it costs (a credit missed, a penalty met), ``""`` when unread."""
+        if self.met is None:
+            return ""
+        return "bad" if self.met == self.penalty else "good"
+
+    @property
+    def verdict(self) -> str:
+        """The item's result in words, penalties named as such."""
+        if self.met is None:
+            return "?"
+        if self.penalty:
+            return "✗ penalty applies" if self.met else "✓ penalty avoided"
+        return "✓ met" if self.met else "✗ not met"
+
 
 @dataclass(frozen=True)
 class RubricView:
@@ -194,9 +216,10 @@ _TEXT_FIELDS = ("query", "answer", "feedback", "explanation")
 _SKIPPED_FIELDS = frozenset({"task", "turn", "call_ids", "score", "error", *_TEXT_FIELDS})
 
 
-def details_view(details: Mapping[str, Any]) -> DetailsView:
-    """The view of a score's details."""
-    rest = dict(details)
+def details_view(details: Mapping[str, Any], leave_out: Collection[str] = ()) -> DetailsView:
+    """The view of a score's details, without the keys in ``leave_out`` (shown
+    elsewhere on the page)."""
+    rest = {key: value for key, value in details.items() if key not in leave_out}
     rubric = _rubric(rest)
     if rubric is not None:
         for key in ("result_by_rubrics", "total_score", "theoretical_score", "score_rate"):

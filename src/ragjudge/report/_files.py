@@ -24,6 +24,7 @@ __all__ = [
     "run_report_path",
     "write_comparison_report",
     "write_configured_report",
+    "write_result_report",
     "write_run_report",
 ]
 
@@ -77,6 +78,13 @@ def write_run_report(
     run = store.run(run_id)
     html = run_report_html(store, run.run_id, by=by, human=human)
     return _write(path or run_report_path(store.path, run.run_id), html)
+
+
+def write_result_report(result: EvaluationResult, path: Path | None = None) -> Path:
+    """Write the report of a run's result (``result.report()``), broken down by the
+    result's own ``by``; returns where."""
+    with Store(result.store_path) as store:
+        return write_run_report(store, result.run_id, path, by=result.by)
 
 
 def write_comparison_report(

@@ -20,7 +20,13 @@ from ragjudge.report._plots import (
     spread_plots,
     subset_figures,
 )
-from ragjudge.report._samples import calls_by_id, drill_views, sample_rows
+from ragjudge.report._samples import (
+    WIDE_TABLE,
+    calls_by_id,
+    column_labels,
+    drill_views,
+    sample_rows,
+)
 from ragjudge.report._svg import ci_cell
 from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import MetricSummary, group_names
@@ -36,13 +42,15 @@ def run_report_html(
     by: str | None = None,
     human: Sequence[str] = (),
     home: str | None = None,
+    refresh: int | None = None,
 ) -> str:
     """The HTML report of run ``run_id`` (a unique prefix will do).
 
     ``by`` breaks the means down by a metadata key (default: the run's own ``by``);
     ``human`` names metadata keys holding human scores, each plotted against every
     metric with the correlations of ``ragjudge meta``; ``home`` is the address of the
-    page listing the runs (the viewer's), linked from the header. Raises ``KeyError``
+    page listing the runs (the viewer's), linked from the header; ``refresh`` makes
+    the page reload itself every so many seconds (a running run's, in the viewer). Raises ``KeyError``
     for an unknown run and ``ValueError`` for an unknown ``by`` or ``human`` key.
     """
     run = store.run(run_id)
@@ -71,6 +79,8 @@ def run_report_html(
         run=run,
         result=result,
         metrics=metrics,
+        labels=column_labels(metrics),
+        wide_table=WIDE_TABLE,
         rows=rows,
         groups=group_names(r.group for r in rows),
         plots=plots,
@@ -80,6 +90,7 @@ def run_report_html(
         config=mask_record(run.config),
         packed=pack_fragments(fragments),
         home=home,
+        refresh=refresh,
         by=by,
     )
 

@@ -19,12 +19,14 @@ from ragjudge.schema import ContextChunk, Output, Sample, Score, ScoreMeaning
 from ragjudge.stats import NO_GROUP, group_label
 
 __all__ = [
+    "WIDE_TABLE",
     "CallView",
     "Cell",
     "DrillView",
     "SampleRow",
     "ScoreView",
     "calls_by_id",
+    "column_labels",
     "drill_views",
     "sample_rows",
 ]
@@ -98,6 +100,17 @@ class CallView:
 
 
 @dataclass(frozen=True)
+class JudgeContexts:
+    """Contexts a judge was shown, and the scores whose judges saw exactly these."""
+
+    metrics: list[str]
+    source: str
+    chunks: list[tuple[str, str | None]]
+    """(doc_uri, content) in the order the judge saw them; content is None when the
+    score stored only the addresses."""
+
+
+@dataclass(frozen=True)
 class DrillView:
     """Everything behind one sample."""
 
@@ -105,11 +118,38 @@ class DrillView:
     sample: Sample
     output: Output | None
     retrieved: list[ContextChunk]
-    shown_contexts: list[tuple[str, str, list[str]]]
-    """(score, source, doc_uris) of the contexts each judge was shown."""
+    shown_contexts: list[JudgeContexts]
+    """The contexts the judges were shown: scores shown the same contexts share one
+    entry."""
     scores: list[ScoreView]
     calls: list[CallView]
     trials: int
+
+
+WIDE_TABLE = 8
+"""With more metrics than this, the samples table is laid out narrow: short column
+names, the response left to the drill-down (it is still searched)."""
+
+
+def column_labels(metrics: Sequence[str]) -> list[str]:
+    """Short, still distinct column names for ``metrics``: the fewest trailing
+    ``/``-parts of each name (a trailing ``rating`` part dropped) that no other name
+    ends with, e.g. ``response/llm_judged/safety/rating`` → ``safety``. The full
+    names when shortening would make two of them equal."""
+    parts = [_name_parts(name) for name in metrics]
+    labels = []
+    for own in parts:
+        others = [p for p in parts if p is not own]
+        size = next(
+            (n for n in range(1, len(own)) if all(p[-n:] != own[-n:] for p in others)), len(own)
+        )
+        labels.append("/".join(own[-size:]))
+    return labels if len(set(labels)) == len(labels) else list(metrics)
+
+
+def _name_parts(name: str) -> list[str]:
+    parts = name.split("/")
+    return parts[:-1] if len(parts) > 1 and parts[-1] == "rating" else parts
 
 
 def _meaning(meanings: Mapping[str, ScoreMeaning], metric: str) -> ScoreMeaning:
@@ -256,13 +296,28 @@ def _content(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False, indent=2)
 
 
-def _shown_doc_uris(details: Mapping[str, Any]) -> list[Any] | None:
-    """The documents a judge was shown, as the accuracy metrics record them."""
+_SHOWN_CONTEXT_KEYS = ("contexts", "context_doc_uris", "judge_contexts")
+"""Detail keys naming the contexts a judge was shown: the sample's contexts section
+shows them once for every score, not again in each score's details."""
+
+
+def _shown_chunks(details: Mapping[str, Any]) -> tuple[tuple[str, str | None], ...] | None:
+    """The contexts a judge was shown, as the accuracy metrics record them: their
+    addresses, with their text when the score kept it."""
     uris = details.get("context_doc_uris")
     transcript = details.get("transcript")
     if uris is None and isinstance(transcript, Mapping):
         uris = transcript.get("context_doc_uris")
-    return uris if isinstance(uris, list) else None
+    if not isinstance(uris, list):
+        return None
+    kept = details.get("judge_contexts")
+    texts = [c.get("content") if isinstance(c, Mapping) else None for c in kept or []]
+    if not isinstance(kept, list) or len(texts) != len(uris):
+        texts = [None] * len(uris)
+    return tuple(
+        (str(uri), None if text is None else str(text))
+        for uri, text in zip(uris, texts, strict=True)
+    )
 
 
 def drill_views(
@@ -299,9 +354,13 @@ def _drill(
 ) -> DrillView:
     views: list[ScoreView] = []
     used_by: dict[int, list[str]] = defaultdict(list)
-    shown: list[tuple[str, str, list[str]]] = []
+    shown: dict[tuple[str, tuple[tuple[str, str | None], ...]], list[str]] = {}
     for _, trial, score in rows:
         meaning = _meaning(meanings, score.metric)
+        chunks = _shown_chunks(score.details)
+        if chunks is not None and trial == 0:
+            source = str(score.details.get("contexts") or "")
+            shown.setdefault((source, chunks), []).append(score.metric)
         views.append(
             ScoreView(
                 metric=score.metric,
@@ -310,7 +369,9 @@ def _drill(
                 error=score.error,
                 skipped=score.skipped,
                 rationale=score.rationale,
-                details=details_view(score.details),
+                details=details_view(
+                    score.details, leave_out=_SHOWN_CONTEXT_KEYS if chunks is not None else ()
+                ),
                 call_ids=list(score.judge_call_ids),
                 excluded=score.value is not None and score.value in meaning.excluded,
                 description=meaning.description,
@@ -319,10 +380,6 @@ def _drill(
         for call_id in score.judge_call_ids:
             if score.metric not in used_by[call_id]:
                 used_by[call_id].append(score.metric)
-        uris = _shown_doc_uris(score.details)
-        if uris is not None and trial == 0:
-            source = str(score.details.get("contexts") or "")
-            shown.append((score.metric, source, [str(u) for u in uris]))
     first_seen = {name: i for i, name in reversed(list(enumerate(v.metric for v in views)))}
     views.sort(key=lambda v: (first_seen[v.metric], v.trial))
     call_views = [
@@ -338,7 +395,9 @@ def _drill(
         sample=sample,
         output=output,
         retrieved=list(retrieved or []),
-        shown_contexts=shown,
+        shown_contexts=[
+            JudgeContexts(names, source, list(chunks)) for (source, chunks), names in shown.items()
+        ],
         scores=views,
         calls=call_views,
         trials=len({trial for _, trial, _ in rows}) or 1,

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
+from rich.cells import cell_len, set_cell_size
 
 __all__ = [
     "Bar",
@@ -207,7 +208,7 @@ def interval_chart(
         )
     for i, row in enumerate(rows):
         cy = _TOP + row_h * (i + 0.5)
-        name = row.label if len(row.label) <= 20 else row.label[:19] + "…"
+        name = _cut_to_cells(row.label, 20)
         parts.append(_text(left - 8, cy + 4, name, "row-label", "end"))
         parts.append(_text(_WIDTH - 50, cy + 4, row.note, "tick", "start"))
         if row.low is not None and row.high is not None:
@@ -340,3 +341,11 @@ def share_cell(better: float | None, equal: float | None, worse: float | None) -
         start += share
     label = f"better {better:.0%}, equal {equal:.0%}, worse {worse:.0%}"
     return _svg(width, height, label, "".join(parts), "cell-chart")
+
+
+def _cut_to_cells(text: str, width: int) -> str:
+    """``text`` in at most ``width`` display cells (a CJK character takes two, as it
+    takes about twice the room in the chart's font), ending with … when cut."""
+    if cell_len(text) <= width:
+        return text
+    return set_cell_size(text, max(0, width - 1)).rstrip() + "…"

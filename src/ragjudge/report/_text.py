@@ -52,8 +52,10 @@ def shown(text: Any) -> Markup:
 
 
 def breakable(name: Any) -> Markup:
-    """A metric name that may wrap after each ``/`` (Databricks names are long)."""
-    return Markup("/<wbr>").join(escape(part) for part in str(name).split("/"))
+    """A metric name that may wrap after each ``/`` and ``_`` (Databricks names are
+    long, and narrow columns hold ``relevance_to_query``)."""
+    pieces = re.split(r"(?<=[/_])", str(name))
+    return Markup("<wbr>").join(escape(piece) for piece in pieces if piece)
 
 
 def lang_of(text: Any) -> str:

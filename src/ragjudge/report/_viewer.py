@@ -1,5 +1,7 @@
-"""``ragjudge view``: a local web server over a store that lists its runs and serves
-any run's report or the comparison of two runs.
+"""``ragjudge view``: a local web server over one or more stores that lists their
+runs (state, headline means; sorted and filtered in the page) and serves any run's
+report or the comparison of two runs, from the same store or two. A running run's
+page reloads itself until the run ends.
 
 It reads and never writes: GET and HEAD only, nothing in the store is changed. It is
 Python's own ``http.server`` (no dependency to install or keep up to date; one user on
@@ -22,15 +24,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from ragjudge.analysis._listing import RunListing, list_runs
 from ragjudge.report._compare import comparison_report_html
 from ragjudge.report._page import content_policy, render_page
 from ragjudge.report._run import run_report_html
-from ragjudge.store._store import RunInfo, Store
+from ragjudge.report._samples import column_labels
+from ragjudge.store._store import Store
 
-__all__ = ["ViewerServer", "make_server"]
+__all__ = ["ViewerServer", "make_server", "stores_in"]
 
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _CACHED_PAGES = 8
+REFRESH_SECONDS = 5
+"""How often the page of a running run, and the list while a run is running, reload."""
 
 
 class _NotFound(Exception):
@@ -42,13 +48,16 @@ class _BadRequest(Exception):
 
 
 class ViewerServer(ThreadingHTTPServer):
-    """The HTTP server of one store; pages of finished runs are kept, a few at a time."""
+    """The HTTP server of a few stores; pages of finished runs are kept, a few at a time.
+    Stores are numbered in the order given; addresses name a store by its number."""
 
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], store_path: Path, *, quiet: bool = True) -> None:
+    def __init__(
+        self, address: tuple[str, int], store_paths: Sequence[Path], *, quiet: bool = True
+    ) -> None:
         super().__init__(address, _Handler)
-        self.store_path = store_path
+        self.store_paths = list(store_paths)
         self.quiet = quiet
         self._pages: OrderedDict[tuple[Any, ...], str] = OrderedDict()
         self._lock = threading.Lock()
@@ -156,45 +165,89 @@ class _Handler(BaseHTTPRequestHandler):
             return self._compare(query)
         raise _NotFound(f"no page {path}")
 
-    def _store(self) -> Store:
-        if not self.server.store_path.is_file():
-            raise _NotFound(f"no store at {self.server.store_path}")
-        return Store(self.server.store_path)
+    def _store(self, number: int) -> Store:
+        if not 0 <= number < len(self.server.store_paths):
+            raise _NotFound(f"no store number {number}")
+        path = self.server.store_paths[number]
+        if not path.is_file():
+            raise _NotFound(f"no store at {path}")
+        return Store(path)
+
+    def _holding(self, run_id: str) -> int:
+        """The number of the first store holding ``run_id`` (links that name no store,
+        such as a comparison's, find their run this way)."""
+        for number, path in enumerate(self.server.store_paths):
+            if path.is_file():
+                with Store(path) as store:
+                    try:
+                        store.run(run_id)
+                    except KeyError:
+                        continue
+                    return number
+        return 0
 
     def _index(self) -> str:
-        with self._store() as store:
-            runs = list(reversed(store.runs()))
+        listed: list[tuple[int, RunListing]] = []
+        missing: list[str] = []
+        for number, path in enumerate(self.server.store_paths):
+            if not path.is_file():
+                missing.append(str(path))
+                continue
+            with Store(path) as store:
+                listed += [(number, listing) for listing in list_runs(store)]
+        listed.sort(key=lambda item: item[1].run.created_at, reverse=True)
+        names = [str(p) for p in self.server.store_paths]
         return render_page(
             "index.html.jinja",
             forms=True,
-            title=f"runs · {self.server.store_path.name}",
-            runs=runs,
-            metrics={r.run_id: _metric_names(r) for r in runs},
-            store=str(self.server.store_path),
+            title="runs · " + ", ".join(p.name for p in self.server.store_paths),
+            listed=listed,
+            labels={
+                (number, x.run.run_id): column_labels([t.metric for t in x.headlines])
+                for number, x in listed
+            },
+            stores=names,
+            short_names=[f"{p.parent.name}/{p.name}" for p in self.server.store_paths],
+            missing=missing,
+            refresh=REFRESH_SECONDS if any(x.state == "running" for _, x in listed) else None,
         )
 
     def _run(self, run_id: str, query: dict[str, list[str]]) -> str:
         by, human = _one(query, "by"), query.get("human", [])
-        with self._store() as store:
+        given = _one(query, "store")
+        number = self._holding(run_id) if given is None else _store_number(given)
+        with self._store(number) as store:
             run = store.run(run_id)
-            key = ("run", run.run_id, run.finished_at, by, tuple(human))
+            running = run.status == "running"
+            key = ("run", number, run.run_id, run.finished_at, by, tuple(human))
             return self.server.cached(
                 key,
-                lambda: run_report_html(store, run.run_id, by=by, human=human, home="/"),
-                keep=run.status != "running",
+                lambda: run_report_html(
+                    store,
+                    run.run_id,
+                    by=by,
+                    human=human,
+                    home="/",
+                    refresh=REFRESH_SECONDS if running else None,
+                ),
+                keep=not running,
             )
 
     def _compare(self, query: dict[str, list[str]]) -> str:
-        a, b = _run_id(_one(query, "a") or ""), _run_id(_one(query, "b") or "")
+        (store_a, a), (store_b, b) = _run_ref(_one(query, "a")), _run_ref(_one(query, "b"))
         by = _one(query, "by")
-        with self._store() as store:
-            run_a, run_b = store.run(a), store.run(b)
-            key = ("compare", run_a.run_id, run_a.finished_at, run_b.run_id, run_b.finished_at, by)
-            finished = "running" not in (run_a.status, run_b.status)
+        with self._store(store_a) as first, self._store(store_b) as second:
+            run_a, run_b = first.run(a), second.run(b)
+            key = (
+                "compare",
+                (store_a, run_a.run_id, run_a.finished_at),
+                (store_b, run_b.run_id, run_b.finished_at),
+                by,
+            )
             return self.server.cached(
                 key,
-                lambda: comparison_report_html(store, a, store, b, by=by, home="/"),
-                keep=finished,
+                lambda: comparison_report_html(first, a, second, b, by=by, home="/"),
+                keep="running" not in (run_a.status, run_b.status),
             )
 
 
@@ -204,25 +257,48 @@ def _run_id(text: str) -> str:
     return text
 
 
+def _store_number(text: str | None) -> int:
+    if text is None:
+        return 0
+    if not text.isdigit() or len(text) > 4:
+        raise _BadRequest(f"not a store number: {text[:80]!r}")
+    return int(text)
+
+
+def _run_ref(text: str | None) -> tuple[int, str]:
+    """``STORE:RUN`` (or a bare ``RUN`` of the first store) as a store number and id."""
+    store, _, run = (text or "").rpartition(":")
+    return _store_number(store or None), _run_id(run)
+
+
 def _one(query: dict[str, list[str]], name: str) -> str | None:
     values = [v for v in query.get(name, []) if v]
     return values[0] if values else None
-
-
-def _metric_names(run: RunInfo) -> list[str]:
-    if run.meanings:
-        return list(run.meanings)
-    specs: Sequence[Any] = run.config.get("metrics") or []
-    return [s if isinstance(s, str) else str(s.get("name") or s.get("metric")) for s in specs]
 
 
 def _message_page(message: str) -> str:
     return render_page("message.html.jinja", forms=True, title="ragjudge view", message=message)
 
 
+def stores_in(paths: Sequence[Path]) -> list[Path]:
+    """The stores ``paths`` name: a file is a store; a folder stands for every ``*.db``
+    file under it (sorted; hidden folders such as ``.ragjudge`` included)."""
+    found: list[Path] = []
+    for path in paths:
+        shown = sorted(path.rglob("*.db")) if path.is_dir() else [path]
+        found += [p for p in shown if p not in found]
+    return found
+
+
 def make_server(
-    store_path: Path, host: str = "127.0.0.1", port: int = 8765, *, quiet: bool = True
+    store_paths: Path | Sequence[Path],
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    *,
+    quiet: bool = True,
 ) -> ViewerServer:
-    """A viewer of the store at ``store_path`` listening on ``host:port`` (port 0: any
-    free port); call ``serve_forever()`` on it. ``OSError`` when it cannot listen."""
-    return ViewerServer((host, port), store_path, quiet=quiet)
+    """A viewer of the stores at ``store_paths`` (a store file, a folder of stores, or
+    several of either) listening on ``host:port`` (port 0: any free port); call
+    ``serve_forever()`` on it. ``OSError`` when it cannot listen."""
+    paths = [store_paths] if isinstance(store_paths, Path) else list(store_paths)
+    return ViewerServer((host, port), stores_in(paths), quiet=quiet)

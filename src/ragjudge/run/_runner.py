@@ -15,6 +15,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
@@ -169,11 +170,19 @@ async def _run_prepared(
             await _execute(kind, store, run_id, config, setup, spool, resumed, options)
         result = summarize_run(store, run_id, by=config.by)
         store.record_outcome(run_id, result.status)
+        result.report_writer = _write_report
         if config.report is not None:
             from ragjudge.report import write_configured_report
 
             write_configured_report(result, store, config)
         return result
+
+
+def _write_report(result: EvaluationResult, path: Path | None) -> Path:
+    """``result.report()``: the report package is loaded when a report is asked for."""
+    from ragjudge.report import write_result_report
+
+    return write_result_report(result, path)
 
 
 async def _execute(

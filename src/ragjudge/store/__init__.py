@@ -24,7 +24,7 @@ _EXPORTS = {
     "score_frame": "ragjudge.store._frames",
     "RunBusy": "ragjudge.store._lock",
     "run_lock": "ragjudge.store._lock",
-    "MetricTally": "ragjudge.store._tallies",
+    "ResultCount": "ragjudge.store._tallies",
     "LATEST": "ragjudge.store._store",
     "RunInfo": "ragjudge.store._store",
     "RunStatus": "ragjudge.store._store",
@@ -50,13 +50,13 @@ if TYPE_CHECKING:
         output_row,
         score_rows,
     )
-    from ragjudge.store._tallies import MetricTally
+    from ragjudge.store._tallies import ResultCount
 
 __all__ = [
     "BATCH_ROWS",
     "BATCH_SECONDS",
     "LATEST",
-    "MetricTally",
+    "ResultCount",
     "ResultWriter",
     "RunBusy",
     "RunInfo",

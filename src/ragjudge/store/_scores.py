@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["PAGE_ROWS", "ScoreColumnReads", "ScorePage"]
+__all__ = ["PAGE_ROWS", "MetricTally", "ScoreColumnReads", "ScorePage"]
 
 PAGE_ROWS = 8192
 """Score rows read per page: about 1 MB of Python tuples while a page is converted."""
@@ -68,6 +68,42 @@ class ScorePage:
         return int(self.sample.size)
 
 
+_TALLIES = (
+    "SELECT metric, COUNT(*),"
+    " SUM(skipped IS NOT NULL AND skipped <> ''),"
+    " SUM((skipped IS NULL OR skipped = '') AND error IS NOT NULL AND error <> ''),"
+    " SUM((skipped IS NULL OR skipped = '') AND value IS NOT NULL),"
+    " TOTAL(CASE WHEN skipped IS NULL OR skipped = '' THEN value END)"
+    " FROM scores WHERE run_id = ? GROUP BY metric ORDER BY MIN(rowid)"
+)
+
+
+@dataclass(frozen=True)
+class MetricTally:
+    """One metric's results in a run, counted by SQLite without reading them: how many
+    were stored, not applicable, failed, and the values (those a mean leaves out not
+    counted) with their sum."""
+
+    metric: str
+    results: int
+    skipped: int
+    errors: int
+    values: int
+    total: float
+
+    @property
+    def scored(self) -> int:
+        """Results with a value, left out of the mean or not (what a run's status
+        counts, as :class:`~ragjudge.store.ResultCount` does)."""
+        return self.results - self.skipped - self.errors
+
+    @property
+    def mean(self) -> float | None:
+        """The mean over results (trials not averaged per sample first); None without
+        a value."""
+        return self.total / self.values if self.values else None
+
+
 class ScoreColumnReads:
     """The score-column reads of :class:`~ragjudge.store._store.Store` (its connection)."""
 
@@ -95,6 +131,41 @@ class ScoreColumnReads:
             yield from cursor
         finally:
             cursor.close()
+
+    def metric_tallies(
+        self, run_id: str, exclude: Mapping[str, Sequence[float]] | None = None
+    ) -> list[MetricTally]:
+        """Each metric's :class:`MetricTally` in the order the metrics were first
+        stored; values in ``exclude[metric]`` are left out of its values and sum."""
+        tallies = []
+        for metric, results, skipped, errors, values, total in self._conn.execute(
+            _TALLIES, (run_id,)
+        ).fetchall():
+            left_out, left_out_sum = self._left_out(run_id, metric, (exclude or {}).get(metric))
+            tallies.append(
+                MetricTally(
+                    str(metric),
+                    int(results),
+                    int(skipped or 0),
+                    int(errors or 0),
+                    int(values or 0) - left_out,
+                    float(total or 0.0) - left_out_sum,
+                )
+            )
+        return tallies
+
+    def _left_out(
+        self, run_id: str, metric: str, values: Sequence[float] | None
+    ) -> tuple[int, float]:
+        if not values:
+            return 0, 0.0
+        marks = ", ".join("?" * len(values))
+        count, total = self._conn.execute(
+            "SELECT COUNT(*), TOTAL(value) FROM scores WHERE run_id = ? AND metric = ?"
+            f" AND (skipped IS NULL OR skipped = '') AND value IN ({marks})",
+            (run_id, metric, *values),
+        ).fetchone()
+        return int(count), float(total)
 
     def scored_metadata(self, run_id: str) -> Iterator[tuple[int, dict[str, Any], bool]]:
         """(position, metadata, whether it has an applicable score) of each sample, in

@@ -7,11 +7,11 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-__all__ = ["MetricTally", "RunTallies"]
+__all__ = ["ResultCount", "RunTallies"]
 
 
 @dataclass(frozen=True)
-class MetricTally:
+class ResultCount:
     """One metric of one run: results with a value and failed results (results where
     the metric did not apply are not counted)."""
 
@@ -35,12 +35,12 @@ class RunTallies:
 
     _conn: sqlite3.Connection
 
-    def metric_tallies(self) -> dict[str, list[MetricTally]]:
+    def result_counts(self) -> dict[str, list[ResultCount]]:
         """Every run's metrics, each with its results with a value and its failed
         results, by run id (a run without scores is absent)."""
-        tallies: dict[str, list[MetricTally]] = {}
+        tallies: dict[str, list[ResultCount]] = {}
         for run_id, metric, scored, errors in self._conn.execute(_TALLIES):
-            tallies.setdefault(run_id, []).append(MetricTally(metric, int(scored), int(errors)))
+            tallies.setdefault(run_id, []).append(ResultCount(metric, int(scored), int(errors)))
         return tallies
 
     def error_messages(self) -> dict[str, dict[str, int]]:

@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ragjudge.analysis._repro import ReproTable, SampleRepro
+from ragjudge.terminal._names import cut_to_cells
 from ragjudge.terminal._tables import titled_table
 
 __all__ = ["render_repro"]
@@ -84,4 +85,4 @@ def _items_table(table: ReproTable) -> Table | None:
 
 def _short(text: str) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= _CRITERION_CHARS else flat[: _CRITERION_CHARS - 1] + "…"
+    return cut_to_cells(flat, _CRITERION_CHARS)

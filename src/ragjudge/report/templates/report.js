@@ -1,5 +1,5 @@
-// The report's only script: sorting and filtering the samples table, and showing one
-// sample's details. It never builds markup from data: a sample's details are fragments
+// The report's only script: sorting and filtering the samples table, showing one
+// sample's details, and sorting and filtering the viewer's list of runs. It never builds markup from data: a sample's details are fragments
 // that the report's templates rendered (and escaped) when the report was written,
 // packed with gzip and unpacked here by the browser's own DecompressionStream.
 (function () {
@@ -241,4 +241,81 @@
   });
   window.addEventListener("hashchange", fromHash);
   fromHash();
+})();
+
+// the viewer's list of runs: sorting by a column, filtering by words and state
+(function () {
+  "use strict";
+  const table = document.getElementById("runs-table");
+  if (!table) {
+    return;
+  }
+  const tbody = table.tBodies[0];
+  const rows = Array.from(tbody.rows);
+  const headers = Array.from(table.tHead.rows[0].cells);
+  const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+  const text = document.getElementById("r-text");
+  const state = document.getElementById("r-state");
+  const count = document.getElementById("r-count");
+
+  function key(row, col, numeric) {
+    const cell = row.cells[col];
+    if (!numeric) {
+      return cell.textContent.trim();
+    }
+    return cell.dataset.v === undefined ? null : parseFloat(cell.dataset.v);
+  }
+
+  function sortBy(col, th) {
+    const descending = th.getAttribute("aria-sort") === "ascending";
+    const numeric = th.dataset.sort === "num";
+    headers.forEach((h) => h.dataset.sort && h.setAttribute("aria-sort", "none"));
+    th.setAttribute("aria-sort", descending ? "descending" : "ascending");
+    const keyed = rows.map((row, i) => [key(row, col, numeric), i, row]);
+    keyed.sort((a, b) => {
+      if (a[0] === null || b[0] === null) {
+        // runs without the value stay last in both directions
+        return a[0] === b[0] ? a[1] - b[1] : a[0] === null ? 1 : -1;
+      }
+      const order = numeric ? a[0] - b[0] : collator.compare(a[0], b[0]);
+      return (descending ? -order : order) || a[1] - b[1];
+    });
+    keyed.forEach((k) => tbody.appendChild(k[2]));
+  }
+
+  headers.forEach((th, col) => {
+    if (th.dataset.sort) {
+      th.tabIndex = 0;
+      th.addEventListener("click", () => sortBy(col, th));
+      th.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          sortBy(col, th);
+        }
+      });
+    }
+  });
+
+  function applyFilters() {
+    const words = text.value.toLowerCase().split(/\s+/).filter(Boolean);
+    let shown = 0;
+    rows.forEach((row) => {
+      const keep =
+        words.every((w) => row.dataset.text.includes(w)) &&
+        (state.value === "" || row.dataset.state === state.value);
+      row.hidden = !keep;
+      shown += keep ? 1 : 0;
+    });
+    count.textContent = shown + " of " + rows.length + " runs";
+  }
+
+  [text, state].forEach((input) => {
+    input.addEventListener("input", applyFilters);
+    input.addEventListener("change", applyFilters);
+  });
+  text.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") {
+      event.preventDefault(); // the search box belongs to the compare form: do not submit it
+    }
+  });
 })();
