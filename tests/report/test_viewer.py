@@ -127,7 +127,7 @@ def test_serves_several_stores_with_each_runs_state(
 ) -> None:
     other = tmp_path / "more" / "other.db"
     other.parent.mkdir()
-    failed = synthetic_run(other, trials=1)  # one sample's scores all fail
+    failed = synthetic_run(other, trials=1)  # one sample's scores fail: beyond max_error_rate 0
     with Store(other, write=True) as s:
         running = s.create_run(name="busy", config={}, versions={}, samples=[], trials=1)
         stopped = s.create_run(name="stopped", config={}, versions={}, samples=[], trials=1)
@@ -139,9 +139,9 @@ def test_serves_several_stores_with_each_runs_state(
         assert states == {
             store[1]: "completed",
             store[2]: "completed",
-            failed: "failed",
+            failed: "incomplete",
             running: "running",
-            stopped: "incomplete",
+            stopped: "interrupted",
         }
         # a run is running: the list reloads itself
         assert '<meta http-equiv="refresh" content="5">' in index.text
