@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import ragjudge
@@ -16,6 +17,7 @@ import ragjudge
 ROOT = Path(__file__).resolve().parents[2]
 QUICKSTART = ROOT / "examples" / "quickstart"
 TIMEOUT = 600
+PLUGIN = "ragjudge.pytest._plugin"
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,14 @@ def run_python(args: list[str], cwd: Path) -> Finished:
 def run_ragjudge(args: list[str], cwd: Path) -> Finished:
     """``ragjudge ARGS`` (as ``python -m ragjudge``) in ``cwd``."""
     return run_python(["-m", "ragjudge", *args], cwd)
+
+
+def pytest_plugin_args() -> list[str]:
+    """Nothing when the ragjudge pytest plugin is registered (its entry point); else the
+    option that loads the module the entry point names (an editable install made before
+    the entry point was declared does not list it)."""
+    registered = any(e.value == PLUGIN for e in entry_points(group="pytest11"))
+    return [] if registered else ["-p", PLUGIN]
 
 
 def copy_quickstart(folder: Path) -> Path:
