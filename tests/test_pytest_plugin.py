@@ -12,7 +12,11 @@ import tomllib
 from importlib.metadata import entry_points
 from pathlib import Path
 
+import pytest
+
 import ragjudge
+
+pytestmark = pytest.mark.smoke
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = "ragjudge.pytest._plugin"

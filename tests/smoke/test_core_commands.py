@@ -5,7 +5,9 @@ documented and never print a traceback."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,10 +16,21 @@ import pytest
 import typer.main
 from smoke_env import Finished, copy_quickstart, run_ragjudge
 
-from ragjudge._util.extras import extra_installed
+from ragjudge._util.extras import EXTRA_MODULES, extra_installed
 from ragjudge.cli._app import app
 
 pytestmark = pytest.mark.smoke
+
+
+@pytest.mark.skipif(
+    os.environ.get("RAGJUDGE_CORE_ENV") != "1",
+    reason="checks the core environment of make test (RAGJUDGE_CORE_ENV=1)",
+)
+def test_the_core_environment_has_the_core_install_and_serve_only() -> None:
+    present = [extra for extra in EXTRA_MODULES if extra != "serve" and extra_installed(extra)]
+    assert present == []
+    assert importlib.util.find_spec("rouge_score") is None  # a dev dependency only
+    assert extra_installed("serve")
 
 
 def command_paths() -> list[list[str]]:
