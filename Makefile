@@ -4,10 +4,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 CORE := $(VENV)/.installed-core
 FULL := $(VENV)/.installed-full
+# A second environment with the core install only (plus the serve extra, as make demo,
+# and pytest to drive the smoke tests): every command and README snippet must work there.
+CORE_VENV := .venv-core
+CORE_ONLY := $(CORE_VENV)/.installed
+SMOKE_CORE := RAGJUDGE_CORE_ENV=1 HF_HUB_OFFLINE=1 $(CORE_VENV)/bin/python -m pytest -q -p no:cacheprovider -m smoke tests/smoke tests/test_pytest_plugin.py
 # CPU build of torch for the `local` extra; pinned so pip never pulls CUDA packages.
 TORCH := torch==2.13.0
 
-.PHONY: demo test lint bench docs clean
+.PHONY: demo test smoke-core lint bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +30,15 @@ $(FULL): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,docs,local,pdf,mlflow,serve,ray]"
 	touch $(CORE) $(FULL)
 
+# Made afresh when pyproject.toml changes, so a dependency moved out of the core install
+# is gone from it too.
+$(CORE_ONLY): pyproject.toml
+	rm -rf $(CORE_VENV)
+	$(PYTHON) -m venv $(CORE_VENV)
+	$(CORE_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(CORE_VENV)/bin/python -m pip install --quiet -e ".[serve]" "pytest>=8.2" "pytest-asyncio>=0.24"
+	touch $(CORE_ONLY)
+
 # The sources are compiled to byte code as installing a package does, also where the
 # environment writes none (PYTHONDONTWRITEBYTECODE): else every command compiles them.
 demo: $(CORE)
@@ -37,10 +51,16 @@ demo: $(CORE)
 # (--quiet would hide the warnings from --strict too, so it is not used.)
 MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
-test: $(FULL)
+test: $(FULL) $(CORE_ONLY)
 	$(BIN)/python -m compileall -q src
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
+	@echo "== the smoke tests on the core install ($(CORE_VENV))"
+	$(SMOKE_CORE)
 	$(MKDOCS)
+
+# the smoke tests alone, on the core install
+smoke-core: $(CORE_ONLY)
+	$(SMOKE_CORE)
 
 # docs: the site in site/ (open site/index.html, or `.venv/bin/mkdocs serve` while writing)
 docs: $(FULL)
@@ -56,4 +76,4 @@ bench: $(FULL)
 	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) site .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(CORE_VENV) site .pytest_cache .mypy_cache .ruff_cache

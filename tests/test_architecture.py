@@ -32,7 +32,8 @@ LAYERS: list[set[str]] = [
     {"report"},
     {"run"},
     {"terminal"},
-    {"api", "pytest"},
+    {"api"},
+    {"pytest"},
     {"cli"},
     {"__main__", "__init__"},
 ]

@@ -4,6 +4,8 @@ one of a few branches that say what went wrong::
     RagjudgeError
     ├── ConfigError     the config file, its keys, a command's options, a classification
     │                   spec, a judge that does not answer the pre-flight question
+    │   └── MissingExtra  a feature asked for needs an optional extra that is not
+    │                     installed (the message gives the pip command)
     ├── DataError       the evaluation set: a file that is missing or cannot be read
     │                   (DatasetError lists every bad row), rows lacking a metric's inputs
     ├── StoreError      the store file, a run that is not in it or is busy elsewhere
@@ -54,6 +56,7 @@ __all__ = [
     "ExportError",
     "JudgeError",
     "MetricError",
+    "MissingExtra",
     "RagjudgeError",
     "RowProblem",
     "RunFailed",
@@ -78,6 +81,17 @@ class ConfigError(RagjudgeError, ValueError):
     """The configuration cannot be used: the file is unreadable or invalid, a key or a
     command's option is wrong, a classification spec is broken, or the judge does not
     answer before the run."""
+
+
+class MissingExtra(ConfigError, ImportError):
+    """A feature asked for needs an optional extra (``local``, ``pdf``, ``mlflow`` …)
+    whose packages are not installed; the message names the feature and the pip command
+    that installs the extra. It is an ``ImportError`` too, so code that treats a missing
+    package as optional keeps doing so."""
+
+    def __init__(self, message: str, *, extra: str) -> None:
+        super().__init__(message)
+        self.extra = extra
 
 
 class DataError(RagjudgeError, ValueError):

@@ -3,13 +3,15 @@ setting or a path are filled for any metric, named or given by its import path."
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from ragjudge.config._eval import ConfigError, EvalConfig
-from ragjudge.run._preparation import configured_metrics
+from ragjudge.errors import MissingExtra
+from ragjudge.run._preparation import build_metrics, configured_metrics
 
 MODULE = """
 from typing import Annotated
@@ -89,3 +91,24 @@ def test_more_rows_times_trials_than_a_run_plans_stop_it_before_any_work(
         prepare(EvalConfig(**settings, trials=1000), data=rows)
     assert len(prepare(EvalConfig(**settings, trials=1000), data=rows[:1000]).samples) == 1000
     assert not (tmp_path / "r.db").exists()
+
+
+@pytest.fixture
+def without_local_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+
+
+@pytest.mark.usefixtures("without_local_models")
+def test_a_run_of_a_metric_whose_extra_is_missing_is_refused_naming_it() -> None:
+    with pytest.raises(MissingExtra, match=r"metric 'bert_score' needs the 'local' extra"):
+        build_metrics(["exact_match", "bert_score"])
+
+
+@pytest.mark.usefixtures("without_local_models")
+def test_a_metric_embedding_remotely_needs_no_local_extra() -> None:
+    built = build_metrics(
+        [{"metric": "answer_similarity", "embedding": "openai/text-embedding-3-small"}]
+    )
+    assert built[0].extras() == []
+    with pytest.raises(MissingExtra, match=r"'answer_similarity' \(its local embedding model\)"):
+        build_metrics(["answer_similarity"])

@@ -66,13 +66,21 @@ def _overview(found: list[MetricInfo]) -> Table:
         several = len(info.scores) > 1
         table.add_row(
             Text(info.name),
-            Text(info.measures + (f" ({len(info.scores)} scores)" if several else "")),
+            _measures(info, several),
             Text("various" if several and _mixed(info) else first.range),
             "↓" if first.direction == "lower" else "↑",
             Text(", ".join(info.inputs) or "–"),
             Text(info.judge_calls),
         )
     return table
+
+
+def _measures(info: MetricInfo, several: bool) -> Text:
+    """What the metric measures, and the extra to install when it is missing here."""
+    text = Text(info.measures + (f" ({len(info.scores)} scores)" if several else ""))
+    if info.install_hint:
+        text.append(f"; {info.install_hint}", style="yellow")
+    return text
 
 
 def _mixed(info: MetricInfo) -> bool:
@@ -98,6 +106,8 @@ def _details(info: MetricInfo) -> Group:
         Text(f"  judge calls per sample: {info.judge_calls}"),
         Text("  options: " + ("; ".join(f"{k}: {v}" for k, v in info.options.items()) or "none")),
     ]
+    if info.install_hint:
+        lines.append(Text(f"  {info.install_hint}"))
     return Group(scores, *lines, Text(""))
 
 

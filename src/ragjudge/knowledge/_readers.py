@@ -8,7 +8,9 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from ragjudge._util.extras import missing_extra_message
 from ragjudge._util.textfiles import read_text_file
+from ragjudge.errors import MissingExtra
 from ragjudge.knowledge._html import html_to_text
 
 DocumentReader = Callable[[Path], str]
@@ -51,9 +53,10 @@ def _read_pdf(path: Path) -> str:
     try:
         pypdf = importlib.import_module("pypdf")
     except ImportError as exc:
-        raise ImportError(
-            f"{path}: reading PDF files needs pypdf: pip install 'ragjudge[pdf]' "
-            "(or remove '.pdf' from ragjudge.knowledge.DOCUMENT_READERS to skip them)"
+        raise MissingExtra(
+            missing_extra_message("pdf", f"{path}: reading PDF files")
+            + " (or remove '.pdf' from ragjudge.knowledge.DOCUMENT_READERS to skip them)",
+            extra="pdf",
         ) from exc
     try:
         pages = [page.extract_text() or "" for page in pypdf.PdfReader(path).pages]

@@ -178,6 +178,7 @@ class Metric:
     - ``requires``: the fields every row must carry (``"a|b"``: either will do;
       ``response``, ``retrieved_context`` and ``trace`` are satisfied by a target);
     - ``calls_per_sample``, when it makes more (or other) judge calls than one;
+    - ``extra``, when it needs an optional extra of the package (``local``);
     - ``Options``: a :class:`MetricOptions` model of its options (``self.options``);
     - the meaning of its scores: ``meaning`` for one score, named after the instance
       (or ``fixed_score_name``, such as a Databricks metric name), or ``scores`` (score
@@ -214,6 +215,9 @@ class Metric:
     """Request id → why the metric does not apply to that row (a row lacking its inputs
     when invalid rows are skipped); the runner scores such rows not applicable without
     calling the metric."""
+    extra: ClassVar[str | None] = None
+    """The optional extra of the ragjudge package the metric needs (``"local"`` for a
+    local model), or None when the core install runs it."""
     calls_per_sample: ClassVar[str | None] = None
     """Judge calls per sample and trial, in words (``"2 (statements, verdicts)"``,
     ``"1 per chunk"``), for ``ragjudge metrics``; None: none without a judge, one for a
@@ -244,6 +248,14 @@ class Metric:
         """The embedders the metric uses (``local``, ``openai/<model>`` …), for the
         runner to build."""
         return []
+
+    def extras(self) -> list[str]:
+        """The optional extras this instance needs: its class's ``extra`` and ``local``
+        when it embeds with a local model."""
+        needed = [self.extra] if self.extra else []
+        if any(spec == "local" or spec.startswith("local/") for spec in self.embedding_specs()):
+            needed.append("local")
+        return list(dict.fromkeys(needed))
 
     def model_roles(self) -> dict[str, str]:
         """Model specs per agent role (``{"composer": "openai/gpt-4o"}``) that the runner

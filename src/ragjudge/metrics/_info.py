@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic_core import PydanticUndefined
 
+from ragjudge._util.extras import extra_installed, install_command
 from ragjudge.metrics import Metric, MetricOptions, available_metrics, metric_class
 from ragjudge.metrics._judged import JudgedMetric
 from ragjudge.metrics._options import FromConfig
@@ -50,10 +51,22 @@ class MetricInfo:
     judge_calls: str
     options: dict[str, str] = field(default_factory=dict)
     """Option name → its type and default, as written in a config."""
+    extras: list[str] = field(default_factory=list)
+    """The optional extras of the package it needs with its default options."""
+    missing_extras: list[str] = field(default_factory=list)
+    """Those of ``extras`` that are not installed here."""
+
+    @property
+    def install_hint(self) -> str | None:
+        """``needs pip install 'ragjudge[local]'`` when an extra it needs is missing."""
+        if not self.missing_extras:
+            return None
+        return "needs " + " and ".join(install_command(e) for e in self.missing_extras)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form (``ragjudge metrics --json``)."""
         found = asdict(self)
+        found["install_hint"] = self.install_hint
         for score, info in zip(found["scores"], self.scores, strict=True):
             score["range"] = info.range
             score["excluded"] = list(info.excluded)
@@ -83,6 +96,7 @@ def metric_info(name: str) -> MetricInfo:
     metric = cls()
     meanings = metric.meanings()
     scores = [_score_info(score, meaning) for score, meaning in meanings.items()]
+    extras = metric.extras()
     return MetricInfo(
         name=name,
         measures=_measures(cls, scores),
@@ -91,6 +105,8 @@ def metric_info(name: str) -> MetricInfo:
         needs_judge=cls.needs_judge,
         judge_calls=_judge_calls(cls),
         options=_options(cls),
+        extras=extras,
+        missing_extras=[e for e in extras if not extra_installed(e)],
     )
 
 

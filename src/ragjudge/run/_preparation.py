@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from ragjudge._util.extras import require_extra
 from ragjudge.config import ConfigError, EvalConfig, expand_environment
-from ragjudge.errors import DataError
+from ragjudge.errors import DataError, MissingExtra
 from ragjudge.loading import read_evaluation_set
 from ragjudge.metrics import ConfigSettings, Metric, create_metric
 from ragjudge.run._row_skipping import (
@@ -249,6 +250,7 @@ def build_metrics(
             problems.append(str(exc))
     if problems:
         raise ConfigError("metrics: " + "\n  ".join(problems))
+    check_metric_extras(metrics)
     reserved = [
         f"metric {m.name!r}: the score name {n!r} is reserved: {problem}"
         for m in metrics
@@ -267,6 +269,17 @@ def build_metrics(
             " (give each instance its own 'name')"
         )
     return metrics
+
+
+def check_metric_extras(metrics: Sequence[Metric]) -> None:
+    """Refuse, before anything is read or paid for, a metric whose optional extra
+    (:attr:`Metric.extra`, a local embedding model) is not installed: a
+    :class:`MissingExtra` naming the metric and the pip command."""
+    for metric in metrics:
+        for extra in metric.extras():
+            embeds_locally = extra == "local" and metric.extra != "local"
+            how = " (its local embedding model)" if embeds_locally else ""
+            require_extra(extra, f"metric {metric.name!r}{how}")
 
 
 def load_config_samples(
@@ -396,10 +409,15 @@ def build_retriever(config: EvalConfig) -> Any:
         )
     except (ValueError, OSError) as exc:  # TextFileError is a ValueError
         raise ConfigError(f"knowledge_base: {exc}") from None
-    return retrieval.build_retriever(
-        base,
-        kb.retriever,  # type: ignore[arg-type]
-        embedder=kb.embedding,
-        cache_dir=config.resolve(".ragjudge/index"),
-        k_rrf=kb.k_rrf,
-    )
+    try:
+        return retrieval.build_retriever(
+            base,
+            kb.retriever,  # type: ignore[arg-type]
+            embedder=kb.embedding,
+            cache_dir=config.resolve(".ragjudge/index"),
+            k_rrf=kb.k_rrf,
+        )
+    except MissingExtra as exc:
+        raise MissingExtra(
+            f"knowledge_base: retriever {kb.retriever!r}: {exc}", extra=exc.extra
+        ) from None

@@ -309,7 +309,7 @@ def _versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
     found = {"ragjudge": __version__, "python": platform.python_version()}
-    for package in ("pydantic", "numpy", "scipy", "bm25s", "rouge-score", "fugashi"):
+    for package in ("pydantic", "numpy", "scipy", "bm25s", "fugashi"):
         try:
             found[package] = version(package)
         except PackageNotFoundError:

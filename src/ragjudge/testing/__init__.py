@@ -1,7 +1,7 @@
 """Test helpers: a local OpenAI-compatible server with scripted replies and faults, and
 a runner that serves any ASGI app on a loopback port in a background thread.
 
-Both need the ``dev`` extra (``starlette``, ``uvicorn``); they are imported on first
+Both need the ``serve`` extra (``starlette``, ``uvicorn``; the ``dev`` extra has them too); they are imported on first
 use so that ``python -m ragjudge.testing.server`` runs cleanly.
 """
 
@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ragjudge._util.extras import missing_extra_message
+from ragjudge.errors import MissingExtra
 from ragjudge.models.scripted import ReplyScript
 
 if TYPE_CHECKING:
@@ -33,7 +35,7 @@ def __getattr__(name: str) -> Any:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ImportError(
-            "ragjudge.testing needs starlette and uvicorn: pip install 'ragjudge[dev]'"
+        raise MissingExtra(
+            missing_extra_message("serve", "ragjudge.testing"), extra="serve"
         ) from exc
     return getattr(module, name)

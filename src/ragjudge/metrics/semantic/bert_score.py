@@ -18,6 +18,7 @@ characters and sub-words, so Japanese text gets meaningful, if coarse, scores.
 from __future__ import annotations
 
 from collections import OrderedDict
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from pydantic import Field
@@ -93,12 +94,14 @@ class BertScore(Metric):
     requires: tuple[str, ...] = ("response", "expected_response")
     meaning = ScoreMeaning(low=0, high=1, description="BERTScore F1 against the best reference")
 
-    def __init__(self, *, name: str | None = None, **options: Any) -> None:
-        super().__init__(name=name, **options)
-        try:
-            self.embedder = LocalEmbedder(self.options.model)
-        except ImportError as exc:  # the extra is missing: a config error, not a crash
-            raise ValueError(f"metric 'bert_score': {exc}") from None
+    extra = "local"
+
+    @cached_property
+    def embedder(self) -> LocalEmbedder:
+        """The local model, built on first use so the metric can be described (``ragjudge
+        metrics``) where the ``local`` extra is not installed; a run checks the extra
+        before it starts."""
+        return LocalEmbedder(self.options.model)
 
     async def compute(self, sample: Sample, output: Output, ctx: MetricContext) -> Result:
         """Compare the response with every reference and keep the best F1."""

@@ -11,11 +11,15 @@ quality it needs, and a failure says by how much it missed, with the interval an
         assert_metric(result, "rouge_l", at_least=0.4)               # on the mean
         assert_metric(result, "rouge_l", at_least=0.35, on="ci")     # on the CI's low end
 
-    async def test_in_async_code():
-        result = await rj.aevaluate("evalset.jsonl", target=my_async_app, metrics=["rouge_l"])
+    async def test_in_async_code(ragjudge_aevaluate):
+        result = await ragjudge_aevaluate("evalset.jsonl", target=my_async_app, metrics=["rouge_l"])
         assert_metric(result, "rouge_l", at_least=0.4)
 
 ``rj.evaluate`` also works inside a running event loop (it runs on a worker thread).
+Installing ragjudge registers a pytest plugin (:mod:`ragjudge.pytest._plugin`) with the
+fixtures ``ragjudge_evaluate`` and ``ragjudge_aevaluate``; async tests need
+pytest-asyncio (``asyncio_mode = "auto"``, or ``@pytest.mark.asyncio`` on each test).
+This module imports neither pytest nor the evaluation machinery, so it loads anywhere.
 """
 
 from __future__ import annotations

@@ -1,0 +1,174 @@
+"""Every ``ragjudge`` command on whatever is installed — in the core environment of
+``make test`` (the core dependencies and the ``serve`` extra) and in the full one: each
+command's ``--help``, and the commands a newcomer types after ``make demo``, exit as
+documented and never print a traceback."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import typer.main
+from smoke_env import Finished, copy_quickstart, run_ragjudge
+
+from ragjudge._util.extras import EXTRA_MODULES, extra_installed
+from ragjudge.cli._app import app
+
+pytestmark = pytest.mark.smoke
+
+
+@pytest.mark.skipif(
+    os.environ.get("RAGJUDGE_CORE_ENV") != "1",
+    reason="checks the core environment of make test (RAGJUDGE_CORE_ENV=1)",
+)
+def test_the_core_environment_has_the_core_install_and_serve_only() -> None:
+    present = [extra for extra in EXTRA_MODULES if extra != "serve" and extra_installed(extra)]
+    assert present == []
+    assert importlib.util.find_spec("rouge_score") is None  # a dev dependency only
+    assert extra_installed("serve")
+
+
+def command_paths() -> list[list[str]]:
+    """Every command and subcommand of ``ragjudge`` (``[]`` is ``ragjudge`` itself)."""
+    found: list[list[str]] = []
+
+    def walk(command: object, path: list[str]) -> None:
+        found.append(path)
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, [*path, name])
+
+    walk(typer.main.get_command(app), [])
+    return found
+
+
+@pytest.mark.parametrize("path", command_paths(), ids=lambda p: " ".join(p) or "ragjudge")
+def test_every_command_has_help(path: list[str], tmp_path: Path) -> None:
+    done = run_ragjudge([*path, "--help"], tmp_path)
+    assert (done.code, done.tracebacks) == (0, 0), done.out + done.err
+    assert "Usage" in done.out
+
+
+@dataclass(frozen=True)
+class Step:
+    """One command a newcomer types, the exit statuses it documents and what its output
+    must say."""
+
+    args: str
+    codes: tuple[int, ...] = (0,)
+    says: str = ""
+    check: Callable[[Finished, Path], None] | None = field(default=None, compare=False)
+
+
+def _json_lists_every_metric(done: Finished, folder: Path) -> None:
+    listed = {m["name"]: m for m in json.loads(done.out)}
+    assert {"exact_match", "rouge_l", "bert_score"} <= set(listed)
+    hint = listed["bert_score"]["install_hint"]
+    if extra_installed("local"):
+        assert hint is None
+    else:
+        assert hint == "needs pip install 'ragjudge[local]'"
+
+
+def _rows_written(done: Finished, folder: Path) -> None:
+    rows = (folder / "rows.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(rows) == 31 and "rouge_l" in json.loads(rows[0])
+
+
+def _report_written(done: Finished, folder: Path) -> None:
+    assert (folder / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+STEPS = [
+    Step("metrics", says="exact_match"),
+    Step("metrics -v", says="judge calls per sample"),
+    Step("metrics --json", check=_json_lists_every_metric),
+    Step("specs"),
+    Step("run eval.yaml --dry-run", says="target calls: 31"),
+    Step("runs", says="{run}"),
+    Step("show {run}", says="rouge_l"),
+    Step("show {run} --json", says='"run_id"'),
+    Step("export {run} -o rows.jsonl", check=_rows_written),
+    Step("export {run} -o rows.csv", says="wrote 31 rows"),
+    Step("export {run} -o rows.parquet", says="wrote 31 rows"),
+    Step("report {run} -o report.html", check=_report_written),
+    Step("compare {run} {run}"),
+    Step("repro {run}"),
+    Step("methods {run}"),
+    Step("counts {run}", says="no classify scores"),
+    Step("stability {run}", codes=(2,), says="has one trial"),
+    Step("meta {run} --human no_such_label", codes=(2,)),
+    # a lexical run has no judge reply cache; saying so may end with exit 2
+    Step("cache stats", codes=(0, 2), says="cache"),
+    Step("show no-such-run", codes=(2,), says="no-such-run"),
+    Step("run no-such-file.yaml", codes=(2,), says="no-such-file.yaml"),
+]
+
+
+@pytest.fixture(scope="module")
+def quickstart_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A copy of the quickstart with one run of its ``eval.yaml`` stored."""
+    folder = copy_quickstart(tmp_path_factory.mktemp("newcomer"))
+    done = run_ragjudge(["run", "eval.yaml", "--json"], folder)
+    assert (done.code, done.tracebacks) == (0, 0), done.out + done.err
+    return folder, json.loads(done.out)["run_id"]
+
+
+@pytest.mark.parametrize("step", STEPS, ids=lambda s: s.args)
+def test_a_newcomers_command_exits_as_documented(
+    step: Step, quickstart_run: tuple[Path, str]
+) -> None:
+    folder, run_id = quickstart_run
+    args = step.args.format(run=run_id).split()
+    done = run_ragjudge(args, folder)
+    said = done.out + done.err
+    assert done.tracebacks == 0, said
+    assert done.code in step.codes, said
+    assert step.says.format(run=run_id) in said
+    if step.check is not None:
+        step.check(done, folder)
+
+
+NEEDS_AN_EXTRA = [
+    ("local", "metrics: [bert_score]", "metric 'bert_score' needs the 'local' extra"),
+    ("local", "metrics: [answer_similarity]", "pip install 'ragjudge[local]'"),
+    (
+        "local",
+        "metrics: [exact_match]\nknowledge_base: {path: kb, retriever: dense}",
+        "ragjudge[local]",
+    ),
+    (
+        "litellm",
+        "metrics: [faithfulness]\njudge: {model: litellm/anthropic/claude-3-5-haiku}",
+        "ragjudge[litellm]",
+    ),
+    ("ray", "metrics: [exact_match]\nexecutor: ray", "ragjudge[ray]"),
+]
+
+
+@pytest.mark.parametrize(("extra", "settings", "says"), NEEDS_AN_EXTRA, ids=lambda v: str(v)[:40])
+def test_a_run_needing_a_missing_extra_names_it(
+    extra: str, settings: str, says: str, tmp_path: Path
+) -> None:
+    if extra_installed(extra):
+        pytest.skip(f"the {extra!r} extra is installed here (the core environment checks this)")
+    folder = copy_quickstart(tmp_path)
+    (folder / "needs.yaml").write_text(
+        f"data: evalset.jsonl\ntarget: rag_app:answer\n{settings}\n", encoding="utf-8"
+    )
+    done = run_ragjudge(["run", "needs.yaml"], folder)
+    assert (done.code, done.tracebacks) == (2, 0), done.out + done.err
+    assert says in done.err
+
+
+def test_mlflow_export_without_the_extra_names_it(quickstart_run: tuple[Path, str]) -> None:
+    if extra_installed("mlflow"):
+        pytest.skip("the 'mlflow' extra is installed here (the core environment checks this)")
+    folder, run_id = quickstart_run
+    done = run_ragjudge(["export", run_id, "--to", "mlflow"], folder)
+    assert (done.code, done.tracebacks) == (2, 0)
+    assert "pip install 'ragjudge[mlflow]'" in done.err
