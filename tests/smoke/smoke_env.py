@@ -75,6 +75,17 @@ def pytest_plugin_args() -> list[str]:
     return [] if registered else ["-p", PLUGIN]
 
 
+def copy_examples(folder: Path) -> Path:
+    """``folder`` holding a fresh copy of the repository's ``examples/`` (without stored
+    runs): a project root where the README's paths (``examples/quickstart/…``) hold."""
+    shutil.copytree(
+        ROOT / "examples",
+        folder / "examples",
+        ignore=shutil.ignore_patterns(".ragjudge", "__pycache__", "reports"),
+    )
+    return folder
+
+
 def copy_quickstart(folder: Path) -> Path:
     """A fresh copy of ``examples/quickstart`` (without stored runs) in ``folder``."""
     target = folder / "quickstart"

@@ -1,7 +1,8 @@
 """The README runs as written: its ``ragjudge`` command lines, its python blocks (one
 session, in order; a block that defines tests runs under pytest; a block headed
-``# NAME.py`` is written to that file), and its complete configs load — in a copy of
-the quickstart folder, in the core environment of ``make test`` and in the full one.
+``# NAME.py`` is written to that file), and its complete configs load — from a folder
+holding a copy of the repository's ``examples/``, as from the repository's root, in the
+core environment of ``make test`` and in the full one.
 
 A block opted out with ``<!-- not run in CI: REASON -->`` is reported as skipped with
 its reason; a marker without a reason fails."""
@@ -18,7 +19,7 @@ from readme_snippets import Snippet, find_snippets, is_file_block, is_test_block
 from smoke_env import (
     ROOT,
     Finished,
-    copy_quickstart,
+    copy_examples,
     pytest_plugin_args,
     run_python,
     run_ragjudge,
@@ -52,9 +53,9 @@ def skip_opted_out(snippet: Snippet) -> None:
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A quickstart copy holding the README's file blocks (``# my_metrics.py``) and the
-    pytest configuration the docs ask for."""
-    folder = copy_quickstart(tmp_path_factory.mktemp("readme"))
+    """A project root with a copy of ``examples/``, the README's file blocks
+    (``# my_metrics.py``) and the pytest configuration the docs ask for."""
+    folder = copy_examples(tmp_path_factory.mktemp("readme"))
     for snippet in runnable("python"):
         if (name := is_file_block(snippet)) is not None and snippet.opted_out is None:
             (folder / name).write_text(snippet.text, encoding="utf-8")
@@ -73,7 +74,8 @@ def session_errors(sandbox: Path) -> dict[int, str | None]:
     listing = sandbox / "readme_blocks.json"
     listing.write_text(json.dumps(blocks), encoding="utf-8")
     done = run_python([str(DRIVER), str(listing)], sandbox)
-    found = {r["line"]: r["error"] for r in map(json.loads, done.out.splitlines()) if r}
+    reports = [line for line in done.out.splitlines() if line.startswith('{"line": ')]
+    found = {r["line"]: r["error"] for r in map(json.loads, reports)}
     assert len(found) == len(blocks), done.out + done.err
     return found
 
