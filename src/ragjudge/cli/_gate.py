@@ -19,7 +19,14 @@ if TYPE_CHECKING:
     from ragjudge.config import EvalConfig
     from ragjudge.metrics import Metric
 
-__all__ = ["check_gate_names", "gate_outcome", "parse_gates", "print_gates", "resume_command"]
+__all__ = [
+    "check_gate_names",
+    "configured_gates",
+    "gate_outcome",
+    "parse_gates",
+    "print_gates",
+    "resume_command",
+]
 
 
 def parse_gates(under: Sequence[str] | None, over: Sequence[str] | None) -> list[Gate]:
@@ -31,6 +38,14 @@ def parse_gates(under: Sequence[str] | None, over: Sequence[str] | None) -> list
         *(parse_gate(text, floor=True) for text in under or []),
         *(parse_gate(text, floor=False) for text in over or []),
     ]
+
+
+def configured_gates(config: EvalConfig, given: Sequence[Gate]) -> list[Gate]:
+    """The config's gates with the command line's added (see
+    :func:`ragjudge.analysis._gates.configured_gates`)."""
+    from ragjudge.analysis._gates import configured_gates as merged
+
+    return merged(config, given)
 
 
 def check_gate_names(gates: Sequence[Gate], config: EvalConfig) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -231,6 +232,20 @@ class EvalConfig(BaseModel):
     report: ReportConfig | None = None
     """Write the run's HTML report when the run ends: true, a path (``{run}`` stands for
     the run id) or a mapping of its settings."""
+    fail_under: dict[str, float] = Field(default_factory=dict)
+    """Quality gates: a score and the value its mean (with gate ci, the low end of its
+    95% CI) may not fall below, or ragjudge run exits 5; on the command line METRIC=VALUE,
+    repeatable, adding to the config's gates or replacing its gate for that score.
+
+    In the config a mapping, ``fail_under: {faithfulness: 0.8}``; the score is named as
+    ``ragjudge show`` names it."""
+    fail_over: dict[str, float] = Field(default_factory=dict)
+    """Quality gates for scores where lower is better: a score and the value its mean
+    (with gate ci, the high end of its 95% CI) may not exceed, or ragjudge run exits 5;
+    on the command line METRIC=VALUE, as for fail_under."""
+    gate: Literal["mean", "ci"] = "mean"
+    """What the quality gates check: mean, or ci (the 95% confidence interval's
+    conservative end, so a gate fails only when the evidence says the score is off)."""
     executor: Literal["local", "ray"] = "local"
     """Where samples are evaluated: ``local`` (this process) or ``ray`` (Ray workers)."""
     ray: RayConfig | None = None
@@ -273,6 +288,14 @@ class EvalConfig(BaseModel):
                 "give 'limit' (the first N rows) or 'sample' (N random rows), not both"
             )
         return self
+
+    @field_validator("fail_under", "fail_over")
+    @classmethod
+    def _finite_thresholds(cls, value: dict[str, float]) -> dict[str, float]:
+        for metric, threshold in value.items():
+            if not math.isfinite(threshold):
+                raise ValueError(f"{metric}: the threshold must be a finite number")
+        return value
 
     @field_validator("metrics", mode="before")
     @classmethod
