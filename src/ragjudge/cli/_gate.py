@@ -56,7 +56,7 @@ def check_gate_names(gates: Sequence[Gate], config: EvalConfig) -> None:
         return
     from ragjudge.run._preparation import build_metrics
 
-    metrics = build_metrics(config.metrics, base_dir=config.base_dir)
+    metrics = build_metrics(config.metrics, base_dir=config.base_dir, where=config.where("metrics"))
     if any(_names_depend_on_rows(m) for m in metrics):
         return
     names = [n for m in metrics for n in m.score_names()]

@@ -18,6 +18,7 @@ from pydantic import (
 )
 
 from ragjudge._util.redact import is_secret_name, mask_record, scrub_url
+from ragjudge._util.suggest import did_you_mean
 from ragjudge.config._presets import expand_presets
 from ragjudge.config._ray import RayConfig
 from ragjudge.errors import ConfigError as ConfigError
@@ -90,7 +91,12 @@ class TargetConfig(BaseModel):
         # would silently ignore a misspelt key.
         stray = sorted(self.model_extra or {})
         if stray and self.kind in ("data", "callable"):
-            raise ValueError(f"target kind {self.kind!r} takes no {', '.join(stray)}")
+            known = list(TargetConfig.model_fields)
+            hint = did_you_mean(stray[0], known)
+            raise ValueError(
+                f"target kind {self.kind!r} takes no {', '.join(stray)}; "
+                f"{hint}its keys: {', '.join(known)}"
+            )
         return self
 
 
@@ -253,6 +259,17 @@ class EvalConfig(BaseModel):
     base_dir: Path = Field(default_factory=Path.cwd)
     _env_references: EnvReferences = PrivateAttr(default_factory=dict)
     """Strings of the config file that used ``${VAR}`` (see :func:`load_config`)."""
+    _source: Path | None = PrivateAttr(default=None)
+    """The YAML file the config was read from (see :func:`load_config`)."""
+
+    @property
+    def source(self) -> Path | None:
+        """The YAML file the config was read from; None for one built in Python."""
+        return self._source
+
+    def where(self, key: str) -> str:
+        """``key`` as an error message names it: after the config file, when there is one."""
+        return key if self._source is None else f"{self._source}: {key}"
 
     @model_validator(mode="before")
     @classmethod
