@@ -41,6 +41,7 @@ from ragjudge.cli._help import version_option
 from ragjudge.cli._init import register as register_init
 from ragjudge.cli._meta import register as register_meta
 from ragjudge.cli._metrics import register as register_metrics
+from ragjudge.cli._prompts import register as register_prompts
 from ragjudge.cli._report import register as register_report
 from ragjudge.cli._schema import register as register_schema
 from ragjudge.cli._setting_options import (
@@ -316,6 +317,7 @@ register_classify(app)
 register_trials(app)
 register_meta(app)
 register_metrics(app)
+register_prompts(app)
 register_cache(app)
 register_report(app)
 register_schema(app)
