@@ -66,3 +66,38 @@ def test_an_unknown_choice_is_a_config_error_before_anything_runs(tmp_path: Path
     with pytest.raises(rj.ConfigError, match="on_failure: 'explode'"):
         run(tmp_path, on_failure="explode")
     assert not (tmp_path / "runs.db").exists()
+
+
+def answers_all(query: str) -> str:
+    return "answer " + query.split()[-1]
+
+
+def test_a_failed_gate_of_a_complete_run_warns_and_is_listed(tmp_path: Path) -> None:
+    with pytest.warns(rj.RunFailedWarning, match=r"gate failed \(--fail-over token_f1=0.5\)"):
+        result = rj.evaluate(
+            ROWS,
+            target=answers_all,
+            metrics=["token_f1"],
+            store=tmp_path / "runs.db",
+            progress=False,
+            fail_under={"token_f1": 0.5},
+            fail_over={"token_f1": 0.5},
+        )
+    assert result.status == "completed"
+    assert [(g.gate.floor, g.passed) for g in result.gates] == [(True, True), (False, False)]
+
+
+def test_a_failed_gate_raises_when_asked(tmp_path: Path) -> None:
+    with pytest.raises(rj.RunFailed, match=r"token_f1 ci_high 1\.000 > 0\.5") as raised:
+        rj.evaluate(
+            ROWS,
+            target=half_broken,
+            metrics=["token_f1"],
+            store=tmp_path / "runs.db",
+            progress=False,
+            max_error_rate=0.5,
+            fail_over={"token_f1": 0.5},
+            gate="ci",
+            on_failure="raise",
+        )
+    assert raised.value.result.status == "completed"

@@ -140,3 +140,9 @@ def test_evaluate_has_the_signature_and_docs_of_aevaluate() -> None:
     assert rj.evaluate.__name__ == "evaluate"
     assert (rj.evaluate.__doc__ or "").startswith("Evaluate ``data``")
     assert not inspect.iscoroutinefunction(rj.evaluate)
+
+
+def test_a_misspelt_metric_name_is_refused_with_the_closest_name(tmp_path: Path) -> None:
+    rows = [{"request": "q", "response": "a", "expected_response": "a"}]
+    with pytest.raises(rj.ConfigError, match=r"metrics: unknown metric 'rouge_k'; did you mean"):
+        rj.evaluate(rows, metrics=["rouge_k"], store=tmp_path / "r.db", progress=False)

@@ -12,6 +12,7 @@ from typing import Any, Literal, ParamSpec, TypeVar, get_args
 
 from pydantic import ValidationError
 
+from ragjudge.analysis._gates import check_gates, configured_gates, failed_gates
 from ragjudge.analysis._results import EvaluationResult
 from ragjudge.config import ConfigError, EvalConfig, expand_presets
 from ragjudge.config._surface import (
@@ -61,6 +62,9 @@ async def aevaluate(
     store: str | Path | None = setting_default("store"),
     seed: int = setting_default("seed"),
     report: bool | str | dict[str, Any] | None = setting_default("report"),
+    fail_under: dict[str, float] | None = None,
+    fail_over: dict[str, float] | None = None,
+    gate: str = setting_default("gate"),
     executor: str = setting_default("executor"),
     ray: dict[str, Any] | None = setting_default("ray"),
     resume: str | None = control_default("resume"),
@@ -107,6 +111,9 @@ async def aevaluate(
         "store": None if store is None else str(store),
         "seed": seed,
         "report": report,
+        "fail_under": fail_under or {},
+        "fail_over": fail_over or {},
+        "gate": gate,
         "executor": executor,
         "ray": ray,
     }
@@ -125,19 +132,30 @@ async def aevaluate(
         judge_provider=judge_provider,
         progress=progress,
     )
+    result.gates = check_gates(result.summaries, configured_gates(config), on=config.gate)
     return _checked(result, on_failure)
 
 
 def _checked(result: EvaluationResult, on_failure: OnFailure) -> EvaluationResult:
     """``result``, after the warning or the exception ``on_failure`` asks for when the
-    run ended ``incomplete`` or ``failed``."""
-    if result.status not in ("incomplete", "failed") or on_failure == "ignore":
+    run ended ``incomplete`` or ``failed``, or a quality gate failed."""
+    message = _failure_message(result)
+    if message is None or on_failure == "ignore":
         return result
-    message = f"run {result.run_id} is {result.status}: " + "; ".join(result.verdict.reasons)
     if on_failure == "raise":
         raise RunFailed(message, result)
     warnings.warn(message, RunFailedWarning, stacklevel=1)  # async: no caller frame above
     return result
+
+
+def _failure_message(result: EvaluationResult) -> str | None:
+    """Why the run counts as failed (its status, then its failed gates), or None."""
+    if result.status in ("incomplete", "failed"):
+        return f"run {result.run_id} is {result.status}: " + "; ".join(result.verdict.reasons)
+    failed = failed_gates(result.gates)
+    if failed:
+        return f"run {result.run_id}: " + "; ".join(g.reason for g in failed)
+    return None
 
 
 def _blocking(

@@ -128,3 +128,68 @@ def test_malformed_gates_are_refused(tmp_path: Path) -> None:
 
     assert bad.exit_code == 2 and "METRIC=VALUE" in bad.output
     assert lonely.exit_code == 2 and "--gate ci" in lonely.output
+
+
+def test_command_line_gates_add_to_the_configs_and_replace_its_gate_on_a_score() -> None:
+    from ragjudge.analysis._gates import Gate, configured_gates
+    from ragjudge.config import EvalConfig
+
+    config = EvalConfig(
+        metrics=["rouge_l"], fail_under={"rouge_l": 0.5, "token_f1": 0.2}, fail_over={"x": 3}
+    )
+    gates = configured_gates(config, [Gate("rouge_l", 0.1), Gate("bleu", 0.3)])
+
+    assert gates == [
+        Gate("rouge_l", 0.1),
+        Gate("token_f1", 0.2),
+        Gate("x", 3.0, floor=False),
+        Gate("bleu", 0.3),
+    ]
+
+
+def write_gated_config(tmp_path: Path, gates: str) -> Path:
+    """The quickstart's config in ``tmp_path`` with ``gates`` (YAML lines) added."""
+    folder = QUICKSTART.parent
+    config = tmp_path / "eval.yaml"
+    config.write_text(
+        f"data: {folder / 'evalset.jsonl'}\n"
+        f"target: {folder / 'rag_app.py'}:answer\n"
+        "metrics: [rouge_l, token_f1]\n" + gates,
+        encoding="utf-8",
+    )
+    return config
+
+
+def test_gates_written_in_the_config_fail_the_run(tmp_path: Path) -> None:
+    config = write_gated_config(tmp_path, "fail_under: {rouge_l: 0.9}\n")
+    result = runner.invoke(app, ["run", str(config), "--no-progress"])
+
+    assert result.exit_code == 5, result.output
+    assert "gate failed (--fail-under rouge_l=0.9): rouge_l mean 0." in result.output
+
+
+def test_a_command_line_gate_replaces_the_configs_on_the_same_score(tmp_path: Path) -> None:
+    config = write_gated_config(tmp_path, "fail_under: {rouge_l: 0.9}\ngate: ci\n")
+    result = runner.invoke(
+        app, ["run", str(config), "--no-progress", "--fail-under", "rouge_l=0.1"]
+    )
+
+    assert result.exit_code == 0, result.output
+    assert "gate passed (--fail-under rouge_l=0.1): rouge_l ci_low" in result.output
+
+
+@pytest.mark.parametrize(
+    ("gates", "message"),
+    [
+        ("fail_under: {rouge_l: .nan}\n", "fail_under"),
+        ("fail_under: {rouge_l: high}\n", "fail_under"),
+        ("fail_under: {rouge_l: 0.1}\ngate: median\n", "gate"),
+        ("gate: ci\n", "--gate ci"),
+    ],
+)
+def test_bad_gates_in_the_config_are_named(tmp_path: Path, gates: str, message: str) -> None:
+    config = write_gated_config(tmp_path, gates)
+    result = runner.invoke(app, ["run", str(config), "--no-progress"])
+
+    assert result.exit_code == 2
+    assert message in result.output and "Traceback" not in result.output

@@ -251,3 +251,17 @@ def test_a_set_that_cannot_be_read_at_all_gets_no_hint_about_other_rows(tmp_path
     assert result.output == (
         f"error: {tmp_path / 'set.jsonl'}: columns.request: no column 'question' (its columns: q)\n"
     )
+
+
+def test_a_misspelt_metric_in_the_config_names_the_file_and_the_closest_name(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "eval.yaml"
+    config.write_text("data: set.jsonl\nmetrics: [exact_match, tokn_f1]\n", encoding="utf-8")
+
+    result = CliRunner().invoke(app, ["run", str(config), "--dry-run"])
+
+    assert result.exit_code == 2
+    assert f"{config}: metrics: unknown metric 'tokn_f1'; did you mean 'token_f1'?" in (
+        result.stderr
+    )

@@ -13,38 +13,27 @@ from typer.testing import CliRunner
 from ragjudge.cli import app
 from ragjudge.cli._init import JudgeChoice, Recipe, eval_yaml
 from ragjudge.config import EvalConfig
+from ragjudge.config._presets import preset_named
 
 runner = CliRunner()
 
 
-def names(recipe: Recipe) -> list[str]:
-    return [name for name, _ in recipe.metrics()]
-
-
-def test_the_metrics_follow_what_the_rows_hold() -> None:
+def test_the_preset_follows_what_the_rows_hold() -> None:
     judge = JudgeChoice.openai
-    assert names(Recipe(True, True, judge)) == [
-        "relevance_to_query",
-        "correctness",
-        "token_f1",
-        "groundedness",
-        "context_sufficiency",
-    ]
-    assert names(Recipe(False, True, judge)) == [
-        "relevance_to_query",
-        "groundedness",
-        "chunk_relevance_precision",
-    ]
-    assert names(Recipe(True, False, judge)) == ["relevance_to_query", "correctness", "token_f1"]
-    assert names(Recipe(False, False, judge)) == ["relevance_to_query", "safety"]
+    assert Recipe(True, True, judge).preset == "rag-with-reference"
+    assert Recipe(False, True, judge).preset == "rag-without-reference"
+    assert Recipe(True, False, judge).preset == "answer-with-reference"
+    assert Recipe(False, False, judge).preset == "answer-without-reference"
 
 
 @pytest.mark.parametrize("judge", list(JudgeChoice))
 def test_every_written_config_is_a_valid_config(judge: JudgeChoice, tmp_path: Path) -> None:
     recipe = Recipe(reference=True, retrieval=True, judge=judge)
     record = yaml.safe_load(eval_yaml(recipe, "evalset.jsonl"))
+    assert record["metrics"] == [{"preset": "rag-with-reference"}]
     config = EvalConfig.model_validate({**record, "base_dir": str(tmp_path)})
-    assert config.metrics == names(recipe)
+    expected = [m.entry for m in preset_named("rag-with-reference").metrics]
+    assert config.metrics == expected
     assert config.judge is not None and config.judge.model.startswith(("openai/", "litellm/"))
 
 
@@ -53,7 +42,8 @@ def test_init_writes_the_config_and_a_sample_set_of_that_shape(tmp_path: Path) -
     done = runner.invoke(app, ["init", "-o", str(config), "--retrieval", "--no-reference"])
     assert done.exit_code == 0, done.output
     text = config.read_text(encoding="utf-8")
-    assert "model: openai/gpt-4o" in text and "groundedness" in text
+    assert "model: openai/gpt-4o" in text and "- preset: rag-without-reference" in text
+    assert "#   faithfulness" in text
     rows = [json.loads(line) for line in (config.parent / "evalset.jsonl").read_text().splitlines()]
     assert len(rows) == 3
     assert all("retrieved_context" in r and "expected_response" not in r for r in rows)

@@ -99,9 +99,9 @@ def test_a_run_whose_every_judge_call_fails_looks_failed_everywhere(tmp_path: Pa
     assert runs.returncode == 0, runs.stderr
     assert "failed" in runs.stdout and "judge server error" in runs.stdout
     (listed,) = json.loads(ragjudge_command(tmp_path, "runs", "--json").stdout)
-    assert listed["status"] == "failed" and listed["errors_by_cause"] == {"judge server error": 6}
+    assert listed["status"] == "failed" and listed["errors_by_cause"] == {"judge server error": 9}
 
     report = ragjudge_command(tmp_path, "report", "latest", "-o", "failed.html")
     assert report.returncode == 0, report.stderr
     page = (tmp_path / "failed.html").read_text(encoding="utf-8")
-    assert 'class="status failed"' in page and "6 judge server error" in page
+    assert 'class="status failed"' in page and "9 judge server error" in page

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ragjudge.config import ConfigError, load_config
+from ragjudge.config import ConfigError, EvalConfig, load_config
 from ragjudge.run._preparation import build_metrics
 
 CONFIG = "name: 評価\ndata: set.jsonl\nmetrics: [exact_match]\ntrials: 2\n"
@@ -163,3 +163,35 @@ def test_rows_times_trials_is_bounded_when_trials_repeat() -> None:
     assert str(caught.value).startswith(
         "trials: 1,000 trials of 1,001 rows are 1,001,000 scorings of each metric"
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("judge: {model: scripted, rpmm: 3}", "judge.rpmm: unknown key; did you mean 'rpm'?"),
+        (
+            "knowledge_base: {path: docs, chunk_sise: 300}",
+            "knowledge_base.chunk_sise: unknown key; did you mean 'chunk_size'?",
+        ),
+        ("report: {pth: out.html}", "report.pth: unknown key; did you mean 'path'?"),
+        ("ray: {adress: auto}", "ray.adress: unknown key; did you mean 'address'?"),
+        ("target: {kind: data, pth: x}", "takes no pth; did you mean 'path'? its keys: kind"),
+    ],
+)
+def test_unknown_nested_keys_suggest_the_known_one(
+    tmp_path: Path, line: str, expected: str
+) -> None:
+    path = _write(tmp_path, f"data: set.jsonl\nmetrics: [exact_match]\n{line}\n")
+
+    message = _error(path)
+
+    assert message.startswith(f"{path}: invalid configuration")
+    assert expected in message
+
+
+def test_a_config_read_from_a_file_names_it_in_messages(tmp_path: Path) -> None:
+    config = load_config(_write(tmp_path, "metrics: [exact_match]\n"))
+
+    assert config.source == tmp_path / "eval.yaml"
+    assert config.where("metrics") == f"{tmp_path / 'eval.yaml'}: metrics"
+    assert EvalConfig(metrics=["exact_match"]).where("metrics") == "metrics"

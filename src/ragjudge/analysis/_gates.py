@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ragjudge.analysis._outcome import EXIT_GATE
+from ragjudge.config import EvalConfig
 from ragjudge.errors import ConfigError
 from ragjudge.stats import MetricSummary
 
@@ -21,6 +22,7 @@ __all__ = [
     "GateOn",
     "GateResult",
     "check_gates",
+    "configured_gates",
     "failed_gates",
     "parse_gate",
     "unknown_gate_metrics",
@@ -83,6 +85,19 @@ def parse_gate(text: str, *, floor: bool = True) -> Gate:
     if not math.isfinite(threshold):
         raise ConfigError(f"{flag} {text}: the threshold must be a finite number")
     return Gate(name.strip(), threshold, floor)
+
+
+def configured_gates(config: EvalConfig, given: Iterable[Gate] = ()) -> list[Gate]:
+    """The config's gates (``fail_under``, ``fail_over``) with ``given`` ones (the
+    command line's) added; a given gate on a score the config already gates the same
+    way replaces the config's."""
+    gates = {
+        **{(m, True): Gate(m, v, True) for m, v in config.fail_under.items()},
+        **{(m, False): Gate(m, v, False) for m, v in config.fail_over.items()},
+    }
+    for gate in given:
+        gates[(gate.metric, gate.floor)] = gate
+    return list(gates.values())
 
 
 def check_gates(

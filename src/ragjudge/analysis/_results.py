@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragjudge.analysis._columns import ColumnSummary, UnknownKeyError, summarize_columns
+from ragjudge.analysis._gates import GateResult
 from ragjudge.analysis._meanings import exclusions, run_meanings
 from ragjudge.analysis._outcome import ErrorGroup, Verdict, error_groups, run_verdict
 from ragjudge.analysis._rate_limits import RateLimitEvents, stored_rate_limits
@@ -61,6 +62,9 @@ class EvaluationResult:
     """The HTML report written when the run ended (``report: true``), if any."""
     report_error: str | None = None
     """Why the configured HTML report could not be written."""
+    gates: list[GateResult] = field(default_factory=list)
+    """The quality gates (``fail_under``, ``fail_over``) checked on this result by
+    :func:`ragjudge.evaluate`, each with whether it held and why."""
     report_writer: Callable[[EvaluationResult, Path | None], Path] | None = field(
         default=None, repr=False, compare=False
     )

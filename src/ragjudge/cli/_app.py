@@ -7,7 +7,6 @@ import json
 import os
 import sys
 import threading
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -32,6 +31,7 @@ from ragjudge.cli._errors import CommandGroup
 from ragjudge.cli._export import register as register_export
 from ragjudge.cli._gate import (
     check_gate_names,
+    configured_gates,
     gate_outcome,
     parse_gates,
     print_gates,
@@ -41,12 +41,16 @@ from ragjudge.cli._help import version_option
 from ragjudge.cli._init import register as register_init
 from ragjudge.cli._meta import register as register_meta
 from ragjudge.cli._metrics import register as register_metrics
+from ragjudge.cli._prompts import register as register_prompts
 from ragjudge.cli._report import register as register_report
 from ragjudge.cli._schema import register as register_schema
 from ragjudge.cli._setting_options import (
     RunBy,
     RunConcurrency,
     RunExecutor,
+    RunFailOver,
+    RunFailUnder,
+    RunGate,
     RunLimit,
     RunMaxErrorRate,
     RunProcesses,
@@ -77,11 +81,6 @@ def _main(version: Annotated[bool, version_option()] = False) -> None:
     """Evaluate RAG and LLM applications; results are kept in a SQLite store."""
 
 
-class GateChoice(StrEnum):
-    mean = "mean"
-    ci = "ci"
-
-
 @app.command()
 def run(
     config: Annotated[
@@ -109,26 +108,9 @@ def run(
     skip_invalid_rows: RunSkipInvalidRows = False,
     by: RunBy = None,
     store: RunStore = None,
-    fail_under: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="METRIC=VALUE",
-            help="Exit 5 when METRIC's mean (or CI low end with --gate ci) is below VALUE; "
-            "repeat for several metrics.",
-        ),
-    ] = None,
-    fail_over: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="METRIC=VALUE",
-            help="Exit 5 when METRIC's mean (or CI high end with --gate ci) is above VALUE "
-            "(for metrics where lower is better).",
-        ),
-    ] = None,
-    gate: Annotated[
-        GateChoice,
-        typer.Option(help="What the gates check: the mean, or the 95% CI's conservative end."),
-    ] = GateChoice.mean,
+    fail_under: RunFailUnder = None,
+    fail_over: RunFailOver = None,
+    gate: RunGate = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     progress: RunProgress = True,
     use_cache: RunUseCache = True,
@@ -166,9 +148,7 @@ def run(
             "--resume finishes a stored run with its own samples and trials; "
             "it takes its config and no --dry-run, --limit, --sample or --trials"
         )
-    gates = parse_gates(fail_under, fail_over)
-    if gate is GateChoice.ci and not gates:
-        raise fail("--gate ci says what --fail-under and --fail-over check; give one of them")
+    given_gates = parse_gates(fail_under, fail_over)
     started: list[str] = [] if resume is None else [resume]
     stopping = Stopping()
     try:
@@ -186,7 +166,14 @@ def run(
             skip_invalid_rows=True if skip_invalid_rows else None,
             by=by,
             store=None if store is None else str(store.resolve()),
+            gate=gate,
         )
+        gates = configured_gates(cfg, given_gates)
+        if cfg.gate == "ci" and not gates:
+            raise fail(
+                "--gate ci (gate: ci in the config) says what the gates check; give one with "
+                "--fail-under or --fail-over (fail_under or fail_over in the config)"
+            )
         check_gate_names(gates, cfg)
         if plan:
             estimate = asyncio.run(dry_run(cfg))
@@ -217,7 +204,7 @@ def run(
         command = resume_command(config, started[-1] if started else None, {"--store": store})
         err.print(Text(f"{exc}. Resume with: {command}"), soft_wrap=True)
         raise typer.Exit(1) from None
-    code, gate_results = gate_outcome(result, gates, gate.value)
+    code, gate_results = gate_outcome(result, gates, cfg.gate)
     if as_json:
         summary = result.to_dict()
         summary["gates"] = [g.to_dict() for g in gate_results]
@@ -330,6 +317,7 @@ register_classify(app)
 register_trials(app)
 register_meta(app)
 register_metrics(app)
+register_prompts(app)
 register_cache(app)
 register_report(app)
 register_schema(app)

@@ -19,7 +19,14 @@ if TYPE_CHECKING:
     from ragjudge.config import EvalConfig
     from ragjudge.metrics import Metric
 
-__all__ = ["check_gate_names", "gate_outcome", "parse_gates", "print_gates", "resume_command"]
+__all__ = [
+    "check_gate_names",
+    "configured_gates",
+    "gate_outcome",
+    "parse_gates",
+    "print_gates",
+    "resume_command",
+]
 
 
 def parse_gates(under: Sequence[str] | None, over: Sequence[str] | None) -> list[Gate]:
@@ -33,6 +40,14 @@ def parse_gates(under: Sequence[str] | None, over: Sequence[str] | None) -> list
     ]
 
 
+def configured_gates(config: EvalConfig, given: Sequence[Gate]) -> list[Gate]:
+    """The config's gates with the command line's added (see
+    :func:`ragjudge.analysis._gates.configured_gates`)."""
+    from ragjudge.analysis._gates import configured_gates as merged
+
+    return merged(config, given)
+
+
 def check_gate_names(gates: Sequence[Gate], config: EvalConfig) -> None:
     """Before anything is paid for: a gate naming a score the config's metrics do not
     give ends the command, listing the scores they give. Metrics whose score names
@@ -41,7 +56,7 @@ def check_gate_names(gates: Sequence[Gate], config: EvalConfig) -> None:
         return
     from ragjudge.run._preparation import build_metrics
 
-    metrics = build_metrics(config.metrics, base_dir=config.base_dir)
+    metrics = build_metrics(config.metrics, base_dir=config.base_dir, where=config.where("metrics"))
     if any(_names_depend_on_rows(m) for m in metrics):
         return
     names = [n for m in metrics for n in m.score_names()]

@@ -65,25 +65,11 @@ class Recipe:
     """The rows (or the target) give the contexts the answer was written from."""
     judge: JudgeChoice
 
-    def metrics(self) -> list[tuple[str, str]]:
-        """The recommended starting metrics for this case, each with what it tells."""
-        chosen = [("relevance_to_query", "does the answer address the question?")]
-        if self.reference:
-            chosen.append(("correctness", "does it agree with the reference answer?"))
-            chosen.append(("token_f1", "word overlap with the reference (no judge call)"))
-        if self.retrieval:
-            chosen.append(("groundedness", "is the answer supported by the retrieved context?"))
-            if self.reference:
-                chosen.append(
-                    ("context_sufficiency", "does the context hold what the answer needs?")
-                )
-            else:
-                chosen.append(
-                    ("chunk_relevance_precision", "share of retrieved chunks on the question")
-                )
-        if not self.reference and not self.retrieval:
-            chosen.append(("safety", "is the answer free of harmful content?"))
-        return chosen
+    @property
+    def preset(self) -> str:
+        """The name of the metric preset recommended for this case."""
+        kind = "rag" if self.retrieval else "answer"
+        return f"{kind}-{'with' if self.reference else 'without'}-reference"
 
 
 def eval_yaml(recipe: Recipe, data: str) -> str:
@@ -93,8 +79,6 @@ def eval_yaml(recipe: Recipe, data: str) -> str:
         fields.append("expected_response")
     if recipe.retrieval:
         fields.append("retrieved_context")
-    width = max(len(name) for name, _ in recipe.metrics())
-    metric_lines = "".join(f"  - {name:<{width}}  # {why}\n" for name, why in recipe.metrics())
     return f"""\
 # The evaluation: run it with `ragjudge run eval.yaml` (add --dry-run first to see the
 # judge calls and their estimated cost without calling anything). Paths are relative
@@ -109,15 +93,30 @@ data: {data}
 # application as module:function (e.g. my_app:answer, called with each question).
 target: data
 
-# A recommended starting set for your case; `ragjudge metrics` lists every metric.
+# A recommended starting set for your case; `ragjudge metrics --presets` says what
+# each preset holds, `ragjudge metrics` lists every metric.
 metrics:
-{metric_lines}
+{_preset_lines(recipe.preset)}
 {_JUDGES[recipe.judge]}
 report: true        # write the HTML report (.ragjudge/reports/RUN.html) when the run ends
 
-# In CI, gate on a mean (exit 5 when it is below):
-#   ragjudge run eval.yaml --fail-under SCORE=0.8   (SCORE as `ragjudge show` names it)
+# In CI, gate on a mean (ragjudge run exits 5 when it is below; SCORE as
+# `ragjudge show` names it), here or as --fail-under SCORE=0.8:
+# fail_under:
+#   SCORE: 0.8
 """
+
+
+def _preset_lines(name: str) -> str:
+    """The preset entry, with the preset's case and its metrics as comments."""
+    from ragjudge.config._presets import preset_named
+
+    preset = preset_named(name)
+    width = max(len(m.name) for m in preset.metrics)
+    lines = [f"  - preset: {name}    # {preset.case}", "  # it scores:"]
+    lines += [f"  #   {m.name:<{width}}  {m.why}" for m in preset.metrics]
+    lines.append("  # add further metrics as entries of their own, e.g. - token_f1")
+    return "\n".join(lines) + "\n"
 
 
 def sample_rows(recipe: Recipe) -> list[dict[str, object]]:

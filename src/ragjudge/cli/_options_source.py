@@ -55,6 +55,9 @@ OPTIONS = (
     CommandLineOption("skip_invalid_rows", "bool"),
     CommandLineOption("by", "str | None", "KEY"),
     CommandLineOption("store", "Path | None", "FILE"),
+    CommandLineOption("fail_under", "list[str] | None", "METRIC=VALUE"),
+    CommandLineOption("fail_over", "list[str] | None", "METRIC=VALUE"),
+    CommandLineOption("gate", "str | None", "mean|ci"),
     CommandLineOption("progress", "bool", flags="--progress/--no-progress", control=True),
     CommandLineOption("use_cache", "bool", flags="--cache/--no-cache", control=True),
 )

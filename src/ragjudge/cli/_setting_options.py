@@ -16,6 +16,9 @@ __all__ = [
     "RunBy",
     "RunConcurrency",
     "RunExecutor",
+    "RunFailOver",
+    "RunFailUnder",
+    "RunGate",
     "RunLimit",
     "RunMaxErrorRate",
     "RunProcesses",
@@ -142,6 +145,33 @@ RunStore = Annotated[
         "--store",
         metavar="FILE",
         help="The store file (default .ragjudge/runs.db beside the config).",
+    ),
+]
+
+RunFailUnder = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--fail-under",
+        metavar="METRIC=VALUE",
+        help="Quality gates: a score and the value its mean (with gate ci, the low end of its 95% CI) may not fall below, or ragjudge run exits 5; on the command line METRIC=VALUE, repeatable, adding to the config's gates or replacing its gate for that score.",
+    ),
+]
+
+RunFailOver = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--fail-over",
+        metavar="METRIC=VALUE",
+        help="Quality gates for scores where lower is better: a score and the value its mean (with gate ci, the high end of its 95% CI) may not exceed, or ragjudge run exits 5; on the command line METRIC=VALUE, as for fail_under.",
+    ),
+]
+
+RunGate = Annotated[
+    str | None,
+    typer.Option(
+        "--gate",
+        metavar="mean|ci",
+        help="What the quality gates check: mean, or ci (the 95% confidence interval's conservative end, so a gate fails only when the evidence says the score is off).",
     ),
 ]
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -17,6 +18,7 @@ from pydantic import (
 )
 
 from ragjudge._util.redact import is_secret_name, mask_record, scrub_url
+from ragjudge._util.suggest import did_you_mean
 from ragjudge.config._presets import expand_presets
 from ragjudge.config._ray import RayConfig
 from ragjudge.errors import ConfigError as ConfigError
@@ -89,7 +91,12 @@ class TargetConfig(BaseModel):
         # would silently ignore a misspelt key.
         stray = sorted(self.model_extra or {})
         if stray and self.kind in ("data", "callable"):
-            raise ValueError(f"target kind {self.kind!r} takes no {', '.join(stray)}")
+            known = list(TargetConfig.model_fields)
+            hint = did_you_mean(stray[0], known)
+            raise ValueError(
+                f"target kind {self.kind!r} takes no {', '.join(stray)}; "
+                f"{hint}its keys: {', '.join(known)}"
+            )
         return self
 
 
@@ -231,6 +238,20 @@ class EvalConfig(BaseModel):
     report: ReportConfig | None = None
     """Write the run's HTML report when the run ends: true, a path (``{run}`` stands for
     the run id) or a mapping of its settings."""
+    fail_under: dict[str, float] = Field(default_factory=dict)
+    """Quality gates: a score and the value its mean (with gate ci, the low end of its
+    95% CI) may not fall below, or ragjudge run exits 5; on the command line METRIC=VALUE,
+    repeatable, adding to the config's gates or replacing its gate for that score.
+
+    In the config a mapping, ``fail_under: {faithfulness: 0.8}``; the score is named as
+    ``ragjudge show`` names it."""
+    fail_over: dict[str, float] = Field(default_factory=dict)
+    """Quality gates for scores where lower is better: a score and the value its mean
+    (with gate ci, the high end of its 95% CI) may not exceed, or ragjudge run exits 5;
+    on the command line METRIC=VALUE, as for fail_under."""
+    gate: Literal["mean", "ci"] = "mean"
+    """What the quality gates check: mean, or ci (the 95% confidence interval's
+    conservative end, so a gate fails only when the evidence says the score is off)."""
     executor: Literal["local", "ray"] = "local"
     """Where samples are evaluated: ``local`` (this process) or ``ray`` (Ray workers)."""
     ray: RayConfig | None = None
@@ -238,6 +259,17 @@ class EvalConfig(BaseModel):
     base_dir: Path = Field(default_factory=Path.cwd)
     _env_references: EnvReferences = PrivateAttr(default_factory=dict)
     """Strings of the config file that used ``${VAR}`` (see :func:`load_config`)."""
+    _source: Path | None = PrivateAttr(default=None)
+    """The YAML file the config was read from (see :func:`load_config`)."""
+
+    @property
+    def source(self) -> Path | None:
+        """The YAML file the config was read from; None for one built in Python."""
+        return self._source
+
+    def where(self, key: str) -> str:
+        """``key`` as an error message names it: after the config file, when there is one."""
+        return key if self._source is None else f"{self._source}: {key}"
 
     @model_validator(mode="before")
     @classmethod
@@ -273,6 +305,14 @@ class EvalConfig(BaseModel):
                 "give 'limit' (the first N rows) or 'sample' (N random rows), not both"
             )
         return self
+
+    @field_validator("fail_under", "fail_over")
+    @classmethod
+    def _finite_thresholds(cls, value: dict[str, float]) -> dict[str, float]:
+        for metric, threshold in value.items():
+            if not math.isfinite(threshold):
+                raise ValueError(f"{metric}: the threshold must be a finite number")
+        return value
 
     @field_validator("metrics", mode="before")
     @classmethod

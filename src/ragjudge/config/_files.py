@@ -6,14 +6,14 @@ naming the file and the key."""
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from ragjudge._util.suggest import did_you_mean
 from ragjudge.config._eval import ConfigError, EnvReferences, EvalConfig
 from ragjudge.config._surface import flag_of
 from ragjudge.config._yaml import read_yaml
@@ -57,6 +57,7 @@ def load_config(path: str | Path, **overrides: Any) -> EvalConfig:
         except ValueError as exc:
             raise ConfigError(f"{path}: format: {exc}") from None
     config._env_references = references
+    config._source = path
     return config
 
 
@@ -119,14 +120,42 @@ def _describe(path: Path, exc: ValidationError, overridden: set[str]) -> str:
         if err["loc"] and err["loc"][0] in overridden:
             where = f"{where} (given as {flag_of(str(err['loc'][0]))})"
         message = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:
-            message = _unknown_key_message(str(err["loc"][0]))
+        if err["type"] == "extra_forbidden":
+            message = _unknown_key_message(err["loc"])
         lines.append(f"  {where}: {message}")
     return "\n".join(lines)
 
 
-def _unknown_key_message(key: str) -> str:
-    known = [name for name in EvalConfig.model_fields if name != "base_dir"]
-    close = difflib.get_close_matches(key, known, n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
-    return f"unknown setting; {hint}known settings: {', '.join(known)}"
+def _unknown_key_message(loc: tuple[str | int, ...]) -> str:
+    """An unknown key at ``loc`` (at any depth), with the closest key its mapping knows
+    and every key it knows."""
+    model = _model_at(loc[:-1])
+    if model is None:
+        return "unknown key"
+    known = [name for name in model.model_fields if name != "base_dir"]
+    what = "setting" if model is EvalConfig else "key"
+    return f"unknown {what}; {did_you_mean(str(loc[-1]), known)}known {what}s: {', '.join(known)}"
+
+
+def _model_at(loc: tuple[str | int, ...]) -> type[BaseModel] | None:
+    """The settings model of the mapping at ``loc`` of the config (list indexes and
+    union tags skipped), or None when no model describes it."""
+    model: type[BaseModel] = EvalConfig
+    for step in loc:
+        field = model.model_fields.get(step) if isinstance(step, str) else None
+        if field is None:
+            continue
+        found = _model_in(field.annotation)
+        if found is None:
+            return None
+        model = found
+    return model
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for argument in get_args(annotation):
+        if (found := _model_in(argument)) is not None:
+            return found
+    return None

@@ -50,9 +50,10 @@ class RunControls(BaseModel):
     """Reuse cached judge replies."""
     on_failure: Literal["warn", "raise", "ignore"] = "warn"
     """What a run that ends ``incomplete`` (more of a metric's results failed than
-    ``max_error_rate`` allows) or ``failed`` (a metric has no value at all) does:
+    ``max_error_rate`` allows) or ``failed`` (a metric has no value at all), or whose
+    quality gate (``fail_under``, ``fail_over``; listed in ``result.gates``) failed, does:
     ``warn`` (a ``RunFailedWarning``), ``raise`` (``RunFailed``, holding the stored
-    result) or ``ignore``; ``result.status`` says it either way."""
+    result) or ``ignore``; ``result.status`` and ``result.gates`` say it either way."""
 
 
 COMMAND_LINE_SETTINGS: dict[str, str | None] = {
@@ -67,6 +68,9 @@ COMMAND_LINE_SETTINGS: dict[str, str | None] = {
     "skip_invalid_rows": None,
     "by": "KEY",
     "store": "FILE",
+    "fail_under": "METRIC=VALUE",
+    "fail_over": "METRIC=VALUE",
+    "gate": "mean|ci",
 }
 """The settings ``ragjudge run`` takes as options (``--max-error-rate``), each with its
 metavar (None for a flag); the option's value replaces the config file's."""

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from ragjudge._util.suggest import did_you_mean
 from ragjudge.metrics._base import Metric, MetricOptions, is_metric_class
 from ragjudge.metrics._function import (
     FunctionMetric,
@@ -95,9 +96,10 @@ def metric_class(kind: str, *, search_dir: Path | None = None) -> type[Metric]:
         _discover()
     found = _REGISTRY.get(kind)
     if found is None:
-        known = ", ".join(available_metrics())
+        names = available_metrics()
         raise ValueError(
-            f"unknown metric {kind!r}; known metrics: {known} (or give a 'module:Class' path)"
+            f"unknown metric {kind!r}; {did_you_mean(kind, names)}known metrics: "
+            f"{', '.join(names)} (or give a 'module:Class' path)"
         )
     return found
 
@@ -200,7 +202,8 @@ def _describe_options(who: str, cls: type[Metric], exc: ValidationError) -> str:
     for error in exc.errors():
         option = ".".join(str(p) for p in error["loc"]) or "(options)"
         if error["type"] == "extra_forbidden":
-            problems.append(f"unknown option {option!r}")
+            hint = did_you_mean(option, cls.Options.model_fields).rstrip()
+            problems.append(f"unknown option {option!r}" + (f" ({hint})" if hint else ""))
         else:
             problems.append(f"option {option!r} {_plain_message(error)}")
     known = ", ".join(cls.Options.model_fields) or "none"
@@ -234,7 +237,10 @@ def check_signature_options(who: str, cls: type[Metric], options: dict[str, Any]
     unknown = sorted(set(options) - set(parameters))
     if unknown:
         known = ", ".join(sorted(parameters)) or "none"
-        raise ValueError(f"{who}: unknown option(s) {', '.join(unknown)} (known options: {known})")
+        hint = did_you_mean(unknown[0], parameters)
+        raise ValueError(
+            f"{who}: unknown option(s) {', '.join(unknown)}; {hint}known options: {known}"
+        )
     for name, value in options.items():
         default = parameters[name].default
         if isinstance(default, bool) and not isinstance(value, bool):

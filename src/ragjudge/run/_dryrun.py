@@ -230,16 +230,8 @@ async def plan_evaluation(
     target = _StandInTarget(supplies_response)
 
     async def walk(sample: Sample, trial: int, metric: Metric) -> None:
-        ctx = MetricContext(
-            trial=trial,
-            retriever=retriever,
-            judge=judge,
-            generate_config=sampling,
-            target=target,
-            models={role: judge for role in metric.model_roles()},
-            embedders={spec: StandInEmbedder(spec) for spec in metric.embedding_specs()},
-            shared=shared.setdefault((sample.request_id, trial), {}),
-        )
+        ctx = _stand_in_context(metric, judge, target, retriever, sampling, trial)
+        ctx.shared = shared.setdefault((sample.request_id, trial), {})
         if metric.rows_not_applicable.get(sample.request_id) is not None:
             return  # no call: the row lacks the metric's inputs
         async with semaphore:
@@ -266,6 +258,46 @@ async def plan_evaluation(
         output_tokens_per_call=_output_tokens_per_call(config.judge),
         errors=errors,
     )
+
+
+def _stand_in_context(
+    metric: Metric,
+    judge: StandInJudge,
+    target: _StandInTarget,
+    retriever: Any,
+    sampling: GenerateConfig,
+    trial: int,
+) -> MetricContext:
+    """What ``metric`` scores with in a dry run: the stand-in judge for every model
+    role, stand-in embedders, the stand-in target."""
+    return MetricContext(
+        trial=trial,
+        retriever=retriever,
+        judge=judge,
+        generate_config=sampling,
+        target=target,
+        models={role: judge for role in metric.model_roles()},
+        embedders={spec: StandInEmbedder(spec) for spec in metric.embedding_specs()},
+    )
+
+
+async def sample_prompts(
+    config: EvalConfig,
+    sample: Sample,
+    metric: Metric,
+    *,
+    supplies_response: bool,
+    retriever: Any = None,
+) -> list[JudgeCallRecord]:
+    """Every judge call ``metric`` would make for ``sample`` (its first trial), in the
+    order made, each with its prompt; built as the dry run builds them, calling nothing.
+    A metric's failure on the stand-in replies propagates."""
+    records: list[JudgeCallRecord] = []
+    judge = StandInJudge(records)
+    target = _StandInTarget(supplies_response)
+    ctx = _stand_in_context(metric, judge, target, retriever, generate_config(config.judge), 0)
+    await metric.score(sample, _stand_in_output(sample, supplies_response), ctx)
+    return records
 
 
 def _output_tokens_per_call(judge: JudgeConfig | None) -> int:

@@ -129,7 +129,12 @@ def configured_metrics(
     given = list(config.metrics if metrics is None else metrics)
     if registry is not None and metrics is None:
         given = [*registry.metrics, *given]
-    return build_metrics(given, base_dir=config.base_dir, settings=_config_settings(config))
+    return build_metrics(
+        given,
+        base_dir=config.base_dir,
+        settings=_config_settings(config),
+        where=config.where("metrics"),
+    )
 
 
 def _config_settings(config: EvalConfig) -> ConfigSettings:
@@ -235,12 +240,14 @@ def build_metrics(
     *,
     base_dir: Path | None = None,
     settings: ConfigSettings | None = None,
+    where: str = "metrics",
 ) -> list[Metric]:
     """The run's metrics from names, option dicts or instances; an unknown metric, a
     bad option, a repeated score name or one reserved for the export's other columns
     (:func:`ragjudge.store._frames.reserved_name_problem`) is a :class:`ConfigError`. ``module:Class``
     metrics are looked up beside the config (``base_dir``) first; ``settings`` fill the
-    options that take a config-wide setting or a path."""
+    options that take a config-wide setting or a path. ``where`` begins each message
+    (the config file and its key)."""
     metrics: list[Metric] = []
     problems: list[str] = []
     for spec in specs:
@@ -249,7 +256,7 @@ def build_metrics(
         except (ValueError, TypeError) as exc:
             problems.append(str(exc))
     if problems:
-        raise ConfigError("metrics: " + "\n  ".join(problems))
+        raise ConfigError(f"{where}: " + "\n  ".join(problems))
     check_metric_extras(metrics)
     reserved = [
         f"metric {m.name!r}: the score name {n!r} is reserved: {problem}"
@@ -259,7 +266,7 @@ def build_metrics(
     ]
     if reserved:
         raise ConfigError(
-            "metrics: " + "\n  ".join(reserved) + "\n  (give the metric another 'name')"
+            f"{where}: " + "\n  ".join(reserved) + "\n  (give the metric another 'name')"
         )
     names = [n for m in metrics for n in m.score_names()]
     duplicates = sorted({n for n in names if names.count(n) > 1})
