@@ -8,7 +8,7 @@ FULL := $(VENV)/.installed-full
 # and pytest to drive the smoke tests): every command and README snippet must work there.
 CORE_VENV := .venv-core
 CORE_ONLY := $(CORE_VENV)/.installed
-SMOKE_CORE := RAGJUDGE_CORE_ENV=1 HF_HUB_OFFLINE=1 $(CORE_VENV)/bin/python -m pytest -q -p no:cacheprovider -m smoke tests/smoke tests/test_pytest_plugin.py
+SMOKE_CORE := RAGJUDGE_CORE_ENV=1 HF_HUB_OFFLINE=1 $(CORE_VENV)/bin/python -m pytest -q -p no:cacheprovider -m smoke tests/smoke tests/test_pytest_plugin.py tests/cli/test_newcomer_walk.py
 # CPU build of torch for the `local` extra; pinned so pip never pulls CUDA packages.
 TORCH := torch==2.13.0
 

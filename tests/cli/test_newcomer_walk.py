@@ -17,6 +17,8 @@ import pytest
 import ragjudge
 from ragjudge.testing import FaultPlan, OpenAITestServer, ReplyScript
 
+pytestmark = pytest.mark.smoke  # run in the core-only environment of `make test` too
+
 RATING = "response/llm_judged/relevance_to_query/rating"
 
 
@@ -38,7 +40,11 @@ def ragjudge_command(folder: Path, *args: str) -> subprocess.CompletedProcess[st
 
 @pytest.fixture(scope="module")
 def judge() -> Iterator[OpenAITestServer]:
-    with OpenAITestServer(replies=ReplyScript(default="Answer: yes, it answers it.")) as server:
+    # a JSON reply to the rating prompt, also where no reply schema constrains it (the
+    # core install has no JSON Schema checker for the test server)
+    rating = ("give the response a whole-number rating", '{"explanation": "clear", "rating": 4}')
+    script = ReplyScript(rules=[rating], default="Answer: yes, it answers it.")
+    with OpenAITestServer(replies=script) as server:
         yield server
 
 
