@@ -30,6 +30,7 @@ from ragjudge.models import (
 from ragjudge.models._cache import provider_endpoint
 from ragjudge.models._embeddings import CachedEmbedder, RemoteEmbedder, get_embedder
 from ragjudge.models._litellm import import_litellm
+from ragjudge.models._openai import resolve_base_url
 from ragjudge.models._structured import ReplySchemas
 from ragjudge.store._store import Store
 
@@ -138,9 +139,21 @@ async def record_calls(
         await recorder(record)
 
 
-def prices_of(judge: JudgeConfig | None) -> PriceTable | None:
-    """The price table the judge config gives, if any (calls are then priced)."""
-    return PriceTable.from_dict(judge.prices) if judge is not None and judge.prices else None
+def prices_of(judge: JudgeConfig | None) -> PriceTable:
+    """The prices calls of ``judge`` are charged at: the config's, else the published
+    ones of its model (unless it is served by a server that is not the provider's own
+    API); a run and its dry run use the same."""
+    if judge is None:
+        return PriceTable(published=True)
+    return PriceTable(judge.prices, published=True, server=judge_server(judge))
+
+
+def judge_server(judge: JudgeConfig) -> str | None:
+    """The base URL ``judge``'s requests go to, when the config decides it (an
+    OpenAI-compatible spec falls back to ``OPENAI_BASE_URL``, then OpenAI's)."""
+    if judge.model.startswith("openai/"):
+        return resolve_base_url(judge.base_url)
+    return judge.base_url
 
 
 def generate_config(judge: JudgeConfig | None) -> GenerateConfig:

@@ -26,8 +26,10 @@ from ragjudge.analysis._rate_limits import record_rate_limits
 from ragjudge.analysis._results import EvaluationResult, summarize_run
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.config._secrets import config_secrets
+from ragjudge.errors import SpendingLimitReached
 from ragjudge.loading import STREAM_PAGE_ROWS
 from ragjudge.models import Provider
+from ragjudge.run._ceiling import check_estimate, recorded_spend, spending_watched
 from ragjudge.run._execution import outcome_recorded
 from ragjudge.run._executors import ExecutionParts, ExecutorKind, executor_kind
 from ragjudge.run._judging import check_judge, record_calls
@@ -161,6 +163,14 @@ async def _run_prepared(
 ) -> EvaluationResult:
     """Execute the prepared run with the store open and the run locked."""
     check_judge(config.judge, setup.metrics, provider=options.provider)
+    if resumed is None and options.provider is None:
+        await check_estimate(
+            config,
+            setup.samples,
+            setup.metrics,
+            supplies_response=setup.target.supplies_response,
+            retriever=setup.retriever,
+        )
     with Store(config.store_path, write=True) as store:
         # The models record their calls under the run id, so it is drawn before the
         # run is stored: a judge that cannot be built leaves no empty run behind.
@@ -208,13 +218,33 @@ async def _execute(
                 options.on_start(run_id)
             _tell(setup.notes, options.progress)
             await record_calls(store, run_id, config.judge, models.asked)
-            with outcome_recorded(store, run_id):
-                await execution.run(setup.samples, config.concurrency, options.progress)
+            async with spending_watched(store, run_id, config.max_cost) as reached:
+                try:
+                    with outcome_recorded(store, run_id):
+                        await execution.run(setup.samples, config.concurrency, options.progress)
+                except asyncio.CancelledError:
+                    if not reached.is_set():
+                        raise
+                    _stopped_at_ceiling(store, run_id, config)
     finally:
         await models.close()
         if stored:
             record_rate_limits(store, run_id, models.all)
             _record_notes(store, run_id, models.notes())
+
+
+def _stopped_at_ceiling(store: Store, run_id: str, config: EvalConfig) -> None:
+    """Record why the run stopped and say it: the cancellation was the ceiling's own."""
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
+    spent, _ = recorded_spend(store, run_id)
+    note = (
+        f"stopped at the cost ceiling: ${spent:.4f} spent of max_cost ${config.max_cost:.4f}; "
+        "finished results are stored"
+    )
+    store.add_run_event(run_id, NOTE, {"text": note})
+    raise SpendingLimitReached(note)
 
 
 def _parts(
@@ -315,18 +345,23 @@ async def dry_run(
     metrics: Sequence[MetricSpec] | None = None,
 ) -> DryRunPlan:
     """Build every judge prompt of the evaluation, count calls and estimate tokens and
-    cost without calling the target or any model (see :mod:`ragjudge.run._dryrun`)."""
-    from ragjudge.run._dryrun import plan_evaluation
+    cost without calling any model; the target answers ``dry_run_target_rows`` rows, whose
+    answers size the prompts (see :mod:`ragjudge.run._dryrun`)."""
+    from ragjudge.run._dryrun import TargetAnswers, ask_target, plan_evaluation
 
     register_secrets(config_secrets(config))
     setup = prepare(config, data=data, target=target, metrics=metrics)
     try:
+        answers = TargetAnswers()
+        if setup.target.supplies_response and any(m.needs_judge for m in setup.metrics):
+            answers = await ask_target(setup.target, setup.samples, config.dry_run_target_rows)
         return await plan_evaluation(
             config,
             setup.samples,
             setup.metrics,
             supplies_response=setup.target.supplies_response,
             retriever=setup.retriever,
+            answers=answers,
         )
     finally:
         await close_all(setup.target, setup.retriever)
