@@ -1,9 +1,9 @@
 """``max_cost``: the most dollars a run may spend on judge calls.
 
 Before the start, the run's estimate (the dry run's, without asking the target, so a
-lower bound) is held against it: a run estimated above the ceiling does not start.
-During the run, a watcher reads the recorded cost of the run's calls as they complete
-and stops the run once the next call would take it past the ceiling (the mean cost of
+lower bound) is held against it: a run estimated above the ceiling does not start
+(:func:`~ragjudge.run._dryrun.check_estimate`). During the run, the recorded cost of
+the run's calls is read each time one is stored, and the run stops once the next call would take it past the ceiling (the mean cost of
 a call so far); the run is then kept as interrupted, with the cause in its notes, and
 resumes like any interrupted run. Replies to requests already sent still arrive and
 are paid for, so the final cost may pass the ceiling by those calls.
@@ -12,17 +12,13 @@ are paid for, so the final cost may pass the ceiling by those calls.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
-from ragjudge.config import ConfigError, EvalConfig
-from ragjudge.metrics import Metric
-from ragjudge.schema import Sample
 from ragjudge.store._store import Store
 
-POLL_SECONDS = 0.2
-"""How often the recorded cost is read during a run."""
+_WATCHED: dict[str, Callable[[], None]] = {}
+"""The check of each run under a ceiling in this process, by run id."""
 
 
 def recorded_spend(store: Store, run_id: str) -> tuple[float, int]:
@@ -40,57 +36,32 @@ def next_call_would_pass(spent: float, priced_calls: int, ceiling: float) -> boo
     return spent + spent / priced_calls > ceiling
 
 
-async def check_estimate(
-    config: EvalConfig,
-    samples: Sequence[Sample],
-    metrics: Sequence[Metric],
-    *,
-    supplies_response: bool,
-    retriever: Any,
-) -> None:
-    """Refuse to start a run whose estimated cost passes ``max_cost``, or whose judge
-    has no price to hold it to."""
-    from ragjudge.run._dryrun import plan_evaluation
-
-    ceiling = config.max_cost
-    if ceiling is None or not any(m.needs_judge for m in metrics):
-        return
-    plan = await plan_evaluation(
-        config, samples, metrics, supplies_response=supplies_response, retriever=retriever
-    )
-    if plan.total_calls and plan.total_cost is None:
-        raise ConfigError(f"max_cost: {plan.price_note}; without a price a ceiling cannot hold")
-    if plan.total_cost is not None and plan.total_cost > ceiling:
-        raise ConfigError(
-            f"max_cost: the run is estimated at ${plan.total_cost:.4f} "
-            f"({plan.total_calls} judge calls), above the ceiling of ${ceiling:.4f}; nothing "
-            "was run. Raise max_cost (--max-cost), or evaluate fewer rows (--limit, --sample)"
-        )
+def call_recorded(run_id: str | None) -> None:
+    """Tell the ceiling of run ``run_id`` (if any) that one of its calls was stored."""
+    check = _WATCHED.get(run_id) if run_id is not None else None
+    if check is not None:
+        check()
 
 
-@asynccontextmanager
-async def spending_watched(
-    store: Store, run_id: str, ceiling: float | None
-) -> AsyncIterator[asyncio.Event]:
-    """Watch the run's recorded cost while the block runs; when the next call would
-    pass ``ceiling`` the event is set and the task running the block is cancelled."""
+@contextmanager
+def spending_watched(store: Store, run_id: str, ceiling: float | None) -> Iterator[asyncio.Event]:
+    """While the block runs, check the run's recorded cost each time a call of it is
+    stored; when the next call would pass ``ceiling`` the event is set and the task
+    running the block is cancelled (once)."""
     reached = asyncio.Event()
-    if ceiling is None:
+    task = asyncio.current_task()
+    if ceiling is None or task is None:
         yield reached
         return
-    task = asyncio.current_task()
-    assert task is not None  # an async with always runs in a task
 
-    async def watch() -> None:
-        while True:
-            if next_call_would_pass(*recorded_spend(store, run_id), ceiling):
-                reached.set()
-                task.cancel()
-                return
-            await asyncio.sleep(POLL_SECONDS)
+    def check() -> None:
+        if not reached.is_set() and next_call_would_pass(*recorded_spend(store, run_id), ceiling):
+            reached.set()
+            task.cancel()
 
-    watcher = asyncio.create_task(watch())
+    _WATCHED[run_id] = check
     try:
+        check()  # a resumed run may have spent it already
         yield reached
     finally:
-        watcher.cancel()
+        _WATCHED.pop(run_id, None)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ragjudge.config import EvalConfig, JudgeConfig
+from ragjudge.config import ConfigError, EvalConfig, JudgeConfig
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import (
     ChatMessage,
@@ -222,10 +222,14 @@ async def ask_target(target: Target, samples: Sequence[Sample], rows: int) -> Ta
     answers = TargetAnswers()
     for sample in samples[:rows]:
         try:
-            answers.by_row[sample.request_id] = await target(sample)
+            output = await target(sample)
         except Exception as exc:  # reported in the plan; the estimate goes on without
             answers.failure = f"the target failed on {sample.request_id}: {exc}"
             break
+        if output.error is not None or output.response is None:
+            answers.failure = f"the target failed on {sample.request_id}: {output.error}"
+            break
+        answers.by_row[sample.request_id] = output
     return answers
 
 
@@ -381,3 +385,29 @@ def _estimates(judge: JudgeConfig | None, records: list[JudgeCallRecord]) -> lis
             )
         )
     return estimates
+
+
+async def check_estimate(
+    config: EvalConfig,
+    samples: Sequence[Sample],
+    metrics: Sequence[Metric],
+    *,
+    supplies_response: bool,
+    retriever: Any,
+) -> None:
+    """Refuse to start a run whose estimated cost passes ``max_cost``, or whose judge
+    has no price to hold it to."""
+    ceiling = config.max_cost
+    if ceiling is None or not any(m.needs_judge for m in metrics):
+        return
+    plan = await plan_evaluation(
+        config, samples, metrics, supplies_response=supplies_response, retriever=retriever
+    )
+    if plan.total_calls and plan.total_cost is None:
+        raise ConfigError(f"max_cost: {plan.price_note}; without a price a ceiling cannot hold")
+    if plan.total_cost is not None and plan.total_cost > ceiling:
+        raise ConfigError(
+            f"max_cost: the run is estimated at ${plan.total_cost:.4f} "
+            f"({plan.total_calls} judge calls), above the ceiling of ${ceiling:.4f}; nothing "
+            "was run. Raise max_cost (--max-cost), or evaluate fewer rows (--limit, --sample)"
+        )

@@ -32,6 +32,7 @@ from ragjudge.models._embeddings import CachedEmbedder, RemoteEmbedder, get_embe
 from ragjudge.models._litellm import import_litellm
 from ragjudge.models._openai import resolve_base_url
 from ragjudge.models._structured import ReplySchemas
+from ragjudge.run._ceiling import call_recorded
 from ragjudge.store._store import Store
 
 
@@ -193,7 +194,9 @@ class StoreRecorder:
 
     async def __call__(self, call: JudgeCallRecord) -> int:
         """Store a finished call."""
-        return self.store.save_judge_call(self.run_id, call, cost=self._cost(call))
+        call_id = self.store.save_judge_call(self.run_id, call, cost=self._cost(call))
+        call_recorded(self.run_id)
+        return call_id
 
     async def begin(self, call: JudgeCallRecord) -> int:
         """Store a call whose request is about to go out."""
@@ -202,6 +205,7 @@ class StoreRecorder:
     async def end(self, call_id: int, call: JudgeCallRecord) -> None:
         """Complete a call stored by :meth:`begin`."""
         self.store.end_judge_call(call_id, call, cost=self._cost(call))
+        call_recorded(self.run_id)
 
 
 def store_recorder(store: Store, run_id: str, prices: PriceTable | None = None) -> StoreRecorder:

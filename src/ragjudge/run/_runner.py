@@ -29,7 +29,14 @@ from ragjudge.config._secrets import config_secrets
 from ragjudge.errors import SpendingLimitReached
 from ragjudge.loading import STREAM_PAGE_ROWS
 from ragjudge.models import Provider
-from ragjudge.run._ceiling import check_estimate, recorded_spend, spending_watched
+from ragjudge.run._ceiling import recorded_spend, spending_watched
+from ragjudge.run._dryrun import (
+    DryRunPlan,
+    TargetAnswers,
+    ask_target,
+    check_estimate,
+    plan_evaluation,
+)
 from ragjudge.run._execution import outcome_recorded
 from ragjudge.run._executors import ExecutionParts, ExecutorKind, executor_kind
 from ragjudge.run._judging import check_judge, record_calls
@@ -42,7 +49,6 @@ from ragjudge.store._lock import run_lock
 from ragjudge.store._store import RunInfo, Store, new_run_id
 
 if TYPE_CHECKING:
-    from ragjudge.run._dryrun import DryRunPlan
     from ragjudge.run._spooling import SpooledSet
 
 __all__ = [
@@ -218,7 +224,7 @@ async def _execute(
                 options.on_start(run_id)
             _tell(setup.notes, options.progress)
             await record_calls(store, run_id, config.judge, models.asked)
-            async with spending_watched(store, run_id, config.max_cost) as reached:
+            with spending_watched(store, run_id, config.max_cost) as reached:
                 try:
                     with outcome_recorded(store, run_id):
                         await execution.run(setup.samples, config.concurrency, options.progress)
@@ -347,8 +353,6 @@ async def dry_run(
     """Build every judge prompt of the evaluation, count calls and estimate tokens and
     cost without calling any model; the target answers ``dry_run_target_rows`` rows, whose
     answers size the prompts (see :mod:`ragjudge.run._dryrun`)."""
-    from ragjudge.run._dryrun import TargetAnswers, ask_target, plan_evaluation
-
     register_secrets(config_secrets(config))
     setup = prepare(config, data=data, target=target, metrics=metrics)
     try:
