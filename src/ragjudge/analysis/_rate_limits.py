@@ -92,7 +92,7 @@ def live_status(models: Sequence[JudgeModel]) -> str:
             continue
         text = f"429s: {events.rate_limited}"
         if resume_in > 0:
-            text += f", paused (resumes in {resume_in:.0f} s)"
+            text += f", paused, resumes in {resume_in:.0f} s"
         elif events.paused_seconds:
             text += f", paused {events.paused_seconds:.0f} s"
         notes.append(f"{text}, retries: {events.retries}")

@@ -334,8 +334,11 @@ class Execution:
         return [m for m in (self.context.judge, *agents) if isinstance(m, JudgeModel)]
 
     def rate_status(self) -> str:
-        """The judge layer's rate-limit events so far, for the progress line."""
-        return live_status(self.models)
+        """The judge calls finished and under way, and the judge layer's rate-limit
+        events so far, for the progress line."""
+        return " · ".join(
+            part for part in (calls_status(self.models), live_status(self.models)) if part
+        )
 
     async def evaluate_sample(self, sample: Sample) -> None:
         """The target's output (stored once), then every pending trial's scores."""
@@ -442,3 +445,15 @@ def outcome_recorded(store: Store, run_id: str) -> Iterator[None]:
         store.set_status(run_id, "failed")
         raise
     store.set_status(run_id, "completed")
+
+
+def calls_status(models: Sequence[JudgeModel]) -> str:
+    """``judge calls: 42 done, 8 in flight`` over the run's models (empty before the
+    first call)."""
+    unique = list({id(m): m for m in models}.values())
+    done = sum(m.usage.total().calls for m in unique)
+    limiters = {id(m.limiter): m.limiter for m in unique}  # models of one endpoint share one
+    in_flight = sum(limiter.stats().in_flight for limiter in limiters.values())
+    if not done and not in_flight:
+        return ""
+    return f"judge calls: {done} done, {in_flight} in flight"

@@ -1,6 +1,9 @@
-"""The progress of a run: a rich progress bar at a terminal, plain text lines in a
-notebook without ipywidgets (rich would warn "install ipywidgets" on every call), and
-on either the judge's rate-limit events (429s, a pause under way, retries)."""
+"""The progress of a run: a rich progress bar of the samples with the time left at a
+terminal, plain text lines in a notebook without ipywidgets (rich would warn "install
+ipywidgets" on every call), and on either a status that the bar redraws several times a
+second: the judge calls finished and in flight (a run of few samples with many calls
+each moves from its first call) and the rate-limit events (429s, a pause under way as
+a countdown, retries)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from rich.progress import (
     Task,
     TextColumn,
     TimeElapsedColumn,
+    TimeRemainingColumn,
 )
 from rich.text import Text
 
@@ -54,6 +58,8 @@ def progress_display(
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
         _StatusColumn(status),
         console=console,
         disable=not enabled,
@@ -81,7 +87,7 @@ class _StatusColumn(ProgressColumn):
 class _BarTracker:
     def __init__(self, bar: Progress) -> None:
         self.bar = bar
-        self.task = bar.add_task("evaluating", total=0)
+        self.task = bar.add_task("samples", total=0)
 
     def start(self, total: int, completed: int) -> None:
         self.bar.update(self.task, total=total, completed=completed)
