@@ -51,3 +51,4 @@ def test_the_reason_for_a_missing_price_names_the_model_and_the_way_to_give_one(
     reason = PriceTable(published=True).missing_reason("my-model")
     assert "my-model" in reason and "does not know it" in reason
     assert "prices: {my-model: {input:" in reason
+    assert "prices: {llama3.1: {input:" in PriceTable().missing_reason("openai/llama3.1")

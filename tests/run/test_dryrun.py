@@ -5,6 +5,7 @@ sized from its real answers, and the estimate says when it is a lower bound."""
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 import ragjudge as rj
 from ragjudge.config import EvalConfig
 from ragjudge.models.scripted import ReplyScript
-from ragjudge.run._dryrun import DryRunPlan
+from ragjudge.run._dryrun import DryRunPlan, spread_rows
 from ragjudge.run._runner import dry_run
 from ragjudge.store._store import Store
 from ragjudge.testing.server import OpenAITestServer
@@ -154,3 +155,66 @@ def test_the_plan_says_where_prices_come_from_or_why_there_are_none(
     assert unpriced.total_cost is None and unpriced.price_source is None
     assert unpriced.price_note is not None and server.base_url in unpriced.price_note
     assert unpriced.to_dict()["price_note"] == unpriced.price_note
+
+
+def test_the_printed_plan_names_its_prices_and_its_ceiling(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    from rich.console import Console
+
+    from ragjudge.terminal import print_plan
+
+    plan = _plan(_settings(tmp_path, server, max_cost=0.001), tmp_path)
+    out = io.StringIO()
+    print_plan(plan, Console(file=out, width=200))
+    shown = out.getvalue()
+    assert "the target answered 5 row(s)" in shown
+    assert "prices: the config" in shown
+    assert "max_cost $0.0010: the estimate is above it" in shown
+    assert plan.to_dict()["max_cost"] == 0.001
+
+
+@pytest.mark.parametrize(
+    ("total", "rows", "places"),
+    [(31, 5, [0, 6, 12, 18, 24]), (3, 5, [0, 1, 2]), (10, 1, [0]), (10, 0, [])],
+)
+def test_the_rows_asked_are_spread_over_the_set(total: int, rows: int, places: list[int]) -> None:
+    assert spread_rows(total, rows) == places
+
+
+def test_the_quickstart_judged_estimate_is_within_15_percent_for_both_context_kinds(
+    tmp_path: Path,
+    server: OpenAITestServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The quickstart's answer accuracy with the app's own contexts and with contexts
+    retrieved with the reference: the app's answers and contexts are much longer than
+    the reference answers that stood in for them before."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from ragjudge.cli import app
+
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("RAGJUDGE_JUDGE_MODEL", "test-model")
+    config = Path(__file__).parents[2] / "examples" / "quickstart" / "eval-judged.yaml"
+    store = ["--store", str(tmp_path / "runs.db"), "--json"]
+    runner = CliRunner()
+    planned = runner.invoke(app, ["run", str(config), "--dry-run", *store])
+    ran = runner.invoke(app, ["run", str(config), "--no-progress", "--no-cache", *store])
+    assert planned.exit_code == 0 and ran.exit_code == 0, planned.output + ran.output
+
+    estimated = {p["purpose"]: p["input_tokens"] for p in json.loads(planned.stdout)["by_metric"]}
+    actual = {u["purpose"]: u["input_tokens"] for u in json.loads(ran.stdout)["judge_usage"]}
+    assert {"accuracy_e2", "accuracy_e3"} <= set(estimated)
+    with capsys.disabled():
+        for purpose in ("accuracy_e2", "accuracy_e3"):
+            ratio = estimated[purpose] / actual[purpose]
+            print(
+                f"\n{purpose}: estimate {estimated[purpose]}, actual {actual[purpose]}, "
+                f"ratio {ratio:.3f}"
+            )
+    for purpose in ("accuracy_e2", "accuracy_e3"):
+        assert abs(estimated[purpose] / actual[purpose] - 1) <= TOLERANCE, (purpose, estimated)

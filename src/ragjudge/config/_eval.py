@@ -225,7 +225,10 @@ class EvalConfig(BaseModel):
     dry run prices them; a judge without a price cannot be held to a ceiling."""
     dry_run_target_rows: int = Field(default=5, ge=0)
     """Rows the dry run sends to the target, whose real answers size the judge prompts
-    that show them (0: the target is not called and the estimate is a lower bound)."""
+    that show them (0: the target is not called and the estimate is a lower bound).
+
+    The rows are spread over the set; a row not asked is sized by the nearest one
+    asked."""
     limit: int | None = Field(default=None, ge=1)
     """Evaluate only the first N rows."""
     sample: int | None = Field(default=None, ge=1)

@@ -105,8 +105,9 @@ class PriceTable(Mapping[str, ModelPrice]):
 
     def missing_reason(self, model: str) -> str:
         """Why ``model`` has no price, and how to give one."""
+        name = model.rsplit("/", 1)[-1]
         how = (
-            f"give it under judge.prices, e.g. prices: {{{model}: {{input: 2.5, output: 10}}}} "
+            f"give it under judge.prices, e.g. prices: {{{name}: {{input: 2.5, output: 10}}}} "
             "(dollars per million tokens)"
         )
         if not self._published:

@@ -164,9 +164,11 @@ class DryRunPlan:
     price_note: str | None = None
     """Why there is no cost, and how to give prices."""
     target_rows: int = 0
-    """Rows the target answered for real during the dry run."""
+    """Rows (spread over the set) the target answered for real during the dry run."""
     lower_bound: str | None = None
     """Why the estimate may fall short of the run (``None``: it does not)."""
+    max_cost: float | None = None
+    """The run's cost ceiling, if it has one."""
 
     @property
     def total_calls(self) -> int:
@@ -196,6 +198,7 @@ class DryRunPlan:
             "price_note": self.price_note,
             "target_rows": self.target_rows,
             "lower_bound": self.lower_bound,
+            "max_cost": self.max_cost,
             "by_metric": [vars(p) for p in self.purposes],
             "errors": self.errors,
         }
@@ -206,21 +209,33 @@ class TargetAnswers:
     """The target's real answers to the rows the dry run asked it about."""
 
     by_row: dict[str, Output] = field(default_factory=dict)
+    by_index: dict[int, Output] = field(default_factory=dict)
+    """The same answers by the row's place in the set."""
     failure: str | None = None
 
     def for_row(self, sample: Sample, index: int) -> Output | None:
-        """The row's own answer, else another row's (a length proxy), else ``None``."""
+        """The row's own answer, else that of the nearest row asked (sets are often
+        grouped by language or topic, and answer lengths with them), else ``None``."""
         if sample.request_id in self.by_row:
             return self.by_row[sample.request_id]
-        answers = list(self.by_row.values())
-        return answers[index % len(answers)] if answers else None
+        if not self.by_index:
+            return None
+        return self.by_index[min(self.by_index, key=lambda asked: abs(asked - index))]
+
+
+def spread_rows(total: int, rows: int) -> list[int]:
+    """``rows`` places spread evenly over a set of ``total`` rows, the first included."""
+    if rows >= total:
+        return list(range(total))
+    return sorted({i * total // rows for i in range(rows)})
 
 
 async def ask_target(target: Target, samples: Sequence[Sample], rows: int) -> TargetAnswers:
-    """The target's answers to the first ``rows`` samples (one at a time: a dry run
-    must not load the system); the first failure ends the asking."""
+    """The target's answers to ``rows`` samples spread over the set (one at a time: a
+    dry run must not load the system); the first failure ends the asking."""
     answers = TargetAnswers()
-    for sample in samples[:rows]:
+    for index in spread_rows(len(samples), rows):
+        sample = samples[index]
         try:
             output = await target(sample)
         except Exception as exc:  # reported in the plan; the estimate goes on without
@@ -229,7 +244,7 @@ async def ask_target(target: Target, samples: Sequence[Sample], rows: int) -> Ta
         if output.error is not None or output.response is None:
             answers.failure = f"the target failed on {sample.request_id}: {output.error}"
             break
-        answers.by_row[sample.request_id] = output
+        answers.by_row[sample.request_id] = answers.by_index[index] = output
     return answers
 
 
@@ -327,6 +342,7 @@ async def plan_evaluation(
         errors=errors,
         target_rows=len(answers.by_row),
         lower_bound=_lower_bound(supplies_response, answers, bool(records)),
+        max_cost=config.max_cost,
     )
     _tell_prices(plan, config.judge)
     return plan
@@ -407,7 +423,7 @@ async def check_estimate(
         raise ConfigError(f"max_cost: {plan.price_note}; without a price a ceiling cannot hold")
     if plan.total_cost is not None and plan.total_cost > ceiling:
         raise ConfigError(
-            f"max_cost: the run is estimated at ${plan.total_cost:.4f} "
+            f"max_cost: the run is estimated at ${plan.total_cost:.4f} or more "
             f"({plan.total_calls} judge calls), above the ceiling of ${ceiling:.4f}; nothing "
             "was run. Raise max_cost (--max-cost), or evaluate fewer rows (--limit, --sample)"
         )

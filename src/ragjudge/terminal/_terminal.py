@@ -250,7 +250,18 @@ def print_plan(plan: DryRunPlan, console: Console) -> None:
         console.print(Text(f"prices: {plan.price_source}"), soft_wrap=True)
     if plan.price_note is not None:
         console.print(Text(f"cost –: {plan.price_note}", style="yellow"), soft_wrap=True)
+    if plan.max_cost is not None:
+        console.print(Text(_ceiling_line(plan.max_cost, plan.total_cost)), soft_wrap=True)
     if plan.lower_bound is not None:
         console.print(Text(f"lower bound: {plan.lower_bound}", style="yellow"), soft_wrap=True)
     for error in plan.errors[:10]:
         console.print(f"[yellow]could not plan:[/] {error}", highlight=False)
+
+
+def _ceiling_line(ceiling: float, cost: float | None) -> str:
+    """What the run's ``max_cost`` makes of the estimate."""
+    if cost is None:
+        return f"max_cost ${ceiling:.4f}: without a price the run cannot be held to it"
+    if cost > ceiling:
+        return f"max_cost ${ceiling:.4f}: the estimate is above it: the run would not start, or would stop at the ceiling"
+    return f"max_cost ${ceiling:.4f}: the estimate is below it"
