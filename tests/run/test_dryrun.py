@@ -218,3 +218,24 @@ def test_the_quickstart_judged_estimate_is_within_15_percent_for_both_context_ki
             )
     for purpose in ("accuracy_e2", "accuracy_e3"):
         assert abs(estimated[purpose] / actual[purpose] - 1) <= TOLERANCE, (purpose, estimated)
+
+
+def test_a_small_run_expects_its_judge_calls_and_a_large_one_does_not_plan(
+    tmp_path: Path, server: OpenAITestServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragjudge.run import _dryrun
+    from ragjudge.run._preparation import prepare
+
+    config = EvalConfig.model_validate(
+        {**_settings(tmp_path, server, trials=3), "base_dir": str(tmp_path)}
+    )
+    setup = prepare(config, data=ROWS, target=long_answer)
+
+    async def expected() -> int | None:
+        return await _dryrun.expected_calls(
+            config, setup.samples, setup.metrics, supplies_response=True, retriever=setup.retriever
+        )
+
+    assert asyncio.run(expected()) == len(ROWS) * 3 * len(METRICS)
+    monkeypatch.setattr(_dryrun, "PLANNED_FOR_PROGRESS", len(ROWS) * 3 * len(METRICS) - 1)
+    assert asyncio.run(expected()) is None

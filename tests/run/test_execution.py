@@ -247,3 +247,4 @@ def test_the_progress_status_counts_judge_calls_done_and_in_flight() -> None:
 
     asyncio.run(two_calls())
     assert calls_status([judge, judge]) == "judge calls: 2 done, 0 in flight"
+    assert calls_status([judge], counted_by_the_bar=True) == "0 judge calls in flight"

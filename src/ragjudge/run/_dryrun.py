@@ -403,6 +403,32 @@ def _estimates(judge: JudgeConfig | None, records: list[JudgeCallRecord]) -> lis
     return estimates
 
 
+PLANNED_FOR_PROGRESS = 5_000
+"""Most (sample, trial, judged metric) walks the run plans only to show how many judge
+calls to expect; beyond it the progress shows the calls done."""
+
+
+async def expected_calls(
+    config: EvalConfig,
+    samples: Sequence[Sample],
+    metrics: Sequence[Metric],
+    *,
+    supplies_response: bool,
+    retriever: Any,
+) -> int | None:
+    """The judge calls a run is expected to make, for its progress: counted as the dry
+    run counts them when the run is small enough and its evaluation contexts are not
+    searched on a live service (a walk would query it); else ``None``."""
+    judged = sum(1 for m in metrics if m.needs_judge)
+    walks = len(samples) * config.trials * judged
+    if not judged or walks > PLANNED_FOR_PROGRESS or config.retriever is not None:
+        return None
+    plan = await plan_evaluation(
+        config, samples, metrics, supplies_response=supplies_response, retriever=retriever
+    )
+    return plan.total_calls
+
+
 async def check_estimate(
     config: EvalConfig,
     samples: Sequence[Sample],

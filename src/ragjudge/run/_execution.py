@@ -45,6 +45,9 @@ ScoredSample = tuple[str, OutputRow | None, list[tuple[int, list[ScoreRow]]]]
 """What a scoring worker gives for one sample: its request id, its output's row when
 the output was not stored yet, and per pending trial the rows of its scores."""
 
+CALLS_SHOWN_EVERY = 0.25
+"""Seconds between two updates of the judge calls the progress shows."""
+
 SLICE_SECONDS = 0.02
 """The longest the executor scores samples on the spot before it lets the event loop
 run (the result writer's batch timer, other samples' target and judge calls)."""
@@ -84,6 +87,8 @@ class Execution:
     processes: int = 1
     """Processes that may score CPU-only samples (this one included)."""
     _planned: _Planned | None = None
+    expected_calls: int | None = None
+    """Judge calls the run is expected to make (the dry run's count), when known."""
 
     def __init__(
         self,
@@ -190,9 +195,12 @@ class Execution:
                     await self.evaluate_sample(sample)
                 tracker.advance()
 
+            reporting = asyncio.create_task(self._report_calls(tracker))
             try:
                 await self._run_all(plan.now, plan.later, plan.futures, one, tracker)
             finally:
+                reporting.cancel()
+                tracker.calls(self._calls_done(), self.expected_calls)
                 self.writer.flush()
 
     def _split(
@@ -333,12 +341,21 @@ class Execution:
         agents = [m for roles in self.agent_models.values() for m in roles.values()]
         return [m for m in (self.context.judge, *agents) if isinstance(m, JudgeModel)]
 
+    async def _report_calls(self, tracker: Tracker) -> None:
+        """Give the tracker the judge calls done, several times a second: a run of few
+        samples with many calls each moves from its first call."""
+        while True:
+            tracker.calls(self._calls_done(), self.expected_calls)
+            await asyncio.sleep(CALLS_SHOWN_EVERY)
+
+    def _calls_done(self) -> int:
+        return sum(m.usage.total().calls for m in {id(m): m for m in self.models}.values())
+
     def rate_status(self) -> str:
         """The judge calls finished and under way, and the judge layer's rate-limit
         events so far, for the progress line."""
-        return " · ".join(
-            part for part in (calls_status(self.models), live_status(self.models)) if part
-        )
+        calls = calls_status(self.models, counted_by_the_bar=self.expected_calls is not None)
+        return " · ".join(part for part in (calls, live_status(self.models)) if part)
 
     async def evaluate_sample(self, sample: Sample) -> None:
         """The target's output (stored once), then every pending trial's scores."""
@@ -447,13 +464,15 @@ def outcome_recorded(store: Store, run_id: str) -> Iterator[None]:
     store.set_status(run_id, "completed")
 
 
-def calls_status(models: Sequence[JudgeModel]) -> str:
-    """``judge calls: 42 done, 8 in flight`` over the run's models (empty before the
-    first call)."""
+def calls_status(models: Sequence[JudgeModel], counted_by_the_bar: bool = False) -> str:
+    """``judge calls: 42 done, 8 in flight`` over the run's models (``8 judge calls in
+    flight`` when the bar counts them); empty before the first call."""
     unique = list({id(m): m for m in models}.values())
     done = sum(m.usage.total().calls for m in unique)
     limiters = {id(m.limiter): m.limiter for m in unique}  # models of one endpoint share one
     in_flight = sum(limiter.stats().in_flight for limiter in limiters.values())
     if not done and not in_flight:
         return ""
+    if counted_by_the_bar:
+        return f"{in_flight} judge calls in flight"
     return f"judge calls: {done} done, {in_flight} in flight"

@@ -21,6 +21,7 @@ from rich.progress import (
     Progress,
     ProgressColumn,
     Task,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -28,6 +29,8 @@ from rich.progress import (
 from rich.text import Text
 
 __all__ = ["Tracker", "progress_display"]
+
+SAMPLES = "samples"
 
 Status = Callable[[], str]
 """A line saying what the judge layer is going through (empty when nothing)."""
@@ -41,6 +44,9 @@ class Tracker(Protocol):
 
     def advance(self) -> None:
         """One more sample is done."""
+
+    def calls(self, done: int, expected: int | None) -> None:
+        """``done`` judge calls finished of the ``expected`` ones (``None``: unknown)."""
 
 
 @contextmanager
@@ -80,6 +86,8 @@ class _StatusColumn(ProgressColumn):
         self.status = status
 
     def render(self, task: Task) -> Text:
+        if task.description != SAMPLES:
+            return Text("")  # once, beside the samples
         text = self.status() if self.status is not None else ""
         return Text(text, style="yellow")
 
@@ -87,13 +95,21 @@ class _StatusColumn(ProgressColumn):
 class _BarTracker:
     def __init__(self, bar: Progress) -> None:
         self.bar = bar
-        self.task = bar.add_task("samples", total=0)
+        self.task = bar.add_task(SAMPLES, total=0)
+        self.calls_task: TaskID | None = None
 
     def start(self, total: int, completed: int) -> None:
         self.bar.update(self.task, total=total, completed=completed)
 
     def advance(self) -> None:
         self.bar.advance(self.task)
+
+    def calls(self, done: int, expected: int | None) -> None:
+        if expected is None:
+            return  # the status says how many are done
+        if self.calls_task is None:
+            self.calls_task = self.bar.add_task("judge calls", total=expected)
+        self.bar.update(self.calls_task, completed=min(done, expected))
 
 
 class _TextTracker:
@@ -105,6 +121,7 @@ class _TextTracker:
         self.status = status
         self.every = every
         self.total = self.done = 0
+        self.calls_line = ""
         self.shown_at = 0.0
         self.shown_step = -1
 
@@ -118,9 +135,14 @@ class _TextTracker:
         if step != self.shown_step or time.monotonic() - self.shown_at >= self.every:
             self._show()
 
+    def calls(self, done: int, expected: int | None) -> None:
+        if done or expected:
+            self.calls_line = f"judge calls: {done}" + (f"/{expected}" if expected else "")
+
     def _show(self) -> None:
         self.shown_step = self.done * 10 // max(1, self.total)
         self.shown_at = time.monotonic()
         note = self.status() if self.status is not None else ""
-        line = f"evaluating: {self.done}/{self.total}" + (f" · {note}" if note else "")
+        line = f"evaluating: {self.done}/{self.total}"
+        line += "".join(f" · {part}" for part in (self.calls_line, note) if part)
         print(line, file=self.file, flush=True)

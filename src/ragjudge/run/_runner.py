@@ -35,6 +35,7 @@ from ragjudge.run._dryrun import (
     TargetAnswers,
     ask_target,
     check_estimate,
+    expected_calls,
     plan_evaluation,
 )
 from ragjudge.run._execution import outcome_recorded
@@ -214,6 +215,14 @@ async def _execute(
     stored = False
     try:
         execution = kind.build(_parts(store, run_id, config, setup, models, options))
+        if options.progress and resumed is None:
+            execution.expected_calls = await expected_calls(
+                config,
+                setup.samples,
+                setup.metrics,
+                supplies_response=setup.target.supplies_response,
+                retriever=setup.retriever,
+            )
         # A new run may plan (and start its scoring processes) before it is stored, so
         # they score meanwhile; a resumed run learns what is left once stored again.
         plan_first = resumed is None and kind.plans_before_storing
