@@ -223,7 +223,7 @@ def test_the_quickstart_judged_estimate_is_within_15_percent_for_both_context_ki
 def test_a_small_run_expects_its_judge_calls_and_a_large_one_does_not_plan(
     tmp_path: Path, server: OpenAITestServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragjudge.run import _dryrun
+    from ragjudge.run import _estimates
     from ragjudge.run._preparation import prepare
 
     config = EvalConfig.model_validate(
@@ -232,10 +232,10 @@ def test_a_small_run_expects_its_judge_calls_and_a_large_one_does_not_plan(
     setup = prepare(config, data=ROWS, target=long_answer)
 
     async def expected() -> int | None:
-        return await _dryrun.expected_calls(
+        return await _estimates.expected_calls(
             config, setup.samples, setup.metrics, supplies_response=True, retriever=setup.retriever
         )
 
     assert asyncio.run(expected()) == len(ROWS) * 3 * len(METRICS)
-    monkeypatch.setattr(_dryrun, "PLANNED_FOR_PROGRESS", len(ROWS) * 3 * len(METRICS) - 1)
+    monkeypatch.setattr(_estimates, "PLANNED_FOR_PROGRESS", len(ROWS) * 3 * len(METRICS) - 1)
     assert asyncio.run(expected()) is None

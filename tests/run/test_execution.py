@@ -234,9 +234,9 @@ class _NoWriter:
 
 
 def test_the_progress_status_counts_judge_calls_done_and_in_flight() -> None:
+    from ragjudge.analysis._rate_limits import calls_status
     from ragjudge.models._model import JudgeModel
     from ragjudge.models.scripted import ReplyScript, ScriptedProvider
-    from ragjudge.run._execution import calls_status
 
     judge = JudgeModel(ScriptedProvider(ReplyScript(default="fine")))
     assert calls_status([judge]) == ""

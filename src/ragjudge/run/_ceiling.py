@@ -2,7 +2,7 @@
 
 Before the start, the run's estimate (the dry run's, without asking the target, so a
 lower bound) is held against it: a run estimated above the ceiling does not start
-(:func:`~ragjudge.run._dryrun.check_estimate`). During the run, the recorded cost of
+(:func:`~ragjudge.run._estimates.check_estimate`). During the run, the recorded cost of
 the run's calls is read each time one is stored, and the run stops once the next call would take it past the ceiling (the mean cost of
 a call so far); the run is then kept as interrupted, with the cause in its notes, and
 resumes like any interrupted run. Replies to requests already sent still arrive and

@@ -21,14 +21,14 @@ from collections.abc import Callable, Coroutine, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, cast
 
-from ragjudge.analysis._rate_limits import live_status
+from ragjudge.analysis._rate_limits import calls_done, calls_status, live_status
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeModel
 from ragjudge.run._processes import blocks_of, scoring_pool, worker_count
-from ragjudge.run._progress import Tracker, progress_display
+from ragjudge.run._progress import Tracker, progress_display, report_calls
 from ragjudge.run._scoring import by_trial, score_now, score_one
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store._batch import ResultWriter
@@ -44,9 +44,6 @@ __all__ = ["SLICE_SECONDS", "Execution", "ExecutionParts", "outcome_recorded"]
 ScoredSample = tuple[str, OutputRow | None, list[tuple[int, list[ScoreRow]]]]
 """What a scoring worker gives for one sample: its request id, its output's row when
 the output was not stored yet, and per pending trial the rows of its scores."""
-
-CALLS_SHOWN_EVERY = 0.25
-"""Seconds between two updates of the judge calls the progress shows."""
 
 SLICE_SECONDS = 0.02
 """The longest the executor scores samples on the spot before it lets the event loop
@@ -195,12 +192,13 @@ class Execution:
                     await self.evaluate_sample(sample)
                 tracker.advance()
 
-            reporting = asyncio.create_task(self._report_calls(tracker))
+            done = partial(calls_done, self.models)
+            reporting = asyncio.create_task(report_calls(tracker, done, self.expected_calls))
             try:
                 await self._run_all(plan.now, plan.later, plan.futures, one, tracker)
             finally:
                 reporting.cancel()
-                tracker.calls(self._calls_done(), self.expected_calls)
+                tracker.calls(done(), self.expected_calls)
                 self.writer.flush()
 
     def _split(
@@ -341,16 +339,6 @@ class Execution:
         agents = [m for roles in self.agent_models.values() for m in roles.values()]
         return [m for m in (self.context.judge, *agents) if isinstance(m, JudgeModel)]
 
-    async def _report_calls(self, tracker: Tracker) -> None:
-        """Give the tracker the judge calls done, several times a second: a run of few
-        samples with many calls each moves from its first call."""
-        while True:
-            tracker.calls(self._calls_done(), self.expected_calls)
-            await asyncio.sleep(CALLS_SHOWN_EVERY)
-
-    def _calls_done(self) -> int:
-        return sum(m.usage.total().calls for m in {id(m): m for m in self.models}.values())
-
     def rate_status(self) -> str:
         """The judge calls finished and under way, and the judge layer's rate-limit
         events so far, for the progress line."""
@@ -462,17 +450,3 @@ def outcome_recorded(store: Store, run_id: str) -> Iterator[None]:
         store.set_status(run_id, "failed")
         raise
     store.set_status(run_id, "completed")
-
-
-def calls_status(models: Sequence[JudgeModel], counted_by_the_bar: bool = False) -> str:
-    """``judge calls: 42 done, 8 in flight`` over the run's models (``8 judge calls in
-    flight`` when the bar counts them); empty before the first call."""
-    unique = list({id(m): m for m in models}.values())
-    done = sum(m.usage.total().calls for m in unique)
-    limiters = {id(m.limiter): m.limiter for m in unique}  # models of one endpoint share one
-    in_flight = sum(limiter.stats().in_flight for limiter in limiters.values())
-    if not done and not in_flight:
-        return ""
-    if counted_by_the_bar:
-        return f"{in_flight} judge calls in flight"
-    return f"judge calls: {done} done, {in_flight} in flight"

@@ -7,6 +7,7 @@ a countdown, retries)."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import sys
 import time
@@ -28,7 +29,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-__all__ = ["Tracker", "progress_display"]
+__all__ = ["Tracker", "progress_display", "report_calls"]
 
 SAMPLES = "samples"
 
@@ -146,3 +147,15 @@ class _TextTracker:
         line = f"evaluating: {self.done}/{self.total}"
         line += "".join(f" · {part}" for part in (self.calls_line, note) if part)
         print(line, file=self.file, flush=True)
+
+
+CALLS_SHOWN_EVERY = 0.25
+"""Seconds between two updates of the judge calls the progress shows."""
+
+
+async def report_calls(tracker: Tracker, done: Callable[[], int], expected: int | None) -> None:
+    """Give ``tracker`` the judge calls done, several times a second, until cancelled: a
+    run of few samples with many calls each moves from its first call."""
+    while True:
+        tracker.calls(done(), expected)
+        await asyncio.sleep(CALLS_SHOWN_EVERY)

@@ -30,14 +30,8 @@ from ragjudge.errors import SpendingLimitReached
 from ragjudge.loading import STREAM_PAGE_ROWS
 from ragjudge.models import Provider
 from ragjudge.run._ceiling import recorded_spend, spending_watched
-from ragjudge.run._dryrun import (
-    DryRunPlan,
-    TargetAnswers,
-    ask_target,
-    check_estimate,
-    expected_calls,
-    plan_evaluation,
-)
+from ragjudge.run._dryrun import DryRunPlan, TargetAnswers, ask_target, plan_evaluation
+from ragjudge.run._estimates import check_estimate, expected_calls
 from ragjudge.run._execution import outcome_recorded
 from ragjudge.run._executors import ExecutionParts, ExecutorKind, executor_kind
 from ragjudge.run._judging import check_judge, record_calls
