@@ -76,6 +76,7 @@ def test_a_run_stops_at_the_ceiling_keeps_its_results_and_resumes(
 ) -> None:
     full = _evaluate(tmp_path / "full", server)
     full_cost = _spent(tmp_path / "full", full.run_id)
+    assert "judge prices: the config" in full.notes
     ceiling = full_cost * 0.7  # the estimate (reference-sized answers) is about half
 
     with pytest.raises(SpendingLimitReached, match="stopped at the cost ceiling") as stopped:

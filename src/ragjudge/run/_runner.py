@@ -28,13 +28,14 @@ from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.config._secrets import config_secrets
 from ragjudge.errors import SpendingLimitReached
 from ragjudge.loading import STREAM_PAGE_ROWS
+from ragjudge.metrics import Metric
 from ragjudge.models import Provider
 from ragjudge.run._ceiling import recorded_spend, spending_watched
 from ragjudge.run._dryrun import DryRunPlan, TargetAnswers, ask_target, plan_evaluation
 from ragjudge.run._estimates import check_estimate, expected_calls
 from ragjudge.run._execution import outcome_recorded
 from ragjudge.run._executors import ExecutionParts, ExecutorKind, executor_kind
-from ragjudge.run._judging import check_judge, record_calls
+from ragjudge.run._judging import check_judge, prices_of, record_calls
 from ragjudge.run._models import RunModels, close_all
 from ragjudge.run._preparation import MetricSpec, Prepared, RequirementError, prepare
 from ragjudge.run._resuming import resumed_config, stored_run
@@ -165,6 +166,7 @@ async def _run_prepared(
     """Execute the prepared run with the store open and the run locked."""
     check_judge(config.judge, setup.metrics, provider=options.provider)
     if resumed is None and options.provider is None:
+        setup.notes.extend(_prices_note(config, setup.metrics))
         await check_estimate(
             config,
             setup.samples,
@@ -254,6 +256,16 @@ def _stopped_at_ceiling(store: Store, run_id: str, config: EvalConfig) -> None:
     )
     store.add_run_event(run_id, NOTE, {"text": note})
     raise SpendingLimitReached(note)
+
+
+def _prices_note(config: EvalConfig, metrics: Sequence[Metric]) -> list[str]:
+    """Where the judge's prices come from (or why it has none), for the run's notes."""
+    judge = config.judge
+    if judge is None or judge.model == "scripted" or not any(m.needs_judge for m in metrics):
+        return []
+    prices = prices_of(judge)
+    source = prices.source(judge.model)
+    return [f"judge prices: {source}" if source is not None else prices.missing_reason(judge.model)]
 
 
 def _parts(
