@@ -61,6 +61,7 @@ __all__ = [
     "RowProblem",
     "RunFailed",
     "RunFailedWarning",
+    "SpendingLimitReached",
     "StoreError",
     "TargetError",
     "TargetSetupError",
@@ -120,6 +121,11 @@ class ExportError(RagjudgeError, ValueError):
 class ClusterError(RagjudgeError, RuntimeError):
     """The cluster lost a batch beyond its retries; finished results are stored and
     ``--resume`` completes the run."""
+
+
+class SpendingLimitReached(RagjudgeError):
+    """The run stopped at its cost ceiling (``max_cost``); finished results are stored
+    and ``--resume`` (with a higher ceiling) completes the run."""
 
 
 class MetricError(RagjudgeError):

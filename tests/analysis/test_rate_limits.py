@@ -89,6 +89,6 @@ def test_the_live_status_names_a_pause_under_way() -> None:
     model.limiter.on_rate_limit(Slot(started=0.0, tokens=0), pause=60.0)
 
     status = live_status([model, model])
-    assert status.startswith("429s: 1, paused (resumes in ")
-    assert status.endswith(" s), retries: 0")
+    assert status.startswith("429s: 1, paused, resumes in ")
+    assert status.endswith(" s, retries: 0")
     assert model.limiter.stats().paused_seconds == pytest.approx(60.0)

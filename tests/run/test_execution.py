@@ -231,3 +231,20 @@ class _NoWriter:
 
     def flush(self) -> None:
         pass
+
+
+def test_the_progress_status_counts_judge_calls_done_and_in_flight() -> None:
+    from ragjudge.analysis._rate_limits import calls_status
+    from ragjudge.models._model import JudgeModel
+    from ragjudge.models.scripted import ReplyScript, ScriptedProvider
+
+    judge = JudgeModel(ScriptedProvider(ReplyScript(default="fine")))
+    assert calls_status([judge]) == ""
+
+    async def two_calls() -> None:
+        for _ in range(2):
+            await judge.generate([{"role": "user", "content": "hi"}])
+
+    asyncio.run(two_calls())
+    assert calls_status([judge, judge]) == "judge calls: 2 done, 0 in flight"
+    assert calls_status([judge], counted_by_the_bar=True) == "0 judge calls in flight"

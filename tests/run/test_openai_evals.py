@@ -77,9 +77,9 @@ def test_the_config_key_alone_names_the_eval() -> None:
     (fact,) = plan["by_metric"]
     assert fact["purpose"] == "fact" and fact["calls"] == 3
     prompt = fact["example_prompt"][0]["content"]
-    assert (
-        "<<<BEGIN COMPLETION>>>\nEvery row of the left table" in prompt
-    )  # the dry run stands the reference in
+    # the dry run asked the target (answer.py) and shows its real answer
+    assert "<<<BEGIN COMPLETION>>>\nAll rows of the left table, with the matching" in prompt
+    assert plan["target_rows"] == 3 and plan["lower_bound"] is None
     assert prompt.rstrip().endswith("alone on the last line of your reply.")
 
 

@@ -56,10 +56,30 @@ def test_the_bar_shows_the_status_at_a_terminal() -> None:
     console = Console(file=out, force_terminal=True, width=120)
 
     with progress.progress_display(
-        True, status=lambda: "429s: 3, paused (resumes in 42 s)", console=console
+        True, status=lambda: "429s: 3, paused, resumes in 42 s", console=console
     ) as t:
         t.start(2, 0)
         t.advance()
         t.advance()
 
-    assert "429s: 3, paused (resumes in 42 s)" in out.getvalue()
+    shown = out.getvalue()
+    assert "429s: 3, paused, resumes in 42 s" in shown
+    assert "samples" in shown and "2/2" in shown and "ETA" in shown
+
+
+def test_the_bar_counts_judge_calls_when_their_number_is_expected() -> None:
+    from ragjudge.run import _progress as progress
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=120)
+
+    with progress.progress_display(True, status=lambda: "", console=console) as t:
+        t.start(2, 0)
+        t.calls(0, None)  # unknown: no bar
+        t.calls(700, 1400)
+        t.calls(1400, 1400)
+        t.advance()
+        t.advance()
+
+    shown = out.getvalue()
+    assert "judge calls" in shown and "1400/1400" in shown and "2/2" in shown

@@ -92,11 +92,30 @@ def live_status(models: Sequence[JudgeModel]) -> str:
             continue
         text = f"429s: {events.rate_limited}"
         if resume_in > 0:
-            text += f", paused (resumes in {resume_in:.0f} s)"
+            text += f", paused, resumes in {resume_in:.0f} s"
         elif events.paused_seconds:
             text += f", paused {events.paused_seconds:.0f} s"
         notes.append(f"{text}, retries: {events.retries}")
     return "; ".join(notes)
+
+
+def calls_done(models: Sequence[JudgeModel]) -> int:
+    """Judge calls finished (cache hits and failures included) over the run's models."""
+    return sum(m.usage.total().calls for m in {id(m): m for m in models}.values())
+
+
+def calls_status(models: Sequence[JudgeModel], counted_by_the_bar: bool = False) -> str:
+    """``judge calls: 42 done, 8 in flight`` over the run's models (``8 judge calls in
+    flight`` when the bar counts them); empty before the first call."""
+    unique = list({id(m): m for m in models}.values())
+    done = calls_done(unique)
+    limiters = {id(m.limiter): m.limiter for m in unique}  # models of one endpoint share one
+    in_flight = sum(limiter.stats().in_flight for limiter in limiters.values())
+    if not done and not in_flight:
+        return ""
+    if counted_by_the_bar:
+        return f"{in_flight} judge calls in flight"
+    return f"judge calls: {done} done, {in_flight} in flight"
 
 
 def record_rate_limits(store: Store, run_id: str, models: Sequence[JudgeModel]) -> None:

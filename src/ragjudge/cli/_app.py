@@ -52,6 +52,7 @@ from ragjudge.cli._setting_options import (
     RunFailUnder,
     RunGate,
     RunLimit,
+    RunMaxCost,
     RunMaxErrorRate,
     RunProcesses,
     RunProgress,
@@ -105,6 +106,7 @@ def run(
     executor: RunExecutor = None,
     trials: RunTrials = None,
     max_error_rate: RunMaxErrorRate = None,
+    max_cost: RunMaxCost = None,
     skip_invalid_rows: RunSkipInvalidRows = False,
     by: RunBy = None,
     store: RunStore = None,
@@ -126,7 +128,9 @@ def run(
 
     Exit codes: 0 every score arrived (and every gate held); 3 some scores failed
     (beyond --max-error-rate); 4 a metric has no value at all; 5 a quality gate
-    (--fail-under, --fail-over) failed; 2 a mistake in the input or config;
+    (--fail-under, --fail-over) failed; 6 stopped at the --max-cost ceiling (finished
+    results are stored; resume with a higher one); 2 a mistake in the input or config
+    (also a run estimated above --max-cost);
     130, 143, 129 interrupted by Ctrl-C, SIGTERM or SIGHUP (finished results are
     stored; a second one stops waiting for replies already sent); 1 the Ray cluster
     lost work (resume the run), or a bug in ragjudge (its traceback is printed).
@@ -134,7 +138,7 @@ def run(
     import asyncio
 
     from ragjudge.cli._classify import openai_evals_config
-    from ragjudge.errors import ClusterError
+    from ragjudge.errors import ClusterError, SpendingLimitReached
     from ragjudge.run._runner import dry_run, run_evaluation
     from ragjudge.run._stopping import Stopping
     from ragjudge.terminal import print_plan, print_result
@@ -163,6 +167,7 @@ def run(
             executor=executor,
             trials=trials,
             max_error_rate=max_error_rate,
+            max_cost=max_cost,
             skip_invalid_rows=True if skip_invalid_rows else None,
             by=by,
             store=None if store is None else str(store.resolve()),
@@ -200,6 +205,10 @@ def run(
             soft_wrap=True,
         )
         raise typer.Exit(stopping.exit_code) from None
+    except SpendingLimitReached as exc:
+        command = resume_command(config, started[-1] if started else None, {"--store": store})
+        err.print(Text(f"{exc}. Resume with a higher --max-cost: {command}"), soft_wrap=True)
+        raise typer.Exit(6) from None
     except ClusterError as exc:
         command = resume_command(config, started[-1] if started else None, {"--store": store})
         err.print(Text(f"{exc}. Resume with: {command}"), soft_wrap=True)

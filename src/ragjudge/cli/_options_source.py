@@ -52,6 +52,7 @@ OPTIONS = (
     CommandLineOption("executor", "str | None", "NAME"),
     CommandLineOption("trials", "int | None", "N"),
     CommandLineOption("max_error_rate", "float | None", "SHARE"),
+    CommandLineOption("max_cost", "float | None", "DOLLARS"),
     CommandLineOption("skip_invalid_rows", "bool"),
     CommandLineOption("by", "str | None", "KEY"),
     CommandLineOption("store", "Path | None", "FILE"),

@@ -20,6 +20,7 @@ __all__ = [
     "RunFailUnder",
     "RunGate",
     "RunLimit",
+    "RunMaxCost",
     "RunMaxErrorRate",
     "RunProcesses",
     "RunProgress",
@@ -119,6 +120,15 @@ RunMaxErrorRate = Annotated[
         "--max-error-rate",
         metavar="SHARE",
         help="Share of a metric's results that may fail before the run counts as failed (exit 3); a metric with no value at all always fails it (exit 4).",
+    ),
+]
+
+RunMaxCost = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost",
+        metavar="DOLLARS",
+        help="Stop the run before it spends more than this many dollars on judge calls.",
     ),
 ]
 

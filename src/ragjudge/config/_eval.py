@@ -225,6 +225,19 @@ class EvalConfig(BaseModel):
     max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     """Share of a metric's results that may fail before the run counts as failed (exit
     3); a metric with no value at all always fails it (exit 4)."""
+    max_cost: float | None = Field(default=None, gt=0)
+    """Stop the run before it spends more than this many dollars on judge calls.
+
+    Checked before the start against the estimate (a run estimated above it does not
+    start) and against the recorded cost as calls complete: the run then stops,
+    is kept as interrupted with the cause and can be resumed. Calls are priced as the
+    dry run prices them; a judge without a price cannot be held to a ceiling."""
+    dry_run_target_rows: int = Field(default=5, ge=0)
+    """Rows the dry run sends to the target, whose real answers size the judge prompts
+    that show them (0: the target is not called and the estimate is a lower bound).
+
+    The rows are spread over the set; a row not asked is sized by the nearest one
+    asked."""
     limit: int | None = Field(default=None, ge=1)
     """Evaluate only the first N rows."""
     sample: int | None = Field(default=None, ge=1)

@@ -65,6 +65,7 @@ COMMAND_LINE_SETTINGS: dict[str, str | None] = {
     "executor": "NAME",
     "trials": "N",
     "max_error_rate": "SHARE",
+    "max_cost": "DOLLARS",
     "skip_invalid_rows": None,
     "by": "KEY",
     "store": "FILE",

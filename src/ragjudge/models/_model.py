@@ -78,7 +78,7 @@ class JudgeModel:
         self.settings = settings or ModelSettings()
         self.cache = cache if self.settings.cache else None
         self.recorder = recorder
-        self.prices = prices or PriceTable()
+        self.prices = prices if prices is not None else PriceTable()
         self.usage = UsageTracker()
         self._log = CallLog(provider, self)
         self.limiter: PermitSource = Limiter(

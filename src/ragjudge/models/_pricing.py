@@ -1,10 +1,12 @@
 """Token prices and the usage/cost accounting of a judge model.
 
-Prices are not built in (they change too often); a configuration supplies them::
+A configuration may give prices::
 
     prices = PriceTable.from_dict({"gpt-4o-mini": {"input": 0.15, "output": 0.60}})
 
-Amounts are US dollars per one million tokens.
+and with ``published=True`` a model the config does not price is priced from the
+published price list (:mod:`ragjudge.models._published_prices`). Amounts are US
+dollars per one million tokens.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ragjudge.models import _published_prices as published_list
 from ragjudge.schema import Usage
 
 DEFAULT_PURPOSE = "default"
@@ -54,8 +57,21 @@ class PriceTable(Mapping[str, ModelPrice]):
     prefix (``openai/gpt-4o-mini`` → ``gpt-4o-mini``), then as a dated variant of a
     listed name (``gpt-4o-mini-2024-07-18`` → ``gpt-4o-mini``; the longest match wins)."""
 
-    def __init__(self, prices: Mapping[str, PriceSpec] | None = None) -> None:
+    CONFIG_SOURCE = "the config"
+
+    def __init__(
+        self,
+        prices: Mapping[str, PriceSpec] | None = None,
+        *,
+        published: bool = False,
+        server: str | None = None,
+    ) -> None:
+        """``prices`` from a config; with ``published``, models it lacks are priced from
+        the published list, unless ``server`` (the endpoint's base URL) is not a
+        provider's own API the list knows (a local Ollama or vLLM server)."""
         self._prices = {name: _to_price(name, spec) for name, spec in (prices or {}).items()}
+        self._published = published
+        self._server = server
 
     @classmethod
     def from_dict(cls, data: Mapping[str, PriceSpec]) -> PriceTable:
@@ -72,7 +88,51 @@ class PriceTable(Mapping[str, ModelPrice]):
         return len(self._prices)
 
     def price(self, model: str) -> ModelPrice | None:
-        """The price of ``model``, or ``None`` when the table does not list it."""
+        """The price of ``model``: the config's, else the published one (when the
+        table takes published prices); ``None`` when neither has it."""
+        given = self._given_price(model)
+        if given is not None or not self._uses_published_list():
+            return given
+        rates = published_list.published_rates(model)
+        return None if rates is None else ModelPrice(*rates)
+
+    def source(self, model: str) -> str | None:
+        """Where the price of ``model`` comes from (``the config`` or the published
+        list with its version and date); ``None`` when it has no price."""
+        if self._given_price(model) is not None:
+            return self.CONFIG_SOURCE
+        return published_list.price_list_label() if self.price(model) is not None else None
+
+    def missing_reason(self, model: str) -> str:
+        """Why ``model`` has no price, and how to give one."""
+        name = model.rsplit("/", 1)[-1]
+        how = (
+            f"give it under judge.prices, e.g. prices: {{{name}: {{input: 2.5, output: 10}}}} "
+            "(dollars per million tokens)"
+        )
+        if not self._published:
+            return f"no price for {model}: {how}"
+        if not published_list.available():
+            return (
+                f"no price for {model}: the published price list is not installed "
+                f"(pip install {published_list.PACKAGE}); or {how}"
+            )
+        if not self._uses_published_list():
+            return (
+                f"no price for {model}: its server ({self._server}) is not a provider "
+                f"the published price list knows; {how}"
+            )
+        return (
+            f"no price for {model}: the published price list "
+            f"({published_list.price_list_label()}) does not know it; {how}"
+        )
+
+    def _uses_published_list(self) -> bool:
+        if not self._published:
+            return False
+        return self._server is None or published_list.serves_published_prices(self._server)
+
+    def _given_price(self, model: str) -> ModelPrice | None:
         for name in (model, model.split("/", 1)[-1], model.rsplit("/", 1)[-1]):
             if name in self._prices:
                 return self._prices[name]

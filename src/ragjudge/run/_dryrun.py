@@ -3,11 +3,18 @@ estimate tokens and cost — calling neither the system under test nor any model
 
 Each judge metric runs against a stand-in judge (:class:`StandInJudge`) that answers
 every call with the stand-in reply of the call's own reply parser (so it always
-parses); prompts are collected instead of sent. The target is not called:
-a sample's stored response is used when the data holds one, else its reference answer
-stands in for the response (a length proxy for the token estimate), else the query.
-Metrics whose number of calls depends on the judge's answers (multi-turn dialogues)
-are walked along their longest path, so the estimate is an upper bound for them.
+parses); prompts are collected instead of sent, and priced as the run prices calls
+(:func:`~ragjudge.run._judging.prices_of`: the config's prices, else the published
+ones).
+
+A sample's stored response is used when the data holds one. When the target answers,
+it is called on the first ``dry_run_target_rows`` rows and its real answers (response
+and retrieved contexts) size the prompts of every row, since judge prompts that show
+the answer grow with it; without them (none asked for, or the target failed) the
+reference answer stands in, else the query, and the estimate says it is a lower
+bound. Metrics whose number of calls depends on the judge's answers (multi-turn
+dialogues) are walked along their longest path, so the estimate is an upper bound for
+them.
 """
 
 from __future__ import annotations
@@ -27,14 +34,13 @@ from ragjudge.models import (
     JudgeCallRecord,
     ModelSettings,
     Parsed,
-    PriceTable,
     estimate_messages_tokens,
 )
 from ragjudge.models._embeddings import normalize_rows
 from ragjudge.models.scripted import hash_embedding
-from ragjudge.run._judging import generate_config
+from ragjudge.run._judging import generate_config, prices_of
 from ragjudge.schema import Output, Sample, Usage
-from ragjudge.targets._targets import output_of_row
+from ragjudge.targets._targets import Target, output_of_row
 
 T = TypeVar("T")
 
@@ -153,6 +159,16 @@ class DryRunPlan:
     purposes: list[PurposeEstimate]
     output_tokens_per_call: int
     errors: list[str] = field(default_factory=list)
+    price_source: str | None = None
+    """Where the prices come from: ``the config`` or the published list and its date."""
+    price_note: str | None = None
+    """Why there is no cost, and how to give prices."""
+    target_rows: int = 0
+    """Rows (spread over the set) the target answered for real during the dry run."""
+    lower_bound: str | None = None
+    """Why the estimate may fall short of the run (``None``: it does not)."""
+    max_cost: float | None = None
+    """The run's cost ceiling, if it has one."""
 
     @property
     def total_calls(self) -> int:
@@ -178,15 +194,68 @@ class DryRunPlan:
             "output_tokens": sum(p.output_tokens for p in self.purposes),
             "output_tokens_per_call": self.output_tokens_per_call,
             "cost": self.total_cost,
+            "price_source": self.price_source,
+            "price_note": self.price_note,
+            "target_rows": self.target_rows,
+            "lower_bound": self.lower_bound,
+            "max_cost": self.max_cost,
             "by_metric": [vars(p) for p in self.purposes],
             "errors": self.errors,
         }
 
 
-def _stand_in_output(sample: Sample, supplies_response: bool) -> Output:
-    """The data's response (or its trace's), else (the target is not called) the
-    reference or the query."""
+@dataclass
+class TargetAnswers:
+    """The target's real answers to the rows the dry run asked it about."""
+
+    by_row: dict[str, Output] = field(default_factory=dict)
+    by_index: dict[int, Output] = field(default_factory=dict)
+    """The same answers by the row's place in the set."""
+    failure: str | None = None
+
+    def for_row(self, sample: Sample, index: int) -> Output | None:
+        """The row's own answer, else that of the nearest row asked (sets are often
+        grouped by language or topic, and answer lengths with them), else ``None``."""
+        if sample.request_id in self.by_row:
+            return self.by_row[sample.request_id]
+        if not self.by_index:
+            return None
+        return self.by_index[min(self.by_index, key=lambda asked: abs(asked - index))]
+
+
+def spread_rows(total: int, rows: int) -> list[int]:
+    """``rows`` places spread evenly over a set of ``total`` rows, the first included."""
+    if rows >= total:
+        return list(range(total))
+    return sorted({i * total // rows for i in range(rows)})
+
+
+async def ask_target(target: Target, samples: Sequence[Sample], rows: int) -> TargetAnswers:
+    """The target's answers to ``rows`` samples spread over the set (one at a time: a
+    dry run must not load the system); the first failure ends the asking."""
+    answers = TargetAnswers()
+    for index in spread_rows(len(samples), rows):
+        sample = samples[index]
+        try:
+            output = await target(sample)
+        except Exception as exc:  # reported in the plan; the estimate goes on without
+            answers.failure = f"the target failed on {sample.request_id}: {exc}"
+            break
+        if output.error is not None or output.response is None:
+            answers.failure = f"the target failed on {sample.request_id}: {output.error}"
+            break
+        answers.by_row[sample.request_id] = answers.by_index[index] = output
+    return answers
+
+
+def _stand_in_output(
+    sample: Sample, supplies_response: bool, answer: Output | None = None
+) -> Output:
+    """The data's response (or its trace's), else the target's real answer (of this
+    row or another), else the reference or the query."""
     held = output_of_row(sample)
+    if supplies_response and answer is not None and answer.response is not None:
+        return Output(response=answer.response, retrieved_context=answer.retrieved_context)
     response = None if supplies_response else held.response
     if response is None:
         response = sample.references[0] if sample.references else sample.request.query
@@ -203,13 +272,15 @@ class _StandInTarget:
     supplies_response = True
     supports_history = True
 
-    def __init__(self, real_target_answers: bool) -> None:
+    def __init__(self, real_target_answers: bool, answers: TargetAnswers) -> None:
         self.real_target_answers = real_target_answers
+        self.answers = answers
         self.calls = 0
 
     async def __call__(self, sample: Sample) -> Output:
         self.calls += 1
-        return _stand_in_output(sample, self.real_target_answers)
+        answer = self.answers.for_row(sample, 0)
+        return _stand_in_output(sample, self.real_target_answers, answer)
 
 
 async def plan_evaluation(
@@ -219,37 +290,41 @@ async def plan_evaluation(
     *,
     supplies_response: bool,
     retriever: Any = None,
+    answers: TargetAnswers | None = None,
 ) -> DryRunPlan:
-    """Walk every sample, trial and metric with stand-in judges and count the prompts."""
+    """Walk every sample, trial and metric with stand-in judges and count the prompts;
+    ``answers`` are the target's real answers to some rows (:func:`ask_target`)."""
+    answers = answers or TargetAnswers()
     records: list[JudgeCallRecord] = []
     judge = StandInJudge(records)
     shared: dict[tuple[str, int], dict[Any, Any]] = {}  # per sample and trial, as in a run
     sampling = generate_config(config.judge)
     errors: list[str] = []
     semaphore = asyncio.Semaphore(config.concurrency)  # the retriever may be a live service
-    target = _StandInTarget(supplies_response)
+    target = _StandInTarget(supplies_response, answers)
 
-    async def walk(sample: Sample, trial: int, metric: Metric) -> None:
+    async def walk(sample: Sample, index: int, trial: int, metric: Metric) -> None:
         ctx = _stand_in_context(metric, judge, target, retriever, sampling, trial)
         ctx.shared = shared.setdefault((sample.request_id, trial), {})
         if metric.rows_not_applicable.get(sample.request_id) is not None:
             return  # no call: the row lacks the metric's inputs
         async with semaphore:
             try:
-                await metric.score(sample, _stand_in_output(sample, supplies_response), ctx)
+                output = _stand_in_output(sample, supplies_response, answers.for_row(sample, index))
+                await metric.score(sample, output, ctx)
             except Exception as exc:  # reported, the plan goes on
                 errors.append(f"{metric.name} on {sample.request_id}: {type(exc).__name__}: {exc}")
 
     await asyncio.gather(
         *(
-            walk(sample, trial, metric)
-            for sample in samples
+            walk(sample, index, trial, metric)
+            for index, sample in enumerate(samples)
             for trial in range(config.trials)
             for metric in metrics
             if metric.needs_judge
         )
     )
-    return DryRunPlan(
+    plan = DryRunPlan(
         samples=len(samples),
         trials=config.trials,
         target_calls=target.calls + (len(samples) if supplies_response else 0),
@@ -257,7 +332,34 @@ async def plan_evaluation(
         purposes=_estimates(config.judge, records),
         output_tokens_per_call=_output_tokens_per_call(config.judge),
         errors=errors,
+        target_rows=len(answers.by_row),
+        lower_bound=_lower_bound(supplies_response, answers, bool(records)),
+        max_cost=config.max_cost,
     )
+    _tell_prices(plan, config.judge)
+    return plan
+
+
+def _lower_bound(supplies_response: bool, answers: TargetAnswers, judged: bool) -> str | None:
+    """Why judge prompts showing the target's answers may be longer in the run."""
+    if not supplies_response or not judged or answers.by_row:
+        return None
+    why = answers.failure or "the target was not called (dry_run_target_rows: 0)"
+    return (
+        f"{why}; reference answers stand in for its answers, so prompts that show them "
+        "may be longer in the run: the estimate is a lower bound"
+    )
+
+
+def _tell_prices(plan: DryRunPlan, judge: JudgeConfig | None) -> None:
+    """Say where the plan's prices come from, or why it has none."""
+    if judge is None:
+        plan.price_note = "no judge model: no judge calls are paid for"
+        return
+    prices = prices_of(judge)
+    plan.price_source = prices.source(judge.model)
+    if plan.price_source is None:
+        plan.price_note = prices.missing_reason(judge.model)
 
 
 def _stand_in_context(
@@ -294,7 +396,7 @@ async def sample_prompts(
     A metric's failure on the stand-in replies propagates."""
     records: list[JudgeCallRecord] = []
     judge = StandInJudge(records)
-    target = _StandInTarget(supplies_response)
+    target = _StandInTarget(supplies_response, TargetAnswers())
     ctx = _stand_in_context(metric, judge, target, retriever, generate_config(config.judge), 0)
     await metric.score(sample, _stand_in_output(sample, supplies_response), ctx)
     return records
@@ -310,7 +412,7 @@ def _output_tokens_per_call(judge: JudgeConfig | None) -> int:
 def _estimates(judge: JudgeConfig | None, records: list[JudgeCallRecord]) -> list[PurposeEstimate]:
     """Calls, tokens and cost per purpose of the recorded stand-in calls."""
     per_call = _output_tokens_per_call(judge)
-    prices = PriceTable.from_dict(judge.prices) if judge and judge.prices else None
+    prices = prices_of(judge)
     by_purpose: dict[str, list[JudgeCallRecord]] = {}
     for call in records:
         by_purpose.setdefault(call.purpose or "(none)", []).append(call)
@@ -326,7 +428,7 @@ def _estimates(judge: JudgeConfig | None, records: list[JudgeCallRecord]) -> lis
                 calls=len(calls),
                 input_tokens=usage.input_tokens,
                 output_tokens=usage.output_tokens,
-                cost=prices.cost(judge.model, usage) if prices is not None and judge else None,
+                cost=prices.cost(judge.model, usage) if judge is not None else None,
                 example_prompt=calls[0].messages,
             )
         )

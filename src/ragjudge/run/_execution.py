@@ -21,14 +21,14 @@ from collections.abc import Callable, Coroutine, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, cast
 
-from ragjudge.analysis._rate_limits import live_status
+from ragjudge.analysis._rate_limits import calls_done, calls_status, live_status
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeModel
 from ragjudge.run._processes import blocks_of, scoring_pool, worker_count
-from ragjudge.run._progress import Tracker, progress_display
+from ragjudge.run._progress import Tracker, progress_display, report_calls
 from ragjudge.run._scoring import by_trial, score_now, score_one
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store._batch import ResultWriter
@@ -84,6 +84,8 @@ class Execution:
     processes: int = 1
     """Processes that may score CPU-only samples (this one included)."""
     _planned: _Planned | None = None
+    expected_calls: int | None = None
+    """Judge calls the run is expected to make (the dry run's count), when known."""
 
     def __init__(
         self,
@@ -190,9 +192,13 @@ class Execution:
                     await self.evaluate_sample(sample)
                 tracker.advance()
 
+            done = partial(calls_done, self.models)
+            reporting = asyncio.create_task(report_calls(tracker, done, self.expected_calls))
             try:
                 await self._run_all(plan.now, plan.later, plan.futures, one, tracker)
             finally:
+                reporting.cancel()
+                tracker.calls(done(), self.expected_calls)
                 self.writer.flush()
 
     def _split(
@@ -334,8 +340,10 @@ class Execution:
         return [m for m in (self.context.judge, *agents) if isinstance(m, JudgeModel)]
 
     def rate_status(self) -> str:
-        """The judge layer's rate-limit events so far, for the progress line."""
-        return live_status(self.models)
+        """The judge calls finished and under way, and the judge layer's rate-limit
+        events so far, for the progress line."""
+        calls = calls_status(self.models, counted_by_the_bar=self.expected_calls is not None)
+        return " · ".join(part for part in (calls, live_status(self.models)) if part)
 
     async def evaluate_sample(self, sample: Sample) -> None:
         """The target's output (stored once), then every pending trial's scores."""

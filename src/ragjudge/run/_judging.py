@@ -30,7 +30,9 @@ from ragjudge.models import (
 from ragjudge.models._cache import provider_endpoint
 from ragjudge.models._embeddings import CachedEmbedder, RemoteEmbedder, get_embedder
 from ragjudge.models._litellm import import_litellm
+from ragjudge.models._openai import resolve_base_url
 from ragjudge.models._structured import ReplySchemas
+from ragjudge.run._ceiling import call_recorded
 from ragjudge.store._store import Store
 
 
@@ -138,9 +140,21 @@ async def record_calls(
         await recorder(record)
 
 
-def prices_of(judge: JudgeConfig | None) -> PriceTable | None:
-    """The price table the judge config gives, if any (calls are then priced)."""
-    return PriceTable.from_dict(judge.prices) if judge is not None and judge.prices else None
+def prices_of(judge: JudgeConfig | None) -> PriceTable:
+    """The prices calls of ``judge`` are charged at: the config's, else the published
+    ones of its model (unless it is served by a server that is not the provider's own
+    API); a run and its dry run use the same."""
+    if judge is None:
+        return PriceTable(published=True)
+    return PriceTable(judge.prices, published=True, server=judge_server(judge))
+
+
+def judge_server(judge: JudgeConfig) -> str | None:
+    """The base URL ``judge``'s requests go to, when the config decides it (an
+    OpenAI-compatible spec falls back to ``OPENAI_BASE_URL``, then OpenAI's)."""
+    if judge.model.startswith("openai/"):
+        return resolve_base_url(judge.base_url)
+    return judge.base_url
 
 
 def generate_config(judge: JudgeConfig | None) -> GenerateConfig:
@@ -180,7 +194,9 @@ class StoreRecorder:
 
     async def __call__(self, call: JudgeCallRecord) -> int:
         """Store a finished call."""
-        return self.store.save_judge_call(self.run_id, call, cost=self._cost(call))
+        call_id = self.store.save_judge_call(self.run_id, call, cost=self._cost(call))
+        call_recorded(self.run_id)
+        return call_id
 
     async def begin(self, call: JudgeCallRecord) -> int:
         """Store a call whose request is about to go out."""
@@ -189,6 +205,7 @@ class StoreRecorder:
     async def end(self, call_id: int, call: JudgeCallRecord) -> None:
         """Complete a call stored by :meth:`begin`."""
         self.store.end_judge_call(call_id, call, cost=self._cost(call))
+        call_recorded(self.run_id)
 
 
 def store_recorder(store: Store, run_id: str, prices: PriceTable | None = None) -> StoreRecorder:

@@ -1,9 +1,13 @@
-"""The progress of a run: a rich progress bar at a terminal, plain text lines in a
-notebook without ipywidgets (rich would warn "install ipywidgets" on every call), and
-on either the judge's rate-limit events (429s, a pause under way, retries)."""
+"""The progress of a run: a rich progress bar of the samples with the time left at a
+terminal, plain text lines in a notebook without ipywidgets (rich would warn "install
+ipywidgets" on every call), and on either a status that the bar redraws several times a
+second: the judge calls finished and in flight (a run of few samples with many calls
+each moves from its first call) and the rate-limit events (429s, a pause under way as
+a countdown, retries)."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import sys
 import time
@@ -18,12 +22,16 @@ from rich.progress import (
     Progress,
     ProgressColumn,
     Task,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
+    TimeRemainingColumn,
 )
 from rich.text import Text
 
-__all__ = ["Tracker", "progress_display"]
+__all__ = ["Tracker", "progress_display", "report_calls"]
+
+SAMPLES = "samples"
 
 Status = Callable[[], str]
 """A line saying what the judge layer is going through (empty when nothing)."""
@@ -37,6 +45,9 @@ class Tracker(Protocol):
 
     def advance(self) -> None:
         """One more sample is done."""
+
+    def calls(self, done: int, expected: int | None) -> None:
+        """``done`` judge calls finished of the ``expected`` ones (``None``: unknown)."""
 
 
 @contextmanager
@@ -54,6 +65,8 @@ def progress_display(
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
         _StatusColumn(status),
         console=console,
         disable=not enabled,
@@ -74,6 +87,8 @@ class _StatusColumn(ProgressColumn):
         self.status = status
 
     def render(self, task: Task) -> Text:
+        if task.description != SAMPLES:
+            return Text("")  # once, beside the samples
         text = self.status() if self.status is not None else ""
         return Text(text, style="yellow")
 
@@ -81,13 +96,21 @@ class _StatusColumn(ProgressColumn):
 class _BarTracker:
     def __init__(self, bar: Progress) -> None:
         self.bar = bar
-        self.task = bar.add_task("evaluating", total=0)
+        self.task = bar.add_task(SAMPLES, total=0)
+        self.calls_task: TaskID | None = None
 
     def start(self, total: int, completed: int) -> None:
         self.bar.update(self.task, total=total, completed=completed)
 
     def advance(self) -> None:
         self.bar.advance(self.task)
+
+    def calls(self, done: int, expected: int | None) -> None:
+        if expected is None:
+            return  # the status says how many are done
+        if self.calls_task is None:
+            self.calls_task = self.bar.add_task("judge calls", total=expected)
+        self.bar.update(self.calls_task, completed=min(done, expected))
 
 
 class _TextTracker:
@@ -99,6 +122,7 @@ class _TextTracker:
         self.status = status
         self.every = every
         self.total = self.done = 0
+        self.calls_line = ""
         self.shown_at = 0.0
         self.shown_step = -1
 
@@ -112,9 +136,26 @@ class _TextTracker:
         if step != self.shown_step or time.monotonic() - self.shown_at >= self.every:
             self._show()
 
+    def calls(self, done: int, expected: int | None) -> None:
+        if done or expected:
+            self.calls_line = f"judge calls: {done}" + (f"/{expected}" if expected else "")
+
     def _show(self) -> None:
         self.shown_step = self.done * 10 // max(1, self.total)
         self.shown_at = time.monotonic()
         note = self.status() if self.status is not None else ""
-        line = f"evaluating: {self.done}/{self.total}" + (f" · {note}" if note else "")
+        line = f"evaluating: {self.done}/{self.total}"
+        line += "".join(f" · {part}" for part in (self.calls_line, note) if part)
         print(line, file=self.file, flush=True)
+
+
+CALLS_SHOWN_EVERY = 0.25
+"""Seconds between two updates of the judge calls the progress shows."""
+
+
+async def report_calls(tracker: Tracker, done: Callable[[], int], expected: int | None) -> None:
+    """Give ``tracker`` the judge calls done, several times a second, until cancelled: a
+    run of few samples with many calls each moves from its first call."""
+    while True:
+        tracker.calls(done(), expected)
+        await asyncio.sleep(CALLS_SHOWN_EVERY)

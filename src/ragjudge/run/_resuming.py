@@ -25,8 +25,8 @@ def stored_run(
 
 
 def resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
-    """The stored run's config, with the pace, the breakdown and the store of
-    ``given``: a resumed run keeps its samples, metrics, trials and models. Secrets are
+    """The stored run's config, with the pace, the breakdown, the cost ceiling and
+    the store of ``given``: a resumed run keeps its samples, metrics, trials and models. Secrets are
     not stored (``***``): a target, retriever or judge connection whose stored form
     holds one is taken from ``given``, the config the resume was started with, and so
     is any other setting (or judge setting) that holds one — a value that came from the
@@ -37,6 +37,8 @@ def resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
         "executor": given.executor,
         "ray": given.ray,
         "by": given.by or stored.by,
+        # a run stopped at its ceiling resumes with the one given now
+        "max_cost": given.max_cost if given.max_cost is not None else stored.max_cost,
         # the store the run was found in, wherever the stored config says it was
         "store": str(given.store_path),
     }

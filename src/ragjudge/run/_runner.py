@@ -27,11 +27,16 @@ from ragjudge.analysis._rate_limits import record_rate_limits
 from ragjudge.analysis._results import EvaluationResult, summarize_run
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.config._secrets import config_secrets
+from ragjudge.errors import SpendingLimitReached
 from ragjudge.loading import STREAM_PAGE_ROWS
+from ragjudge.metrics import Metric
 from ragjudge.models import Provider
+from ragjudge.run._ceiling import recorded_spend, spending_watched
+from ragjudge.run._dryrun import DryRunPlan, TargetAnswers, ask_target, plan_evaluation
+from ragjudge.run._estimates import check_estimate, expected_calls
 from ragjudge.run._execution import outcome_recorded
 from ragjudge.run._executors import ExecutionParts, ExecutorKind, executor_kind
-from ragjudge.run._judging import check_judge, record_calls
+from ragjudge.run._judging import check_judge, prices_of, record_calls
 from ragjudge.run._models import RunModels, close_all
 from ragjudge.run._preparation import MetricSpec, Prepared, RequirementError, prepare
 from ragjudge.run._resuming import resumed_config, stored_run
@@ -41,7 +46,6 @@ from ragjudge.store._lock import run_lock
 from ragjudge.store._store import RunInfo, Store, new_run_id
 
 if TYPE_CHECKING:
-    from ragjudge.run._dryrun import DryRunPlan
     from ragjudge.run._spooling import SpooledSet
 
 __all__ = [
@@ -162,6 +166,15 @@ async def _run_prepared(
 ) -> EvaluationResult:
     """Execute the prepared run with the store open and the run locked."""
     check_judge(config.judge, setup.metrics, provider=options.provider)
+    if resumed is None and options.provider is None:
+        setup.notes.extend(_prices_note(config, setup.metrics))
+        await check_estimate(
+            config,
+            setup.samples,
+            setup.metrics,
+            supplies_response=setup.target.supplies_response,
+            retriever=setup.retriever,
+        )
     with Store(config.store_path, write=True) as store:
         # The models record their calls under the run id, so it is drawn before the
         # run is stored: a judge that cannot be built leaves no empty run behind.
@@ -208,6 +221,14 @@ async def _execute(
     stored = False
     try:
         execution = kind.build(_parts(store, run_id, config, setup, models, options))
+        if options.progress and resumed is None:
+            execution.expected_calls = await expected_calls(
+                config,
+                setup.samples,
+                setup.metrics,
+                supplies_response=setup.target.supplies_response,
+                retriever=setup.retriever,
+            )
         # A new run may plan (and start its scoring processes) before it is stored, so
         # they score meanwhile; a resumed run learns what is left once stored again.
         plan_first = resumed is None and kind.plans_before_storing
@@ -218,13 +239,43 @@ async def _execute(
                 options.on_start(run_id)
             _tell(setup.notes, options.progress)
             await record_calls(store, run_id, config.judge, models.asked)
-            with outcome_recorded(store, run_id):
-                await execution.run(setup.samples, config.concurrency, options.progress)
+            with spending_watched(store, run_id, config.max_cost) as reached:
+                try:
+                    with outcome_recorded(store, run_id):
+                        await execution.run(setup.samples, config.concurrency, options.progress)
+                except asyncio.CancelledError:
+                    if not reached.is_set():
+                        raise
+                    _stopped_at_ceiling(store, run_id, config)
     finally:
         await models.close()
         if stored:
             record_rate_limits(store, run_id, models.all)
             _record_notes(store, run_id, models.notes())
+
+
+def _stopped_at_ceiling(store: Store, run_id: str, config: EvalConfig) -> None:
+    """Record why the run stopped and say it: the cancellation was the ceiling's own."""
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
+    spent, _ = recorded_spend(store, run_id)
+    note = (
+        f"stopped at the cost ceiling: ${spent:.4f} spent of max_cost ${config.max_cost:.4f}; "
+        "finished results are stored"
+    )
+    store.add_run_event(run_id, NOTE, {"text": note})
+    raise SpendingLimitReached(note)
+
+
+def _prices_note(config: EvalConfig, metrics: Sequence[Metric]) -> list[str]:
+    """Where the judge's prices come from (or why it has none), for the run's notes."""
+    judge = config.judge
+    if judge is None or judge.model == "scripted" or not any(m.needs_judge for m in metrics):
+        return []
+    prices = prices_of(judge)
+    source = prices.source(judge.model)
+    return [f"judge prices: {source}" if source is not None else prices.missing_reason(judge.model)]
 
 
 def _parts(
@@ -325,18 +376,21 @@ async def dry_run(
     metrics: Sequence[MetricSpec] | None = None,
 ) -> DryRunPlan:
     """Build every judge prompt of the evaluation, count calls and estimate tokens and
-    cost without calling the target or any model (see :mod:`ragjudge.run._dryrun`)."""
-    from ragjudge.run._dryrun import plan_evaluation
-
+    cost without calling any model; the target answers ``dry_run_target_rows`` rows, whose
+    answers size the prompts (see :mod:`ragjudge.run._dryrun`)."""
     register_secrets(config_secrets(config))
     setup = prepare(config, data=data, target=target, metrics=metrics)
     try:
+        answers = TargetAnswers()
+        if setup.target.supplies_response and any(m.needs_judge for m in setup.metrics):
+            answers = await ask_target(setup.target, setup.samples, config.dry_run_target_rows)
         return await plan_evaluation(
             config,
             setup.samples,
             setup.metrics,
             supplies_response=setup.target.supplies_response,
             retriever=setup.retriever,
+            answers=answers,
         )
     finally:
         await close_all(setup.target, setup.retriever)

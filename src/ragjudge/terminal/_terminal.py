@@ -101,6 +101,8 @@ def print_result(result: EvaluationResult, console: Console) -> None:
         console.print(errors_table(result.errors))
     if result.judge_usage:
         console.print(usage_table(result.judge_usage))
+        if any(row["cost"] is None for row in result.judge_usage):
+            console.print(Text(f"cost –: {UNPRICED}"), soft_wrap=True)
     for note in result.notes:
         console.print(Text(f"note: {note}"), soft_wrap=True)
     if (rate_limits := summary_line(result.rate_limits)) is not None:
@@ -189,6 +191,13 @@ def _causes(errors: Mapping[str, int]) -> str:
     return ", ".join(f"{count} {cause}" for cause, count in errors.items())
 
 
+UNPRICED = (
+    "the judge model has no price in the config nor in the published price list "
+    "(or its server is not the provider's own API); give it under judge.prices "
+    "(dollars per million tokens)"
+)
+
+
 def _money(value: float | None) -> str:
     return "–" if value is None else f"${value:.4f}"
 
@@ -232,9 +241,12 @@ def usage_table(usage: Sequence[dict[str, Any]]) -> Table:
 
 
 def print_plan(plan: DryRunPlan, console: Console) -> None:
-    """The dry-run estimate: calls and tokens per metric, the target calls, the cost."""
+    """The dry-run estimate: calls and tokens per metric, the target calls, the cost,
+    where the prices come from (or why there is no cost) and whether it is a lower
+    bound."""
+    asked = f"; the target answered {plan.target_rows} row(s)" if plan.target_rows else ""
     table = _per_metric_table(
-        f"dry run — {plan.samples} samples × {plan.trials} trial(s); nothing was called",
+        f"dry run — {plan.samples} samples × {plan.trials} trial(s); no judge was called{asked}",
         ("judge calls", "input tokens (est.)", "output tokens (est.)", "cost"),
     )
     for p in plan.purposes:
@@ -254,5 +266,22 @@ def print_plan(plan: DryRunPlan, console: Console) -> None:
         f"output tokens assumed per call: {plan.output_tokens_per_call}",
         highlight=False,
     )
+    if plan.price_source is not None:
+        console.print(Text(f"prices: {plan.price_source}"), soft_wrap=True)
+    if plan.price_note is not None:
+        console.print(Text(f"cost –: {plan.price_note}", style="yellow"), soft_wrap=True)
+    if plan.max_cost is not None:
+        console.print(Text(_ceiling_line(plan.max_cost, plan.total_cost)), soft_wrap=True)
+    if plan.lower_bound is not None:
+        console.print(Text(f"lower bound: {plan.lower_bound}", style="yellow"), soft_wrap=True)
     for error in plan.errors[:10]:
         console.print(f"[yellow]could not plan:[/] {error}", highlight=False)
+
+
+def _ceiling_line(ceiling: float, cost: float | None) -> str:
+    """What the run's ``max_cost`` makes of the estimate."""
+    if cost is None:
+        return f"max_cost ${ceiling:.4f}: without a price the run cannot be held to it"
+    if cost > ceiling:
+        return f"max_cost ${ceiling:.4f}: the estimate is above it: the run would not start, or would stop at the ceiling"
+    return f"max_cost ${ceiling:.4f}: the estimate is below it"

@@ -27,11 +27,11 @@ from ray.exceptions import RayActorError, RayTaskError
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.config._ray import ClusterError, RayConfig, cluster_address
 from ragjudge.metrics import Metric, MetricContext
-from ragjudge.models import PriceTable, Provider, RateLimits, ResponseCache
+from ragjudge.models import Provider, RateLimits, ResponseCache
 from ragjudge.models._limits import Limiter
 from ragjudge.models._pricing import UsageTotals
 from ragjudge.run._execution import Execution
-from ragjudge.run._judging import StoreRecorder
+from ragjudge.run._judging import StoreRecorder, prices_of
 from ragjudge.run._progress import progress_display
 from ragjudge.run.ray._permits import PermitKeeper, RemotePermits
 from ragjudge.run.ray._worker import (
@@ -141,10 +141,7 @@ class RayExecution(Execution):
         self.given_metrics = list(metrics) if given_metrics else None
         self.given_target = given_target
         self.provider = provider
-        prices = config.judge.prices if config.judge is not None else None
-        self.recorder = StoreRecorder(
-            store, run_id, PriceTable.from_dict(prices) if prices else None
-        )
+        self.recorder = StoreRecorder(store, run_id, prices_of(config.judge))
         self.timings = Timings()
         self.keepers: dict[str, Any] = {}
         self.worker_handles: list[Any] = []
