@@ -282,6 +282,7 @@ def test_a_hung_sync_target_does_not_keep_the_process_alive(tmp_path: Path) -> N
             metrics=["exact_match"],
             store={str(tmp_path / "runs.db")!r},
             progress=False,
+            on_failure="ignore",
         )
         print(result.status, int(result.to_pandas()["target_error"].notna().sum()))
         """
@@ -290,7 +291,7 @@ def test_a_hung_sync_target_does_not_keep_the_process_alive(tmp_path: Path) -> N
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
     )
-    assert done.stdout.split() == ["completed", "2"]
+    assert done.stdout.split() == ["failed", "2"]  # ran to its end; no row has a value
 
 
 def test_a_configured_python_target_gets_the_runs_concurrency_and_its_caps(

@@ -9,12 +9,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ragjudge.analysis._outcome import EXIT_GATE
-from ragjudge.config import EvalConfig
 from ragjudge.errors import ConfigError
 from ragjudge.stats import MetricSummary
+
+if TYPE_CHECKING:  # the config is not read to show or gate a stored run
+    from ragjudge.config import EvalConfig
 
 __all__ = [
     "EXIT_GATE",
