@@ -4,13 +4,38 @@ state and the reasons it did not deliver. Every piece of text is escaped."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from html import escape
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
+from ragjudge.analysis._outcome import Verdict
+from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import MetricSummary
 
-if TYPE_CHECKING:
-    from ragjudge.analysis._results import EvaluationResult
+
+class EvaluationResult(Protocol):
+    """What the table shows of :class:`ragjudge.analysis.EvaluationResult`."""
+
+    @property
+    def run_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def n_samples(self) -> int: ...
+    @property
+    def trials(self) -> int: ...
+    @property
+    def store_path(self) -> Path: ...
+    @property
+    def verdict(self) -> Verdict: ...
+    @property
+    def summaries(self) -> Sequence[MetricSummary]: ...
+    @property
+    def meanings(self) -> Mapping[str, ScoreMeaning]: ...
+    @property
+    def report_path(self) -> Path | None: ...
+
 
 __all__ = ["result_html"]
 
