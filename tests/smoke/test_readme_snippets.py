@@ -53,9 +53,12 @@ def skip_opted_out(snippet: Snippet) -> None:
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A project root with a copy of ``examples/``, the README's file blocks
+    """A project root with a copy of ``examples/`` where the demo has run, the README's file blocks
     (``# my_metrics.py``) and the pytest configuration the docs ask for."""
     folder = copy_examples(tmp_path_factory.mktemp("readme"))
+    # what `make demo` runs after installing: the README's next commands read its store
+    demo = run_ragjudge(["run", "eval.yaml", "--no-progress"], folder / "examples" / "quickstart")
+    assert demo.code == 0 and demo.tracebacks == 0, demo.out + demo.err
     for snippet in runnable("python"):
         if (name := is_file_block(snippet)) is not None and snippet.opted_out is None:
             (folder / name).write_text(snippet.text, encoding="utf-8")
