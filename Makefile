@@ -11,6 +11,8 @@ CORE_ONLY := $(CORE_VENV)/.installed
 SMOKE_CORE := RAGJUDGE_CORE_ENV=1 HF_HUB_OFFLINE=1 $(CORE_VENV)/bin/python -m pytest -q -p no:cacheprovider -m smoke tests/smoke tests/test_pytest_plugin.py tests/cli/test_newcomer_walk.py
 # CPU build of torch for the `local` extra; pinned so pip never pulls CUDA packages.
 TORCH := torch==2.13.0
+# The suite in two processes, a test file to each at a time (the machine has 2 cores)
+PYTEST_WORKERS ?= -n 2 --dist loadfile
 
 .PHONY: demo test smoke-core lint bench docs clean
 
@@ -53,7 +55,7 @@ MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 test: $(FULL) $(CORE_ONLY)
 	$(BIN)/python -m compileall -q src
-	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q $(PYTEST_WORKERS)
 	@echo "== the smoke tests on the core install ($(CORE_VENV))"
 	$(SMOKE_CORE)
 	$(MKDOCS)
