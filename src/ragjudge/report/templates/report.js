@@ -2,6 +2,27 @@
 // sample's details, and sorting and filtering the viewer's list of runs. It never builds markup from data: a sample's details are fragments
 // that the report's templates rendered (and escaped) when the report was written,
 // packed with gzip and unpacked here by the browser's own DecompressionStream.
+// Sorting a table by the column of header ``th``: ``keyOf(row, numeric)`` gives a row's
+// key (text, or a number; null when the row has none: such rows stay last in both
+// directions); ties keep their order. A second click on a header reverses the order.
+function sortRows(headers, rows, tbody, th, keyOf) {
+  "use strict";
+  const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+  const descending = th.getAttribute("aria-sort") === "ascending";
+  const numeric = th.dataset.sort === "num";
+  headers.forEach((h) => h.dataset.sort && h.setAttribute("aria-sort", "none"));
+  th.setAttribute("aria-sort", descending ? "descending" : "ascending");
+  const keyed = rows.map((row, i) => [keyOf(row, numeric), i, row]);
+  keyed.sort((a, b) => {
+    if (a[0] === null || b[0] === null) {
+      return a[0] === b[0] ? a[1] - b[1] : a[0] === null ? 1 : -1;
+    }
+    const order = numeric ? a[0] - b[0] : collator.compare(a[0], b[0]);
+    return (descending ? -order : order) || a[1] - b[1];
+  });
+  keyed.forEach((k) => tbody.appendChild(k[2]));
+}
+
 (function () {
   "use strict";
   const byId = (id) => document.getElementById(id);
@@ -13,7 +34,6 @@
   const rows = Array.from(tbody.rows);
   const headers = Array.from(table.tHead.rows[0].cells);
   const firstMetric = headers.findIndex((h) => h.dataset.sort === "num");
-  const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
   const rowOf = new Map(rows.map((row) => [row.dataset.i, row]));
   const indexOfId = new Map(rows.map((row) => [row.cells[0].textContent.trim(), row.dataset.i]));
 
@@ -28,20 +48,7 @@
   }
 
   function sortBy(col, th) {
-    const descending = th.getAttribute("aria-sort") === "ascending";
-    const numeric = th.dataset.sort === "num";
-    headers.forEach((h) => h.dataset.sort && h.setAttribute("aria-sort", "none"));
-    th.setAttribute("aria-sort", descending ? "descending" : "ascending");
-    const keyed = rows.map((row, i) => [sortKey(row, col, numeric), i, row]);
-    keyed.sort((a, b) => {
-      if (a[0] === null || b[0] === null) {
-        // samples without a value (errors, n/a) stay last in both directions
-        return a[0] === b[0] ? a[1] - b[1] : a[0] === null ? 1 : -1;
-      }
-      const order = numeric ? a[0] - b[0] : collator.compare(a[0], b[0]);
-      return (descending ? -order : order) || a[1] - b[1];
-    });
-    keyed.forEach((k) => tbody.appendChild(k[2]));
+    sortRows(headers, rows, tbody, th, (row, numeric) => sortKey(row, col, numeric));
   }
 
   headers.forEach((th, col) => {
@@ -253,7 +260,6 @@
   const tbody = table.tBodies[0];
   const rows = Array.from(tbody.rows);
   const headers = Array.from(table.tHead.rows[0].cells);
-  const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
   const text = document.getElementById("r-text");
   const state = document.getElementById("r-state");
   const count = document.getElementById("r-count");
@@ -267,20 +273,7 @@
   }
 
   function sortBy(col, th) {
-    const descending = th.getAttribute("aria-sort") === "ascending";
-    const numeric = th.dataset.sort === "num";
-    headers.forEach((h) => h.dataset.sort && h.setAttribute("aria-sort", "none"));
-    th.setAttribute("aria-sort", descending ? "descending" : "ascending");
-    const keyed = rows.map((row, i) => [key(row, col, numeric), i, row]);
-    keyed.sort((a, b) => {
-      if (a[0] === null || b[0] === null) {
-        // runs without the value stay last in both directions
-        return a[0] === b[0] ? a[1] - b[1] : a[0] === null ? 1 : -1;
-      }
-      const order = numeric ? a[0] - b[0] : collator.compare(a[0], b[0]);
-      return (descending ? -order : order) || a[1] - b[1];
-    });
-    keyed.forEach((k) => tbody.appendChild(k[2]));
+    sortRows(headers, rows, tbody, th, (row, numeric) => key(row, col, numeric));
   }
 
   headers.forEach((th, col) => {
