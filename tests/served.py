@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import select
 import sqlite3
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,3 +113,16 @@ class HeldReplies:
         if gate is not None:
             loop, event = gate
             loop.call_soon_threadsafe(event.set)
+
+
+def said_it_waits(process: subprocess.Popen[bytes]) -> bytes:
+    """Standard error of a run up to its notice that it waits for the replies already
+    sent (a run that never says so fails the test after two minutes)."""
+    assert process.stderr is not None
+    said = b""
+    while b"already sent" not in said:
+        ready, _, _ = select.select([process.stderr], [], [], 120)
+        line = process.stderr.readline() if ready else b""
+        assert line, f"the run did not say it waits for the replies: {said!r}"
+        said += line
+    return said

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import select
 import signal
 import sqlite3
 import subprocess
@@ -30,7 +29,7 @@ from ragjudge.store._judge_calls import IN_FLIGHT, LOST
 from ragjudge.store._lock import run_lock
 from ragjudge.store._store import Store
 from ragjudge.testing.server import FaultPlan, OpenAITestServer
-from served import HeldReplies, running, write_project
+from served import HeldReplies, running, said_it_waits, write_project
 
 PROMPT = [{"role": "user", "content": "Grade this."}]
 
@@ -199,19 +198,6 @@ def scores_in(store: Path) -> int:
         return 0
 
 
-def said_it_waits_for_the_replies(process: subprocess.Popen[bytes]) -> bytes:
-    """Read the run's standard error up to its notice that it waits for the replies
-    already sent (a broken run that never says it fails the test after two minutes)."""
-    assert process.stderr is not None
-    said = b""
-    while b"already sent" not in said:
-        ready, _, _ = select.select([process.stderr], [], [], 120)
-        line = process.stderr.readline() if ready else b""
-        assert line, f"the run did not say it waits for the replies: {said!r}"
-        said += line
-    return said
-
-
 def interrupted_run(config: Path, sig: signal.Signals, held: HeldReplies) -> tuple[list[str], str]:
     """Start ``ragjudge run``, send ``sig`` once some scores are stored (while the
     server holds every request after the first ``held.free``); the command and the run
@@ -228,7 +214,7 @@ def interrupted_run(config: Path, sig: signal.Signals, held: HeldReplies) -> tup
             break
         time.sleep(0.02)
     process.send_signal(sig)
-    said = said_it_waits_for_the_replies(process) if sig == signal.SIGINT else b""
+    said = said_it_waits(process) if sig == signal.SIGINT else b""
     held.release()
     _, err = process.communicate(timeout=60)
     if sig == signal.SIGINT:

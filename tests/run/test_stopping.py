@@ -11,7 +11,6 @@ import asyncio
 import json
 import os
 import re
-import select
 import signal
 import sqlite3
 import subprocess
@@ -27,7 +26,7 @@ from ragjudge.models.scripted import ReplyScript, prompt_text
 from ragjudge.run._stopping import Stopping
 from ragjudge.store._judge_calls import IN_FLIGHT
 from ragjudge.testing.server import OpenAITestServer
-from served import HeldReplies, running, write_project
+from served import HeldReplies, running, said_it_waits, write_project
 
 ROWS = [
     {"request_id": f"q{i:02d}", "request": f"question {i}", "response": f"answer {i}",
@@ -125,19 +124,6 @@ def start(config: Path, *flags: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         command, cwd=config.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
     )
-
-
-def said_it_waits(process: subprocess.Popen[bytes]) -> bytes:
-    """Standard error up to the run's notice that it waits for the replies already sent
-    (a run that never says so fails the test after two minutes)."""
-    assert process.stderr is not None
-    said = b""
-    while b"already sent" not in said:
-        ready, _, _ = select.select([process.stderr], [], [], 120)
-        line = process.stderr.readline() if ready else b""
-        assert line, f"the run did not say it waits for the replies: {said!r}"
-        said += line
-    return said
 
 
 def stored(config: Path, sql: str) -> Any:
