@@ -13,12 +13,12 @@ one-character choice matches in its own case only; longer ones in any case.
 from __future__ import annotations
 
 import re
-import string
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-_ASCII_FILLER = string.punctuation + string.whitespace
+from ragjudge.metrics.replies._scan import strip_filler
+
 _WINDOW = 240
 """A verdict's words are few: only this many characters at a line's edge are read."""
 _COPULA = re.compile(r"(?:です|である|だ|となります|になります|とします)$")
@@ -135,7 +135,7 @@ def labelled(core: str, choices: Sequence[Choice]) -> Found | None:
         match = _at_end(window, choice)
         if match is None:
             continue
-        prefix = _strip_filler(window[: match.start()], leading=False)
+        prefix = strip_filler(window[: match.start()], leading=False)
         label = _LABEL_PREFIX.fullmatch(prefix)
         if label is None or (cut and label.start("label") == 0):
             return None
@@ -165,7 +165,7 @@ def _edge_sentences(core: str) -> list[str]:
     tail = _SENTENCE_END.split(core[-_WINDOW:])[-1]
     if len(core) > _WINDOW and tail == core[-_WINDOW:]:
         tail = ""  # a cut line: its last sentence may start before the window
-    return [_strip_filler(s, leading=True) for s in (head, tail) if s and len(s) < _WINDOW]
+    return [strip_filler(s, leading=True) for s in (head, tail) if s and len(s) < _WINDOW]
 
 
 def opening(line: str, choices: Sequence[Choice]) -> Found | None:
@@ -221,25 +221,8 @@ def _wide(char: str) -> bool:
 def trimmed(line: str) -> str:
     """The line without the filler around it and without a closing Japanese copula
     (NFKC; a long line is cut to its end)."""
-    core = _strip_filler(unicodedata.normalize("NFKC", line[-4 * _WINDOW :]), leading=True)
+    core = strip_filler(unicodedata.normalize("NFKC", line[-4 * _WINDOW :]), leading=True)
     if len(line) > 4 * _WINDOW:
         core = "…" + core  # a cut line never starts where its verdict might
     without = _COPULA.sub("", core)
-    return _strip_filler(without, leading=True) if without != core else core
-
-
-def _strip_filler(text: str, *, leading: bool) -> str:
-    text = text.rstrip(_ASCII_FILLER)
-    if leading:
-        text = text.lstrip(_ASCII_FILLER)
-    start, end = 0, len(text)
-    while leading and start < end and _is_filler(text[start]):
-        start += 1
-    while end > start and _is_filler(text[end - 1]):
-        end -= 1
-    return text[start:end]
-
-
-def _is_filler(char: str) -> bool:
-    """Whitespace, punctuation or symbols that may surround an answer."""
-    return char.isspace() or unicodedata.category(char)[0] in "PS"
+    return strip_filler(without, leading=True) if without != core else core

@@ -13,12 +13,11 @@ object (any spacing or key order) is found in it.
 from __future__ import annotations
 
 import re
-import string
 import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ragjudge.metrics.replies._scan import json_spans, loads_lenient, reply_lines
+from ragjudge.metrics.replies._scan import json_spans, loads_lenient, reply_lines, strip_filler
 
 MIN_CONTAINED = 6
 """A shorter unit (``yes``, ``B``, ``[[A]]``) is compared with whole lines only."""
@@ -28,7 +27,6 @@ _INVISIBLE = re.compile(
     "[\x00-\x08\x0e-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]"
 )
 _EMPHASIS = re.compile(r"[*_`~]+")
-_ASCII_FILLER = string.punctuation + string.whitespace
 
 
 def unit_key(text: str) -> str:
@@ -46,20 +44,7 @@ def _plain(text: str) -> str:
 
 
 def _line_key(line: str) -> str:
-    return _strip_edges(" ".join(line.split()).strip(_ASCII_FILLER)).casefold()
-
-
-def _strip_edges(text: str) -> str:
-    start, end = 0, len(text)
-    while start < end and _is_filler(text[start]):
-        start += 1
-    while end > start and _is_filler(text[end - 1]):
-        end -= 1
-    return text[start:end]
-
-
-def _is_filler(char: str) -> bool:
-    return char.isspace() or unicodedata.category(char)[0] in "PS"
+    return strip_filler(" ".join(line.split())).casefold()
 
 
 def _glued(left: str, right: str) -> bool:

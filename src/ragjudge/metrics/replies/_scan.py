@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import string
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -126,3 +128,24 @@ def drop_trailing_commas(text: str) -> str:
             in_string = True
         kept.append(char)
     return "".join(kept)
+
+
+_ASCII_FILLER = string.punctuation + string.whitespace
+
+
+def strip_filler(text: str, *, leading: bool = True) -> str:
+    """``text`` without the whitespace, punctuation and symbols around it (at its end
+    only, unless ``leading``): what may surround an answer or a quoted line."""
+    text = text.rstrip(_ASCII_FILLER)
+    if leading:
+        text = text.lstrip(_ASCII_FILLER)
+    start, end = 0, len(text)
+    while leading and start < end and _is_filler(text[start]):
+        start += 1
+    while end > start and _is_filler(text[end - 1]):
+        end -= 1
+    return text[start:end]
+
+
+def _is_filler(char: str) -> bool:
+    return char.isspace() or unicodedata.category(char)[0] in "PS"
