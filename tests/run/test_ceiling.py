@@ -52,8 +52,7 @@ def _evaluate(tmp_path: Path, server: OpenAITestServer, **extra: Any) -> rj.Eval
         cache=False,
         concurrency=1,
         store=tmp_path / "runs.db",
-        progress=False,
-        **extra,
+        **{"progress": False, **extra},
     )
 
 
@@ -105,3 +104,23 @@ def test_the_next_call_is_priced_at_the_mean_so_far(
     spent: float, calls: int, ceiling: float, passes: bool
 ) -> None:
     assert next_call_would_pass(spent, calls, ceiling) is passes
+
+
+def test_a_run_with_a_ceiling_and_progress_plans_its_calls_once(
+    tmp_path: Path, server: OpenAITestServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragjudge.run import _estimates
+
+    planned: list[int] = []
+    plan = _estimates.plan_evaluation
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        made = await plan(*args, **kwargs)
+        planned.append(made.total_calls)
+        return made
+
+    monkeypatch.setattr(_estimates, "plan_evaluation", counted)
+    result = _evaluate(tmp_path, server, max_cost=100.0, progress=True)
+
+    assert result.status == "completed"
+    assert planned == [8]  # the ceiling's plan also gives the progress its count

@@ -9,7 +9,7 @@ from typing import Any
 
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.metrics import Metric
-from ragjudge.run._dryrun import plan_evaluation
+from ragjudge.run._dryrun import DryRunPlan, plan_evaluation
 from ragjudge.schema import Sample
 
 PLANNED_FOR_PROGRESS = 5_000
@@ -24,10 +24,14 @@ async def expected_calls(
     *,
     supplies_response: bool,
     retriever: Any,
+    planned: DryRunPlan | None = None,
 ) -> int | None:
-    """The judge calls a run is expected to make, for its progress: counted as the dry
+    """The judge calls a run is expected to make, for its progress: those of
+    ``planned`` (the plan its cost ceiling was checked with), else counted as the dry
     run counts them when the run is small enough and its evaluation contexts are not
     searched on a live service (a walk would query it); else ``None``."""
+    if planned is not None:
+        return planned.total_calls
     judged = sum(1 for m in metrics if m.needs_judge)
     walks = len(samples) * config.trials * judged
     if not judged or walks > PLANNED_FOR_PROGRESS or config.retriever is not None:
@@ -45,12 +49,13 @@ async def check_estimate(
     *,
     supplies_response: bool,
     retriever: Any,
-) -> None:
+) -> DryRunPlan | None:
     """Refuse to start a run whose estimated cost passes ``max_cost``, or whose judge
-    has no price to hold it to."""
+    has no price to hold it to; the plan checked (``None`` without a ceiling), which
+    the run's progress reuses."""
     ceiling = config.max_cost
     if ceiling is None or not any(m.needs_judge for m in metrics):
-        return
+        return None
     plan = await plan_evaluation(
         config, samples, metrics, supplies_response=supplies_response, retriever=retriever
     )
@@ -62,3 +67,4 @@ async def check_estimate(
             f"({plan.total_calls} judge calls), above the ceiling of ${ceiling:.4f}; nothing "
             "was run. Raise max_cost (--max-cost), or evaluate fewer rows (--limit, --sample)"
         )
+    return plan

@@ -166,9 +166,10 @@ async def _run_prepared(
 ) -> EvaluationResult:
     """Execute the prepared run with the store open and the run locked."""
     check_judge(config.judge, setup.metrics, provider=options.provider)
+    estimate: DryRunPlan | None = None
     if resumed is None and options.provider is None:
         setup.notes.extend(_prices_note(config, setup.metrics))
-        await check_estimate(
+        estimate = await check_estimate(
             config,
             setup.samples,
             setup.metrics,
@@ -180,7 +181,7 @@ async def _run_prepared(
         # run is stored: a judge that cannot be built leaves no empty run behind.
         run_id = new_run_id() if resumed is None else resumed.run_id
         with run_lock(store.path, run_id):
-            await _execute(kind, store, run_id, config, setup, spool, resumed, options)
+            await _execute(kind, store, run_id, config, setup, spool, resumed, options, estimate)
         result = summarize_run(store, run_id, by=config.by)
         store.record_outcome(run_id, result.status)
         result.report_writer = _write_report
@@ -207,9 +208,11 @@ async def _execute(
     spool: SpooledSet | None,
     resumed: RunInfo | None,
     options: _Options,
+    estimate: DryRunPlan | None = None,
 ) -> None:
     """Plan the work, store the run, score every pending sample (each result stored as
-    it arrives), with the run's models open throughout."""
+    it arrives), with the run's models open throughout. ``estimate``: the dry run made
+    for the cost ceiling, if any, so it is not made again for the progress."""
     models = await RunModels.open(
         config,
         setup.metrics,
@@ -228,6 +231,7 @@ async def _execute(
                 setup.metrics,
                 supplies_response=setup.target.supplies_response,
                 retriever=setup.retriever,
+                planned=estimate,
             )
         # A new run may plan (and start its scoring processes) before it is stored, so
         # they score meanwhile; a resumed run learns what is left once stored again.
