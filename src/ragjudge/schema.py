@@ -302,6 +302,19 @@ class ScoreMeaning(BaseModel):
     excluded: tuple[float, ...] = ()
     binary: bool = False
     description: str = ""
+    judge: str | None = None
+    """The named judge (a key of the config's ``judges``) whose verdicts this score
+    holds; None for a score of a run with one judge, or one no judge gives."""
+    metric: str | None = None
+    """The score's name without its judge (``faithfulness`` for ``faithfulness@big``):
+    the same for every judge of a judge matrix, so tables group by it; None when the
+    score's name is already that."""
+    ensemble: tuple[str, ...] = ()
+    """For a score that combines several judges' verdicts: the judges it combines."""
+    contexts: str | None = None
+    """The contexts the judge was shown (the metric's ``contexts`` option:
+    ``reference``, ``question``, ``retrieved`` …), when the metric shows any; tables of
+    judges against human scores group by it."""
 
     @property
     def aggregate(self) -> str:
@@ -337,6 +350,9 @@ class Score(BaseModel):
     skipped: str | None = None
     """Why the metric does not apply to this sample (a row without the input a judge
     needs): neither a value nor an error, left out of the mean and the error count."""
+    judge: str | None = None
+    """The named judge that gave this score (a key of the config's ``judges``), when the
+    run names several; None otherwise."""
 
     @model_validator(mode="after")
     def _value_or_error(self) -> Score:
