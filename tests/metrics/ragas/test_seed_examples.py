@@ -77,6 +77,34 @@ async def test_context_relevancy_two_needed_sentences_of_four() -> None:
     assert found.value == pytest.approx(2 / 4)
 
 
+# The seed's own context relevancy example: four context sentences; the judge's
+# extraction rewrites the first (dates, wording) and copies the fourth.
+EINSTEIN = (
+    "アルベルト・アインシュタイン（1879 年 3 月 14 日 - 1955 年 4 月 18 日）は、ドイツ生まれの理論物理学者で、"
+    "広く認められた史上最も偉大で影響力のある科学者の一人です。"
+    "相対性理論の開発で最もよく知られていますが、量子力学にも重要な貢献をしました。"
+    "彼の質量とエネルギーの等価性の公式 E = mc^2 は『世界で最も有名な方程式』と呼ばれています。"
+    "彼は 1921 年に物理学でノーベル賞を受賞しました。"
+)
+EINSTEIN_EXTRACTED = (
+    "アルベルト・アインシュタインは 1879 年 3 月 14 日に生まれ、ドイツ生まれの理論物理学者で、"
+    "史上最も偉大で影響力のある科学者の一人とされています。"
+    "彼は 1921 年に物理学でノーベル賞を受賞しました。"
+)
+
+
+async def test_context_relevancy_of_the_seed_example_is_one_half() -> None:
+    judge = Judge(extract=EINSTEIN_EXTRACTED)
+    row = sample(request="アルベルト・アインシュタインについて教えてください。")
+    found = await score(create_metric("context_relevancy"), row, output([EINSTEIN]), judge.model())
+    assert found.details["context_sentences"] == 4
+    assert found.value == pytest.approx(0.5)
+    matched = [m["context_sentence"] for m in found.details["matches"]]
+    assert matched[0].startswith("アルベルト・アインシュタイン（1879")
+    assert matched[1] == "彼は 1921 年に物理学でノーベル賞を受賞しました。"
+    assert found.details["unmatched"] == []
+
+
 async def test_context_recall_two_attributable_sentences_of_three() -> None:
     reference = "ノーランが監督した。マーフィーが主演した。公開は 2023 年 7 月だった。"
     judge = Judge(recall=verdicts("yes", "yes", "no"))
