@@ -64,6 +64,35 @@ async def test_match_is_case_sensitive_unless_normalised() -> None:
     assert (await run({"metric": "match", "normalize": True}, "paris", "PARIS")).value == 1.0
 
 
+REVERSED = {"metric": "match", "direction": "reference_starts_with_response"}
+
+
+async def test_match_by_default_takes_a_response_that_goes_on_after_the_reference() -> None:
+    assert (await run("match", "Paris is the capital", "Paris")).value == 1.0
+    assert (await run("match", "Paris", "Paris is the capital")).value == 0.0
+
+
+async def test_match_the_other_way_takes_a_response_that_begins_a_reference() -> None:
+    assert (await run(REVERSED, "Paris", "Paris is the capital")).value == 1.0
+    assert (await run(REVERSED, "Paris is the capital", "Paris")).value == 0.0
+    assert (await run(REVERSED, "  Paris \n", "Lyon", " Paris is the capital")).value == 1.0
+
+
+async def test_match_the_other_way_scores_an_empty_response_zero() -> None:
+    assert (await run(REVERSED, "   ", "Paris")).value == 0.0
+
+
+async def test_match_the_other_way_normalised() -> None:
+    metric = {**REVERSED, "normalize": True}
+    assert (await run(metric, "ＰＡＲＩＳ", "paris is the capital")).value == 1.0
+    assert (await run(REVERSED, "PARIS", "Paris is the capital")).value == 0.0
+
+
+async def test_match_refuses_an_unknown_direction() -> None:
+    with pytest.raises(ValueError, match="direction"):
+        create_metric({"metric": "match", "direction": "either"})
+
+
 # --- includes --------------------------------------------------------------------
 
 
