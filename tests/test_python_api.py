@@ -83,6 +83,25 @@ def test_aevaluate_is_the_documented_async_entry_point(tmp_path: Path) -> None:
     assert result.summary()["mean"].iloc[0] == pytest.approx(2 / 3)
 
 
+def test_evaluate_takes_a_dict_of_columns(tmp_path: Path) -> None:
+    columns = {
+        "question": [row["request"] for row in ROWS],
+        "answer": [row["response"] for row in ROWS],
+        "contexts": [["SQL is a query language."], ["A join merges tables."], ["SQL。"]],
+        "ground_truth": [row["expected_response"] for row in ROWS],
+    }
+    result = rj.evaluate(columns, metrics=["exact_match"], store=tmp_path / "r.db", progress=False)
+    assert result.summary().set_index("metric").loc["exact_match", "mean"] == pytest.approx(2 / 3)
+    frame = result.to_pandas()
+    assert sorted(frame["request"]) == sorted(row["request"] for row in ROWS)
+
+
+def test_evaluate_names_columns_of_unequal_length(tmp_path: Path) -> None:
+    columns = {"question": ["q1", "q2"], "answer": ["a1"]}
+    with pytest.raises(rj.DatasetError, match=r"'question' has 2.*'answer' has 1"):
+        rj.evaluate(columns, metrics=["exact_match"], store=tmp_path / "r.db", progress=False)
+
+
 def test_a_plain_function_is_a_metric(tmp_path: Path) -> None:
     def brevity(sample: Sample, output: Output) -> float:
         """1 for answers of at most three words."""

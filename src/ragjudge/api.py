@@ -181,10 +181,11 @@ _EVALUATE_DOC = """Evaluate ``data`` with ``metrics`` and return the run's resul
 scripts and inside a running event loop (a notebook: the run goes to a worker thread).
 In async code, ``await`` :func:`aevaluate` instead.
 
-``data`` is a file path, a DataFrame or a list of dicts. ``metrics`` are names, option
-dicts, Metric instances, or plain functions ``(sample, output) -> float`` named after
-themselves. ``target`` is None (the responses are in the data), a ``module:function``
-path (or ``path/to/file.py:function``) or a callable. ``judge`` is a model spec
+``data`` is a file path, a DataFrame, a list of dicts or a dict of columns
+(``{{"question": [...], "answer": [...]}}``, each a list of one length). ``metrics`` are
+names, option dicts, Metric instances, or plain functions ``(sample, output) -> float``
+named after themselves. ``target`` is None (the responses are in the data), a
+``module:function`` path (or ``path/to/file.py:function``) or a callable. ``judge`` is a model spec
 (``openai/gpt-4o-mini``), a dict of judge settings or a provider object.
 
 Every keyword is a setting of the evaluation, the same as the YAML config's key of that

@@ -2,7 +2,9 @@
 
 Sources: JSON Lines (``.jsonl``/``.ndjson``), JSON (``.json``: an array, or an object
 holding the rows under ``data``/``samples``/``rows``), CSV, Parquet, a pandas
-DataFrame or a list of dicts.
+DataFrame, a list of dicts or a dict of columns (``{"question": [...], "answer":
+[...]}``, the input of ``datasets.Dataset.from_dict``; every column a list of the same
+length).
 
 Besides the Databricks field names, the formats of other evaluation tools load as they
 are: ragas (current and legacy column names), openai-evals (``input``/``ideal``),
@@ -75,7 +77,9 @@ __all__ = [
 if TYPE_CHECKING:
     import pandas as pd
 
-Source: TypeAlias = "str | Path | pd.DataFrame | Sequence[Mapping[str, Any]]"
+Source: TypeAlias = (
+    "str | Path | pd.DataFrame | Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Any]]"
+)
 
 
 @dataclass
@@ -96,7 +100,8 @@ def load_samples(
     """Load and validate an evaluation set.
 
     ``source`` is a file path (``.jsonl``, ``.ndjson``, ``.json``, ``.csv``,
-    ``.parquet``), a pandas DataFrame or a list of dicts. ``format`` is one of
+    ``.parquet``), a pandas DataFrame, a list of dicts or a dict of columns (each a
+    list, all of one length). ``format`` is one of
     :data:`FORMATS` (``-`` may stand for ``_``); by default it is detected with
     :func:`detect_format`. A public benchmark's own layout (``mtrag_human``,
     ``mtrag_un``: see :data:`ragjudge.datasets.DATASET_LOADERS`) is read from its file

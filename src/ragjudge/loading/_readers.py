@@ -1,4 +1,5 @@
-"""Reading the rows of an evaluation set from a file, a DataFrame or a list of dicts.
+"""Reading the rows of an evaluation set from a file, a DataFrame, a list of dicts or a
+dict of columns.
 
 Each row keeps its number for problem reports (see :class:`~ragjudge.errors.RowProblem`
 for how rows are counted). Rows that are not objects, lines that are not JSON, values
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ragjudge._util.textfiles import read_text_file, read_text_lines
 from ragjudge.errors import DataFileNotFound, DatasetError, RowProblem, TextFileError
 from ragjudge.loading._cells import clean_record, is_data_frame
+from ragjudge.loading._column_dict import COLUMNS_LABEL, rows_of_columns
 from ragjudge.loading._columns import nested_value, rename_columns
 from ragjudge.loading._csv import read_csv_rows
 from ragjudge.loading._json import JsonReader, NotJson
@@ -69,16 +71,18 @@ class ReadResult:
 
 
 def read_source(
-    source: str | Path | pd.DataFrame | Sequence[Mapping[str, Any]],
+    source: str | Path | pd.DataFrame | Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Any]],
     rules: ReadRules | None = None,
 ) -> ReadResult:
-    """Every row of a file (by its suffix), a DataFrame or a list of dicts, read by
-    ``rules``."""
+    """Every row of a file (by its suffix), a DataFrame, a list of dicts or a dict of
+    columns, read by ``rules``."""
     rules = rules or ReadRules()
     if isinstance(source, str | Path):
         result = _read_file(Path(source), str(source), rules)
     elif is_data_frame(source):
         result = _read_records("<dataframe>", _frame_records(source), True, rules)
+    elif isinstance(source, Mapping):
+        result = _read_records(COLUMNS_LABEL, rows_of_columns(source), False, rules)
     else:
         result = _read_records("<list>", list(source), False, rules)
     return result

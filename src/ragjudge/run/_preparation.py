@@ -296,10 +296,10 @@ def load_config_samples(
     format: str | None = None,
     notes: list[str] | None = None,
 ) -> list[Sample]:
-    """The evaluation set: ``data`` when given (a DataFrame, list of dicts or path),
-    else the config's ``data``, read with the config's ``format``, ``columns`` and
-    ``skip_invalid_rows``; the first ``limit`` rows when a limit is set, or a random
-    ``sample`` stratified by ``by``. ``notes`` receives what the reading decided."""
+    """The evaluation set: ``data`` when given (a DataFrame, list of dicts, dict of
+    columns or path), else the config's ``data``, read with the config's ``format``,
+    ``columns`` and ``skip_invalid_rows``; the first ``limit`` rows when a limit is set,
+    or a random ``sample`` stratified by ``by``. ``notes`` receives what the reading decided."""
     if data is None:
         if config.data is None:
             raise ConfigError("no evaluation set: give 'data' (a file, DataFrame or list of dicts)")

@@ -87,9 +87,9 @@ async def run_evaluation(
 ) -> EvaluationResult:
     """Run (or resume) an evaluation described by ``config``.
 
-    ``data`` (a DataFrame or list of dicts), ``target`` (a callable), ``metrics``
-    (names, option dicts or Metric instances) and ``judge_provider`` (a model provider,
-    wrapped in the judge layer with the config's limits) may be given as objects
+    ``data`` (a DataFrame, list of dicts or dict of columns), ``target`` (a callable),
+    ``metrics`` (names, option dicts or Metric instances) and ``judge_provider`` (a
+    model provider, wrapped in the judge layer with the config's limits) may be given as objects
     instead of through the config. With ``resume``, the run's stored samples, metrics
     and trials are used (only the concurrency and the ``by`` breakdown come from
     ``config``) and only missing results are computed; ``retry_errors`` computes its
