@@ -89,6 +89,9 @@ def test_metrics_lists_what_each_metric_measures() -> None:
         assert name in result.stdout
     faithfulness = next(x for x in result.stdout.splitlines() if x.startswith("│ faithfulness"))
     assert "0–1" in faithfulness and "↑" in faithfulness and "2 (statements" in faithfulness
+    assert "generation" in faithfulness and "retrieval" not in faithfulness
+    recall = next(x for x in result.stdout.splitlines() if x.startswith("│ context_recall "))
+    assert "retrieval" in recall
 
 
 def test_metrics_json_comes_from_the_declarations() -> None:
@@ -106,6 +109,10 @@ def test_metrics_json_comes_from_the_declarations() -> None:
     lscore = next(s for s in listed["multiturn"]["scores"] if s["name"] == "lscore")
     assert lscore["direction"] == "lower"
     assert all(m["judge_calls"] != "several (not declared)" for m in listed.values())
+    assert listed["context_relevancy"]["parts"] == ["retrieval"]
+    assert listed["faithfulness"]["parts"] == ["generation"]
+    assert listed["answer_relevancy"]["parts"] == ["retrieval", "generation"]
+    assert listed["answer_correctness"]["parts"] == ["end to end"]
 
 
 def test_metrics_verbose_shows_scores_and_options() -> None:
@@ -114,6 +121,7 @@ def test_metrics_verbose_shows_scores_and_options() -> None:
     assert "judge calls per sample: up to 3 per turn" in result.stdout
     assert "options: contexts: " in result.stdout
     assert "mean leaves out 0" in result.stdout
+    assert "part of the pipeline it measures: retrieval, generation" in result.stdout
 
 
 def test_metric_info_of_a_judged_metric_that_keeps_one_call() -> None:

@@ -8,7 +8,8 @@ metric gets these checks by being registered.
   ``<<<END …>>>`` markers, and every prompt carries the data notice;
 - values stay inside the declared range of their score;
 - a reply that never parses makes every score an explicit error carrying the call ids;
-- a missing input makes every score an explicit error, never 0 or NaN.
+- a missing input makes every score an explicit error, never 0 or NaN;
+- it says which parts of the pipeline it measures (retrieval, generation, end to end).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ragjudge.metrics import (
     create_metric,
     metric_class,
 )
+from ragjudge.metrics._base import PIPELINE_PARTS
 from ragjudge.models import JudgeCallRecord, JudgeModel, ModelSettings
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.run._dryrun import StandInJudge
@@ -153,3 +155,11 @@ async def test_a_missing_input_is_an_explicit_error(name: str) -> None:
         for score in scores:
             assert score.value is None, f"{name} without {requirement}: {score.value}"
             assert score.error, f"{name} without {requirement} gave no error"
+
+
+@pytest.mark.parametrize("name", registered())
+def test_every_metric_says_which_parts_of_the_pipeline_it_measures(name: str) -> None:
+    parts = metric_class(name).pipeline_parts
+    assert parts, f"{name} declares no pipeline_parts"
+    assert set(parts) <= set(PIPELINE_PARTS)
+    assert list(parts) == [p for p in PIPELINE_PARTS if p in parts]  # once each, in order

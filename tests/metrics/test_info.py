@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -33,3 +34,25 @@ def test_an_installed_extra_gives_no_install_hint(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr("ragjudge.metrics._info.extra_installed", lambda extra: True)
     info = metric_info("bert_score")
     assert info.extras == ["local"] and info.install_hint is None
+
+
+INDEX = Path(__file__).resolve().parents[2] / "docs" / "metrics" / "index.md"
+
+
+def _section(title: str) -> list[list[str]]:
+    """The cells of the table rows under the docs heading ``title``."""
+    text = INDEX.read_text(encoding="utf-8").split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line]
+    return [[cell.strip() for cell in row.strip("|").split(" | ")] for row in rows[1:]]
+
+
+def test_the_docs_say_the_part_of_the_pipeline_each_metric_declares() -> None:
+    declared = {i.name: ", ".join(i.parts) for i in all_metric_info()}
+    grouped = {
+        name.strip("`"): row[0]
+        for row in _section("Which part of the pipeline each metric measures")
+        for name in row[2].split(", ")
+    }
+    assert grouped == declared
+    listed = {row[0].strip("`"): row[2] for row in _section("Every metric")}
+    assert listed and all(declared[name] == part for name, part in listed.items())

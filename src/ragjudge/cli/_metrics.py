@@ -1,6 +1,6 @@
-"""``ragjudge metrics``: every registered metric with what it measures, its range and
-direction, its inputs and its judge calls per sample — from the metrics' own
-declarations (:mod:`ragjudge.metrics._info`)."""
+"""``ragjudge metrics``: every registered metric with what it measures, the part of the
+pipeline it measures, its range and direction, its inputs and its judge calls per
+sample — from the metrics' own declarations (:mod:`ragjudge.metrics._info`)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def metrics(
         ),
     ] = False,
 ) -> None:
-    """List every metric: what it measures, range, direction, inputs and judge calls per
+    """List every metric: what it measures, the part of the RAG pipeline it measures
+    (retrieval, generation, end to end), range, direction, inputs and judge calls per
     sample."""
     if presets:
         _print_presets(as_json)
@@ -57,6 +58,7 @@ def _overview(found: list[MetricInfo]) -> Table:
     table = Table(title="metrics (↑ higher is better, ↓ lower)", title_justify="left")
     table.add_column("metric", no_wrap=True)
     table.add_column("measures", ratio=3)
+    table.add_column("part", ratio=1)
     table.add_column("range", no_wrap=True)
     table.add_column("", no_wrap=True)
     table.add_column("inputs", ratio=2)
@@ -67,6 +69,7 @@ def _overview(found: list[MetricInfo]) -> Table:
         table.add_row(
             Text(info.name),
             _measures(info, several),
+            Text(_parts(info)),
             Text("various" if several and _mixed(info) else first.range),
             "↓" if first.direction == "lower" else "↑",
             Text(", ".join(info.inputs) or "–"),
@@ -81,6 +84,11 @@ def _measures(info: MetricInfo, several: bool) -> Text:
     if info.install_hint:
         text.append(f"; {info.install_hint}", style="yellow")
     return text
+
+
+def _parts(info: MetricInfo) -> str:
+    """The parts of the pipeline the metric measures, or "–" when it does not say."""
+    return ", ".join(info.parts) or "–"
 
 
 def _mixed(info: MetricInfo) -> bool:
@@ -102,6 +110,7 @@ def _details(info: MetricInfo) -> Group:
             Text(score.description + (left_out if score.excluded else "")),
         )
     lines = [
+        Text(f"  part of the pipeline it measures: {_parts(info)}"),
         Text(f"  inputs: {', '.join(info.inputs) or '–'}"),
         Text(f"  judge calls per sample: {info.judge_calls}"),
         Text("  options: " + ("; ".join(f"{k}: {v}" for k, v in info.options.items()) or "none")),

@@ -8,7 +8,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -22,6 +22,9 @@ if TYPE_CHECKING:  # types only: a metric module imports no model, index or clie
     from ragjudge.targets import Target
 
 T = TypeVar("T")
+
+PipelinePart = Literal["retrieval", "generation", "end to end"]
+PIPELINE_PARTS: tuple[PipelinePart, ...] = ("retrieval", "generation", "end to end")
 
 __all__ = [
     "Metric",
@@ -218,6 +221,11 @@ class Metric:
     extra: ClassVar[str | None] = None
     """The optional extra of the ragjudge package the metric needs (``"local"`` for a
     local model), or None when the core install runs it."""
+    pipeline_parts: ClassVar[tuple[PipelinePart, ...]] = ()
+    """Which parts of a RAG pipeline the metric's scores speak of, for ``ragjudge
+    metrics``: ``retrieval`` (finding the contexts: the search and its documents),
+    ``generation`` (answering from the contexts: the model and its prompt) or ``end to
+    end`` (the answer the whole pipeline gives). Every registered metric declares it."""
     calls_per_sample: ClassVar[str | None] = None
     """Judge calls per sample and trial, in words (``"2 (statements, verdicts)"``,
     ``"1 per chunk"``), for ``ragjudge metrics``; None: none without a judge, one for a

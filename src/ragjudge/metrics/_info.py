@@ -1,6 +1,7 @@
 """What every registered metric is, read from its own declarations — the meaning of its
 scores (``meaning``/``scores``: description, range, direction), the inputs it
-``requires``, whether it ``needs_judge`` and its ``calls_per_sample``, its options — so
+``requires``, whether it ``needs_judge`` and its ``calls_per_sample``, the parts of the
+pipeline it measures (``pipeline_parts``), its options — so
 ``ragjudge metrics`` never drifts from the code."""
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ class MetricInfo:
     inputs: list[str]
     needs_judge: bool
     judge_calls: str
+    parts: list[str]
+    """The parts of a RAG pipeline its scores speak of (retrieval, generation, end to
+    end); empty for a metric that does not say."""
     options: dict[str, str] = field(default_factory=dict)
     """Option name → its type and default, as written in a config."""
     extras: list[str] = field(default_factory=list)
@@ -104,6 +108,7 @@ def metric_info(name: str) -> MetricInfo:
         inputs=_inputs(metric),
         needs_judge=cls.needs_judge,
         judge_calls=_judge_calls(cls),
+        parts=list(cls.pipeline_parts),
         options=_options(cls),
         extras=extras,
         missing_extras=[e for e in extras if not extra_installed(e)],

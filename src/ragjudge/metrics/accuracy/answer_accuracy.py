@@ -74,6 +74,8 @@ class AnswerAccuracy(JudgedMetric):
     judged with ``k`` evaluation contexts chosen by ``contexts`` (see the module
     docstring)."""
 
+    pipeline_parts = ("end to end",)
+
     calls_per_sample = "1"
 
     Options = ContextOptions

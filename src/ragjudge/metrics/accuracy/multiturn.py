@@ -145,6 +145,8 @@ class MultiTurn(JudgedMetric):
     ``generator_model`` are model specs for those agents (default: the judge).
     """
 
+    pipeline_parts = ("end to end",)
+
     calls_per_sample = "up to 3 per turn (judge, composer, generator), max_turns turns"
 
     Options = MultiTurnOptions

@@ -99,6 +99,8 @@ class Classify(JudgedMetric):
     """Model-graded classification by a spec (see the module docstring). The instance
     is named after its spec unless given a ``name``."""
 
+    pipeline_parts = ("end to end",)
+
     calls_per_sample = "1 per arg set of the spec (× completions with multicomp_n)"
 
     Options = ClassifyOptions

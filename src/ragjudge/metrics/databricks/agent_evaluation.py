@@ -49,6 +49,8 @@ class AgentEvaluationOptions(MetricOptions):
 class AgentEvaluation(JudgedMetric):
     """Every Databricks Agent Evaluation metric whose inputs the row holds."""
 
+    pipeline_parts = ("retrieval", "generation", "end to end")
+
     calls_per_sample = "1 per applicable judge, 1 per chunk, 1 per fact or guideline set"
 
     Options: ClassVar[type[MetricOptions]] = AgentEvaluationOptions

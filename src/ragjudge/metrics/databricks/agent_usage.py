@@ -32,6 +32,8 @@ def _count(what: str) -> ScoreMeaning:
 class AgentUsage(Metric):
     """Tokens and latency of the system under test for each request."""
 
+    pipeline_parts = ("end to end",)
+
     requires: tuple[str, ...] = ()
     scores: ClassVar[Mapping[str, ScoreMeaning]] = {
         TOTAL: _count("tokens the system used for the request (input and output)"),

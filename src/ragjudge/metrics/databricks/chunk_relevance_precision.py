@@ -22,6 +22,8 @@ class ChunkRelevancePrecision(DatabricksJudge):
     retrieved context (or a trace). No chunk at all leaves the precision undefined: a
     missing input."""
 
+    pipeline_parts = ("retrieval",)
+
     calls_per_sample = "1 per retrieved chunk"
 
     requires: tuple[str, ...] = (CONTEXTS,)

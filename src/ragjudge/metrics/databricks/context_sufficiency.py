@@ -19,6 +19,8 @@ class ContextSufficiency(DatabricksJudge):
     """Yes when the retrieved context is enough to give the expected answer; needs the
     retrieved context (or a trace) and expected facts or an expected response."""
 
+    pipeline_parts = ("retrieval",)
+
     requires: tuple[str, ...] = (CONTEXTS, EXPECTED)
     fixed_score_name = "retrieval/llm_judged/context_sufficiency/rating"
     meaning = yes_no_meaning("share of requests whose retrieved context suffices to answer")

@@ -27,6 +27,8 @@ class Correctness(DatabricksJudge):
     """Yes when the response holds every expected fact (each checked on its own), or
     carries the information of the expected response."""
 
+    pipeline_parts = ("end to end",)
+
     calls_per_sample = "1 against the expected response, or 1 per expected fact"
 
     requires: tuple[str, ...] = (RESPONSE, EXPECTED)

@@ -17,6 +17,8 @@ class DocumentRecall(DatabricksMetric):
     """Expected documents retrieved / expected documents; needs the retrieved context
     (or a trace) and ``expected_retrieved_context``. An empty retrieval is 0."""
 
+    pipeline_parts = ("retrieval",)
+
     requires: tuple[str, ...] = (CONTEXTS, "expected_retrieved_context")
     fixed_score_name = "retrieval/ground_truth/document_recall"
     meaning = ScoreMeaning(description="share of the expected documents that were retrieved")

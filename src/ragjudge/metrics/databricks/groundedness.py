@@ -19,6 +19,8 @@ class Groundedness(DatabricksJudge):
     """Yes when the retrieved context supports every factual claim of the response (an
     empty retrieval is shown as such); needs the retrieved context or a trace."""
 
+    pipeline_parts = ("generation",)
+
     requires: tuple[str, ...] = (RESPONSE, CONTEXTS)
     fixed_score_name = "response/llm_judged/groundedness/rating"
     meaning = yes_no_meaning("share of responses supported by the retrieved context")

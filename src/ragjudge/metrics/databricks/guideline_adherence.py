@@ -63,6 +63,8 @@ class GuidelineAdherence(DatabricksJudge):
     """Yes when the response follows every guideline of a set; one rating per set of
     the row's guidelines and of ``global_guidelines``."""
 
+    pipeline_parts = ("generation",)
+
     calls_per_sample = "1 per guideline set (the row's lists and the global ones)"
 
     Options: ClassVar[type[MetricOptions]] = GuidelineOptions

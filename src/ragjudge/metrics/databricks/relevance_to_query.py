@@ -14,6 +14,8 @@ class RelevanceToQuery(DatabricksJudge):
     """Yes when the response addresses the request (the whole conversation is shown),
     whether or not it is correct; the judge's rationale is kept."""
 
+    pipeline_parts = ("retrieval", "generation")
+
     requires: tuple[str, ...] = (RESPONSE,)
     fixed_score_name = "response/llm_judged/relevance_to_query/rating"
     meaning = yes_no_meaning("share of responses relevant to the request")

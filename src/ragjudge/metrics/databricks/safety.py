@@ -15,6 +15,8 @@ class Safety(DatabricksJudge):
     serious harm …); a harmful request answered safely is safe. The judge sees the
     conversation, the request and the response."""
 
+    pipeline_parts = ("generation",)
+
     requires: tuple[str, ...] = (RESPONSE,)
     fixed_score_name = "response/llm_judged/safety/rating"
     meaning = yes_no_meaning("share of responses free of harmful content")

@@ -130,6 +130,8 @@ class NormalizeOptions(MetricOptions):
 class ReferenceMetric(Metric):
     """Base for metrics that compare the response with each reference answer."""
 
+    pipeline_parts = ("end to end",)
+
     requires: tuple[str, ...] = ("response", "expected_response")
     meaning: ClassVar[ScoreMeaning] = ScoreMeaning(low=0, high=1)
     inline: ClassVar[bool] = True

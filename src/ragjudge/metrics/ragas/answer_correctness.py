@@ -105,6 +105,8 @@ def f1(tp: int, fp: int, fn: int) -> float:
 class AnswerCorrectness(JudgedMetric):
     """Weighted F1 of TP/FP/FN statements and semantic similarity to the reference."""
 
+    pipeline_parts = ("end to end",)
+
     calls_per_sample = (
         "2 (reference statements, classification) + the response's statements "
         "(shared with faithfulness); plus embeddings"

@@ -37,6 +37,8 @@ class AnswerRelevancy(JudgedMetric):
     """Mean cosine similarity between the question and questions the response answers;
     0 for a noncommittal response."""
 
+    pipeline_parts = ("retrieval", "generation")
+
     calls_per_sample = "1, plus embeddings"
 
     Options = AnswerRelevancyOptions

@@ -45,6 +45,8 @@ async def best_similarity(
 class AnswerSimilarity(Metric):
     """Cosine similarity of response and reference embeddings (optionally thresholded)."""
 
+    pipeline_parts = ("end to end",)
+
     calls_per_sample = "0, plus embeddings"
 
     Options = SimilarityOptions

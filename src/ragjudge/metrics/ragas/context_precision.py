@@ -24,6 +24,8 @@ from ragjudge.schema import Output, Sample, ScoreMeaning
 class ContextPrecision(JudgedMetric):
     """Rank-aware precision of the retrieved chunks judged against the reference."""
 
+    pipeline_parts = ("retrieval",)
+
     calls_per_sample = "1 (1 per chunk with per_chunk: true)"
 
     Options = PrecisionOptions

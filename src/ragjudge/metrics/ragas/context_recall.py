@@ -31,6 +31,8 @@ def reference_statements(sample: Sample) -> list[str]:
 class ContextRecall(JudgedMetric):
     """Share of the reference's sentences (or facts) the contexts support."""
 
+    pipeline_parts = ("retrieval",)
+
     calls_per_sample = "1"
 
     requires: tuple[str, ...] = ("retrieved_context", "expected_response|expected_facts")

@@ -101,6 +101,8 @@ def match_details(matches: Sequence[SentenceMatch], context: Sequence[str]) -> d
 class ContextRelevancy(JudgedMetric):
     """Share of the context sentences the judge finds needed for the question."""
 
+    pipeline_parts = ("retrieval",)
+
     calls_per_sample = "1"
 
     Options = ContextRelevancyOptions

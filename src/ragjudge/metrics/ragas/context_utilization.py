@@ -19,6 +19,8 @@ from ragjudge.schema import Output, Sample, ScoreMeaning
 class ContextUtilization(JudgedMetric):
     """Rank-aware precision of the retrieved chunks judged against the response."""
 
+    pipeline_parts = ("retrieval", "generation")
+
     calls_per_sample = "1 (shared with context_precision without a reference)"
 
     Options = PrecisionOptions

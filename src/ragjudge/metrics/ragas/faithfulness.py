@@ -29,6 +29,8 @@ from ragjudge.schema import Output, Sample, ScoreMeaning
 class Faithfulness(JudgedMetric):
     """Share of the response's statements that the retrieved contexts support."""
 
+    pipeline_parts = ("generation",)
+
     calls_per_sample = "2 (statements, shared with answer_correctness; verdicts)"
 
     requires: tuple[str, ...] = ("response", "retrieved_context")

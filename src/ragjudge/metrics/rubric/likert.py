@@ -74,6 +74,8 @@ class LikertOptions(LanguageOptions):
 class Likert(JudgedMetric):
     """A 1–5 rating of the response; general guidelines, or specific criteria."""
 
+    pipeline_parts = ("end to end",)
+
     calls_per_sample = "1"
     Options: ClassVar[type[LanguageOptions]] = LikertOptions
     options: LikertOptions

@@ -64,6 +64,8 @@ class RubricOptions(LanguageOptions):
 class Rubric(JudgedMetric):
     """Points won over the points possible, one judged item at a time."""
 
+    pipeline_parts = ("end to end",)
+
     calls_per_sample = "1 per rubric item"
     Options: ClassVar[type[LanguageOptions]] = RubricOptions
     options: RubricOptions

@@ -89,6 +89,8 @@ class BertScore(Metric):
     response or only blank references give an error score.
     """
 
+    pipeline_parts = ("end to end",)
+
     Options = BertScoreOptions
     options: BertScoreOptions
     requires: tuple[str, ...] = ("response", "expected_response")
