@@ -4,7 +4,6 @@ labels — the real MTRAG faithfulness ratings and small hand-made sets."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -12,61 +11,15 @@ import pytest
 from scipy import stats as scipy_stats
 
 from conftest import shared_data
+from judge_matrix import judge_call, labelled_samples, matrix_run
 from ragjudge.datasets import load_mtrag_human
 from ragjudge.errors import ConfigError
 from ragjudge.meta._evaluation import human_score
 from ragjudge.meta._table import JudgeCost, judge_table_for_run, score_costs
-from ragjudge.models import JudgeCallRecord
-from ragjudge.schema import Sample, Score, ScoreMeaning, Usage
+from ragjudge.schema import Score, ScoreMeaning
 from ragjudge.store._store import Store
 
 RESAMPLES = 200  # enough for the intervals' order of magnitude; the estimates are exact
-
-
-def _call(store: Store, run_id: str, model: str, cost: float | None) -> int:
-    record = JudgeCallRecord(
-        provider="openai",
-        model=model,
-        messages=[{"role": "user", "content": "Is the answer supported?"}],
-        config={},
-        text="4",
-        usage=Usage(input_tokens=100, output_tokens=5),
-        attempts=1,
-    )
-    return store.save_judge_call(run_id, record, cost=cost)
-
-
-def matrix_run(
-    path: Path,
-    samples: Sequence[Sample],
-    verdicts: Mapping[str, Sequence[float]],
-    meanings: Mapping[str, ScoreMeaning],
-    prices: Mapping[str, float | None],
-    judges: Mapping[str, str],
-) -> str:
-    """A stored run whose score ``name`` holds ``verdicts[name]`` per sample, each from
-    one judge call priced ``prices[name]``."""
-    with Store(path) as store:
-        run_id = store.create_run(
-            name="judge matrix",
-            config={"metrics": ["faithfulness"], "judges": dict(judges)},
-            versions={"ragjudge": "test"},
-            samples=list(samples),
-            trials=1,
-            meanings=meanings,
-        )
-        for i, sample in enumerate(samples):
-            scores = []
-            for name, values in verdicts.items():
-                model = judges.get(meanings[name].judge or "", "judge-model")
-                call = _call(store, run_id, model, prices[name])
-                judge = meanings[name].judge
-                scores.append(
-                    Score(metric=name, value=values[i], judge=judge, judge_call_ids=[call])
-                )
-            store.save_scores(run_id, sample.request_id, 0, scores)
-        store.set_status(run_id, "completed")
-    return run_id
 
 
 def _faithfulness(judge: str, contexts: str) -> ScoreMeaning:
@@ -145,7 +98,8 @@ def test_the_table_has_a_row_per_metric_judge_and_context_mode(
         ):
             estimate = found.figures[figure]
             assert estimate.value == pytest.approx(reference(expected, values["human"]).statistic)
-            assert estimate.ci is not None and estimate.ci.low < estimate.value < estimate.ci.high
+            assert estimate.ci is not None and estimate.value is not None
+            assert estimate.ci.low < estimate.value < estimate.ci.high
 
 
 def test_the_costs_are_those_of_the_stored_calls(
@@ -196,13 +150,6 @@ def test_judges_are_ranked_agreeing_noisy_biased(
 # --- hand-made sets ---------------------------------------------------------------------
 
 
-def _samples(labels: Sequence[object]) -> list[Sample]:
-    return [
-        Sample(request_id=f"s{i}", request=f"q{i}", response="a", metadata={"ok": label})
-        for i, label in enumerate(labels)
-    ]
-
-
 def test_a_yes_no_label_gets_accuracy_kappa_and_auc_by_hand(tmp_path: Path) -> None:
     labels = [True, True, True, True, False, False, False, False]
     good = [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]  # one miss
@@ -213,7 +160,7 @@ def test_a_yes_no_label_gets_accuracy_kappa_and_auc_by_hand(tmp_path: Path) -> N
     }
     run_id = matrix_run(
         tmp_path / "runs.db",
-        _samples(labels),
+        labelled_samples(labels),
         {"supported@good": good, "supported@yes": yes_man},
         meaning,
         {"supported@good": 0.01, "supported@yes": None},
@@ -249,7 +196,7 @@ def test_close_judges_are_not_told_apart(tmp_path: Path) -> None:
     }
     run_id = matrix_run(
         tmp_path / "runs.db",
-        _samples(labels),
+        labelled_samples(labels),
         {"rating@first": first, "rating@second": second},
         meanings,
         {"rating@first": 0.01, "rating@second": 0.001},
@@ -273,13 +220,13 @@ def test_a_single_judge_run_names_its_model_and_ranks_nothing(tmp_path: Path) ->
             name=None,
             config={"judge": {"model": "openai/gpt-4o-mini"}},
             versions={},
-            samples=_samples([1, 2, 3, 4]),
+            samples=labelled_samples([1, 2, 3, 4]),
             trials=2,
             meanings={"rating": ScoreMeaning(low=1, high=4)},
         )
         for i in range(4):
             for trial in range(2):
-                call = _call(store, run_id, "gpt-4o-mini", 0.5)
+                call = judge_call(store, run_id, "gpt-4o-mini", 0.5)
                 store.save_scores(
                     run_id,
                     f"s{i}",
@@ -295,7 +242,8 @@ def test_a_single_judge_run_names_its_model_and_ranks_nothing(tmp_path: Path) ->
         "openai/gpt-4o-mini",
     )
     # Two trials of four samples: eight calls, $4, $1,000 per 1,000 samples.
-    assert (row.cost.calls, row.cost.cost, row.cost.samples) == (8, pytest.approx(4.0), 4)
+    assert (row.cost.calls, row.cost.samples) == (8, 4)
+    assert row.cost.cost == pytest.approx(4.0)
     assert row.cost.per_thousand == pytest.approx(1000.0)
     assert table.rankings == []
 
@@ -317,7 +265,7 @@ def test_a_call_shared_by_scores_of_one_name_counts_once() -> None:
 def test_groups_and_pairs_and_a_negative_margin_are_refused(tmp_path: Path) -> None:
     run_id = matrix_run(
         tmp_path / "runs.db",
-        _samples([1, 2]),
+        labelled_samples([1, 2]),
         {"r@a": [1.0, 2.0]},
         {"r@a": ScoreMeaning(low=1, high=4, judge="a", metric="r")},
         {"r@a": 0.1},

@@ -33,6 +33,7 @@ _COMBINE = ("mean", "median", "majority")
 _KINDS = ("auto", "numeric", "ordinal", "binary")
 _WEIGHTS = ("quadratic", "linear", "none")
 _CORRELATIONS = ("pearson", "spearman", "kendall")
+_TABLE_SUFFIXES = (".json", ".csv", ".md")
 
 
 def _choice(option: str, value: str, allowed: tuple[str, ...]) -> str:
@@ -234,6 +235,11 @@ def _judge_table(
     from ragjudge.meta._table import judge_table_for_run
     from ragjudge.terminal import judge_rankings, judge_table_grid
 
+    if output.path is not None and output.path.suffix.lower() not in _TABLE_SUFFIXES:
+        raise fail(
+            f"--output {output.path}: the suffix must be .json, .csv or .md, "
+            f"not {output.path.suffix!r}"
+        )
     with opened_store(store) as s:
         found = judge_table_for_run(s, run_id, human, within=output.within, **options)
     if output.path is not None:
@@ -256,8 +262,6 @@ def _write_judge_table(found: JudgeTable, path: Path) -> None:
     from ragjudge.terminal import judge_table_markdown
 
     suffix = path.suffix.lower()
-    if suffix not in (".json", ".csv", ".md"):
-        raise fail(f"--output {path}: the suffix must be .json, .csv or .md, not {suffix!r}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if suffix == ".json":

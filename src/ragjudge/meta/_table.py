@@ -165,7 +165,9 @@ def _frame_record(row: JudgeTableRow, found: LabelFigures, figures: list[str]) -
     }
     for name in figures:
         estimate = found.figures.get(name, Estimate(None))
-        record.update({f"{name}{k[5:]}": v for k, v in estimate.to_dict().items()})
+        record[name] = estimate.value
+        record[f"{name}_low"] = estimate.ci.low if estimate.ci else None
+        record[f"{name}_high"] = estimate.ci.high if estimate.ci else None
     return {
         **record,
         "calls": row.cost.calls,

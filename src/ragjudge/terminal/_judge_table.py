@@ -61,7 +61,8 @@ def judge_table_grid(table: JudgeTable) -> Grid:
 def _kind_note(kind: str) -> str:
     if kind == "binary":
         return "a yes/no label — accuracy, Cohen's κ and AUC of the score against it"
-    return f"a {kind} label — rank and linear correlations of the score with it"
+    article = "an" if kind[0] in "aeiou" else "a"
+    return f"{article} {kind} label — rank and linear correlations of the score with it"
 
 
 def _row_cells(row: JudgeTableRow, previous: JudgeTableRow | None, table: JudgeTable) -> list[str]:
@@ -101,7 +102,7 @@ def _ranking_grid(ranking: JudgeRanking, confidence: float) -> Grid:
     figure = FIGURE_TITLES[ranking.figure]
     where = f", contexts {ranking.contexts}" if ranking.contexts else ""
     grid = Grid(
-        title=f"Judges of {ranking.metric}{where} ranked by {figure} with {ranking.human}",
+        title=f"Judges of {ranking.metric}{where} ranked by {figure} against {ranking.human}",
         headers=["rank", "judge", figure, "n", "calls", "cost per 1,000 samples"],
         left=2,
     )
