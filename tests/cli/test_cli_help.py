@@ -59,6 +59,7 @@ def test_help_names_methods_by_what_they_do(command: list[str]) -> None:
 def test_meta_help_says_what_the_table_option_prints() -> None:
     text = runner.invoke(app, ["meta", "--help"], env={"COLUMNS": "400"}).stdout
 
+    assert "the judge table instead: one row per metric, judge and context mode" in text
     assert "the correlation table of every metric against the human scores" in text
 
 

@@ -5,8 +5,9 @@ every metric against the human scores."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.text import Text
@@ -15,6 +16,7 @@ from ragjudge.cli._common import (
     DEFAULT_STORE,
     RunArgument,
     StoreOption,
+    err,
     fail,
     opened_store,
     out,
@@ -23,6 +25,7 @@ from ragjudge.cli._common import (
 
 if TYPE_CHECKING:
     from ragjudge.meta._result import MetaTable
+    from ragjudge.meta._table import JudgeTable
 
 __all__ = ["register"]
 
@@ -30,6 +33,7 @@ _COMBINE = ("mean", "median", "majority")
 _KINDS = ("auto", "numeric", "ordinal", "binary")
 _WEIGHTS = ("quadratic", "linear", "none")
 _CORRELATIONS = ("pearson", "spearman", "kendall")
+_TABLE_SUFFIXES = (".json", ".csv", ".md")
 
 
 def _choice(option: str, value: str, allowed: tuple[str, ...]) -> str:
@@ -111,14 +115,38 @@ def meta(
         bool,
         typer.Option(
             "--table",
-            help="Print one compact table instead: the correlation table of every metric "
-            "against the human scores (each metric's mean, and per human label its "
-            "correlation and agreement).",
+            help="Print the judge table instead: one row per metric, judge and context "
+            "mode, with its agreement with each human label (correlations for a scale, "
+            "accuracy, kappa and AUC for yes/no; CIs and n) and what its judge calls cost, "
+            "then the judges ranked by agreement and the cheapest one within --within of "
+            "the best.",
         ),
     ] = False,
+    within: Annotated[
+        float,
+        typer.Option(
+            help="With --table: the margin, in the ranked figure's units (Kendall tau "
+            "for a scale, kappa for yes/no), of the cheapest judge within it of the best."
+        ),
+    ] = 0.05,
+    as_csv: Annotated[
+        bool, typer.Option("--csv", help="With --table: print the judge table as CSV.")
+    ] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="With --table: write the judge table to this file, as JSON, CSV or "
+            "Markdown by its suffix (.json, .csv, .md).",
+        ),
+    ] = None,
     table_out: Annotated[
         Path | None,
-        typer.Option(help="Write the correlation table and the agreement tables as Markdown."),
+        typer.Option(
+            help="Write the correlation table of every metric against the human scores "
+            "and the agreement tables as Markdown."
+        ),
     ] = None,
     correlation: Annotated[
         str,
@@ -133,7 +161,9 @@ def meta(
     Kendall), agreement (accuracy, kappa, AUC, precision/recall for yes/no labels;
     weighted kappa, exact and ±1 for ordinal ones) with the majority-label baseline,
     the annotators' own agreement, and with --ppi calibrated estimates of the human
-    mean. All intervals are bootstrap CIs (PPI's are normal)."""
+    mean. With --table, the judge table: every metric, judge and context mode against
+    the labels with its cost, and the judges ranked. All intervals are bootstrap CIs
+    (PPI's are normal)."""
     from ragjudge.meta._evaluation import Combine, meta_for_run
     from ragjudge.meta._labels import KindOption
     from ragjudge.stats import KappaWeights
@@ -142,6 +172,26 @@ def meta(
     label_kind = cast(KindOption, _choice("--kind", kind, _KINDS))
     weights = cast(KappaWeights, _choice("--kappa-weights", kappa_weights, _WEIGHTS))
     _choice("--correlation", correlation, _CORRELATIONS)
+    if not table and (as_csv or output is not None):
+        raise fail("--csv and --output write the judge table: add --table")
+    if table:
+        _judge_table(
+            run_id,
+            human,
+            dict(
+                combine=how,
+                extra=extra or [],
+                kind=label_kind,
+                acceptable=acceptable,
+                thresholds=parse_thresholds(threshold or []),
+                kappa_weights=weights,
+                by=by,
+                pairs=pairs,
+            ),
+            _JudgeTableOutput(within, as_json, as_csv, output),
+            store,
+        )
+        return
     with opened_store(store) as s:
         result = meta_for_run(
             s,
@@ -161,10 +211,68 @@ def meta(
     if as_json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
         return
-    if table or table_out is not None:
+    if table_out is not None:
         _correlation_table(result, correlation, table_out)
         return
     _print_all(result)
+
+
+@dataclass(frozen=True)
+class _JudgeTableOutput:
+    within: float
+    as_json: bool
+    as_csv: bool
+    path: Path | None
+
+
+def _judge_table(
+    run_id: str,
+    human: list[str],
+    options: dict[str, Any],
+    output: _JudgeTableOutput,
+    store: Path,
+) -> None:
+    from ragjudge.meta._table import judge_table_for_run
+    from ragjudge.terminal import judge_rankings, judge_table_grid
+
+    if output.path is not None and output.path.suffix.lower() not in _TABLE_SUFFIXES:
+        raise fail(
+            f"--output {output.path}: the suffix must be .json, .csv or .md, "
+            f"not {output.path.suffix!r}"
+        )
+    with opened_store(store) as s:
+        found = judge_table_for_run(s, run_id, human, within=output.within, **options)
+    if output.path is not None:
+        _write_judge_table(found, output.path)
+    if output.as_json:
+        print(json.dumps(found.to_dict(), ensure_ascii=False, indent=2))
+    elif output.as_csv:
+        print(found.to_frame().to_csv(index=False), end="")
+    else:
+        console = table_console()
+        console.print(judge_table_grid(found).to_rich())
+        for grid in judge_rankings(found):
+            console.print(grid.to_rich())
+    if output.path is not None:
+        err.print(Text(f"wrote {output.path}"), highlight=False)
+
+
+def _write_judge_table(found: JudgeTable, path: Path) -> None:
+    from ragjudge.errors import ExportError
+    from ragjudge.terminal import judge_table_markdown
+
+    suffix = path.suffix.lower()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if suffix == ".json":
+            text = json.dumps(found.to_dict(), ensure_ascii=False, indent=2) + "\n"
+        elif suffix == ".csv":
+            text = found.to_frame().to_csv(index=False)
+        else:
+            text = judge_table_markdown(found)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _correlation_table(result: MetaTable, correlation: str, path: Path | None) -> None:

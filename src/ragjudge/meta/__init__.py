@@ -14,11 +14,13 @@ from ragjudge._util.lazy import lazy_names
 # Each public name and the module that defines it, imported on first use.
 _EXPORTS = {
     "HumanLabel": "ragjudge.meta._evaluation",
+    "JudgeTable": "ragjudge.meta._table",
     "MetaBlock": "ragjudge.meta._evaluation",
     "MetaRow": "ragjudge.meta._evaluation",
     "MetaTable": "ragjudge.meta._evaluation",
     "meta_evaluate": "ragjudge.meta._evaluation",
     "meta_for_run": "ragjudge.meta._evaluation",
+    "judge_table_for_run": "ragjudge.meta._table",
 }
 
 if TYPE_CHECKING:
@@ -30,12 +32,15 @@ if TYPE_CHECKING:
         meta_evaluate,
         meta_for_run,
     )
+    from ragjudge.meta._table import JudgeTable, judge_table_for_run
 
 __all__ = [
     "HumanLabel",
+    "JudgeTable",
     "MetaBlock",
     "MetaRow",
     "MetaTable",
+    "judge_table_for_run",
     "meta_evaluate",
     "meta_for_run",
 ]

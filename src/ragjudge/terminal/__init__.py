@@ -21,6 +21,9 @@ _EXPORTS = {
     "figure2_grid": "ragjudge.terminal._correlation_table",
     "figure2_markdown": "ragjudge.terminal._correlation_table",
     "Grid": "ragjudge.terminal._grid",
+    "judge_rankings": "ragjudge.terminal._judge_table",
+    "judge_table_grid": "ragjudge.terminal._judge_table",
+    "judge_table_markdown": "ragjudge.terminal._judge_table",
     "render_meta": "ragjudge.terminal._meta",
     "render_methods": "ragjudge.terminal._methods",
     "render_repro": "ragjudge.terminal._repro",
@@ -47,6 +50,11 @@ if TYPE_CHECKING:
         figure2_markdown as figure2_markdown,
     )
     from ragjudge.terminal._grid import Grid
+    from ragjudge.terminal._judge_table import (
+        judge_rankings,
+        judge_table_grid,
+        judge_table_markdown,
+    )
     from ragjudge.terminal._meta import render_meta
     from ragjudge.terminal._methods import render_methods
     from ragjudge.terminal._repro import render_repro
@@ -67,6 +75,9 @@ __all__ = [
     "correlation_table",
     "correlation_table_markdown",
     "errors_table",
+    "judge_rankings",
+    "judge_table_grid",
+    "judge_table_markdown",
     "ppi_grid",
     "print_plan",
     "print_result",
