@@ -83,6 +83,10 @@ class _UniqueKeys(BoundedLoader):
         raise SpecError(f"the key {key!r} is given twice (line {line})")
 
 
+_WARNED: dict[Any, Any] = {}
+"""The duplicate-key warnings already shown (the warnings module's registry)."""
+
+
 class _RegistryKeys(_UniqueKeys):
     """:class:`_UniqueKeys` warning of a key given twice, keeping the later value."""
 
@@ -91,12 +95,16 @@ class _RegistryKeys(_UniqueKeys):
 
     def repeated_key(self, key: Any, line: int, first_line: int) -> None:
         """Warn of ``key``, given again on ``line``; the later value is kept."""
-        warnings.warn(
+        # shown as coming from the YAML file's line (with that line), once per file and
+        # line however often the file is read
+        warnings.warn_explicit(
             f"{self.label}, line {line}: the key {key!r} is given twice in one mapping "
             f"(first on line {first_line}); the later value is used, as openai-evals "
             "does",
             DuplicateKeyWarning,
-            stacklevel=2,
+            self.label,
+            line,
+            registry=_WARNED,
         )
 
 
