@@ -69,6 +69,8 @@ async def aevaluate(
     gate: str = setting_default("gate"),
     executor: str = setting_default("executor"),
     ray: dict[str, Any] | None = setting_default("ray"),
+    anchors: str | list[dict[str, Any]] | None = setting_default("anchors"),
+    reference_run: str | None = setting_default("reference_run"),
     resume: str | None = control_default("resume"),
     retry_errors: bool = control_default("retry_errors"),
     progress: bool = control_default("progress"),
@@ -120,6 +122,8 @@ async def aevaluate(
         "gate": gate,
         "executor": executor,
         "ray": ray,
+        "anchors": anchors,
+        "reference_run": reference_run,
     }
     try:
         config = EvalConfig(**settings)

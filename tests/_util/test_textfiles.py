@@ -65,3 +65,25 @@ def test_lines_are_read_one_at_a_time(tmp_path: Path) -> None:
     assert next(lines) == (1, '{"a": 1}')  # given before the bad line is read
     with pytest.raises(TextFileError, match="line 2"):
         next(lines)
+
+
+LFS_POINTER = (
+    b"version https://git-lfs.github.com/spec/v1\n"
+    b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+    b"size 12345\n"
+)
+
+
+@pytest.mark.parametrize("read", [read_text_file, lambda path: list(read_text_lines(path))])
+def test_a_git_lfs_pointer_is_refused_as_not_the_data(tmp_path: Path, read: object) -> None:
+    path = tmp_path / "set.jsonl"
+    path.write_bytes(LFS_POINTER)
+    with pytest.raises(TextFileError) as caught:
+        read(path)  # type: ignore[operator]
+    assert str(caught.value) == f"{path}: is a Git LFS pointer, not the data: run `git lfs pull`"
+
+
+def test_text_that_only_mentions_git_lfs_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"see " + LFS_POINTER)
+    assert read_text_file(path).startswith("see version https://git-lfs")

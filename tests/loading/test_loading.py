@@ -250,6 +250,42 @@ def test_empty_set_is_an_error(tmp_path: Path) -> None:
     assert "no rows" in str(error)
 
 
+LFS_POINTER = (
+    "version https://git-lfs.github.com/spec/v1\n"
+    "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+    "size 12345\n"
+)
+
+
+@pytest.mark.parametrize("name", ["set.jsonl", "set.json", "set.csv", "set.parquet"])
+def test_a_git_lfs_pointer_in_place_of_the_set_says_to_pull_it(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_text(LFS_POINTER, encoding="utf-8")
+    error = load_error(path)
+    assert [(p.row, p.reason) for p in error.problems] == [
+        (0, "is a Git LFS pointer, not the data: run `git lfs pull`")
+    ]
+    assert str(path) in str(error) and "JSON" not in str(error)
+
+
+def test_a_git_lfs_pointer_in_a_folder_of_parquet_files_is_named(tmp_path: Path) -> None:
+    pd.DataFrame({"request": ["q"], "response": ["a"]}).to_parquet(tmp_path / "a.parquet")
+    (tmp_path / "b.parquet").write_text(LFS_POINTER, encoding="utf-8")
+    error = load_error(tmp_path)
+    assert f"{tmp_path / 'b.parquet'}: is a Git LFS pointer" in str(error)
+
+
+def test_the_command_line_names_a_git_lfs_pointer_and_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "set.jsonl"
+    path.write_text(LFS_POINTER, encoding="utf-8")
+    config = tmp_path / "eval.yaml"
+    config.write_text(f"data: {path}\nmetrics: [exact_match]\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["run", str(config), "--dry-run"])
+    assert result.exit_code == 2, result.output
+    assert "is a Git LFS pointer, not the data: run `git lfs pull`" in result.output
+    assert "not valid JSON" not in result.output
+
+
 # --------------------------------------------------------------------------- peers' formats
 
 

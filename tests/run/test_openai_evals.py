@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from ragjudge.cli import app
 from ragjudge.config import ConfigError, load_config
+from ragjudge.metrics.classify import DuplicateKeyWarning, SpecError, find_spec
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.run._openai_evals import load_eval
 from ragjudge.run._runner import run_evaluation
@@ -32,7 +33,13 @@ def test_the_example_evals_translate_to_ragjudge_metrics() -> None:
     assert load_eval(REGISTRY, "sql-keywords-fuzzy").metrics == [{"metric": "fuzzy_match"}]
     fact = load_eval(REGISTRY, "sql-explain-fact")
     assert fact.metrics == [
-        {"metric": "classify", "spec": "fact", "invalid": "error", "eval_type": "cot_classify"}
+        {
+            "metric": "classify",
+            "spec": "fact",
+            "invalid": "error",
+            "duplicate_keys": "warn",
+            "eval_type": "cot_classify",
+        }
     ]
     (tone,) = load_eval(REGISTRY, "sql-explain-tone.dev.v0", invalid="min").metrics
     assert tone["spec"] == f"{REGISTRY / 'modelgraded' / 'sql_tone.yaml'}#sql_tone"
@@ -192,3 +199,88 @@ def test_the_option_keeps_the_configs_other_openai_evals_settings(tmp_path: Path
     # the stored record validates again (a resumed run reads the registry from it)
     again = EvalConfig.model_validate(chosen.to_record())
     assert again.openai_evals == chosen.openai_evals and again.metrics == []
+
+
+MODELGRADED = "e:\n  class: evals.elsuite.modelgraded.classify:ModelBasedClassify\n  args: {samples_jsonl: s.jsonl, modelgraded_spec: closedqa}\n"
+# a spec file of the registry giving a key twice, as the official keywords.yaml does
+TWICE = """keywords:
+  prompt: "Does {completion} name the keywords? Answer Y or N."
+  choice_strings: YN
+  choice_scores: {"Y": 1, "N": 0}
+  choice_scores: {"Y": 1, "N": 0.5}
+"""
+
+
+def registry_with_a_repeated_key(root: Path) -> Path:
+    registry = write_registry(root, MODELGRADED, '{"input": "q", "completion": "a"}\n')
+    (registry / "modelgraded").mkdir()
+    (registry / "modelgraded" / "keywords.yaml").write_text(TWICE)
+    return registry
+
+
+def test_a_repeated_key_in_a_registry_spec_warns_and_blocks_no_eval(tmp_path: Path) -> None:
+    registry = registry_with_a_repeated_key(tmp_path / "reg")
+    with pytest.warns(DuplicateKeyWarning) as caught:
+        (metric,) = load_eval(registry, "e").metrics
+    message = str(caught[0].message)
+    assert "keywords.yaml, line 5: the key 'choice_scores' is given twice" in message
+    assert "(first on line 4); the later value is used" in message
+    assert metric["spec"] == "closedqa"
+    # the spec with the repeated key runs too, with the later value, as PyYAML reads it
+    entry = MODELGRADED.replace("closedqa", "keywords")
+    (registry / "evals" / "e.yaml").write_text(entry)
+    with pytest.warns(DuplicateKeyWarning):
+        (keywords,) = load_eval(registry, "e").metrics
+        spec = find_spec(keywords["spec"], duplicate_keys="warn")
+    assert spec.choice_scores == {"Y": 1, "N": 0.5}
+
+
+def test_a_repeated_key_in_a_registry_eval_file_warns_and_keeps_the_later_entry(
+    tmp_path: Path,
+) -> None:
+    match = "e:\n  class: evals.elsuite.basic.match:Match\n  args: {samples_jsonl: s.jsonl}\n"
+    includes = match.replace("basic.match:Match", "basic.includes:Includes")
+    registry = write_registry(tmp_path / "reg", match + includes)
+    with pytest.warns(DuplicateKeyWarning, match=r"e.yaml, line 4: the key 'e' is given twice"):
+        assert load_eval(registry, "e").metrics == [{"metric": "includes", "normalize": False}]
+
+
+def test_a_repeated_key_still_refuses_a_spec_outside_a_registry(tmp_path: Path) -> None:
+    registry = registry_with_a_repeated_key(tmp_path / "reg")
+    spec = registry / "modelgraded" / "keywords.yaml"
+    with pytest.raises(SpecError, match="the key 'choice_scores' is given twice"):
+        find_spec(str(spec))
+    config = tmp_path / "eval.yaml"
+    config.write_text("judge: openai/gpt-4o-mini\njudge: openai/gpt-4o\n")
+    with pytest.raises(ConfigError, match="the key 'judge' is given twice"):
+        load_config(config)
+
+
+def test_the_run_command_warns_and_runs_a_registry_with_a_repeated_key(tmp_path: Path) -> None:
+    registry = registry_with_a_repeated_key(tmp_path / "reg")
+    with pytest.warns(DuplicateKeyWarning, match="the key 'choice_scores' is given twice"):
+        result = runner.invoke(app, ["run", "--openai-evals", str(registry), "e", "--dry-run"])
+    assert result.exit_code == 0, result.output
+
+
+LFS_POINTER = (
+    "version https://git-lfs.github.com/spec/v1\n"
+    "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+    "size 12345\n"
+)
+
+
+def test_registry_samples_that_are_a_git_lfs_pointer_say_so(tmp_path: Path) -> None:
+    registry = write_registry(
+        tmp_path / "reg",
+        "e:\n  class: evals.elsuite.basic.match:Match\n  args: {samples_jsonl: s.jsonl}\n",
+        LFS_POINTER,
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_eval(registry, "e")
+    assert str(caught.value) == (
+        f"{registry / 'data' / 's.jsonl'}: is a Git LFS pointer, not the data: run `git lfs pull`"
+    )
+    result = runner.invoke(app, ["run", "--openai-evals", str(registry), "e", "--dry-run"])
+    assert result.exit_code == 2 and "run `git lfs pull`" in result.output
+    assert "not valid JSON" not in result.output

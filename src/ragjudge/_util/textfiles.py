@@ -1,7 +1,9 @@
 """The one encoding rule of every text file ragjudge reads (evaluation sets, configs,
 spec files, knowledge bases): :func:`read_text_file` and :func:`decode_text`, and
 :func:`read_text_lines` for a file read a line at a time. A file that breaks it is a
-:class:`~ragjudge.errors.TextFileError` saying where and why."""
+:class:`~ragjudge.errors.TextFileError` saying where and why. A Git LFS pointer (the
+small text file a clone without ``git lfs pull`` holds in place of the data) is refused
+by every reader, binary files too (:func:`refuse_lfs_pointer`)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,17 @@ from pathlib import Path
 
 from ragjudge.errors import TextFileError
 
-__all__ = ["decode_text", "read_text_file", "read_text_lines"]
+__all__ = [
+    "LFS_POINTER_START",
+    "decode_text",
+    "read_text_file",
+    "read_text_lines",
+    "refuse_lfs_pointer",
+]
+
+LFS_POINTER_START = b"version https://git-lfs.github.com/spec/v1"
+"""How every Git LFS pointer file begins (its first line names the pointer format)."""
+_LFS_POINTER_REASON = "is a Git LFS pointer, not the data: run `git lfs pull`"
 
 
 # UTF-32 marks first: the UTF-32-LE mark begins with the UTF-16-LE one.
@@ -45,7 +57,8 @@ def read_text_lines(path: Path, label: str | None = None) -> Iterator[tuple[int,
     """
     shown = label or str(path)
     with path.open("rb") as file:
-        start = file.read(4)
+        start = file.read(len(LFS_POINTER_START))
+        _refuse_lfs_bytes(start, shown)
         if start.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)):
             yield from enumerate(read_text_file(path, shown).split("\n"), start=1)
             return
@@ -82,8 +95,9 @@ def decode_text(data: bytes, label: str) -> str:
     a byte-order mark; the mark is not part of the text. Refused, with the line and
     column of the first offending byte: any other bytes (Shift_JIS, Latin-1, …), UTF-32,
     and NUL characters, which no text file holds (they mean UTF-16 without a mark, or
-    a binary file).
+    a binary file), and a Git LFS pointer in place of the file.
     """
+    _refuse_lfs_bytes(data, label)
     for mark, name in _REFUSED_MARKS:
         if data.startswith(mark):
             raise TextFileError(
@@ -105,6 +119,19 @@ def decode_text(data: bytes, label: str) -> str:
     if "\x00" in text:
         raise TextFileError(label, _nul_reason(_position(text, text.index("\x00"))))
     return text
+
+
+def refuse_lfs_pointer(path: Path, label: str | None = None) -> None:
+    """Raise :class:`TextFileError` when the file at ``path`` is a Git LFS pointer, not
+    the data it points at (for files read by other means than text: Parquet). Raises
+    ``OSError`` when the file cannot be read."""
+    with path.open("rb") as file:
+        _refuse_lfs_bytes(file.read(len(LFS_POINTER_START)), label or str(path))
+
+
+def _refuse_lfs_bytes(start: bytes, label: str) -> None:
+    if start.startswith(LFS_POINTER_START):
+        raise TextFileError(label, _LFS_POINTER_REASON)
 
 
 def _nul_reason(where: str) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragjudge.analysis._columns import ColumnSummary, UnknownKeyError, summarize_columns
+from ragjudge.analysis._drift import DriftReport, judge_drift
 from ragjudge.analysis._gates import GateResult
 from ragjudge.analysis._meanings import exclusions, run_meanings
 from ragjudge.analysis._outcome import ErrorGroup, Verdict, error_groups, run_verdict
@@ -62,6 +63,9 @@ class EvaluationResult:
     """The HTML report written when the run ended (``report: true``), if any."""
     report_error: str | None = None
     """Why the configured HTML report could not be written."""
+    anchors: DriftReport | None = None
+    """Each judge's verdicts on the run's anchor samples against the expected ones and
+    the reference run's (None: the run names no anchors)."""
     gates: list[GateResult] = field(default_factory=list)
     """The quality gates (``fail_under``, ``fail_over``) checked on this result by
     :func:`ragjudge.evaluate`, each with whether it held and why."""
@@ -146,6 +150,7 @@ class EvaluationResult:
             "report": None if self.report_path is None else str(self.report_path),
             "exit_code": self.verdict.exit_code,
             "exit_reasons": self.verdict.reasons,
+            "anchors": None if self.anchors is None else self.anchors.to_dict(),
         }
 
     def _summary_dict(self, s: MetricSummary) -> dict[str, Any]:
@@ -219,6 +224,7 @@ def summarize_run(
         repro=_repro(store, run.run_id) if run.trials > 1 and scored else [],
         notes=[str(event["text"]) for event in store.run_events(run.run_id, NOTE)],
         rate_limits=stored_rate_limits(store, run.run_id),
+        anchors=judge_drift(store, run),
     )
 
 

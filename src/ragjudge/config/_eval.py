@@ -19,6 +19,7 @@ from pydantic import (
 
 from ragjudge._util.redact import is_secret_name, mask_record, scrub_url
 from ragjudge._util.suggest import did_you_mean
+from ragjudge.config._anchors import checked_anchor_rows, read_anchor_file
 from ragjudge.config._presets import expand_presets
 from ragjudge.config._ray import RayConfig
 from ragjudge.errors import ConfigError as ConfigError
@@ -269,6 +270,17 @@ class EvalConfig(BaseModel):
     """Where samples are evaluated: ``local`` (this process) or ``ray`` (Ray workers)."""
     ray: RayConfig | None = None
     """The Ray cluster and batching settings for ``executor: ray``."""
+    anchors: str | list[dict[str, Any]] | None = None
+    """Anchor samples with the verdict each judge should give them: a file (.jsonl, .json
+    or .csv, relative to the config) or a list of rows ``{request_id, metric, expected}``
+    (optional ``tolerance``); show and the report flag a judge whose anchors moved.
+
+    ``metric`` is a metric name (it covers each judge's score of it) or one score's
+    name; ``expected`` is a number, or true/false for 1/0. The file is read with the
+    config and its rows are kept with the run."""
+    reference_run: str | None = None
+    """The earlier run whose verdicts on the anchors this run's are compared with: its
+    id (or a unique start or end of it) or ``previous`` (the run stored just before)."""
     base_dir: Path = Field(default_factory=Path.cwd)
     _env_references: EnvReferences = PrivateAttr(default_factory=dict)
     """Strings of the config file that used ``${VAR}`` (see :func:`load_config`)."""
@@ -317,6 +329,15 @@ class EvalConfig(BaseModel):
             raise ValueError(
                 "give 'limit' (the first N rows) or 'sample' (N random rows), not both"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _anchor_rows(self) -> EvalConfig:
+        """The anchors as rows: a file is read now, so the run keeps its rows."""
+        if isinstance(self.anchors, str):
+            self.anchors = read_anchor_file(self.resolve(self.anchors))
+        elif self.anchors is not None:
+            self.anchors = checked_anchor_rows(self.anchors)
         return self
 
     @field_validator("fail_under", "fail_over")

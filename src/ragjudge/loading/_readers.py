@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragjudge._util.textfiles import read_text_file, read_text_lines
+from ragjudge._util.textfiles import read_text_file, read_text_lines, refuse_lfs_pointer
 from ragjudge.errors import DataFileNotFound, DatasetError, RowProblem, TextFileError
 from ragjudge.loading._cells import clean_record, is_data_frame
 from ragjudge.loading._column_dict import COLUMNS_LABEL, rows_of_columns
@@ -127,10 +127,20 @@ def _read_parquet(path: Path, label: str) -> pd.DataFrame:
     import pandas as pd
     import pyarrow  # imported by pandas to read Parquet anyway; not needed before
 
+    _refuse_lfs_parquet(path, label)
     try:
         return pd.read_parquet(path)
     except (pyarrow.ArrowException, OSError, ValueError) as exc:
         raise _file_error(label, f"is not a readable Parquet file: {exc}") from None
+
+
+def _refuse_lfs_parquet(path: Path, label: str) -> None:
+    try:
+        refuse_lfs_pointer(path, label)
+    except TextFileError as exc:
+        raise _file_error(label, exc.reason) from None
+    except OSError as exc:
+        raise _file_error(label, f"cannot be read: {exc.strerror or exc}") from None
 
 
 PARQUET_BATCH_ROWS = 10_000
@@ -163,6 +173,7 @@ def parquet_folder_batches(path: Path, label: str, rows: int) -> Iterator[list[A
             label, "is a folder with no .parquet file; give the evaluation set's file"
         )
     for file in files:
+        _refuse_lfs_parquet(file, str(file))
         try:
             batches = pq.ParquetFile(file).iter_batches(batch_size=rows)
             while (batch := next(batches, None)) is not None:

@@ -13,7 +13,8 @@ files). The eval's class maps to ragjudge metrics:
   ``modelgraded_spec`` (the registry's own, else ragjudge's built-in of that name),
   ``modelgraded_spec_args`` as args, ``eval_type`` (which appends the answer
   instruction, as openai-evals does; a spec's own ``eval_type`` only sets the parse
-  rule) and ``multicomp_n``.
+  rule) and ``multicomp_n``. A registry's spec file with a key given twice is read as
+  openai-evals reads it: a warning names the file and key, and the later value is kept.
 
 The samples' ``input`` is the request and ``ideal`` the reference; for a
 model-graded eval the first ``input_outputs`` input is the request, a recorded first
@@ -33,9 +34,10 @@ import yaml
 
 from ragjudge._util.textfiles import read_text_file
 from ragjudge.config import ConfigError
+from ragjudge.config._yaml import YamlRefused
 from ragjudge.errors import TextFileError
-from ragjudge.metrics.classify import SpecError, find_spec
-from ragjudge.metrics.classify._library import library
+from ragjudge.metrics.classify import ClassifySpec, SpecError, find_spec
+from ragjudge.metrics.classify._library import library, yaml_loader
 
 __all__ = ["CLASSES", "UNSUPPORTED", "OpenAIEval", "load_eval"]
 
@@ -190,13 +192,18 @@ def _classify_metric(
     spec: str = name
     folder = registry / "modelgraded"
     try:
-        own = library([folder]) if folder.is_dir() else {}
+        own = library([folder], duplicate_keys="warn") if folder.is_dir() else {}
     except SpecError as exc:
         raise ConfigError(str(exc)) from None
     source = own.get(name)
     if source is not None and not source.source.startswith("built-in"):
         spec = f"{Path(source.source).resolve()}#{name}"
-    metric: dict[str, Any] = {"metric": "classify", "spec": spec, "invalid": invalid}
+    metric: dict[str, Any] = {
+        "metric": "classify",
+        "spec": spec,
+        "invalid": invalid,
+        "duplicate_keys": "warn",
+    }
     if args.get("eval_type") is not None:
         metric["eval_type"] = args["eval_type"]
     else:
@@ -206,7 +213,7 @@ def _classify_metric(
     if args.get("multicomp_n") not in (None, 1):
         metric["multicomp_n"] = args["multicomp_n"]
     try:
-        find_spec(metric["spec"], multicomp_n=metric.get("multicomp_n"))
+        _registry_spec(metric)
     except SpecError as exc:
         raise ConfigError(f"{where}: args.modelgraded_spec: {exc}") from None
     return metric
@@ -215,7 +222,7 @@ def _classify_metric(
 def _classify_rows(
     registry: Path, metric: dict[str, Any], samples: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    spec = find_spec(metric["spec"], multicomp_n=metric.get("multicomp_n"))
+    spec = _registry_spec(metric)
     first_input, first_output = next(iter(spec.input_outputs.items()))
     rows = []
     for sample in samples:
@@ -228,10 +235,18 @@ def _classify_rows(
     return rows
 
 
+def _registry_spec(metric: dict[str, Any]) -> ClassifySpec:
+    return find_spec(metric["spec"], multicomp_n=metric.get("multicomp_n"), duplicate_keys="warn")
+
+
 def _yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(read_text_file(path))
-    except (OSError, TextFileError) as exc:
-        raise ConfigError(f"{path}: cannot read it: {exc}") from None
+        return yaml.load(read_text_file(path), Loader=yaml_loader("warn", str(path)))
+    except TextFileError as exc:
+        raise ConfigError(str(exc)) from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    except YamlRefused as exc:
+        raise ConfigError(f"{path}, line {exc.line}: {exc.reason}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None

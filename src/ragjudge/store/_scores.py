@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PAGE_ROWS", "MetricTally", "ScoreColumnReads", "ScorePage"]
 
+_IDS_PER_QUERY = 500
+"""Request ids per query, within SQLite's bound on parameters."""
+
 PAGE_ROWS = 8192
 """Score rows read per page: about 1 MB of Python tuples while a page is converted."""
 
@@ -122,6 +125,22 @@ class ScoreColumnReads:
                 yield _page(rows, index, names)
         finally:
             cursor.close()
+
+    def scores_of_samples(
+        self, run_id: str, request_ids: Sequence[str]
+    ) -> list[tuple[str, int, str, float | None, str | None]]:
+        """(request_id, trial, score name, value, error) of every applicable score of
+        these samples only (a few anchors of a large run)."""
+        found: list[tuple[str, int, str, float | None, str | None]] = []
+        for at in range(0, len(request_ids), _IDS_PER_QUERY):
+            chunk = request_ids[at : at + _IDS_PER_QUERY]
+            found += self._conn.execute(
+                "SELECT request_id, trial, metric, value, error FROM scores WHERE run_id = ?"
+                f" AND request_id IN ({', '.join('?' * len(chunk))})"
+                " AND (skipped IS NULL OR skipped = '') ORDER BY trial, rowid",
+                (run_id, *chunk),
+            ).fetchall()
+        return found
 
     def score_errors(self, run_id: str) -> Iterator[tuple[str, str]]:
         """(metric, error message) of each applicable score with an error, in sample

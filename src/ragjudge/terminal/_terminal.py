@@ -103,6 +103,10 @@ def print_result(result: EvaluationResult, console: Console) -> None:
         console.print(usage_table(result.judge_usage))
         if any(row["cost"] is None for row in result.judge_usage):
             console.print(Text(f"cost –: {UNPRICED}"), soft_wrap=True)
+    if result.anchors is not None:
+        from ragjudge.terminal._drift import print_anchors
+
+        print_anchors(result.anchors, console)
     for note in result.notes:
         console.print(Text(f"note: {note}"), soft_wrap=True)
     if (rate_limits := summary_line(result.rate_limits)) is not None:

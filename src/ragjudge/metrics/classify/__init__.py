@@ -32,7 +32,12 @@ Built-in specs: ``fact``, ``closedqa``, ``battle`` and their Japanese twins ``fa
 ``closedqa_ja``, ``battle_ja`` (``specs/``).
 """
 
-from ragjudge.metrics.classify._library import BUILTIN_DIR, find_spec, list_specs
+from ragjudge.metrics.classify._library import (
+    BUILTIN_DIR,
+    DuplicateKeyWarning,
+    find_spec,
+    list_specs,
+)
 from ragjudge.metrics.classify._spec import ClassifySpec, SpecError, build_spec
 from ragjudge.metrics.classify.classify import Classify, ClassifyOptions, arg_sets
 
@@ -41,6 +46,7 @@ __all__ = [
     "Classify",
     "ClassifyOptions",
     "ClassifySpec",
+    "DuplicateKeyWarning",
     "SpecError",
     "arg_sets",
     "build_spec",

@@ -6,14 +6,20 @@ names to spec fields, so an openai-evals ``registry/modelgraded`` folder is a sp
 folder as it is. A file whose top level holds a ``prompt`` is one spec named after the
 file. A spec is named in a metric by its name, by a path (``my_spec.yaml``, or
 ``specs.yaml#tone`` for one spec of several), or given inline as a mapping.
+
+A key given twice in one mapping of a spec file is an error, unless the files are
+read as openai-evals reads its registry (``duplicate_keys="warn"``): then a
+:class:`DuplicateKeyWarning` names the file, line and key, and the later value is kept,
+as PyYAML keeps it (the official registry holds such a file).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
@@ -22,11 +28,29 @@ from ragjudge.config._yaml import BoundedLoader, YamlRefused
 from ragjudge.errors import TextFileError
 from ragjudge.metrics.classify._spec import ClassifySpec, SpecError, build_spec
 
-__all__ = ["BUILTIN_DIR", "SpecSource", "find_spec", "list_specs", "read_spec_file"]
+__all__ = [
+    "BUILTIN_DIR",
+    "DuplicateKeyWarning",
+    "DuplicateKeys",
+    "SpecSource",
+    "find_spec",
+    "list_specs",
+    "read_spec_file",
+    "yaml_loader",
+]
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "specs"
 BUILT_IN = "built-in"
 _SUFFIXES = (".yaml", ".yml")
+
+DuplicateKeys = Literal["refuse", "warn"]
+"""What a key given twice in one mapping of a spec file is: an error (``refuse``), or
+a warning with the later value kept (``warn``, as openai-evals reads its registry)."""
+
+
+class DuplicateKeyWarning(UserWarning):
+    """A key given twice in one mapping of a spec file read as openai-evals reads it:
+    the later value is kept."""
 
 
 @dataclass(frozen=True)
@@ -43,23 +67,64 @@ class _UniqueKeys(BoundedLoader):
     key given twice in one mapping."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
-        seen: set[Any] = set()
+        first_lines: dict[Any, int] = {}
         for key_node, _ in node.value:
             if isinstance(key_node, yaml.ScalarNode):
                 key = self.construct_object(key_node, deep=True)
-                if key in seen:
-                    line = key_node.start_mark.line + 1
-                    raise SpecError(f"the key {key!r} is given twice (line {line})")
-                seen.add(key)
+                line = key_node.start_mark.line + 1
+                if key in first_lines:
+                    self.repeated_key(key, line, first_lines[key])
+                else:
+                    first_lines[key] = line
         return super().construct_mapping(node, deep=deep)
 
+    def repeated_key(self, key: Any, line: int, first_line: int) -> None:
+        """Refuse ``key``, given again on ``line``."""
+        raise SpecError(f"the key {key!r} is given twice (line {line})")
 
-def read_spec_file(path: Path, *, label: str | None = None) -> list[SpecSource]:
-    """The specs of one YAML file (a mapping of names to specs, or one spec)."""
+
+_WARNED: dict[Any, Any] = {}
+"""The duplicate-key warnings already shown (the warnings module's registry)."""
+
+
+class _RegistryKeys(_UniqueKeys):
+    """:class:`_UniqueKeys` warning of a key given twice, keeping the later value."""
+
+    label = ""
+    """The file being read, named in the warning (set on a subclass per file)."""
+
+    def repeated_key(self, key: Any, line: int, first_line: int) -> None:
+        """Warn of ``key``, given again on ``line``; the later value is kept."""
+        # shown as coming from the YAML file's line (with that line), once per file and
+        # line however often the file is read
+        warnings.warn_explicit(
+            f"{self.label}, line {line}: the key {key!r} is given twice in one mapping "
+            f"(first on line {first_line}); the later value is used, as openai-evals "
+            "does",
+            DuplicateKeyWarning,
+            self.label,
+            line,
+            registry=_WARNED,
+        )
+
+
+def yaml_loader(duplicate_keys: DuplicateKeys, label: str) -> type[BoundedLoader]:
+    """The safe YAML loader (aliases bounded) for the file ``label`` under the rule
+    ``duplicate_keys``; a refused key raises :class:`SpecError`."""
+    if duplicate_keys == "refuse":
+        return _UniqueKeys
+    return type("_RegistryFileKeys", (_RegistryKeys,), {"label": label})
+
+
+def read_spec_file(
+    path: Path, *, label: str | None = None, duplicate_keys: DuplicateKeys = "refuse"
+) -> list[SpecSource]:
+    """The specs of one YAML file (a mapping of names to specs, or one spec); a key
+    given twice in one mapping is refused or warned of by ``duplicate_keys``."""
     shown = label or str(path)
     try:
         text = read_text_file(path, shown)
-        data = yaml.load(text, Loader=_UniqueKeys)  # a SafeLoader subclass
+        data = yaml.load(text, Loader=yaml_loader(duplicate_keys, shown))  # a SafeLoader subclass
     except FileNotFoundError:
         raise SpecError(f"{shown}: no such spec file") from None
     except IsADirectoryError:
@@ -92,21 +157,25 @@ def _builtin_sources() -> list[SpecSource]:
     ]
 
 
-def _folder_sources(folder: Path) -> list[SpecSource]:
+def _folder_sources(folder: Path, duplicate_keys: DuplicateKeys) -> list[SpecSource]:
     if not folder.is_dir():
         raise SpecError(f"specs: {folder} is not a folder")
     files = sorted(p for p in folder.iterdir() if p.suffix in _SUFFIXES and p.is_file())
-    return [source for path in files for source in read_spec_file(path)]
+    return [
+        source for path in files for source in read_spec_file(path, duplicate_keys=duplicate_keys)
+    ]
 
 
-def library(folders: Sequence[str | Path] = ()) -> dict[str, SpecSource]:
+def library(
+    folders: Sequence[str | Path] = (), *, duplicate_keys: DuplicateKeys = "refuse"
+) -> dict[str, SpecSource]:
     """Every spec by name: the built-ins, then each folder's (a folder's spec replaces a
     built-in of the same name; two files of the folders naming the same spec are an
-    error)."""
+    error). ``duplicate_keys`` is the rule for a key given twice in a folder's file."""
     found = {s.name: s for s in _builtin_sources()}
     users: dict[str, SpecSource] = {}
     for folder in folders:
-        for source in _folder_sources(Path(folder)):
+        for source in _folder_sources(Path(folder), duplicate_keys):
             if source.name in users:
                 raise SpecError(
                     f"{source.source}: spec {source.name!r} is also defined in "
@@ -122,17 +191,19 @@ def find_spec(
     *,
     multicomp_n: int | None = None,
     inline_source: str = "the config",
+    duplicate_keys: DuplicateKeys = "refuse",
 ) -> ClassifySpec:
     """The spec ``ref`` names: a name (built-in or in ``folders``), a path to a YAML
-    file (``file.yaml`` or ``file.yaml#name``) or an inline mapping of spec fields."""
+    file (``file.yaml`` or ``file.yaml#name``) or an inline mapping of spec fields;
+    ``duplicate_keys`` is the rule for a key given twice in a file read."""
     if isinstance(ref, Mapping):
         name = str(ref.get("name", "classify"))
         fields = {k: v for k, v in ref.items() if k != "name"}
         return build_spec(fields, name=name, source=inline_source, multicomp_n=multicomp_n)
     path, _, wanted = ref.partition("#")
     if path.endswith(_SUFFIXES):
-        return _from_file(Path(path).expanduser(), wanted, multicomp_n)
-    known = library(folders)
+        return _from_file(Path(path).expanduser(), wanted, multicomp_n, duplicate_keys)
+    known = library(folders, duplicate_keys=duplicate_keys)
     source = known.get(ref)
     if source is None:
         raise SpecError(
@@ -142,8 +213,10 @@ def find_spec(
     return build_spec(source.raw, name=source.name, source=source.source, multicomp_n=multicomp_n)
 
 
-def _from_file(path: Path, wanted: str, multicomp_n: int | None) -> ClassifySpec:
-    sources = read_spec_file(path)
+def _from_file(
+    path: Path, wanted: str, multicomp_n: int | None, duplicate_keys: DuplicateKeys
+) -> ClassifySpec:
+    sources = read_spec_file(path, duplicate_keys=duplicate_keys)
     if wanted:
         chosen = [s for s in sources if s.name == wanted]
         if not chosen:

@@ -30,7 +30,7 @@ from ragjudge.metrics._options import ConfigPath, FromConfig
 from ragjudge.metrics._prompts import Instruction, render
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.classify._answer import answer_instruction
-from ragjudge.metrics.classify._library import find_spec
+from ragjudge.metrics.classify._library import DuplicateKeys, find_spec
 from ragjudge.metrics.classify._slots import SlotFiller, metadata_slots, required_fields
 from ragjudge.metrics.classify._spec import SpecError, resolve_scores
 from ragjudge.metrics.replies import INVALID_CHOICE, ChoiceReply
@@ -71,6 +71,10 @@ class ClassifyOptions(MetricOptions):
     entry (default: the spec's)."""
     counts: bool = True
     """Report the share of each choice and of ``__invalid__`` replies per arg set."""
+    duplicate_keys: DuplicateKeys = "refuse"
+    """A key given twice in one mapping of a spec file: ``refuse`` (an error naming the
+    file and line), or ``warn`` and keep the later value, as openai-evals reads its
+    registry (what an openai-evals registry eval sets)."""
 
 
 def arg_sets(args: Mapping[str, str | Mapping[str, str]]) -> dict[str, dict[str, str]]:
@@ -110,7 +114,10 @@ class Classify(JudgedMetric):
     def __init__(self, *, name: str | None = None, **options: Any) -> None:
         super().__init__(name=name, **options)
         self.spec = find_spec(
-            self.options.spec, self.options.spec_dirs, multicomp_n=self.options.multicomp_n
+            self.options.spec,
+            self.options.spec_dirs,
+            multicomp_n=self.options.multicomp_n,
+            duplicate_keys=self.options.duplicate_keys,
         )
         if name is None:
             self.name = self.spec.name
