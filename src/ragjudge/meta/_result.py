@@ -28,7 +28,8 @@ class MetaRow:
     averaged first). ``unpaired`` counts samples that have a human label but no usable
     metric value (every trial failed or was an excluded value). ``agreement`` holds
     the agreement figures that fit the label, ``ppi`` the prediction-powered
-    estimates (None when not asked for).
+    estimates (None when not asked for). At the summary and system levels each
+    correlation's own ``n`` counts the groups that enter it.
     """
 
     metric: str
