@@ -15,6 +15,7 @@ from ragjudge.meta._labels import (
     detect_kind,
     label_column,
     parse_human,
+    positive_class,
     read_annotations,
 )
 
@@ -112,3 +113,34 @@ def test_values_that_do_not_fit_the_kind_are_errors() -> None:
         label_column(pd.DataFrame({"h": [1.5]}, index=["a"]), "h", combine="mean", kind="ordinal")
     with pytest.raises(ValueError, match="sample 'b', metadata 'h'"):
         label_column(pd.DataFrame({"h": ["yes", "maybe"]}, index=["a", "b"]), "h", combine="mean")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("Fully attributable", True),
+        ("  FULLY ATTRIBUTABLE ", True),
+        ("Partially attributable", False),
+        ("", ""),
+        (None, None),
+        (1, 1),
+        (["Fully attributable", "Not attributable"], [True, False]),
+        ({"a1": {"value": "Fully attributable"}}, {"a1": {"value": True}}),
+        ('{"a1": "Not attributable"}', {"a1": False}),
+    ],
+)
+def test_a_positive_class_reads_text_as_yes_or_no(value: Any, expected: Any) -> None:
+    assert positive_class(value, "Fully attributable") == expected
+
+
+def test_left_out_values_are_dropped_before_annotators_are_combined() -> None:
+    raw = pd.DataFrame(
+        {"score": [json.dumps({"a": 4, "b": 0}), json.dumps({"a": 0}), None]},
+        index=["s1", "s2", "s3"],
+    )
+    column = label_column(raw, "score", combine="mean", leave_out=[0])
+    assert column.combined["s1"] == 4.0
+    assert np.isnan(column.combined["s2"]) and np.isnan(column.combined["s3"])
+    # s2 was judged "could not judge" by everyone; s3 was never labelled.
+    assert column.left_out == frozenset({"s2"})
+    assert 0.0 not in column.levels

@@ -34,6 +34,7 @@ _KINDS = ("auto", "numeric", "ordinal", "binary")
 _WEIGHTS = ("quadratic", "linear", "none")
 _CORRELATIONS = ("pearson", "spearman", "kendall")
 _TABLE_SUFFIXES = (".json", ".csv", ".md")
+_LEVELS = ("sample", "summary", "system")
 
 
 def _choice(option: str, value: str, allowed: tuple[str, ...]) -> str:
@@ -52,6 +53,19 @@ def parse_thresholds(items: list[str]) -> dict[str, float]:
             found[name or "*"] = float(text)
         except ValueError:
             raise fail(f"--threshold takes VALUE or METRIC=VALUE, not {item!r}") from None
+    return found
+
+
+def parse_human_exclusions(items: list[str]) -> dict[str, list[float]]:
+    """``VALUE`` (every label) or ``LABEL=VALUE``, as ``{"*" or label: [values]}``."""
+    found: dict[str, list[float]] = {}
+    for item in items:
+        label, sep, text = item.rpartition("=")
+        name = label.strip() if sep else "*"
+        try:
+            found.setdefault(name or "*", []).append(float(text))
+        except ValueError:
+            raise fail(f"--exclude-human takes VALUE or LABEL=VALUE, not {item!r}") from None
     return found
 
 
@@ -154,6 +168,47 @@ def meta(
             help="The correlation in the correlation table: pearson, spearman or kendall."
         ),
     ] = "pearson",
+    where: Annotated[
+        str | None,
+        typer.Option(
+            help="Keep only the samples whose metadata match, e.g. "
+            '"collection == govt and turn >= 2" (==, !=, <, <=, >, >=, in (A, B), '
+            "and, or, not, parentheses; quote values with spaces)."
+        ),
+    ] = None,
+    level: Annotated[
+        str,
+        typer.Option(
+            help="sample: one point per sample. summary: correlate within each group of "
+            "--group (the answers to one input) and average. system: correlate the means "
+            "per group of --group (one point per system)."
+        ),
+    ] = "sample",
+    group: Annotated[
+        str | None,
+        typer.Option(help="Metadata key of the groups of --level summary or system."),
+    ] = None,
+    positive: Annotated[
+        str | None,
+        typer.Option(
+            help='For text labels: the label that counts as yes (e.g. "Fully '
+            'attributable"); every other text counts as no.'
+        ),
+    ] = None,
+    exclude_human: Annotated[
+        list[str] | None,
+        typer.Option(
+            help='A human value that means "could not judge": VALUE, or LABEL=VALUE '
+            "(repeat). It is dropped before annotators are combined; samples left "
+            "without a label are left out and counted."
+        ),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the bootstrap resamples and random draws.")
+    ] = 0,
+    resamples: Annotated[
+        int, typer.Option(help="Bootstrap resamples behind every interval.", min=1)
+    ] = 2000,
     store: StoreOption = DEFAULT_STORE,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
@@ -172,6 +227,7 @@ def meta(
     label_kind = cast(KindOption, _choice("--kind", kind, _KINDS))
     weights = cast(KappaWeights, _choice("--kappa-weights", kappa_weights, _WEIGHTS))
     _choice("--correlation", correlation, _CORRELATIONS)
+    _choice("--level", level, _LEVELS)
     if not table and (as_csv or output is not None):
         raise fail("--csv and --output write the judge table: add --table")
     if table:
@@ -187,6 +243,13 @@ def meta(
                 kappa_weights=weights,
                 by=by,
                 pairs=pairs,
+                seed=seed,
+                n_resamples=resamples,
+                where=where,
+                level=level,
+                group=group,
+                positive=positive,
+                exclude_human=parse_human_exclusions(exclude_human or []),
             ),
             _JudgeTableOutput(within, as_json, as_csv, output),
             store,
@@ -207,6 +270,13 @@ def meta(
             ppi=ppi or ppi_labels is not None,
             ppi_labels=ppi_labels,
             pairs=pairs,
+            seed=seed,
+            n_resamples=resamples,
+            where=where,
+            level=level,
+            group=group,
+            positive=positive,
+            exclude_human=parse_human_exclusions(exclude_human or []),
         )
     if as_json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))

@@ -43,10 +43,13 @@ from ragjudge.meta._labels import (
     parse_human,
     read_annotations,
 )
+from ragjudge.meta._levels import Level, check_level, level_correlations
 from ragjudge.meta._pairs import pair_frames
 from ragjudge.meta._result import MetaBlock, MetaRow, MetaTable
+from ragjudge.meta._where import rows_matching
 from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import (
+    Correlation,
     KappaWeights,
     RaterAgreement,
     correlations,
@@ -102,6 +105,11 @@ def meta_evaluate(
     ppi_labels: int | None = None,
     pairs: str | None = None,
     meanings: Mapping[str, ScoreMeaning] | None = None,
+    where: str | None = None,
+    level: Level = "sample",
+    group: str | None = None,
+    positive: str | None = None,
+    exclude_human: Mapping[str, Sequence[float]] | None = None,
 ) -> MetaTable:
     """Set every metric of a long score frame against one or more human labels.
 
@@ -122,6 +130,17 @@ def meta_evaluate(
     ``meanings`` give each metric's direction and range. ``pairs`` names the
     metadata key of the pair a sample belongs to, for pairwise labels
     (:mod:`ragjudge.meta._pairs`).
+
+    ``where`` keeps only the samples whose metadata match an expression
+    (:mod:`ragjudge.meta._where`). ``level`` ``summary`` or ``system`` correlates
+    within, or the means of, the groups of metadata key ``group``
+    (:mod:`ragjudge.meta._levels`); the agreement figures stay at the sample level.
+    ``positive`` names the positive class of text labels. ``exclude_human[label]``
+    (or ``["*"]`` for every label) lists annotation values that mean "could not
+    judge": they are dropped before the annotators are combined, and the samples left
+    without a label are counted. An ``extra`` score whose values all lie between 0 and
+    1 (a yes/no or a probability) is acceptable at 0.5 unless ``thresholds`` say
+    otherwise.
     """
     labels = [parse_human(h) for h in ([human] if isinstance(human, str | HumanLabel) else human)]
     if not labels:
@@ -130,21 +149,32 @@ def meta_evaluate(
         raise ConfigError(f"combine must be one of {', '.join(COMBINE_RULES)}, got {combine!r}")
     if ppi and pairs is not None:
         raise ConfigError("PPI estimates a mean over samples; it does not apply to pairs")
-    metric_values = sample_means(frame, exclude)
+    check_level(level, group)
+    if level != "sample" and (pairs is not None or ppi):
+        raise ConfigError(f"the {level} level does not combine with --pairs or --ppi")
     if frame.empty:
         raise AnalysisError("score frame holds no scores")
+    if where is not None:
+        frame = rows_matching(frame, where)
+    metric_values = sample_means(frame, exclude)
     firsts = frame.drop_duplicates("sample_id").set_index("sample_id")
     for key in extra:
         if key in metric_values:
             raise AnalysisError(f"extra score {key!r} has the name of a metric of the run")
         metric_values[key] = _score_series(firsts, key)
+    thresholds = _with_extra_thresholds(thresholds, metric_values, extra)
     if pairs is not None:
         keys = [k for label in labels for k in label.keys]
         firsts, metric_values = pair_frames(firsts, metric_values, pairs, keys)
-    columns = {label.name: _label_column(firsts, label, combine, kind) for label in labels}
+    columns = {
+        label.name: _label_column(
+            firsts, label, combine, kind, positive, _left_out(exclude_human, label.name)
+        )
+        for label in labels
+    }
     settings = AgreementSettings(
         acceptable=acceptable,
-        thresholds=dict(thresholds or {}),
+        thresholds=thresholds,
         kappa_weights=kappa_weights,
         folds=folds,
         pairs=pairs is not None,
@@ -155,7 +185,8 @@ def meta_evaluate(
     ppi_columns = {}
     if ppi:
         ppi_columns = {n: _subsampled(c, ppi_labels, seed) for n, c in columns.items()}
-    context = _Context(metric_values, dict(meanings or {}), settings, ppi_columns)
+    groups = None if group is None else firsts[metadata_column(firsts, group)].map(group_label)
+    context = _Context(metric_values, dict(meanings or {}), settings, ppi_columns, level, groups)
     blocks = [
         _block(columns[label.name], group, ids, context)
         for label in labels
@@ -170,6 +201,11 @@ def meta_evaluate(
         settings=settings,
         pairs=pairs,
         ppi=ppi,
+        where=where,
+        level=level,
+        group_key=group,
+        positive=positive,
+        excluded_human={k: [float(v) for v in vs] for k, vs in (exclude_human or {}).items()},
     )
 
 
@@ -180,6 +216,33 @@ class _Context:
     settings: AgreementSettings
     ppi_columns: Mapping[str, LabelColumn]
     """The labels PPI sees (by label name); empty without ``ppi``."""
+    level: Level = "sample"
+    groups: pd.Series[Any] | None = None
+    """Each sample's group at the summary or system level (by sample id)."""
+
+
+def _left_out(exclude_human: Mapping[str, Sequence[float]] | None, name: str) -> list[float]:
+    """The values that mean "could not judge" for label ``name``."""
+    if not exclude_human:
+        return []
+    return [*exclude_human.get(name, ()), *exclude_human.get("*", ())]
+
+
+def _with_extra_thresholds(
+    thresholds: Mapping[str, float] | None,
+    metric_values: Mapping[str, pd.Series[float]],
+    extra: Sequence[str],
+) -> dict[str, float]:
+    """``thresholds`` plus 0.5 for every extra score whose values lie within 0–1 (a
+    yes/no or a probability), unless a threshold is given for it or for every metric."""
+    found = dict(thresholds or {})
+    if "*" in found:
+        return found
+    for key in extra:
+        values = metric_values[key].dropna()
+        if key not in found and len(values) and values.between(0.0, 1.0).all():
+            found[key] = 0.5
+    return found
 
 
 def _subsampled(column: LabelColumn, keep: int | None, seed: int) -> LabelColumn:
@@ -195,13 +258,20 @@ def _subsampled(column: LabelColumn, keep: int | None, seed: int) -> LabelColumn
 
 
 def _label_column(
-    firsts: pd.DataFrame, label: HumanLabel, combine: Combine, kind: KindOption
+    firsts: pd.DataFrame,
+    label: HumanLabel,
+    combine: Combine,
+    kind: KindOption,
+    positive: str | None,
+    leave_out: Sequence[float],
 ) -> LabelColumn:
     """The label's values: every sample's values under each of its keys."""
     raw = pd.DataFrame(
         {key: firsts[metadata_column(firsts, key)] for key in label.keys}, index=firsts.index
     )
-    return label_column(raw, label.name, combine=combine, kind=kind)
+    return label_column(
+        raw, label.name, combine=combine, kind=kind, positive=positive, leave_out=leave_out
+    )
 
 
 def _score_series(firsts: pd.DataFrame, key: str) -> pd.Series[float]:
@@ -244,6 +314,7 @@ def _block(label: LabelColumn, group: str | None, ids: pd.Index[Any], ctx: _Cont
         annotators=annotators,
         annotators_note=note,
         no_majority=no_majority,
+        left_out=sum(1 for s in ids if s in label.left_out),
     )
 
 
@@ -256,13 +327,7 @@ def _row(
     ctx: _Context,
 ) -> MetaRow:
     paired = per_sample.reindex(scored.index).dropna()
-    found = correlations(
-        paired.to_numpy(dtype="float64"),
-        scored.loc[paired.index].to_numpy(dtype="float64"),
-        seed=ctx.settings.seed,
-        confidence=ctx.settings.confidence,
-        n_resamples=ctx.settings.n_resamples,
-    )
+    found = _correlations(paired, scored.loc[paired.index], ctx)
     meaning = ctx.meanings.get(metric)
     agreement = row_agreement(metric, paired, label, meaning, ctx.settings)
     ppi = None
@@ -277,6 +342,30 @@ def _row(
         correlations=found,
         agreement=agreement,
         ppi=ppi,
+    )
+
+
+def _correlations(
+    metric: pd.Series[float], human: pd.Series[float], ctx: _Context
+) -> dict[str, Correlation]:
+    """The correlations of paired per-sample values at the context's level."""
+    settings = ctx.settings
+    if ctx.level != "sample" and ctx.groups is not None:
+        return level_correlations(
+            metric,
+            human,
+            ctx.groups,
+            ctx.level,
+            seed=settings.seed,
+            confidence=settings.confidence,
+            n_resamples=settings.n_resamples,
+        )
+    return correlations(
+        metric.to_numpy(dtype="float64"),
+        human.to_numpy(dtype="float64"),
+        seed=settings.seed,
+        confidence=settings.confidence,
+        n_resamples=settings.n_resamples,
     )
 
 

@@ -20,6 +20,13 @@ sample is left out and counted). For a binary label the combined value is the sh
 "yes" (mean), and the sample counts as *acceptable* when it is above 0.5, not
 acceptable below; exactly 0.5 (annotators split evenly) is a tie left out of the
 binary figures.
+
+**Text labels with a named positive class** (``--positive "Fully attributable"``): every
+text annotation reads as yes when it is that text and no otherwise, so labels such as
+"Fully attributable" / "Partially attributable" / "Not attributable" become a binary
+label. **Values that mean "could not judge"** (``--exclude-human 0``) are dropped from a
+sample's annotations before they are combined; a sample left without any has no label,
+and is counted apart from samples that were never labelled.
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ __all__ = [
     "detect_kind",
     "label_column",
     "parse_human",
+    "positive_class",
     "read_annotations",
 ]
 
@@ -248,6 +256,8 @@ class LabelColumn:
     combined: pd.Series[float]
     levels: tuple[float, ...]
     no_majority: int = 0
+    left_out: frozenset[Any] = frozenset()
+    """The samples whose every annotation was a left-out value ("could not judge")."""
 
     def binary_target(self, acceptable: float | None) -> pd.Series[float] | None:
         """1 for acceptable, 0 for not, NaN for neither: a binary label above / below
@@ -270,23 +280,54 @@ class LabelColumn:
         return pd.Series(np.floor(self.combined + 0.5), index=self.combined.index, dtype="float64")
 
 
+def positive_class(value: Any, positive: str) -> Any:
+    """``value`` with every text annotation read against the named positive class:
+    ``True`` when it is that text (case, width and surrounding space do not matter),
+    ``False`` for any other text. Lists, dicts of annotators, annotation records and
+    their JSON text are read through; numbers, booleans and empty values are kept."""
+    if isinstance(value, str):
+        stripped = value.strip()
+        if not stripped:
+            return value
+        if stripped[0] in "[{":
+            try:
+                return positive_class(json.loads(stripped), positive)
+            except json.JSONDecodeError:
+                pass
+        return normalize(stripped) == normalize(positive.strip())
+    if isinstance(value, Mapping):
+        return {k: positive_class(v, positive) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [positive_class(v, positive) for v in value]
+    return value
+
+
 def label_column(
-    raw: pd.DataFrame, name: str, *, combine: Combine, kind: KindOption = "auto"
+    raw: pd.DataFrame,
+    name: str,
+    *,
+    combine: Combine,
+    kind: KindOption = "auto",
+    positive: str | None = None,
+    leave_out: Iterable[float] = (),
 ) -> LabelColumn:
     """The label ``name`` from ``raw``: one row per sample (index: sample id), one
-    column per metadata key holding its annotators' values. Raises
-    :class:`~ragjudge.errors.AnalysisError` (a ``ValueError``) naming the sample and key
-    whose value is not a label, or when the values do not fit ``kind``."""
+    column per metadata key holding its annotators' values. With ``positive``, text
+    annotations are yes (that text) or no (any other, :func:`positive_class`).
+    Annotations equal to a ``leave_out`` value (a "could not judge" 0) are dropped
+    before the annotators are combined; a sample left with none has no label and is
+    listed in ``left_out``. Raises :class:`~ragjudge.errors.AnalysisError` (a
+    ``ValueError``) naming the sample and key whose value is not a label, or when the
+    values do not fit ``kind``."""
     if kind not in KIND_OPTIONS:
         raise ConfigError(f"kind must be one of {', '.join(KIND_OPTIONS)}, got {kind!r}")
-    found: dict[Any, Annotations] = {}
-    for sample_id, parts in raw.iterrows():
-        found[sample_id] = _NONE
-        for key, part in parts.items():
-            try:
-                found[sample_id] = found[sample_id] + read_annotations(part)
-            except ValueError as exc:
-                raise AnalysisError(f"sample {sample_id!r}, metadata {key!r}: {exc}") from None
+    found = _read_column(raw, positive)
+    dropped = frozenset(float(v) for v in leave_out)
+    left_out: frozenset[Any] = frozenset()
+    if dropped:
+        kept = {s: _without(a, dropped) for s, a in found.items()}
+        left_out = frozenset(s for s, a in kept.items() if found[s].values and not a.values)
+        found = kept
     resolved: LabelKind = detect_kind(found.values()) if kind == "auto" else kind
     problem = check_kind(resolved, found.values())
     if problem is not None:
@@ -305,4 +346,25 @@ def label_column(
         ),
         levels=tuple(levels),
         no_majority=no_majority,
+        left_out=left_out,
+    )
+
+
+def _read_column(raw: pd.DataFrame, positive: str | None) -> dict[Any, Annotations]:
+    """Every sample's annotations over all of its keys."""
+    found: dict[Any, Annotations] = {}
+    for sample_id, parts in raw.iterrows():
+        found[sample_id] = _NONE
+        for key, part in parts.items():
+            value = part if positive is None else positive_class(part, positive)
+            try:
+                found[sample_id] = found[sample_id] + read_annotations(value)
+            except ValueError as exc:
+                raise AnalysisError(f"sample {sample_id!r}, metadata {key!r}: {exc}") from None
+    return found
+
+
+def _without(annotations: Annotations, dropped: frozenset[float]) -> Annotations:
+    return Annotations(
+        tuple(v for v in annotations.values if v not in dropped), annotations.boolean
     )

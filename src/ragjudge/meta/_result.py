@@ -28,7 +28,8 @@ class MetaRow:
     averaged first). ``unpaired`` counts samples that have a human label but no usable
     metric value (every trial failed or was an excluded value). ``agreement`` holds
     the agreement figures that fit the label, ``ppi`` the prediction-powered
-    estimates (None when not asked for).
+    estimates (None when not asked for). At the summary and system levels each
+    correlation's own ``n`` counts the groups that enter it.
     """
 
     metric: str
@@ -61,11 +62,20 @@ class MetaBlock:
     annotators: RaterAgreement | None = None
     annotators_note: str | None = None
     no_majority: int = 0
+    left_out: int = 0
+    """Samples of the group whose every annotation meant "could not judge" (counted
+    in ``missing`` too)."""
 
 
 @dataclass(frozen=True)
 class MetaTable:
-    """The meta-evaluation of a run: one block per human label (and per group)."""
+    """The meta-evaluation of a run: one block per human label (and per group).
+
+    ``where`` is the row filter the samples passed, ``level`` the level of the
+    correlations (``sample``, ``summary`` or ``system``, grouped by metadata key
+    ``group_key``), ``positive`` the positive class of text labels and
+    ``excluded_human`` the label values that mean "could not judge" (by label, ``*``
+    for every label)."""
 
     blocks: list[MetaBlock]
     combine: Combine
@@ -76,6 +86,11 @@ class MetaTable:
     settings: AgreementSettings = field(default_factory=AgreementSettings)
     pairs: str | None = None
     ppi: bool = False
+    where: str | None = None
+    level: str = "sample"
+    group_key: str | None = None
+    positive: str | None = None
+    excluded_human: dict[str, list[float]] = field(default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (human label, group, metric), with each method's estimate,
@@ -116,6 +131,13 @@ class MetaTable:
             "kappa_weights": self.settings.kappa_weights,
             "pairs": self.pairs,
             "ppi": self.ppi,
+            "where": self.where,
+            "level": self.level,
+            "group": self.group_key,
+            "positive": self.positive,
+            "excluded_human": self.excluded_human,
+            "seed": self.settings.seed,
+            "resamples": self.settings.n_resamples,
             "blocks": [_block_dict(block) for block in self.blocks],
         }
 
@@ -139,6 +161,7 @@ def _block_dict(block: MetaBlock) -> dict[str, Any]:
         "n": block.n,
         "missing": block.missing,
         "no_majority": block.no_majority,
+        "left_out": block.left_out,
         "annotators": annotators,
         "annotators_note": block.annotators_note,
         "rows": [_row_dict(row) for row in block.rows],
@@ -175,6 +198,7 @@ def _row_dict(row: MetaRow) -> dict[str, Any]:
                 "ci_high": corr.ci.high if corr.ci else None,
                 "p_value": corr.p_value,
                 "resamples": corr.resamples,
+                "n": corr.n,
             }
             for method, corr in row.correlations.items()
         },

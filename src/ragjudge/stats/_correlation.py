@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ragjudge.stats._bootstrap import FloatArray, Interval, batch_sizes, paired_arrays
+from ragjudge.stats._kendall import KendallPlan, kendall_plan, weighted_kendall
 
 CORRELATION_METHODS: tuple[str, ...] = ("pearson", "spearman", "kendall")
 """The correlation coefficients :func:`correlations` computes."""
@@ -100,23 +101,28 @@ def _bootstrap_correlations(
     resample leaves one side constant), drawn in memory-bounded batches."""
     rng = np.random.default_rng(seed)
     n = x.size
+    plan = kendall_plan(x, y)
     parts: dict[str, list[FloatArray]] = {m: [] for m in CORRELATION_METHODS}
     for size in batch_sizes(n_resamples, n):
         indices = rng.integers(0, n, size=(size, n))
-        for method, values in _replicate_correlations(x, y, indices).items():
+        for method, values in _replicate_correlations(x, y, indices, plan).items():
             parts[method].append(values)
     return {m: np.concatenate(parts[m]) for m in CORRELATION_METHODS}
 
 
 def _replicate_correlations(
-    x: FloatArray, y: FloatArray, indices: npt.NDArray[np.int64]
+    x: FloatArray,
+    y: FloatArray,
+    indices: npt.NDArray[np.int64],
+    plan: KendallPlan | None = None,
 ) -> dict[str, FloatArray]:
     """Coefficients of the resamples ``x[indices[b]], y[indices[b]]``.
 
     A resample is represented by how often it draws each original pair (its weight),
-    so every coefficient comes from a few matrix products over the ``n`` original
-    pairs instead of a loop over resamples. The results equal the coefficients of the
-    expanded resamples (ties get average ranks, Kendall is tau-b).
+    so every coefficient comes from weighted sums over the ``n`` original pairs
+    instead of a loop over resamples (Kendall's from ``plan``, worked out from the
+    data when not given: :mod:`ragjudge.stats._kendall`). The results equal the
+    coefficients of the expanded resamples (ties get average ranks, Kendall is tau-b).
     """
     n = x.size
     rows = np.arange(indices.shape[0])[:, None]
@@ -129,7 +135,7 @@ def _replicate_correlations(
         "spearman": _weighted_pearson(
             w, _midranks(per_value_x)[:, group_x], _midranks(per_value_y)[:, group_y]
         ),
-        "kendall": _weighted_kendall(w, x, y, per_value_x, per_value_y),
+        "kendall": weighted_kendall(plan or kendall_plan(x, y), w),
     }
     degenerate = (np.count_nonzero(per_value_x, axis=1) < 2) | (
         np.count_nonzero(per_value_y, axis=1) < 2
@@ -168,34 +174,4 @@ def _weighted_pearson(w: FloatArray, x: FloatArray, y: FloatArray) -> FloatArray
     var = (w * dx * dx).sum(axis=1) * (w * dy * dy).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         result: FloatArray = cov / np.sqrt(var)
-    return result
-
-
-# Columns of the pair-sign matrices built at once in Kendall's tau (n × block floats).
-_KENDALL_BLOCK_CELLS = 4_000_000
-
-
-def _weighted_kendall(
-    w: FloatArray, x: FloatArray, y: FloatArray, per_value_x: FloatArray, per_value_y: FloatArray
-) -> FloatArray:
-    """Kendall's tau-b per row of weights.
-
-    With pair signs ``s_ij = sign(x_i - x_j)·sign(y_i - y_j)``, a resample's
-    concordant-minus-discordant count (over ordered pairs) is ``wᵀSw``; copies of one
-    pair are tied on both sides and add nothing, as in the expanded resample. Its
-    ordered pairs untied in x number ``N² - Σ c²`` over the counts ``c`` of each
-    distinct x value (likewise for y).
-    """
-    n = x.size
-    block = max(1, _KENDALL_BLOCK_CELLS // n)
-    score = np.zeros(w.shape[0])
-    for start in range(0, n, block):
-        cols = slice(start, min(start + block, n))
-        signs = np.sign(x[:, None] - x[None, cols]) * np.sign(y[:, None] - y[None, cols])
-        score += ((w @ signs) * w[:, cols]).sum(axis=1)
-    total = w.sum(axis=1) ** 2
-    untied_x = total - (per_value_x**2).sum(axis=1)
-    untied_y = total - (per_value_y**2).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        result: FloatArray = score / np.sqrt(untied_x * untied_y)
     return result
