@@ -13,7 +13,14 @@ import pytest
 import ragjudge as rj
 from evaluated import FIELD, Marked, output_of, prompts_of, undelimited
 from ragjudge.metrics import MetricContext, create_metric
-from ragjudge.models import JudgeCallRecord, JudgeModel, ModelSettings
+from ragjudge.models import (
+    GenerateConfig,
+    Generation,
+    JudgeCallRecord,
+    JudgeModel,
+    ModelError,
+    ModelSettings,
+)
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.run._dryrun import StandInJudge
 from ragjudge.schema import Output, Sample
@@ -192,3 +199,39 @@ async def test_a_reply_without_a_verdict_is_asked_again_then_an_error() -> None:
 def test_bad_options_are_named(options: dict[str, Any], words: str) -> None:
     with pytest.raises(ValueError, match=words):
         create_metric({"metric": "custom_judge", **options})
+
+
+class RefusesLogprobs:
+    """An endpoint that answers 400 to a request for log probabilities, as OpenAI's
+    reasoning models do."""
+
+    name = "refusing"
+    model = "m"
+
+    def __init__(self) -> None:
+        self.asked: list[bool] = []
+
+    async def complete(self, messages: list[dict[str, Any]], config: GenerateConfig) -> Generation:
+        self.asked.append(bool(config.logprobs))
+        if config.logprobs:
+            message = "HTTP 400: logprobs are not supported with this model"
+            raise ModelError(message, kind="client", status=400)
+        return Generation(text="Fine.\n[RESULT] 4", model=self.model)
+
+    async def embed(self, texts: list[str]) -> Any:
+        raise NotImplementedError
+
+
+async def test_an_endpoint_refusing_log_probabilities_is_asked_once_then_without() -> None:
+    provider = RefusesLogprobs()
+    judge = JudgeModel(provider, settings=ModelSettings(cache=False))
+    metric = create_metric({"metric": "custom_judge"})
+    ctx = MetricContext(judge=judge)
+    sample = Sample(request_id="r", request="q")
+    first = await metric.score(sample, Output(response="a"), ctx)
+    second = await metric.score(sample, Output(response="b"), ctx)
+
+    assert provider.asked == [True, False, False]
+    for [score] in (first, second):
+        assert score.value == 4.0 and score.error is None
+        assert "refused token log probabilities" in score.details["note"]

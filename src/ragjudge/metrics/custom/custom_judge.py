@@ -32,7 +32,7 @@ from ragjudge.metrics._base import (
     references,
     require_response,
 )
-from ragjudge.metrics._judged import JudgedMetric, Judging, Verdict, conversation
+from ragjudge.metrics._judged import JudgedMetric, JudgeFailed, Judging, Verdict, conversation
 from ragjudge.metrics._prompts import Instruction
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.custom._scale import Scale
@@ -83,6 +83,8 @@ class CustomJudge(JudgedMetric):
         self.requires = tuple(i for i in self.options.inputs if i != "request")
         self._steps: weakref.WeakKeyDictionary[Any, asyncio.Future[list[str]]]
         self._steps = weakref.WeakKeyDictionary()
+        self._refusals: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+        """Per judge: why its endpoint refused token log probabilities."""
 
     def meanings(self) -> dict[str, ScoreMeaning]:
         """One score, its range from the scale."""
@@ -103,15 +105,29 @@ class CustomJudge(JudgedMetric):
         """The steps (given, written once per run, or none), then one verdict."""
         values = await self.prompt_values(sample, output, j.ctx)
         steps = await self._steps_for(j)
-        top = self.options.top_logprobs if self.options.score == "weighted" else None
-        verdict = await j.ask(
-            self.scale.reader(),
-            self.template,
-            top_logprobs=top,
-            steps=[Instruction(s) for s in steps or ()],
-            **values,
-        )
-        return self.value_of(verdict, steps)
+        values["steps"] = [Instruction(s) for s in steps or ()]
+        if self.options.score == "argmax":
+            return self.value_of(await j.ask(self.scale.reader(), self.template, **values), steps)
+        verdict, refusal = await self._weighable_verdict(j, values)
+        return self.value_of(verdict, steps, refusal)
+
+    async def _weighable_verdict(
+        self, j: Judging, values: dict[str, Any]
+    ) -> tuple[Verdict[Any], str | None]:
+        """The verdict, asked with token log probabilities unless the endpoint refused
+        them (then asked again without, once per run and judge), and the refusal."""
+        judge = j.ctx.model_for("judge")
+        refusal = self._refusals.get(judge)
+        if refusal is None:
+            try:
+                top = self.options.top_logprobs
+                ask = j.ask(self.scale.reader(), self.template, top_logprobs=top, **values)
+                return await ask, None
+            except JudgeFailed as exc:
+                if not _refuses_logprobs(exc.message):
+                    raise
+                refusal = self._refusals[judge] = exc.message
+        return await j.ask(self.scale.reader(), self.template, **values), refusal
 
     async def prompt_values(
         self, sample: Sample, output: Output, ctx: MetricContext
@@ -166,15 +182,22 @@ class CustomJudge(JudgedMetric):
 
     # the value --------------------------------------------------------------------
 
-    def value_of(self, verdict: Verdict[Any], steps: list[str] | None) -> Result:
+    def value_of(
+        self, verdict: Verdict[Any], steps: list[str] | None, refusal: str | None = None
+    ) -> Result:
         """The stored value (weighted or as written), the rationale and the details:
-        the verdict, its value, the distribution, the steps, the threshold."""
+        the verdict, its value, the distribution, the steps, the threshold.
+        ``refusal``: why the endpoint gave no log probabilities when it refused them."""
         answer, rationale = _answer_and_rationale(verdict.value, verdict.text)
         argmax = self.scale.values[answer]
         details: dict[str, Any] = {"verdict": answer, "argmax": argmax}
         value = argmax
         if self.options.score == "weighted":
-            weighed = weigh(verdict.logprobs, self.scale.values, answer)
+            weighed = (
+                f"the judge endpoint refused token log probabilities ({refusal})"
+                if refusal is not None
+                else weigh(verdict.logprobs, self.scale.values, answer)
+            )
             if isinstance(weighed, Weighed):
                 details["distribution"] = weighed.distribution
                 details["weighted"] = value = weighed.weighted
@@ -197,6 +220,12 @@ def _answer_and_rationale(value: object, text: str | None) -> tuple[str, str | N
         lines = [line for line in (text or "").strip().splitlines() if line.strip()]
         return value, "\n".join(lines[:-1]).strip() or None
     raise MetricFailure(f"unexpected verdict {value!r}")
+
+
+def _refuses_logprobs(message: str) -> bool:
+    """Whether a failed call's message is an endpoint refusing the request for log
+    probabilities (a client error naming them), not a failure of the judge."""
+    return "[client]" in message and "logprob" in message.lower()
 
 
 def _passes(value: float, threshold: float, direction: str) -> bool:
