@@ -5,6 +5,7 @@ for a missing input and an unreadable reply."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -235,3 +236,13 @@ async def test_an_endpoint_refusing_log_probabilities_is_asked_once_then_without
     for [score] in (first, second):
         assert score.value == 4.0 and score.error is None
         assert "refused token log probabilities" in score.details["note"]
+
+
+async def test_a_pickled_copy_scores_as_the_original() -> None:
+    metric = create_metric({"metric": "custom_judge", "generate_steps": True, "score": "argmax"})
+    copy = pickle.loads(pickle.dumps(metric))
+    script = ReplyScript(rules=[("prepare the work", "1. Read.")], default="Ok.\n[RESULT] 3")
+    ctx = MetricContext(judge=judge_of(script))
+    [score] = await copy.score(Sample(request_id="r", request="q"), Output(response="a"), ctx)
+
+    assert score.value == 3.0 and score.details["steps"] == ["Read."]

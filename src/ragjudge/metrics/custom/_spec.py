@@ -21,7 +21,14 @@ from ragjudge.metrics._base import MetricOptions
 from ragjudge.metrics._options import ConfigPath
 from ragjudge.metrics.custom._scale import Scale, ScaleSpec, parse_scale
 
-__all__ = ["INPUTS", "CustomJudgeOptions", "JudgeExample", "read_judge_file"]
+__all__ = [
+    "DEFAULT_CRITERIA",
+    "INPUTS",
+    "CustomJudgeOptions",
+    "JudgeExample",
+    "check_judge_fields",
+    "read_judge_file",
+]
 
 InputName = Literal[
     "request", "response", "expected_response", "retrieved_context", "expected_facts", "guidelines"

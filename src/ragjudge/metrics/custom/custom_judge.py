@@ -37,6 +37,7 @@ from ragjudge.metrics._prompts import Instruction
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.custom._scale import Scale
 from ragjudge.metrics.custom._spec import (
+    DEFAULT_CRITERIA,
     CustomJudgeOptions,
     JudgeExample,
     check_judge_fields,
@@ -86,6 +87,16 @@ class CustomJudge(JudgedMetric):
         self._refusals: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         """Per judge: why its endpoint refused token log probabilities."""
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (a Ray worker gets a copy): the steps written and the refusals met
+        in this process stay here (the copy's judges are its own)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_steps", "_refusals")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._steps = weakref.WeakKeyDictionary()
+        self._refusals = weakref.WeakKeyDictionary()
+
     def meanings(self) -> dict[str, ScoreMeaning]:
         """One score, its range from the scale."""
         binary = self.scale.kind == "yes_no" and self.options.score == "argmax"
@@ -94,8 +105,7 @@ class CustomJudge(JudgedMetric):
             low=self.scale.low,
             high=self.scale.high,
             binary=binary,
-            description=self.options.description
-            or "custom judge: " + _first_line(self.options.criteria),
+            description=self.options.description or _description(self.options.criteria),
         )
         return {self.name: meaning}
 
@@ -230,6 +240,12 @@ def _refuses_logprobs(message: str) -> bool:
 
 def _passes(value: float, threshold: float, direction: str) -> bool:
     return value >= threshold if direction == "higher" else value <= threshold
+
+
+def _description(criteria: str) -> str:
+    if criteria == DEFAULT_CRITERIA:
+        return "a judge of your own criteria and scale (until given criteria: overall quality)"
+    return "custom judge: " + _first_line(criteria)
 
 
 def _first_line(text: str) -> str:
