@@ -246,3 +246,25 @@ async def test_a_pickled_copy_scores_as_the_original() -> None:
     [score] = await copy.score(Sample(request_id="r", request="q"), Output(response="a"), ctx)
 
     assert score.value == 3.0 and score.details["steps"] == ["Read."]
+
+
+def test_a_second_run_takes_the_steps_from_the_reply_cache(tmp_path: Path) -> None:
+    written: list[str] = []
+
+    def reply(messages: list[dict[str, Any]]) -> str | None:
+        if "prepare the work of a judge" not in messages[-1]["content"]:
+            return None
+        written.append(f"1. Step of writing {len(written) + 1}.")
+        return written[-1]
+
+    provider = ScriptedProvider(ReplyScript(function=reply, default="Ok.\n[RESULT] 3"))
+    metric = {"metric": "custom_judge", "name": "tone", "generate_steps": True, "score": "argmax"}
+    runs = [
+        rj.evaluate(ROWS, metrics=[metric], judge=provider, store=tmp_path / "r.db", progress=False)
+        for _ in range(2)
+    ]
+
+    assert written == ["1. Step of writing 1."]
+    with Store(runs[1].store_path) as store:
+        second = [score for _, _, score in store.scores(runs[1].run_id)]
+    assert [s.details["steps"] for s in second] == [["Step of writing 1."]] * 3
