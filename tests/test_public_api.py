@@ -87,7 +87,16 @@ PUBLIC_MODULES = {
 """Besides these, the metric families under ``ragjudge.metrics.<family>`` are public:
 one module per metric, each a worked example of the metric kit."""
 
-METRIC_FAMILIES = ("accuracy", "classify", "databricks", "lexical", "ragas", "rubric", "semantic")
+METRIC_FAMILIES = (
+    "accuracy",
+    "classify",
+    "custom",
+    "databricks",
+    "lexical",
+    "ragas",
+    "rubric",
+    "semantic",
+)
 
 
 def public_modules() -> set[str]:

@@ -563,3 +563,14 @@ async def test_an_embeddings_reply_may_hold_a_full_vector_per_text_beyond_the_ca
 
     assert len(embedded.vectors) == 2
     await provider.aclose()
+
+
+def test_token_log_probabilities_are_read_and_a_malformed_form_is_left_out() -> None:
+    from ragjudge.models._openai import _token_logprobs
+
+    entry = {"token": " 4", "logprob": -0.5, "top_logprobs": [{"token": " 3", "logprob": -1.2}]}
+    [token] = _token_logprobs({"choices": [{"logprobs": {"content": [entry]}}]}) or ()
+    assert (token.token, token.logprob) == (" 4", -0.5)
+    assert [(t.token, t.logprob) for t in token.top] == [(" 3", -1.2)]
+    assert _token_logprobs({"choices": [{"logprobs": {"content": [{"token": " 4"}]}}]}) is None
+    assert _token_logprobs({"choices": [{"logprobs": None}]}) is None

@@ -41,7 +41,7 @@ from ragjudge.metrics._base import (
 from ragjudge.metrics._prompts import Instruction, render
 from ragjudge.metrics.replies import Evaluated, Reply
 from ragjudge.models._structured import schema_format
-from ragjudge.models._types import ChatMessage, GenerateConfig, ModelError
+from ragjudge.models._types import ChatMessage, GenerateConfig, ModelError, TokenLogprob
 from ragjudge.schema import Output, Sample, Score
 
 __all__ = [
@@ -64,11 +64,13 @@ class JudgeFailed(MetricFailure):
 
 @dataclass(frozen=True)
 class Verdict(Generic[T]):
-    """One answered judge call: the parsed reply, its call ids and its raw text."""
+    """One answered judge call: the parsed reply, its call ids, its raw text and, when
+    they were asked for and the endpoint sent them, its tokens' log probabilities."""
 
     value: T
     call_ids: list[int]
     text: str | None
+    logprobs: tuple[TokenLogprob, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -109,12 +111,16 @@ class Judging:
         system: str | None = None,
         purpose: str | None = None,
         role: str = "judge",
+        top_logprobs: int | None = None,
         **values: Any,
     ) -> Verdict[T]:
         """Render ``template`` (and ``system``, a system-message template) with
         ``values`` — evaluated text, delimited by the templates — ask the model that
-        plays ``role``, and read the reply with ``reply``. Raises :class:`JudgeFailed`
-        when the call fails or the reply does not parse after the re-asks."""
+        plays ``role``, and read the reply with ``reply``. With ``top_logprobs`` the
+        endpoint is asked for the reply's token log probabilities (that many most likely
+        tokens per place), which the verdict carries when they come. Raises
+        :class:`JudgeFailed` when the call fails or the reply does not parse after the
+        re-asks."""
         messages = self.metric.messages(template, values, system=system)
         model = self.ctx.model_for(role)
         reader = _ReplyReader(reply, Evaluated(evaluated_texts(values)))
@@ -123,7 +129,7 @@ class Judging:
             parsed = await model.generate_parsed(
                 messages,
                 reader,
-                _with_reply_schema(self.ctx.generate_config, reply),
+                _with_logprobs(_with_reply_schema(self.ctx.generate_config, reply), top_logprobs),
                 trial=self.ctx.trial,
                 purpose=purpose or self.metric.name,
             )
@@ -136,7 +142,9 @@ class Judging:
             error = parsed.error or "parse error"
             message = error if role == "judge" else f"{role}: {error}"
             raise JudgeFailed(message, call_ids=parsed.call_ids)
-        return Verdict(parsed.value, list(parsed.call_ids), parsed.text)
+        last = parsed.generations[-1] if parsed.generations else None
+        logprobs = last.logprobs if last is not None else None
+        return Verdict(parsed.value, list(parsed.call_ids), parsed.text, logprobs)
 
 
 class JudgedMetric(Metric):
@@ -226,6 +234,14 @@ def _with_reply_schema(config: GenerateConfig | None, reply: Reply[Any]) -> Gene
     return (config or GenerateConfig()).model_copy(
         update={"response_format": schema_format(schema)}
     )
+
+
+def _with_logprobs(config: GenerateConfig | None, top: int | None) -> GenerateConfig | None:
+    """The sampling settings asking for token log probabilities when ``top`` is set."""
+    if top is None:
+        return config
+    update = {"logprobs": True, "top_logprobs": top}
+    return (config or GenerateConfig()).model_copy(update=update)
 
 
 def evaluated_texts(values: Any) -> list[str]:

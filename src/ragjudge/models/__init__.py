@@ -28,6 +28,8 @@ _EXPORTS = {
     "JudgeCallRecord": "ragjudge.models._types",
     "ModelError": "ragjudge.models._types",
     "Provider": "ragjudge.models._types",
+    "TokenLogprob": "ragjudge.models._types",
+    "TopLogprob": "ragjudge.models._types",
     "CacheError": "ragjudge.models._cache",
     "CacheStats": "ragjudge.models._cache",
     "ResponseCache": "ragjudge.models._cache",
@@ -88,6 +90,8 @@ if TYPE_CHECKING:
         JudgeCallRecord,
         ModelError,
         Provider,
+        TokenLogprob,
+        TopLogprob,
     )
 
 __all__ = [
@@ -117,6 +121,8 @@ __all__ = [
     "Provider",
     "RateLimits",
     "ResponseCache",
+    "TokenLogprob",
+    "TopLogprob",
     "UsageTotals",
     "UsageTracker",
     "cache_key",

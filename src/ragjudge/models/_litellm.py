@@ -127,7 +127,9 @@ class LiteLLMProvider:
     async def complete(self, messages: list[ChatMessage], config: GenerateConfig) -> Generation:
         """One ``litellm.acompletion`` call, without LiteLLM's retries."""
         litellm = import_litellm()
-        options = config.model_dump(exclude_none=True)
+        # Log probabilities are not read from LiteLLM's replies, so they are not asked
+        # for either: a provider that does not support them would refuse the call.
+        options = config.model_dump(exclude_none=True, exclude={"logprobs", "top_logprobs"})
         if "stop" in options:
             options["stop"] = list(options["stop"])
         started = time.perf_counter()

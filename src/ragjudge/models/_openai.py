@@ -36,6 +36,8 @@ from ragjudge.models._types import (
     GenerateConfig,
     Generation,
     ModelError,
+    TokenLogprob,
+    TopLogprob,
 )
 from ragjudge.schema import Usage
 
@@ -197,6 +199,32 @@ def _message_text(body: Mapping[str, Any]) -> str:
     return content
 
 
+def _token_logprobs(body: Mapping[str, Any]) -> tuple[TokenLogprob, ...] | None:
+    """The first choice's ``logprobs.content``: each reply token with its log
+    probability and the most likely tokens at its place; None when the endpoint sent
+    none or sent them in a form not read here (the caller then does without)."""
+    choices = body.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    logprobs = first.get("logprobs") if isinstance(first, dict) else None
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if not isinstance(content, list) or not content:
+        return None
+    try:
+        return tuple(
+            TokenLogprob(
+                token=str(item["token"]),
+                logprob=float(item["logprob"]),
+                top=tuple(
+                    TopLogprob(token=str(t["token"]), logprob=float(t["logprob"]))
+                    for t in item.get("top_logprobs") or ()
+                ),
+            )
+            for item in content
+        )
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
 class OpenAIProvider:
     """One OpenAI-compatible endpoint and model.
 
@@ -271,6 +299,7 @@ class OpenAIProvider:
             usage=_usage(body),
             model=str(body.get("model") or self.model),
             latency=time.perf_counter() - started,
+            logprobs=_token_logprobs(body) if config.logprobs else None,
         )
 
     async def embed(self, texts: list[str]) -> EmbeddingResult:

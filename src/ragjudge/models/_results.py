@@ -109,7 +109,10 @@ def cached_form(reply: Generation | EmbeddingResult) -> dict[str, Any]:
     """What the response cache keeps of a reply."""
     if isinstance(reply, EmbeddingResult):
         return reply.model_dump(mode="json", exclude={"cached"})
-    return reply.model_dump(mode="json", include={"text", "usage", "model"})
+    kept = reply.model_dump(mode="json", include={"text", "usage", "model"})
+    if reply.logprobs is not None:  # a cached reply keeps what weighs its verdict
+        kept["logprobs"] = [t.model_dump(mode="json") for t in reply.logprobs]
+    return kept
 
 
 def reply_text(reply: Generation | EmbeddingResult) -> str:

@@ -27,6 +27,31 @@ class GenerateConfig(BaseModel):
     n: int | None = None
     response_format: dict[str, Any] | None = None
     """``{"type": "json_object"}`` or ``{"type": "json_schema", "json_schema": {...}}``."""
+    logprobs: bool | None = None
+    """Ask the endpoint for the log probability of every reply token (set by a metric
+    that weighs its verdict by them; endpoints without them reply as usual)."""
+    top_logprobs: int | None = None
+    """How many most likely tokens to report at each position, with ``logprobs``."""
+
+
+class TopLogprob(BaseModel):
+    """One of the most likely tokens at a position of the reply."""
+
+    model_config = {"frozen": True}
+
+    token: str
+    logprob: float
+
+
+class TokenLogprob(BaseModel):
+    """One token of the reply: its text, its log probability and the most likely
+    tokens at its position (the endpoint's ``top_logprobs``)."""
+
+    model_config = {"frozen": True}
+
+    token: str
+    logprob: float
+    top: tuple[TopLogprob, ...] = ()
 
 
 class Generation(BaseModel):
@@ -40,6 +65,9 @@ class Generation(BaseModel):
     attempts: int = 1
     call_id: int | None = None
     """Id of the stored judge-call record, when a recorder is attached."""
+    logprobs: tuple[TokenLogprob, ...] | None = None
+    """The reply's tokens with their log probabilities, when they were asked for
+    (:attr:`GenerateConfig.logprobs`) and the endpoint returned them."""
 
 
 class EmbeddingResult(BaseModel):

@@ -14,6 +14,11 @@ texts spoiled as judges writing free text spoil them (``garbled``) — either dr
 request from a seeded :class:`FaultPlan` or queued exactly with
 :meth:`OpenAITestServer.fail_next`.
 
+Log probabilities: with ``token_alternatives`` a chat request that asks for
+``logprobs`` gets each reply token's log probability and its ``top_logprobs``, drawn
+from the probabilities the test gave (:mod:`ragjudge.testing._logprobs`); without it the
+server sends none, as endpoints without log probabilities do.
+
 Schema mode: a chat request whose ``response_format`` is ``{"type": "json_schema",
 "json_schema": {"name": …, "schema": …}}`` is answered as a server that constrains its
 decoding to the schema answers it: with the scripted reply's JSON document when it
@@ -56,6 +61,7 @@ from ragjudge.testing._documents import reply_kept_to
 from ragjudge.testing._faults import FAULT_KINDS as FAULT_KINDS
 from ragjudge.testing._faults import WINDOW_SECONDS as WINDOW_SECONDS
 from ragjudge.testing._faults import FaultInjector, FaultKind, FaultPlan
+from ragjudge.testing._logprobs import TokenAlternatives, reply_logprobs
 from ragjudge.testing._stats import ServerStats
 from ragjudge.testing._wire import (
     DROP,
@@ -93,6 +99,8 @@ class OpenAITestServer(StartStopContext):
     unless a test passes a clock it moves itself, so a limit's answers do not depend on
     how fast the requests came. ``refuse_schemas`` (an attribute too, changeable while
     the server runs) answers every request with a reply schema 400.
+    ``token_alternatives`` makes it send log probabilities when asked (see the module
+    docstring).
     """
 
     def __init__(
@@ -105,11 +113,13 @@ class OpenAITestServer(StartStopContext):
         port: int = 0,
         clock: Callable[[], float] = time.monotonic,
         refuse_schemas: bool = False,
+        token_alternatives: TokenAlternatives | None = None,
     ) -> None:
         if embedding_dim < 1:
             raise ValueError("embedding_dim must be >= 1")
         self.replies = replies if replies is not None else ReplyScript()
         self.refuse_schemas = refuse_schemas
+        self.token_alternatives = token_alternatives
         self.embedding_dim = embedding_dim
         self.model_id = model_id
         self.stats = ServerStats()
@@ -330,7 +340,7 @@ class OpenAITestServer(StartStopContext):
                     "index": index,
                     "message": {"role": "assistant", "content": text},
                     "finish_reason": "stop",
-                    "logprobs": None,
+                    "logprobs": self._logprobs(body, text),
                 }
                 for index, text in enumerate(texts)
             ],
@@ -340,6 +350,12 @@ class OpenAITestServer(StartStopContext):
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
+
+    def _logprobs(self, body: dict[str, Any], text: str) -> dict[str, Any] | None:
+        if self.token_alternatives is None or not body.get("logprobs"):
+            return None
+        top = int(body.get("top_logprobs") or 0)
+        return reply_logprobs(text, self.token_alternatives, top)
 
     def _embedding_payload(self, body: dict[str, Any]) -> dict[str, Any]:
         texts = embedding_inputs(body)
