@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ragjudge.analysis._rate_limits import calls_done, calls_status, live_status
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeModel
+from ragjudge.run._matrix import judge_of
 from ragjudge.run._processes import blocks_of, scoring_pool, worker_count
 from ragjudge.run._progress import Tracker, progress_display, report_calls
 from ragjudge.run._scoring import by_trial, score_now, score_one
@@ -337,7 +338,9 @@ class Execution:
     def models(self) -> list[JudgeModel]:
         """The judge and the agents' models of the run."""
         agents = [m for roles in self.agent_models.values() for m in roles.values()]
-        return [m for m in (self.context.judge, *agents) if isinstance(m, JudgeModel)]
+        judges = [c.judge for c in self.context.judges.values() if c.judge is not self.context.judge]
+        found = (self.context.judge, *judges, *agents)
+        return [m for m in found if isinstance(m, JudgeModel)]
 
     def rate_status(self) -> str:
         """The judge calls finished and under way, and the judge layer's rate-limit
@@ -403,29 +406,48 @@ class Execution:
     def _contexts(self, metrics: Sequence[Metric], trial: int) -> list[MetricContext]:
         """What each metric of one sample and trial receives: a fresh ``shared`` and
         ``computed`` for the sample and trial; metrics with the same agent models get
-        the same context."""
-        base = copy.copy(self.context)  # shallow, as dataclasses.replace
-        base.trial = trial
-        base.models = {}
-        base.shared = {}
-        base.computed = {}
+        the same context. With named judges each judge has its own context (its judge
+        and its own shared work, never reused across judges), which a metric bound to
+        that judge receives."""
+        base = _fresh(self.context, trial)
+        base.judges = {
+            name: _fresh(base, trial, judge=own.judge, generate_config=own.generate_config)
+            for name, own in self.context.judges.items()
+        }
         contexts = []
         for metric in metrics:
+            judged = base.judges.get(judge_of(metric) or "", base)
             models = self.agent_models.get(metric.name)
             if models:
-                own = copy.copy(base)
+                own = copy.copy(judged)
                 own.models = models
                 contexts.append(own)
             else:
-                contexts.append(base)
+                contexts.append(judged)
         return contexts
+
+
+def _fresh(context: MetricContext, trial: int, **changes: Any) -> MetricContext:
+    """A copy of ``context`` for one sample and trial: no agent models, fresh shared
+    work, no judges' contexts; ``changes`` set further fields."""
+    fresh = copy.copy(context)  # shallow, as dataclasses.replace
+    fresh.trial = trial
+    fresh.models = {}
+    fresh.shared = {}
+    fresh.computed = {}
+    fresh.judges = {}
+    for name, value in changes.items():
+        setattr(fresh, name, value)
+    return fresh
 
 
 async def _end_shared_work(contexts: Sequence[MetricContext]) -> None:
     """Cancel and await the work the metrics of one sample and trial shared
     (:meth:`MetricContext.once`) that is still running once they ended — when the run
-    is interrupted — so none of it outlives the sample (and the store)."""
-    left = {id(f): f for c in contexts for f in c.shared.values() if not f.done()}
+    is interrupted — so none of it outlives the sample (and the store); the judges'
+    own contexts included."""
+    every = [*contexts, *(j for c in contexts for j in c.judges.values())]
+    left = {id(f): f for c in every for f in c.shared.values() if not f.done()}
     for work in left.values():
         work.cancel()
     if left:
