@@ -15,7 +15,11 @@ from typing import Any
 import pytest
 
 import ragjudge as rj
+from ragjudge.config import ConfigError
 from ragjudge.models.scripted import ReplyScript, prompt_text
+from ragjudge.run._matrix import EnsembleMetric, combine_verdicts, judge_of
+from ragjudge.run._preparation import build_metrics
+from ragjudge.schema import Score
 from ragjudge.store._store import Store
 from ragjudge.testing.server import OpenAITestServer
 from served import running
@@ -188,3 +192,108 @@ def test_an_interrupted_matrix_run_resumes_each_judges_missing_scores(
     assert scores["answer_accuracy@b"]["q5"] == (5.0, "b")
     assert all(len(by_row) == 6 for by_row in scores.values())
 
+
+
+# which metrics run under which judges ---------------------------------------------------
+
+
+def test_every_judged_metric_runs_under_each_judge_and_the_others_once() -> None:
+    metrics = build_metrics(
+        ["correctness", {"metric": "answer_accuracy", "name": "acc"}, "exact_match"],
+        judges=["mini", "big"],
+    )
+    assert [(m.name, judge_of(m)) for m in metrics] == [
+        ("correctness", "mini"), ("correctness", "big"), ("acc", "mini"), ("acc", "big"),
+        ("exact_match", None),
+    ]  # fmt: skip
+    assert metrics[1].score_names() == ["response/llm_judged/correctness/rating@big"]
+    meaning = metrics[3].meanings()["acc@big"]
+    assert (meaning.judge, meaning.metric, meaning.contexts) == ("big", "acc", "reference")
+
+
+def test_a_multi_score_metric_gets_the_judge_at_the_end_of_each_score() -> None:
+    (bound,) = build_metrics([{"metric": "databricks", "judges": ["big"]}], judges=["mini", "big"])
+    names = bound.score_names()
+    assert len(names) > 1 and "response/llm_judged/safety/rating@big" in names
+    assert all(n.endswith("@big") and n.count("@") == 1 for n in names)
+    assert {m.metric for m in bound.meanings().values()} == {n[:-4] for n in names}
+
+
+@pytest.mark.parametrize(
+    ("spec", "judges", "says"),
+    [
+        ({"metric": "correctness", "judges": ["bigg"]}, ["mini", "big"],
+         "metric 'correctness': unknown judge 'bigg'; did you mean 'big'?"),
+        ({"metric": "correctness", "judges": "big"}, ["big"], "'judges' must be a list"),
+        ({"metric": "correctness", "ensemble": "vote"}, ["a", "b"], "'ensemble' must be one of"),
+        ({"metric": "correctness", "ensemble": "majority", "judges": ["a"]}, ["a", "b"],
+         "an ensemble combines at least two judges"),
+        ({"metric": "correctness", "ensemble": "mean"}, ["a", "b"],
+         "a yes/no score is combined by 'ensemble: majority'"),
+        ({"metric": "exact_match", "judges": ["a"]}, ["a", "b"], "calls no judge"),
+        ({"metric": "correctness", "judges": ["a"]}, [], "the config names none"),
+    ],
+)  # fmt: skip
+def test_a_judge_choice_that_cannot_apply_is_named(
+    spec: dict[str, Any], judges: list[str], says: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        build_metrics([spec], judges=judges)
+    assert says in str(info.value)
+
+
+def test_an_ensemble_gives_each_judges_scores_and_the_combined_one() -> None:
+    (ensemble,) = build_metrics(
+        [{"metric": "correctness", "ensemble": "majority"}], judges=["a", "b", "c"]
+    )
+    assert isinstance(ensemble, EnsembleMetric)
+    name = "response/llm_judged/correctness/rating"
+    assert ensemble.score_names() == [f"{name}@a", f"{name}@b", f"{name}@c", name]
+    assert ensemble.meanings()[name].ensemble == ("a", "b", "c")
+    assert ensemble.meanings()[name].binary
+
+
+# combining verdicts ---------------------------------------------------------------------
+
+
+def verdicts(**values: float | None) -> dict[str, Score | None]:
+    return {
+        judge: Score(metric=f"m@{judge}", value=v, judge=judge, judge_call_ids=[i])
+        if v is not None
+        else Score.failed(f"m@{judge}", "judge timed out")
+        for i, (judge, v) in enumerate(values.items())
+    }
+
+
+def test_majority_takes_the_verdict_most_judges_gave() -> None:
+    combined = combine_verdicts("m", verdicts(a=1.0, b=0.0, c=1.0), "majority")
+    assert combined.value == 1.0 and combined.judge_call_ids == [0, 1, 2]
+    assert combined.details == {"verdicts": {"a": 1.0, "b": 0.0, "c": 1.0}, "agreement": False}
+
+
+def test_a_majority_tie_is_that_samples_error_never_a_pick() -> None:
+    combined = combine_verdicts("m", verdicts(a=1.0, b=0.0), "majority")
+    assert combined.value is None
+    assert combined.error == "the judges' verdicts tie (0, 1, 1 each): no majority"
+    assert combined.details["agreement"] is False
+
+
+def test_mean_and_median_combine_scales() -> None:
+    given = verdicts(a=1.0, b=2.0, c=5.0)
+    assert combine_verdicts("m", given, "mean").value == pytest.approx(8 / 3)
+    assert combine_verdicts("m", given, "median").value == 2.0
+    agreed = combine_verdicts("m", verdicts(a=4.0, b=4.0), "mean")
+    assert agreed.value == 4.0 and agreed.details["agreement"] is True
+
+
+def test_a_judge_without_a_verdict_makes_the_combined_score_an_error_naming_it() -> None:
+    combined = combine_verdicts("m", verdicts(a=1.0, b=None, c=1.0), "majority")
+    assert combined.value is None
+    assert combined.error == "judge 'b' gave no verdict (judge timed out)"
+    assert combined.details == {"verdicts": {"a": 1.0, "b": None, "c": 1.0}}
+
+
+def test_a_row_every_judge_skipped_is_skipped() -> None:
+    skipped = {j: Score.not_applicable(f"m@{j}", "no reference") for j in ("a", "b")}
+    combined = combine_verdicts("m", skipped, "mean")
+    assert combined.skipped == "no reference" and combined.value is None

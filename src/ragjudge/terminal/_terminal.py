@@ -250,9 +250,10 @@ def print_plan(plan: DryRunPlan, console: Console) -> None:
         ("judge calls", "input tokens (est.)", "output tokens (est.)", "cost"),
     )
     for p in plan.purposes:
-        table.add_row(
-            p.purpose, str(p.calls), str(p.input_tokens), str(p.output_tokens), _money(p.cost)
-        )
+        label = p.purpose if p.judge is None else f"{p.purpose}@{p.judge}"
+        table.add_row(label, str(p.calls), str(p.input_tokens), str(p.output_tokens), _money(p.cost))
+    for judge, spent in plan.by_judge().items():
+        table.add_row(f"judge {judge}", str(spent["calls"]), "", "", _money(spent["cost"]))
     table.add_row(
         "total",
         str(plan.total_calls),
