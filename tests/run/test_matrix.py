@@ -22,7 +22,6 @@ from ragjudge.run._preparation import build_metrics
 from ragjudge.schema import Score
 from ragjudge.store._store import Store
 from ragjudge.testing.server import OpenAITestServer
-from served import running
 
 ROWS = [
     {"request_id": f"q{i}", "request": f"question {i}", "response": f"answer {i}",
@@ -191,7 +190,6 @@ def test_an_interrupted_matrix_run_resumes_each_judges_missing_scores(
     assert scores["answer_accuracy@a"]["q2"] == (3.0, "a")
     assert scores["answer_accuracy@b"]["q5"] == (5.0, "b")
     assert all(len(by_row) == 6 for by_row in scores.values())
-
 
 
 # which metrics run under which judges ---------------------------------------------------

@@ -338,7 +338,9 @@ class Execution:
     def models(self) -> list[JudgeModel]:
         """The judge and the agents' models of the run."""
         agents = [m for roles in self.agent_models.values() for m in roles.values()]
-        judges = [c.judge for c in self.context.judges.values() if c.judge is not self.context.judge]
+        judges = [
+            c.judge for c in self.context.judges.values() if c.judge is not self.context.judge
+        ]
         found = (self.context.judge, *judges, *agents)
         return [m for m in found if isinstance(m, JudgeModel)]
 

@@ -99,12 +99,9 @@ def _check_choice(
     used = choice.judges or list(run_judges)
     if choice.ensemble is not None and len(set(used)) < 2:
         raise ValueError(f"{where}: an ensemble combines at least two judges; it has {used}")
-    if choice.ensemble in ("mean", "median") and any(
-        m.binary for m in metric.meanings().values()
-    ):
+    if choice.ensemble in ("mean", "median") and any(m.binary for m in metric.meanings().values()):
         raise ValueError(
-            f"{where}: a yes/no score is combined by 'ensemble: majority', "
-            f"not {choice.ensemble!r}"
+            f"{where}: a yes/no score is combined by 'ensemble: majority', not {choice.ensemble!r}"
         )
 
 

@@ -76,9 +76,7 @@ class RunModels:
                 limiters=limiters,
                 name=names[0] if names else None,
             )
-            named = build_named_judges(
-                config.judges or {}, judge, store, run_id, limiters=limiters
-            )
+            named = build_named_judges(config.judges or {}, judge, store, run_id, limiters=limiters)
             agents = build_agent_models(
                 config.primary_judge,
                 metrics,

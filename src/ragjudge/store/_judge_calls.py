@@ -15,10 +15,10 @@ __all__ = [
     "IN_FLIGHT",
     "LOST",
     "CallUsage",
+    "cost_by_judge",
     "insert_call",
     "mark_lost_calls",
     "update_call",
-    "cost_by_judge",
     "usage_by_call",
     "usage_by_purpose",
 ]

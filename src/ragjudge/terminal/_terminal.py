@@ -251,7 +251,9 @@ def print_plan(plan: DryRunPlan, console: Console) -> None:
     )
     for p in plan.purposes:
         label = p.purpose if p.judge is None else f"{p.purpose}@{p.judge}"
-        table.add_row(label, str(p.calls), str(p.input_tokens), str(p.output_tokens), _money(p.cost))
+        table.add_row(
+            label, str(p.calls), str(p.input_tokens), str(p.output_tokens), _money(p.cost)
+        )
     for judge, spent in plan.by_judge().items():
         table.add_row(f"judge {judge}", str(spent["calls"]), "", "", _money(spent["cost"]))
     table.add_row(
