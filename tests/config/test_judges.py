@@ -77,3 +77,8 @@ def test_every_judges_key_is_a_secret_of_the_run(monkeypatch: pytest.MonkeyPatch
         judges={"a": "openai/m", "b": {"model": "openai/m", "api_key_env": "KEY_OF_B"}},
     )
     assert "sk-secret-of-b-123456" in config_secrets(config)
+
+
+def test_judges_are_refused_on_ray_workers(tmp_path: Path) -> None:
+    message = _error(tmp_path, "metrics: [faithfulness]\njudges: {mini: openai/b}\nexecutor: ray\n")
+    assert "executor: local" in message

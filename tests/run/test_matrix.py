@@ -221,7 +221,7 @@ def test_a_multi_score_metric_gets_the_judge_at_the_end_of_each_score() -> None:
     ("spec", "judges", "says"),
     [
         ({"metric": "correctness", "judges": ["bigg"]}, ["mini", "big"],
-         "metric 'correctness': unknown judge 'bigg'; did you mean 'big'?"),
+         "metrics: metric 'correctness': unknown judge 'bigg'; did you mean 'big'?"),
         ({"metric": "correctness", "judges": "big"}, ["big"], "'judges' must be a list"),
         ({"metric": "correctness", "ensemble": "vote"}, ["a", "b"], "'ensemble' must be one of"),
         ({"metric": "correctness", "ensemble": "majority", "judges": ["a"]}, ["a", "b"],

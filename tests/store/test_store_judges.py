@@ -48,7 +48,9 @@ def test_each_judges_calls_are_summed_under_its_name(tmp_path: Path) -> None:
         store.end_judge_call(begun, _call("g"), cost=2.0)
         store.save_judge_call(run_id, _call("p"), cost=None)
         costs = store.judge_costs(run_id)
+        usage = {row["purpose"]: (row["calls"], row["cost"]) for row in store.judge_usage(run_id)}
     assert costs == {"mini": 0.75, "big": 2.0, None: None}
+    assert usage == {"(none)@mini": (2, 0.75), "(none)@big": (1, 2.0), "(none)": (1, None)}
 
 
 def test_a_store_of_an_earlier_version_gains_the_judge_columns(tmp_path: Path) -> None:

@@ -383,6 +383,10 @@ class EvalConfig(BaseModel):
             raise ValueError(
                 "give 'judge' (one judge model) or 'judges' (several, by name), not both"
             )
+        if self.judges is not None and self.executor == "ray":
+            raise ValueError(
+                "judges: several judges run with 'executor: local'; Ray workers take one judge"
+            )
         return self
 
     @property

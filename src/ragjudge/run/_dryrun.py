@@ -172,6 +172,8 @@ class DryRunPlan:
     """Why the estimate may fall short of the run (``None``: it does not)."""
     max_cost: float | None = None
     """The run's cost ceiling, if it has one."""
+    judge_models: dict[str, str] = field(default_factory=dict)
+    """The model of each named judge of a judge matrix."""
 
     @property
     def total_calls(self) -> int:
@@ -368,6 +370,7 @@ async def plan_evaluation(
             supplies_response, answers, bool(records) or any(j.records for j in per_judge.values())
         ),
         max_cost=config.max_cost,
+        judge_models={name: judge.model for name, judge in named.items()},
     )
     _tell_prices(plan, named or ({"": primary} if primary is not None else {}))
     return plan

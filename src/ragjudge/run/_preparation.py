@@ -261,8 +261,7 @@ def build_metrics(
         try:
             plain, choice = judge_choice(spec, f"metric {_spec_name(spec)!r}")
             metric = create_metric(plain, search_dir=base_dir, settings=settings)
-            where = f"metric {metric.name!r}"
-            metrics.extend(judged_metrics(metric, choice, judges, where))
+            metrics.extend(judged_metrics(metric, choice, judges, f"metric {metric.name!r}"))
         except (ValueError, TypeError) as exc:
             problems.append(str(exc))
     if problems:

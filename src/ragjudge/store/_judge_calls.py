@@ -111,11 +111,11 @@ def mark_lost_calls(conn: sqlite3.Connection, run_id: str) -> int:
 
 
 def usage_by_purpose(conn: sqlite3.Connection, run_id: str) -> list[dict[str, Any]]:
-    """Judge calls, tokens and cost per purpose (the metric that made them); ``lost``
-    counts calls whose reply never arrived (in flight when the process ended or was
-    interrupted)."""
+    """Judge calls, tokens and cost per purpose (the metric that made them; with a
+    judge matrix, per purpose and judge: ``faithfulness@big``); ``lost`` counts calls
+    whose reply never arrived (in flight when the process ended or was interrupted)."""
     rows = conn.execute(
-        "SELECT COALESCE(purpose, '(none)'), COUNT(*), SUM(cached), SUM(input_tokens),"
+        "SELECT COALESCE(purpose, '(none)') || COALESCE('@' || judge, ''), COUNT(*), SUM(cached), SUM(input_tokens),"
         " SUM(output_tokens), SUM(cost), COUNT(cost), SUM(error IS NOT NULL),"
         " SUM(attempts), SUM(error LIKE 'lost:%' OR error LIKE 'interrupted%'"
         " OR error LIKE 'in flight:%')"

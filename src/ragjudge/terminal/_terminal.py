@@ -264,8 +264,10 @@ def print_plan(plan: DryRunPlan, console: Console) -> None:
         _money(plan.total_cost),
     )
     console.print(table)
+    judges = ", ".join(f"{name} {model}" for name, model in plan.judge_models.items())
+    judged_by = f"judges: {judges}" if judges else f"judge: {plan.judge_model or '(none)'}"
     console.print(
-        f"target calls: {plan.target_calls}; judge: {plan.judge_model or '(none)'}; "
+        f"target calls: {plan.target_calls}; {judged_by}; "
         f"output tokens assumed per call: {plan.output_tokens_per_call}",
         highlight=False,
     )
