@@ -30,7 +30,7 @@ from ragjudge.models import JudgeModel
 from ragjudge.run._matrix import judge_of
 from ragjudge.run._processes import blocks_of, scoring_pool, worker_count
 from ragjudge.run._progress import Tracker, progress_display, report_calls
-from ragjudge.run._scoring import by_trial, score_now, score_one
+from ragjudge.run._scoring import by_trial, end_shared_work, fresh_context, score_now, score_one
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store._batch import ResultWriter
 from ragjudge.store._store import OutputRow, ScoreRow, Store, output_row, score_name_of, score_rows
@@ -369,7 +369,7 @@ class Execution:
                     )
                 )
             finally:
-                await _end_shared_work(contexts)
+                await end_shared_work(contexts)
             later = iter(waited)
             results = [
                 score_now(m, sample, output, c) if id(m) in inline else next(later)
@@ -411,9 +411,9 @@ class Execution:
         the same context. With named judges each judge has its own context (its judge
         and its own shared work, never reused across judges), which a metric bound to
         that judge receives."""
-        base = _fresh(self.context, trial)
+        base = fresh_context(self.context, trial)
         base.judges = {
-            name: _fresh(base, trial, judge=own.judge, generate_config=own.generate_config)
+            name: fresh_context(base, trial, judge=own.judge, generate_config=own.generate_config)
             for name, own in self.context.judges.items()
         }
         contexts = []
@@ -427,33 +427,6 @@ class Execution:
             else:
                 contexts.append(judged)
         return contexts
-
-
-def _fresh(context: MetricContext, trial: int, **changes: Any) -> MetricContext:
-    """A copy of ``context`` for one sample and trial: no agent models, fresh shared
-    work, no judges' contexts; ``changes`` set further fields."""
-    fresh = copy.copy(context)  # shallow, as dataclasses.replace
-    fresh.trial = trial
-    fresh.models = {}
-    fresh.shared = {}
-    fresh.computed = {}
-    fresh.judges = {}
-    for name, value in changes.items():
-        setattr(fresh, name, value)
-    return fresh
-
-
-async def _end_shared_work(contexts: Sequence[MetricContext]) -> None:
-    """Cancel and await the work the metrics of one sample and trial shared
-    (:meth:`MetricContext.once`) that is still running once they ended — when the run
-    is interrupted — so none of it outlives the sample (and the store); the judges'
-    own contexts included."""
-    every = [*contexts, *(j for c in contexts for j in c.judges.values())]
-    left = {id(f): f for c in every for f in c.shared.values() if not f.done()}
-    for work in left.values():
-        work.cancel()
-    if left:
-        await asyncio.wait(left.values())
 
 
 def _keep_failure(task: asyncio.Future[None], failed: list[asyncio.Future[None]]) -> None:

@@ -265,6 +265,9 @@ async def _member_scores(
     """One judge's scores of an ensemble, in that judge's context; a metric that raises
     gives its error as each score's."""
     own = ctx.judges.get(cast(str, judge_of(member)), ctx)
+    if ctx.models and not own.models:  # the ensemble's agents serve each judge's run
+        own = copy.copy(own)
+        own.models = ctx.models
     try:
         return await member.score(sample, output, own)
     except Exception as exc:  # a metric bug or bad row becomes this judge's error
