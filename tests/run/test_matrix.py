@@ -113,6 +113,14 @@ def test_each_judges_calls_are_recorded_under_its_name(
             ).fetchall()
         )
     assert per_judge == {"a": 6, "b": 6}
+    with Store(result.store_path) as store:
+        usage = {row["purpose"]: row["calls"] for row in store.judge_usage(result.run_id)}
+    assert usage == {
+        "preflight@a": 1,
+        "preflight@b": 1,
+        "answer_accuracy@a": 6,
+        "answer_accuracy@b": 6,
+    }
     assert servers[0].stats.requests == servers[1].stats.requests == 6 + 1  # + pre-flight
 
 
@@ -295,3 +303,17 @@ def test_a_row_every_judge_skipped_is_skipped() -> None:
     skipped = {j: Score.not_applicable(f"m@{j}", "no reference") for j in ("a", "b")}
     combined = combine_verdicts("m", skipped, "mean")
     assert combined.skipped == "no reference" and combined.value is None
+
+
+def test_a_judge_object_beside_named_judges_is_refused(tmp_path: Path) -> None:
+    from ragjudge.models.scripted import ScriptedProvider
+
+    with pytest.raises(ConfigError, match="give a judge model object as 'judge' or name 'judges'"):
+        rj.evaluate(
+            ROWS,
+            metrics=[{"metric": "answer_accuracy", "contexts": "none"}],
+            judge=ScriptedProvider(ReplyScript(default="[RESULT] 3")),
+            judges={"a": "openai/judge-x"},
+            store=str(tmp_path / "runs.db"),
+            progress=False,
+        )

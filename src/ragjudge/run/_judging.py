@@ -143,10 +143,15 @@ async def preflight(models: Sequence[JudgeModel]) -> list[JudgeCallRecord]:
 
 
 async def record_calls(
-    store: Store, run_id: str, judge: JudgeConfig | None, records: Sequence[JudgeCallRecord]
+    store: Store,
+    run_id: str,
+    judge: JudgeConfig | None,
+    records: Sequence[JudgeCallRecord],
+    name: str | None = None,
 ) -> None:
-    """Store calls made before the run existed (the pre-flight questions), priced."""
-    recorder = store_recorder(store, run_id, prices_of(judge))
+    """Store calls made before the run existed (the pre-flight questions), priced;
+    ``name``: the named judge that made them."""
+    recorder = store_recorder(store, run_id, prices_of(judge), name)
     for record in records:
         await recorder(record)
 

@@ -46,6 +46,9 @@ class RunModels:
     """The reply cache of the run: the judge's, or one opened for the embedders alone."""
     asked: list[JudgeCallRecord] = field(default_factory=list)
     """The pre-flight calls, to be stored with the run."""
+    asked_by_judge: dict[str, list[JudgeCallRecord]] = field(default_factory=dict)
+    """The pre-flight calls of the named judges, each stored under its judge at its
+    prices."""
     _own_cache: ResponseCache | None = None
 
     @classmethod
@@ -96,8 +99,12 @@ class RunModels:
             primary = config.primary_judge
             recorder = store_recorder(store, run_id, prices_of(primary))
             models.embedders = build_embedders(primary, metrics, models.cache, limiters, recorder)
+            judges = list(models.named.values())
             if primary is None or primary.preflight:
-                models.asked = await preflight(models.all)
+                models.asked = await preflight([m for m in models.all if m not in judges])
+            for name, model in models.named.items():
+                if (config.judges or {})[name].preflight:
+                    models.asked_by_judge[name] = await preflight([model])
         except BaseException:
             await models.close()
             raise

@@ -243,6 +243,8 @@ async def _execute(
                 options.on_start(run_id)
             _tell(setup.notes, options.progress)
             await record_calls(store, run_id, config.primary_judge, models.asked)
+            for name, asked in models.asked_by_judge.items():
+                await record_calls(store, run_id, (config.judges or {})[name], asked, name)
             with spending_watched(store, run_id, config.max_cost) as reached:
                 try:
                     with outcome_recorded(store, run_id):
