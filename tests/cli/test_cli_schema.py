@@ -52,6 +52,36 @@ def test_shorthands_and_presets_fit_the_schema() -> None:
     assert _problems(config) == []
 
 
+def test_several_judges_and_a_metrics_choice_of_them_fit_the_schema() -> None:
+    config = {
+        "data": "set.jsonl",
+        "judges": {"mini": "openai/gpt-4o-mini", "big": {"model": "openai/gpt-4o", "rpm": 60}},
+        "metrics": [
+            "faithfulness",
+            {"metric": "answer_accuracy", "judges": ["big"]},
+            {"metric": "correctness", "ensemble": "majority"},
+        ],
+    }
+
+    assert _problems(config) == []
+
+
+JUDGES = {"mini": "openai/gpt-4o-mini", "big": "openai/gpt-4o"}
+
+
+@pytest.mark.parametrize(
+    ("config", "flagged"),
+    [
+        ({"metrics": ["faithfulness"], "judges": {"big one": "openai/gpt-4o"}}, "big one"),
+        ({"metrics": [{"metric": "correctness", "ensemble": "vote"}], "judges": JUDGES}, "vote"),
+    ],
+)
+def test_the_schema_flags_a_judge_name_or_ensemble_the_reader_refuses(
+    config: dict[str, Any], flagged: str
+) -> None:
+    assert any(flagged in p for p in _problems(config))
+
+
 @pytest.mark.parametrize(
     ("config", "flagged"),
     [

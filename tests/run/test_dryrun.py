@@ -239,3 +239,53 @@ def test_a_small_run_expects_its_judge_calls_and_a_large_one_does_not_plan(
     assert asyncio.run(expected()) == len(ROWS) * 3 * len(METRICS)
     monkeypatch.setattr(_estimates, "PLANNED_FOR_PROGRESS", len(ROWS) * 3 * len(METRICS) - 1)
     assert asyncio.run(expected()) is None
+
+
+# a judge matrix -----------------------------------------------------------------------
+
+ANSWERED = [{**row, "response": f"{row['expected_response']} Indeed."} for row in ROWS]
+
+
+def _matrix_plan(tmp_path: Path, metric: dict[str, Any], **extra: Any) -> DryRunPlan:
+    judges = {
+        "mini": {"model": "openai/small", "base_url": "http://127.0.0.1:9/v1",
+                 "prices": {"small": {"input": 1.0, "output": 1.0}}},
+        "big": {"model": "openai/large", "base_url": "http://127.0.0.1:9/v1",
+                "prices": {"large": {"input": 10.0, "output": 10.0}}},
+    }  # fmt: skip
+    config = EvalConfig.model_validate(
+        {"metrics": [metric, "exact_match"], "judges": judges, "base_dir": str(tmp_path), **extra}
+    )
+    return asyncio.run(dry_run(config, data=ANSWERED))
+
+
+@pytest.mark.parametrize("ensemble", [None, "mean"])
+def test_the_dry_run_prices_each_judge_of_a_matrix_and_their_total(
+    tmp_path: Path, ensemble: str | None
+) -> None:
+    metric = {"metric": "answer_accuracy", "contexts": "none"}
+    plan = _matrix_plan(tmp_path, metric if ensemble is None else {**metric, "ensemble": ensemble})
+    per_judge = plan.by_judge()
+    assert [(j, spent["calls"]) for j, spent in per_judge.items()] == [("mini", 8), ("big", 8)]
+    # the same prompts at ten times the price
+    assert per_judge["big"]["cost"] == pytest.approx(10 * per_judge["mini"]["cost"])
+    assert plan.total_calls == 16
+    assert plan.total_cost == pytest.approx(per_judge["mini"]["cost"] + per_judge["big"]["cost"])
+    assert plan.to_dict()["by_judge"] == per_judge
+    assert plan.price_source == "judge mini: the config; judge big: the config"
+
+
+def test_the_printed_plan_of_a_matrix_has_a_line_per_judge(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from ragjudge.terminal import print_plan
+
+    plan = _matrix_plan(tmp_path, {"metric": "answer_accuracy", "contexts": "none"}, max_cost=0.01)
+    out = io.StringIO()
+    print_plan(plan, Console(file=out, width=200))
+    lines = out.getvalue().splitlines()
+    assert any("answer_accuracy@mini" in line and " 8 " in line for line in lines)
+    assert any(line.split("│")[1].strip() == "judge big" for line in lines if "│" in line)
+    # the ceiling is held against every judge's calls
+    assert "max_cost $0.0100: the estimate is above it" in out.getvalue()
+    assert plan.total_cost is not None and plan.by_judge()["mini"]["cost"] < 0.01 < plan.total_cost

@@ -248,3 +248,32 @@ def test_the_progress_status_counts_judge_calls_done_and_in_flight() -> None:
     asyncio.run(two_calls())
     assert calls_status([judge, judge]) == "judge calls: 2 done, 0 in flight"
     assert calls_status([judge], counted_by_the_bar=True) == "0 judge calls in flight"
+
+
+def test_each_named_judge_has_its_own_context_and_shared_work(tmp_path: Path) -> None:
+    from ragjudge.run._preparation import build_metrics
+    from ragjudge.store._store import Store
+
+    metrics = build_metrics(["correctness", "groundedness", "exact_match"], judges=["a", "b"])
+    judge_a, judge_b = object(), object()
+    context = MetricContext(
+        judge=judge_a,  # type: ignore[arg-type]
+        judges={
+            "a": MetricContext(judge=judge_a),  # type: ignore[arg-type]
+            "b": MetricContext(judge=judge_b),  # type: ignore[arg-type]
+        },
+    )
+    with Store(tmp_path / "runs.db") as store:
+        execution = Execution(store, "run", metrics, 1, context, {})
+        contexts = execution._contexts(metrics, trial=0)
+    by_metric = {
+        (m.name, getattr(m, "judge_name", None)): c for m, c in zip(metrics, contexts, strict=True)
+    }
+    a1, a2 = by_metric["correctness", "a"], by_metric["groundedness", "a"]
+    b1, b2 = by_metric["correctness", "b"], by_metric["groundedness", "b"]
+    assert a1.judge is judge_a and b1.judge is judge_b
+    # one judge's metrics share their work on the sample; two judges never do
+    assert a1.shared is a2.shared and b1.shared is b2.shared
+    assert a1.shared is not b1.shared and a1.computed is not b1.computed
+    assert by_metric["exact_match", None].shared is not a1.shared
+    assert a1.shared is not context.judges["a"].shared  # fresh for each sample and trial

@@ -209,7 +209,7 @@ def _battle_settings(
 
     loaded = load_config(config) if config is not None else None
     dirs = [str(loaded.resolve(f)) for f in loaded.specs] if loaded else []
-    settings = loaded.judge if loaded else None
+    settings = loaded.primary_judge if loaded else None
     if judge is not None:
         settings = (settings or JudgeConfig(model=judge)).model_copy(update={"model": judge})
     return settings, dirs

@@ -40,6 +40,7 @@ _NOT_SETTINGS = ("base_dir",)
 def eval_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of an evaluation YAML file."""
     from ragjudge.config import EvalConfig
+    from ragjudge.config._eval import JUDGE_NAME
 
     schema = EvalConfig.model_json_schema()
     properties: dict[str, Any] = schema["properties"]
@@ -47,6 +48,11 @@ def eval_schema() -> dict[str, Any]:
         properties.pop(name, None)
     for name, forms in _SHORTHANDS.items():
         properties[name]["anyOf"] = [*properties[name]["anyOf"], *forms]
+    judges = properties["judges"]["anyOf"][0]
+    judges["additionalProperties"] = {
+        "anyOf": [judges["additionalProperties"], *_SHORTHANDS["judge"]]
+    }
+    judges["propertyNames"] = {"pattern": f"^{JUDGE_NAME.pattern}$"}
     properties["metrics"]["items"] = _metric_entry_schema()
     schema = {
         "$schema": SCHEMA_DIALECT,
@@ -92,6 +98,16 @@ def _metric_entry_schema() -> dict[str, Any]:
                 "properties": {
                     "metric": {"anyOf": [{"enum": names}, by_path]},
                     "name": {"type": "string", "description": "the name its scores go under"},
+                    "judges": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "minItems": 1,
+                        "description": "the config's judges this metric runs under",
+                    },
+                    "ensemble": {
+                        "enum": ["majority", "mean", "median"],
+                        "description": "how its judges' verdicts are combined",
+                    },
                 },
                 "additionalProperties": True,
                 "description": "a metric and its options",

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -36,6 +37,9 @@ MAX_CONCURRENCY = 1000
 """The most samples a run may have in flight at once."""
 MAX_PROCESSES = 1024
 """The most processes a run may score in."""
+
+JUDGE_NAME = re.compile(r"[A-Za-z0-9_-]+")
+"""What a judge of ``judges`` may be called: the end of its scores' names."""
 
 EnvReferences = dict[tuple[str | int, ...], tuple[str, str]]
 """Per place in a config mapping (its path of keys and list indexes), a string that
@@ -208,6 +212,13 @@ class EvalConfig(BaseModel):
     judge: JudgeConfig | None = None
     """The judge model: a spec such as ``openai/gpt-4o-mini`` or a mapping of its
     settings (model, base_url, rpm, tpm, prices …)."""
+    judges: dict[str, JudgeConfig] | None = None
+    """Several judge models, by name, instead of ``judge``: every judged metric runs
+    under each (scores ``NAME@JUDGE``), or under those its ``judges`` option names.
+
+    ``{mini: openai/gpt-4o-mini, big: {model: openai/gpt-4o, base_url: ...}}``; each
+    judge has its own endpoint, limits and prices. The first judge listed is the run's
+    primary judge (agents' models and embeddings use its settings)."""
     cache: bool | str = True
     """The judge reply cache: true (``cache.db`` beside the store), false, or a file."""
     trials: int = Field(default=1, ge=1, le=MAX_TRIALS)
@@ -365,6 +376,54 @@ class EvalConfig(BaseModel):
     def _judge_from_string(cls, value: Any) -> Any:
         return {"model": value} if isinstance(value, str) else value
 
+    @field_validator("judges", mode="before")
+    @classmethod
+    def _judges_from_strings(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        return {k: {"model": v} if isinstance(v, str) else v for k, v in value.items()}
+
+    @field_validator("judges")
+    @classmethod
+    def _judge_names(cls, value: dict[str, JudgeConfig] | None) -> dict[str, JudgeConfig] | None:
+        if value is None:
+            return None
+        if not value:
+            raise ValueError("name at least one judge (or give 'judge' for one)")
+        bad = [name for name in value if not JUDGE_NAME.fullmatch(name)]
+        if bad:
+            raise ValueError(
+                f"judge name(s) {', '.join(repr(b) for b in bad)}: a judge's name has "
+                "letters, digits, '-' and '_' only (it ends its scores' names: NAME@JUDGE)"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _judge_or_judges(self) -> EvalConfig:
+        if self.judge is not None and self.judges is not None:
+            raise ValueError(
+                "give 'judge' (one judge model) or 'judges' (several, by name), not both"
+            )
+        if self.judges is not None and self.executor == "ray":
+            raise ValueError(
+                "judges: several judges run with 'executor: local'; Ray workers take one judge"
+            )
+        return self
+
+    @property
+    def primary_judge(self) -> JudgeConfig | None:
+        """The run's one judge, or the first of its ``judges``: the judge of the agents'
+        models, the embeddings and what a run without a named judge uses."""
+        if self.judges:
+            return next(iter(self.judges.values()))
+        return self.judge
+
+    @property
+    def judge_names(self) -> list[str]:
+        """The names of the run's ``judges``, in the config's order (empty for a run
+        with one judge)."""
+        return list(self.judges or {})
+
     @field_validator("report", mode="before")
     @classmethod
     def _report_from_flag(cls, value: Any) -> Any:
@@ -436,6 +495,8 @@ class EvalConfig(BaseModel):
                 _restore_reference(record, path, written, expanded)
         if self.judge is not None:
             record["judge"]["base_url"] = _judge_endpoint(self.judge)
+        for name, judge in (self.judges or {}).items():
+            record["judges"][name]["base_url"] = _judge_endpoint(judge)
         masked: dict[str, Any] = mask_record(record)
         return masked
 

@@ -30,7 +30,8 @@ def config_secrets(config: EvalConfig) -> list[str]:
     record = config.model_dump(mode="json")
     written = [text for text, _ in config._env_references.values()]
     found = [v for text in [*written, *_strings(record)] for v in environment_values(text)]
-    return found + _record_secrets(record) + _judge_secrets(config.judge)
+    judges = [config.judge, *(config.judges or {}).values()]
+    return found + _record_secrets(record) + [s for j in judges for s in _judge_secrets(j)]
 
 
 def _strings(value: Any) -> list[str]:

@@ -121,6 +121,9 @@ class MetricContext:
     computed: dict[Hashable, Any] = field(default_factory=dict)
     """What :meth:`once_now` computed for the metrics of one sample and trial; fresh
     for each, as ``shared``."""
+    judges: dict[str, MetricContext] = field(default_factory=dict)
+    """With several named judges (a judge matrix): each judge's own context (its judge
+    model, sampling settings and shared work) by name; the runner sets it."""
 
     def model_for(self, role: str) -> Judge:
         """The model that plays ``role`` (e.g. ``composer``), defaulting to the judge;

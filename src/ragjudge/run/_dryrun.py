@@ -39,6 +39,7 @@ from ragjudge.models import (
 from ragjudge.models._embeddings import normalize_rows
 from ragjudge.models.scripted import hash_embedding
 from ragjudge.run._judging import generate_config, prices_of
+from ragjudge.run._matrix import judge_of
 from ragjudge.schema import Output, Sample, Usage
 from ragjudge.targets._targets import Target, output_of_row
 
@@ -146,6 +147,8 @@ class PurposeEstimate:
     output_tokens: int = 0
     cost: float | None = None
     example_prompt: list[dict[str, Any]] = field(default_factory=list)
+    judge: str | None = None
+    """The named judge that would make these calls (a judge matrix), else None."""
 
 
 @dataclass
@@ -169,6 +172,8 @@ class DryRunPlan:
     """Why the estimate may fall short of the run (``None``: it does not)."""
     max_cost: float | None = None
     """The run's cost ceiling, if it has one."""
+    judge_models: dict[str, str] = field(default_factory=dict)
+    """The model of each named judge of a judge matrix."""
 
     @property
     def total_calls(self) -> int:
@@ -180,6 +185,19 @@ class DryRunPlan:
         """Dollars over the priced purposes; ``None`` when none has a price."""
         costs = [p.cost for p in self.purposes if p.cost is not None]
         return sum(costs) if costs else None
+
+    def by_judge(self) -> dict[str, dict[str, Any]]:
+        """Per named judge of a judge matrix, its calls and dollars (None: unpriced);
+        empty for a run with one judge."""
+        found: dict[str, dict[str, Any]] = {}
+        for p in self.purposes:
+            if p.judge is None:
+                continue
+            entry = found.setdefault(p.judge, {"calls": 0, "cost": None})
+            entry["calls"] += p.calls
+            if p.cost is not None:
+                entry["cost"] = (entry["cost"] or 0.0) + p.cost
+        return found
 
     def to_dict(self) -> dict[str, Any]:
         """The plan as JSON-able data (``ragjudge run --dry-run --json``)."""
@@ -200,6 +218,7 @@ class DryRunPlan:
             "lower_bound": self.lower_bound,
             "max_cost": self.max_cost,
             "by_metric": [vars(p) for p in self.purposes],
+            "by_judge": self.by_judge(),
             "errors": self.errors,
         }
 
@@ -297,15 +316,25 @@ async def plan_evaluation(
     answers = answers or TargetAnswers()
     records: list[JudgeCallRecord] = []
     judge = StandInJudge(records)
-    shared: dict[tuple[str, int], dict[Any, Any]] = {}  # per sample and trial, as in a run
-    sampling = generate_config(config.judge)
+    named = config.judges or {}
+    per_judge = {name: StandInJudge([]) for name in named}
+    shared: dict[tuple[str, int, str | None], dict[Any, Any]] = {}  # as in a run
+    sampling = generate_config(config.primary_judge)
     errors: list[str] = []
     semaphore = asyncio.Semaphore(config.concurrency)  # the retriever may be a live service
     target = _StandInTarget(supplies_response, answers)
 
+    def judged_context(name: str, sample: Sample, trial: int) -> MetricContext:
+        own = MetricContext(judge=per_judge[name], generate_config=generate_config(named[name]))
+        own.shared = shared.setdefault((sample.request_id, trial, name), {})
+        return own
+
     async def walk(sample: Sample, index: int, trial: int, metric: Metric) -> None:
-        ctx = _stand_in_context(metric, judge, target, retriever, sampling, trial)
-        ctx.shared = shared.setdefault((sample.request_id, trial), {})
+        bound = judge_of(metric)
+        own = judge if bound is None else per_judge[bound]
+        ctx = _stand_in_context(metric, own, target, retriever, sampling, trial)
+        ctx.shared = shared.setdefault((sample.request_id, trial, bound), {})
+        ctx.judges = {name: judged_context(name, sample, trial) for name in named}
         if metric.rows_not_applicable.get(sample.request_id) is not None:
             return  # no call: the row lacks the metric's inputs
         async with semaphore:
@@ -324,19 +353,26 @@ async def plan_evaluation(
             if metric.needs_judge
         )
     )
+    primary = config.primary_judge
+    purposes = _estimates(primary, records)
+    for name, stand_in in per_judge.items():
+        purposes += _estimates(named[name], stand_in.records, name)
     plan = DryRunPlan(
         samples=len(samples),
         trials=config.trials,
         target_calls=target.calls + (len(samples) if supplies_response else 0),
-        judge_model=config.judge.model if config.judge else None,
-        purposes=_estimates(config.judge, records),
-        output_tokens_per_call=_output_tokens_per_call(config.judge),
+        judge_model=primary.model if primary else None,
+        purposes=purposes,
+        output_tokens_per_call=_output_tokens_per_call(primary),
         errors=errors,
         target_rows=len(answers.by_row),
-        lower_bound=_lower_bound(supplies_response, answers, bool(records)),
+        lower_bound=_lower_bound(
+            supplies_response, answers, bool(records) or any(j.records for j in per_judge.values())
+        ),
         max_cost=config.max_cost,
+        judge_models={name: judge.model for name, judge in named.items()},
     )
-    _tell_prices(plan, config.judge)
+    _tell_prices(plan, named or ({"": primary} if primary is not None else {}))
     return plan
 
 
@@ -351,15 +387,26 @@ def _lower_bound(supplies_response: bool, answers: TargetAnswers, judged: bool) 
     )
 
 
-def _tell_prices(plan: DryRunPlan, judge: JudgeConfig | None) -> None:
-    """Say where the plan's prices come from, or why it has none."""
-    if judge is None:
+def _tell_prices(plan: DryRunPlan, judges: dict[str, JudgeConfig]) -> None:
+    """Say where the plan's prices come from (by judge, for several), or why a judge
+    has none."""
+    if not judges:
         plan.price_note = "no judge model: no judge calls are paid for"
         return
-    prices = prices_of(judge)
-    plan.price_source = prices.source(judge.model)
-    if plan.price_source is None:
-        plan.price_note = prices.missing_reason(judge.model)
+    sources, missing = [], []
+    for name, judge in judges.items():
+        prices = prices_of(judge)
+        source = prices.source(judge.model)
+        if source is None:
+            missing.append(_named(name, prices.missing_reason(judge.model)))
+        else:
+            sources.append(_named(name, source))
+    plan.price_source = "; ".join(dict.fromkeys(sources)) or None
+    plan.price_note = "; ".join(missing) or None
+
+
+def _named(judge: str, text: str) -> str:
+    return f"judge {judge}: {text}" if judge else text
 
 
 def _stand_in_context(
@@ -397,7 +444,8 @@ async def sample_prompts(
     records: list[JudgeCallRecord] = []
     judge = StandInJudge(records)
     target = _StandInTarget(supplies_response, TargetAnswers())
-    ctx = _stand_in_context(metric, judge, target, retriever, generate_config(config.judge), 0)
+    sampling = generate_config(config.primary_judge)
+    ctx = _stand_in_context(metric, judge, target, retriever, sampling, 0)
     await metric.score(sample, _stand_in_output(sample, supplies_response), ctx)
     return records
 
@@ -409,8 +457,11 @@ def _output_tokens_per_call(judge: JudgeConfig | None) -> int:
     return judge.max_tokens or judge.expected_output_tokens
 
 
-def _estimates(judge: JudgeConfig | None, records: list[JudgeCallRecord]) -> list[PurposeEstimate]:
-    """Calls, tokens and cost per purpose of the recorded stand-in calls."""
+def _estimates(
+    judge: JudgeConfig | None, records: list[JudgeCallRecord], name: str | None = None
+) -> list[PurposeEstimate]:
+    """Calls, tokens and cost per purpose of the recorded stand-in calls (of the named
+    judge ``name`` of a judge matrix)."""
     per_call = _output_tokens_per_call(judge)
     prices = prices_of(judge)
     by_purpose: dict[str, list[JudgeCallRecord]] = {}
@@ -430,6 +481,7 @@ def _estimates(judge: JudgeConfig | None, records: list[JudgeCallRecord]) -> lis
                 output_tokens=usage.output_tokens,
                 cost=prices.cost(judge.model, usage) if judge is not None else None,
                 example_prompt=calls[0].messages,
+                judge=name,
             )
         )
     return estimates

@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING, Any, cast
 from ragjudge.analysis._rate_limits import calls_done, calls_status, live_status
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeModel
+from ragjudge.run._matrix import judge_of
 from ragjudge.run._processes import blocks_of, scoring_pool, worker_count
 from ragjudge.run._progress import Tracker, progress_display, report_calls
-from ragjudge.run._scoring import by_trial, score_now, score_one
+from ragjudge.run._scoring import by_trial, end_shared_work, fresh_context, score_now, score_one
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store._batch import ResultWriter
 from ragjudge.store._store import OutputRow, ScoreRow, Store, output_row, score_name_of, score_rows
@@ -337,7 +338,11 @@ class Execution:
     def models(self) -> list[JudgeModel]:
         """The judge and the agents' models of the run."""
         agents = [m for roles in self.agent_models.values() for m in roles.values()]
-        return [m for m in (self.context.judge, *agents) if isinstance(m, JudgeModel)]
+        judges = [
+            c.judge for c in self.context.judges.values() if c.judge is not self.context.judge
+        ]
+        found = (self.context.judge, *judges, *agents)
+        return [m for m in found if isinstance(m, JudgeModel)]
 
     def rate_status(self) -> str:
         """The judge calls finished and under way, and the judge layer's rate-limit
@@ -364,7 +369,7 @@ class Execution:
                     )
                 )
             finally:
-                await _end_shared_work(contexts)
+                await end_shared_work(contexts)
             later = iter(waited)
             results = [
                 score_now(m, sample, output, c) if id(m) in inline else next(later)
@@ -403,33 +408,25 @@ class Execution:
     def _contexts(self, metrics: Sequence[Metric], trial: int) -> list[MetricContext]:
         """What each metric of one sample and trial receives: a fresh ``shared`` and
         ``computed`` for the sample and trial; metrics with the same agent models get
-        the same context."""
-        base = copy.copy(self.context)  # shallow, as dataclasses.replace
-        base.trial = trial
-        base.models = {}
-        base.shared = {}
-        base.computed = {}
+        the same context. With named judges each judge has its own context (its judge
+        and its own shared work, never reused across judges), which a metric bound to
+        that judge receives."""
+        base = fresh_context(self.context, trial)
+        base.judges = {
+            name: fresh_context(base, trial, judge=own.judge, generate_config=own.generate_config)
+            for name, own in self.context.judges.items()
+        }
         contexts = []
         for metric in metrics:
+            judged = base.judges.get(judge_of(metric) or "", base)
             models = self.agent_models.get(metric.name)
             if models:
-                own = copy.copy(base)
+                own = copy.copy(judged)
                 own.models = models
                 contexts.append(own)
             else:
-                contexts.append(base)
+                contexts.append(judged)
         return contexts
-
-
-async def _end_shared_work(contexts: Sequence[MetricContext]) -> None:
-    """Cancel and await the work the metrics of one sample and trial shared
-    (:meth:`MetricContext.once`) that is still running once they ended — when the run
-    is interrupted — so none of it outlives the sample (and the store)."""
-    left = {id(f): f for c in contexts for f in c.shared.values() if not f.done()}
-    for work in left.values():
-        work.cancel()
-    if left:
-        await asyncio.wait(left.values())
 
 
 def _keep_failure(task: asyncio.Future[None], failed: list[asyncio.Future[None]]) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ragjudge.config import ConfigError, JudgeConfig
+from ragjudge.config import ConfigError, EvalConfig, JudgeConfig
 from ragjudge.metrics import Metric
 from ragjudge.models import (
     CacheError,
@@ -41,7 +41,7 @@ def check_judge(
 ) -> None:
     """Before any work: a judge metric without a usable judge, an unknown model spec
     (judge or agent) or an OpenAI model without a key is a clear error."""
-    needing = [m.name for m in metrics if m.needs_judge]
+    needing = list(dict.fromkeys(m.name for m in metrics if m.needs_judge))
     names = ", ".join(repr(n) for n in needing)
     if needing and provider is None:
         if judge is None:
@@ -55,6 +55,17 @@ def check_judge(
         for role, spec in metric.model_roles().items():
             who = f"metric {metric.name!r} needs the {role} model"
             _check_usable(agent_config(judge, spec), who)
+
+
+def check_judges(
+    config: EvalConfig, metrics: Sequence[Metric], *, provider: Provider | None = None
+) -> None:
+    """:func:`check_judge` for the run's judge, or for each of its named ``judges``."""
+    check_judge(config.primary_judge, metrics, provider=provider)
+    if not any(m.needs_judge for m in metrics):
+        return
+    for name, judge in list((config.judges or {}).items())[1:]:
+        _check_usable(judge, f"the judge {name!r}")
 
 
 def _check_usable(judge: JudgeConfig, who: str) -> None:
@@ -132,10 +143,15 @@ async def preflight(models: Sequence[JudgeModel]) -> list[JudgeCallRecord]:
 
 
 async def record_calls(
-    store: Store, run_id: str, judge: JudgeConfig | None, records: Sequence[JudgeCallRecord]
+    store: Store,
+    run_id: str,
+    judge: JudgeConfig | None,
+    records: Sequence[JudgeCallRecord],
+    name: str | None = None,
 ) -> None:
-    """Store calls made before the run existed (the pre-flight questions), priced."""
-    recorder = store_recorder(store, run_id, prices_of(judge))
+    """Store calls made before the run existed (the pre-flight questions), priced;
+    ``name``: the named judge that made them."""
+    recorder = store_recorder(store, run_id, prices_of(judge), name)
     for record in records:
         await recorder(record)
 
@@ -182,10 +198,18 @@ class StoreRecorder:
     cost nothing; no table, no cost). A call is stored before its request goes out and
     completed when it ends, so one in flight when the process ends stays on record."""
 
-    def __init__(self, store: Store, run_id: str, prices: PriceTable | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        run_id: str,
+        prices: PriceTable | None = None,
+        judge: str | None = None,
+    ) -> None:
         self.store = store
         self.run_id = run_id
         self.prices = prices
+        self.judge = judge
+        """The named judge of a judge matrix whose calls these are, stored with each."""
 
     def _cost(self, call: JudgeCallRecord) -> float | None:
         if self.prices is None:
@@ -194,13 +218,15 @@ class StoreRecorder:
 
     async def __call__(self, call: JudgeCallRecord) -> int:
         """Store a finished call."""
-        call_id = self.store.save_judge_call(self.run_id, call, cost=self._cost(call))
+        call_id = self.store.save_judge_call(
+            self.run_id, call, cost=self._cost(call), judge=self.judge
+        )
         call_recorded(self.run_id)
         return call_id
 
     async def begin(self, call: JudgeCallRecord) -> int:
         """Store a call whose request is about to go out."""
-        return self.store.begin_judge_call(self.run_id, call)
+        return self.store.begin_judge_call(self.run_id, call, judge=self.judge)
 
     async def end(self, call_id: int, call: JudgeCallRecord) -> None:
         """Complete a call stored by :meth:`begin`."""
@@ -208,9 +234,11 @@ class StoreRecorder:
         call_recorded(self.run_id)
 
 
-def store_recorder(store: Store, run_id: str, prices: PriceTable | None = None) -> StoreRecorder:
-    """A :class:`StoreRecorder` for run ``run_id``."""
-    return StoreRecorder(store, run_id, prices)
+def store_recorder(
+    store: Store, run_id: str, prices: PriceTable | None = None, judge: str | None = None
+) -> StoreRecorder:
+    """A :class:`StoreRecorder` for run ``run_id`` (the calls of the named ``judge``)."""
+    return StoreRecorder(store, run_id, prices, judge)
 
 
 def open_cache(path: Path | None) -> ResponseCache | None:
@@ -236,18 +264,42 @@ def build_judge(
     cache_path: Path | None = None,
     provider: Provider | None = None,
     limiters: dict[str, PermitSource] | None = None,
+    name: str | None = None,
 ) -> JudgeModel | None:
     """The run's judge: calls are cached (unless disabled), limited, retried, and every
     call is stored with the run, its cost priced from the config. ``provider`` replaces
     the one the config's model spec names (a scripted model in tests). Models of one
     run on one endpoint share a limiter through ``limiters``. Replies are cached in the
-    file at ``cache_path`` (None: not cached)."""
+    file at ``cache_path`` (None: not cached). ``name``: the judge's name in a judge
+    matrix, stored with each of its calls."""
     if judge is None:
         if provider is None:
             return None
         judge = JudgeConfig(model=f"scripted/{provider.model}")
-    model = _judge_model(judge, store, run_id, open_cache(cache_path), provider)
+    model = _judge_model(judge, store, run_id, open_cache(cache_path), provider, name)
     return share_limiter(model, limiters)
+
+
+def build_named_judges(
+    judges: dict[str, JudgeConfig],
+    first: JudgeModel | None,
+    store: Store,
+    run_id: str,
+    *,
+    limiters: dict[str, PermitSource] | None = None,
+) -> dict[str, JudgeModel]:
+    """The models of a judge matrix by name: ``first`` (built by :func:`build_judge`)
+    for the first judge, the others built alike, sharing its reply cache (keyed by
+    endpoint and model) and, per endpoint, the limiter. Each records its calls under
+    its name."""
+    if not judges or first is None:
+        return {}
+    names = list(judges)
+    built = {names[0]: first}
+    for name in names[1:]:
+        model = _judge_model(judges[name], store, run_id, first.cache, None, name)
+        built[name] = share_limiter(model, limiters)
+    return built
 
 
 def build_agent_models(
@@ -361,8 +413,10 @@ def _judge_model(
     run_id: str,
     cache: ResponseCache | None,
     provider: Provider | None = None,
+    name: str | None = None,
 ) -> JudgeModel:
-    return judge_model(judge, store_recorder(store, run_id, prices_of(judge)), cache, provider)
+    recorder = store_recorder(store, run_id, prices_of(judge), name)
+    return judge_model(judge, recorder, cache, provider)
 
 
 def judge_model(

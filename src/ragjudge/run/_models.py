@@ -18,6 +18,7 @@ from ragjudge.run._judging import (
     build_agent_models,
     build_embedders,
     build_judge,
+    build_named_judges,
     generate_config,
     open_cache,
     preflight,
@@ -38,11 +39,16 @@ class RunModels:
     judge: JudgeModel | None
     agents: dict[str, dict[str, JudgeModel]]
     """Per metric name, its models by role."""
+    named: dict[str, JudgeModel] = field(default_factory=dict)
+    """The named judges of a judge matrix (``judges``), the first being :attr:`judge`."""
     embedders: dict[str, Any] = field(default_factory=dict)
     cache: ResponseCache | None = None
     """The reply cache of the run: the judge's, or one opened for the embedders alone."""
     asked: list[JudgeCallRecord] = field(default_factory=list)
     """The pre-flight calls, to be stored with the run."""
+    asked_by_judge: dict[str, list[JudgeCallRecord]] = field(default_factory=dict)
+    """The pre-flight calls of the named judges, each stored under its judge at its
+    prices."""
     _own_cache: ResponseCache | None = None
 
     @classmethod
@@ -60,17 +66,22 @@ class RunModels:
         be built or does not answer is a :class:`ConfigError` and nothing stays open."""
         limiters: dict[str, PermitSource] = {}  # one per endpoint
         cache_path = config.cache_path if use_cache else None
+        if config.judges and provider is not None:
+            raise ConfigError("give a judge model object as 'judge' or name 'judges', not both")
+        names = config.judge_names
         try:
             judge = build_judge(
-                config.judge,
+                config.primary_judge,
                 store,
                 run_id,
                 cache_path=cache_path,
                 provider=provider,
                 limiters=limiters,
+                name=names[0] if names else None,
             )
+            named = build_named_judges(config.judges or {}, judge, store, run_id, limiters=limiters)
             agents = build_agent_models(
-                config.judge,
+                config.primary_judge,
                 metrics,
                 store,
                 run_id,
@@ -80,17 +91,20 @@ class RunModels:
             )
         except ValueError as exc:
             raise ConfigError(str(exc)) from exc
-        models = cls(judge, agents, cache=judge.cache if judge is not None else None)
+        models = cls(judge, agents, named, cache=judge.cache if judge is not None else None)
         share_reply_schemas(models.all)
         try:
             if models.cache is None and any(m.embedding_specs() for m in metrics):
                 models.cache = models._own_cache = open_cache(cache_path)
-            recorder = store_recorder(store, run_id, prices_of(config.judge))
-            models.embedders = build_embedders(
-                config.judge, metrics, models.cache, limiters, recorder
-            )
-            if config.judge is None or config.judge.preflight:
-                models.asked = await preflight(models.all)
+            primary = config.primary_judge
+            recorder = store_recorder(store, run_id, prices_of(primary))
+            models.embedders = build_embedders(primary, metrics, models.cache, limiters, recorder)
+            judges = list(models.named.values())
+            if primary is None or primary.preflight:
+                models.asked = await preflight([m for m in models.all if m not in judges])
+            for name, model in models.named.items():
+                if (config.judges or {})[name].preflight:
+                    models.asked_by_judge[name] = await preflight([model])
         except BaseException:
             await models.close()
             raise
@@ -100,7 +114,8 @@ class RunModels:
     def all(self) -> list[JudgeModel]:
         """The judge and every agent's model."""
         agents = [m for roles in self.agents.values() for m in roles.values()]
-        return [m for m in (self.judge, *agents) if m is not None]
+        named = [m for m in self.named.values() if m is not self.judge]
+        return [m for m in (self.judge, *named, *agents) if m is not None]
 
     def notes(self) -> list[str]:
         """What the run's notes should say about its models (an endpoint that refused
@@ -109,12 +124,17 @@ class RunModels:
 
     def context(self, config: EvalConfig, retriever: Any, target: Any) -> MetricContext:
         """What every metric of the run receives (trial and roles are set per call)."""
+        judges = config.judges or {}
         return MetricContext(
             retriever=retriever,
             judge=self.judge,
-            generate_config=generate_config(config.judge),
+            generate_config=generate_config(config.primary_judge),
             target=target,
             embedders=self.embedders,
+            judges={
+                name: MetricContext(judge=model, generate_config=generate_config(judges[name]))
+                for name, model in self.named.items()
+            },
         )
 
     @property

@@ -14,6 +14,7 @@ from ragjudge.config import ConfigError, EvalConfig, expand_environment
 from ragjudge.errors import DataError, MissingExtra
 from ragjudge.loading import read_evaluation_set
 from ragjudge.metrics import ConfigSettings, Metric, create_metric
+from ragjudge.run._matrix import judge_choice, judged_metrics
 from ragjudge.run._row_skipping import (
     check_filled,
     filled_fields,
@@ -134,6 +135,7 @@ def configured_metrics(
         base_dir=config.base_dir,
         settings=_config_settings(config),
         where=config.where("metrics"),
+        judges=config.judge_names,
     )
 
 
@@ -179,13 +181,15 @@ def _skip_unscorable_rows(
                 (i + 1, s.request_id) for i, s in enumerate(rows) if s.request_id in lacking
             ]
             reasons = sorted(set(lacking.values()))
-            notes.append(
+            note = (
                 f"metric {metric.name!r} is not applicable to {len(lacking)} of {len(rows)} "
                 f"rows ({'; '.join(reasons)}): {_rows(positions)}"
             )
+            if note not in notes:  # said once for a metric under several judges
+                notes.append(note)
             skip_rows_lacking_inputs(metric, lacking)
     if problems:
-        raise RequirementError(problems, hint=False)
+        raise RequirementError(list(dict.fromkeys(problems)), hint=False)
     return rows
 
 
@@ -241,8 +245,11 @@ def build_metrics(
     base_dir: Path | None = None,
     settings: ConfigSettings | None = None,
     where: str = "metrics",
+    judges: Sequence[str] = (),
 ) -> list[Metric]:
-    """The run's metrics from names, option dicts or instances; an unknown metric, a
+    """The run's metrics from names, option dicts or instances, each judged metric once
+    per named judge it uses when the run has several (``judges``, see
+    :mod:`ragjudge.run._matrix`); an unknown metric, a
     bad option, a repeated score name or one reserved for the export's other columns
     (:func:`ragjudge.store._frames.reserved_name_problem`) is a :class:`ConfigError`. ``module:Class``
     metrics are looked up beside the config (``base_dir``) first; ``settings`` fill the
@@ -252,7 +259,9 @@ def build_metrics(
     problems: list[str] = []
     for spec in specs:
         try:
-            metrics.append(create_metric(spec, search_dir=base_dir, settings=settings))
+            plain, choice = judge_choice(spec, f"metric {_spec_name(spec)!r}")
+            metric = create_metric(plain, search_dir=base_dir, settings=settings)
+            metrics.extend(judged_metrics(metric, choice, judges, f"metric {metric.name!r}"))
         except (ValueError, TypeError) as exc:
             problems.append(str(exc))
     if problems:
@@ -276,6 +285,13 @@ def build_metrics(
             " (give each instance its own 'name')"
         )
     return metrics
+
+
+def _spec_name(spec: MetricSpec) -> str:
+    """What a metric spec is called before it is built, for a message."""
+    if isinstance(spec, dict):
+        return str(spec.get("name") or spec.get("metric"))
+    return spec if isinstance(spec, str) else spec.name
 
 
 def check_metric_extras(metrics: Sequence[Metric]) -> None:
@@ -371,13 +387,14 @@ def check_requirements(
                     f"{len(samples)} rows: {shown}{more}"
                 )
     if problems:
-        raise RequirementError(problems)
+        # a metric under several judges (a judge matrix) lacks the same rows under each
+        raise RequirementError(list(dict.fromkeys(problems)))
 
 
 def check_retriever(config: EvalConfig, metrics: Sequence[Metric]) -> None:
     """Metrics that search for evaluation contexts need a knowledge base or a
     retriever endpoint."""
-    needing = [m.name for m in metrics if m.needs_retriever]
+    needing = list(dict.fromkeys(m.name for m in metrics if m.needs_retriever))
     if needing and config.knowledge_base is None and config.retriever is None:
         names = ", ".join(repr(n) for n in needing)
         raise ConfigError(

@@ -36,7 +36,7 @@ from ragjudge.run._dryrun import DryRunPlan, TargetAnswers, ask_target, plan_eva
 from ragjudge.run._estimates import check_estimate, expected_calls
 from ragjudge.run._execution import outcome_recorded
 from ragjudge.run._executors import ExecutionParts, ExecutorKind, executor_kind
-from ragjudge.run._judging import check_judge, prices_of, record_calls
+from ragjudge.run._judging import check_judges, prices_of, record_calls
 from ragjudge.run._models import RunModels, close_all
 from ragjudge.run._preparation import MetricSpec, Prepared, RequirementError, prepare
 from ragjudge.run._resuming import resumed_config, stored_run
@@ -165,7 +165,7 @@ async def _run_prepared(
     options: _Options,
 ) -> EvaluationResult:
     """Execute the prepared run with the store open and the run locked."""
-    check_judge(config.judge, setup.metrics, provider=options.provider)
+    check_judges(config, setup.metrics, provider=options.provider)
     estimate: DryRunPlan | None = None
     if resumed is None and options.provider is None:
         setup.notes.extend(_prices_note(config, setup.metrics))
@@ -242,7 +242,9 @@ async def _execute(
             if options.on_start is not None:
                 options.on_start(run_id)
             _tell(setup.notes, options.progress)
-            await record_calls(store, run_id, config.judge, models.asked)
+            await record_calls(store, run_id, config.primary_judge, models.asked)
+            for name, asked in models.asked_by_judge.items():
+                await record_calls(store, run_id, (config.judges or {})[name], asked, name)
             with spending_watched(store, run_id, config.max_cost) as reached:
                 try:
                     with outcome_recorded(store, run_id):
@@ -273,13 +275,19 @@ def _stopped_at_ceiling(store: Store, run_id: str, config: EvalConfig) -> None:
 
 
 def _prices_note(config: EvalConfig, metrics: Sequence[Metric]) -> list[str]:
-    """Where the judge's prices come from (or why it has none), for the run's notes."""
-    judge = config.judge
-    if judge is None or judge.model == "scripted" or not any(m.needs_judge for m in metrics):
+    """Where each judge's prices come from (or why it has none), for the run's notes."""
+    if not any(m.needs_judge for m in metrics):
         return []
-    prices = prices_of(judge)
-    source = prices.source(judge.model)
-    return [f"judge prices: {source}" if source is not None else prices.missing_reason(judge.model)]
+    judges = config.judges or ({"": config.judge} if config.judge is not None else {})
+    notes = []
+    for name, judge in judges.items():
+        if judge.model == "scripted":
+            continue
+        prices = prices_of(judge)
+        source = prices.source(judge.model)
+        found = f"prices: {source}" if source is not None else prices.missing_reason(judge.model)
+        notes.append(f"judge {name}: {found}" if name else f"judge {found}")
+    return notes
 
 
 def _parts(

@@ -6,12 +6,22 @@ for each of its scores."""
 
 from __future__ import annotations
 
+import asyncio
+import copy
 from collections.abc import Sequence
+from typing import Any
 
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.schema import Output, Sample, Score
 
-__all__ = ["by_trial", "not_applicable", "score_now", "score_one"]
+__all__ = [
+    "by_trial",
+    "end_shared_work",
+    "fresh_context",
+    "not_applicable",
+    "score_now",
+    "score_one",
+]
 
 
 async def score_one(
@@ -65,3 +75,30 @@ def by_trial(pending: Sequence[tuple[int, Metric]]) -> list[tuple[int, list[Metr
     return [
         (trial, [m for t, m in pending if t == trial]) for trial in sorted({t for t, _ in pending})
     ]
+
+
+def fresh_context(context: MetricContext, trial: int, **changes: Any) -> MetricContext:
+    """A copy of ``context`` for one sample and trial: no agent models, fresh shared
+    work, no judges' contexts; ``changes`` set further fields."""
+    fresh = copy.copy(context)  # shallow, as dataclasses.replace
+    fresh.trial = trial
+    fresh.models = {}
+    fresh.shared = {}
+    fresh.computed = {}
+    fresh.judges = {}
+    for name, value in changes.items():
+        setattr(fresh, name, value)
+    return fresh
+
+
+async def end_shared_work(contexts: Sequence[MetricContext]) -> None:
+    """Cancel and await the work the metrics of one sample and trial shared
+    (:meth:`MetricContext.once`) that is still running once they ended — when the run
+    is interrupted — so none of it outlives the sample (and the store); the judges'
+    own contexts included."""
+    every = [*contexts, *(j for c in contexts for j in c.judges.values())]
+    left = {id(f): f for c in every for f in c.shared.values() if not f.done()}
+    for work in left.values():
+        work.cancel()
+    if left:
+        await asyncio.wait(left.values())

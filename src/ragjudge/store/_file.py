@@ -58,6 +58,7 @@ CREATE TABLE IF NOT EXISTS scores (
     judge_call_ids_json TEXT NOT NULL,
     created_at TEXT NOT NULL,
     skipped TEXT,
+    judge TEXT,
     PRIMARY KEY (run_id, request_id, trial, metric)
 );
 CREATE TABLE IF NOT EXISTS judge_calls (
@@ -78,7 +79,8 @@ CREATE TABLE IF NOT EXISTS judge_calls (
     cached INTEGER NOT NULL,
     error TEXT,
     cost REAL,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    judge TEXT
 );
 CREATE INDEX IF NOT EXISTS judge_calls_run ON judge_calls(run_id);
 CREATE INDEX IF NOT EXISTS samples_position ON samples(run_id, position);
@@ -214,7 +216,12 @@ def _masked_value(value: Any) -> Any:
 
 def _add_missing_columns(conn: sqlite3.Connection) -> None:
     """Bring a store written by an older version up to the current schema."""
-    for table, column in (("runs", "meanings_json"), ("scores", "skipped")):
+    for table, column in (
+        ("runs", "meanings_json"),
+        ("scores", "skipped"),
+        ("scores", "judge"),
+        ("judge_calls", "judge"),
+    ):
         columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
         if column not in columns:
             with conn:

@@ -15,6 +15,7 @@ __all__ = [
     "IN_FLIGHT",
     "LOST",
     "CallUsage",
+    "cost_by_judge",
     "insert_call",
     "mark_lost_calls",
     "update_call",
@@ -72,12 +73,17 @@ def _values(record: JudgeCallRecord, cost: float | None) -> tuple[Any, ...]:
 
 
 def insert_call(
-    conn: sqlite3.Connection, run_id: str | None, record: JudgeCallRecord, cost: float | None
+    conn: sqlite3.Connection,
+    run_id: str | None,
+    record: JudgeCallRecord,
+    cost: float | None,
+    judge: str | None = None,
 ) -> int:
-    """Insert one call and return its id (the caller commits)."""
+    """Insert one call and return its id (the caller commits); ``judge`` is the named
+    judge of a judge matrix that made it (None in a run with one judge)."""
     cursor = conn.execute(
-        f"INSERT INTO judge_calls ({_COLUMNS}) VALUES ({', '.join('?' * 17)})",
-        (run_id, *_values(record, cost), _now()),
+        f"INSERT INTO judge_calls ({_COLUMNS}, judge) VALUES ({', '.join('?' * 18)})",
+        (run_id, *_values(record, cost), _now(), judge),
     )
     assert cursor.lastrowid is not None
     return cursor.lastrowid
@@ -105,11 +111,11 @@ def mark_lost_calls(conn: sqlite3.Connection, run_id: str) -> int:
 
 
 def usage_by_purpose(conn: sqlite3.Connection, run_id: str) -> list[dict[str, Any]]:
-    """Judge calls, tokens and cost per purpose (the metric that made them); ``lost``
-    counts calls whose reply never arrived (in flight when the process ended or was
-    interrupted)."""
+    """Judge calls, tokens and cost per purpose (the metric that made them; with a
+    judge matrix, per purpose and judge: ``faithfulness@big``); ``lost`` counts calls
+    whose reply never arrived (in flight when the process ended or was interrupted)."""
     rows = conn.execute(
-        "SELECT COALESCE(purpose, '(none)'), COUNT(*), SUM(cached), SUM(input_tokens),"
+        "SELECT COALESCE(purpose, '(none)') || COALESCE('@' || judge, ''), COUNT(*), SUM(cached), SUM(input_tokens),"
         " SUM(output_tokens), SUM(cost), COUNT(cost), SUM(error IS NOT NULL),"
         " SUM(attempts), SUM(error LIKE 'lost:%' OR error LIKE 'interrupted%'"
         " OR error LIKE 'in flight:%')"
@@ -130,6 +136,17 @@ def usage_by_purpose(conn: sqlite3.Connection, run_id: str) -> list[dict[str, An
         }
         for r in rows
     ]
+
+
+def cost_by_judge(conn: sqlite3.Connection, run_id: str) -> dict[str | None, float | None]:
+    """The dollars each named judge's calls cost (None: a judge with an unpriced call
+    and no priced one); calls of no named judge are under None."""
+    rows = conn.execute(
+        "SELECT judge, SUM(cost), COUNT(cost) FROM judge_calls WHERE run_id = ?"
+        " GROUP BY judge ORDER BY MIN(call_id)",
+        (run_id,),
+    ).fetchall()
+    return {r[0]: (r[1] if r[2] else None) for r in rows}
 
 
 def usage_by_call(conn: sqlite3.Connection, run_id: str) -> dict[int, CallUsage]:

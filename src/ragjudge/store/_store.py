@@ -99,10 +99,10 @@ def _dumps(value: Any) -> str:
 
 OutputRow = tuple[str, str, str, str | None, float | None, int, int, str]
 ScoreRow = tuple[
-    str, str, int, str, float | None, str | None, str | None, str, str, str, str | None
+    str, str, int, str, float | None, str | None, str | None, str, str, str, str | None, str | None
 ]
 """A ``scores`` row: run id, request id, trial, score name, value, error, rationale,
-details, judge call ids, time, why skipped."""
+details, judge call ids, time, why skipped, the named judge that gave it."""
 
 
 def score_name_of(row: ScoreRow) -> str:
@@ -142,6 +142,7 @@ def score_rows(
             _dumps(s.judge_call_ids) if s.judge_call_ids else "[]",
             now,
             s.skipped,
+            s.judge,
         )
         for s in scores
     ]
@@ -328,7 +329,7 @@ class Store(SampleReads, ScoreColumnReads, RunTallies):
                 )
             if scores:
                 conn.executemany(
-                    "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     scores,
                 )
 
@@ -379,7 +380,7 @@ class Store(SampleReads, ScoreColumnReads, RunTallies):
         """(request_id, trial, Score) for every stored score, in sample order."""
         rows = self._conn.execute(
             "SELECT sc.request_id, sc.trial, sc.metric, sc.value, sc.error, sc.rationale,"
-            " sc.details_json, sc.judge_call_ids_json, sc.skipped FROM scores sc"
+            " sc.details_json, sc.judge_call_ids_json, sc.skipped, sc.judge FROM scores sc"
             " JOIN samples sa ON sa.run_id = sc.run_id AND sa.request_id = sc.request_id"
             " WHERE sc.run_id = ? ORDER BY sa.position, sc.trial, sc.rowid",
             (run_id,),
@@ -396,6 +397,7 @@ class Store(SampleReads, ScoreColumnReads, RunTallies):
                     details=json.loads(r[6]),
                     judge_call_ids=json.loads(r[7]),
                     skipped=r[8],
+                    judge=r[9],
                 ),
             )
             for r in rows
@@ -404,17 +406,25 @@ class Store(SampleReads, ScoreColumnReads, RunTallies):
     # judge calls ------------------------------------------------------------
 
     def save_judge_call(
-        self, run_id: str | None, record: JudgeCallRecord, *, cost: float | None = None
+        self,
+        run_id: str | None,
+        record: JudgeCallRecord,
+        *,
+        cost: float | None = None,
+        judge: str | None = None,
     ) -> int:
-        """Store one judge call (with its cost in dollars, when priced) and return its id."""
+        """Store one judge call (with its cost in dollars, when priced, and the named
+        judge of a judge matrix that made it) and return its id."""
         with self._tx() as conn:
-            return judge_calls.insert_call(conn, run_id, record, cost)
+            return judge_calls.insert_call(conn, run_id, record, cost, judge)
 
-    def begin_judge_call(self, run_id: str | None, record: JudgeCallRecord) -> int:
+    def begin_judge_call(
+        self, run_id: str | None, record: JudgeCallRecord, *, judge: str | None = None
+    ) -> int:
         """Store a call about to be sent, marked in flight; returns its id."""
         in_flight = record.model_copy(update={"error": judge_calls.IN_FLIGHT})
         with self._tx() as conn:
-            return judge_calls.insert_call(conn, run_id, in_flight, None)
+            return judge_calls.insert_call(conn, run_id, in_flight, None, judge)
 
     def end_judge_call(
         self, call_id: int, record: JudgeCallRecord, *, cost: float | None = None
@@ -442,6 +452,11 @@ class Store(SampleReads, ScoreColumnReads, RunTallies):
     def judge_usage(self, run_id: str) -> list[dict[str, Any]]:
         """Judge calls, tokens, cost, errors and lost calls per purpose."""
         return judge_calls.usage_by_purpose(self._conn, run_id)
+
+    def judge_costs(self, run_id: str) -> dict[str | None, float | None]:
+        """The dollars each named judge's calls cost (see
+        :func:`~ragjudge.store._judge_calls.cost_by_judge`)."""
+        return judge_calls.cost_by_judge(self._conn, run_id)
 
     def call_usage(self, run_id: str) -> dict[int, CallUsage]:
         """Every judge call's tokens and cost, by call id."""

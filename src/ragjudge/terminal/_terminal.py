@@ -254,9 +254,12 @@ def print_plan(plan: DryRunPlan, console: Console) -> None:
         ("judge calls", "input tokens (est.)", "output tokens (est.)", "cost"),
     )
     for p in plan.purposes:
+        label = p.purpose if p.judge is None else f"{p.purpose}@{p.judge}"
         table.add_row(
-            p.purpose, str(p.calls), str(p.input_tokens), str(p.output_tokens), _money(p.cost)
+            label, str(p.calls), str(p.input_tokens), str(p.output_tokens), _money(p.cost)
         )
+    for judge, spent in plan.by_judge().items():
+        table.add_row(f"judge {judge}", str(spent["calls"]), "", "", _money(spent["cost"]))
     table.add_row(
         "total",
         str(plan.total_calls),
@@ -265,8 +268,10 @@ def print_plan(plan: DryRunPlan, console: Console) -> None:
         _money(plan.total_cost),
     )
     console.print(table)
+    judges = ", ".join(f"{name} {model}" for name, model in plan.judge_models.items())
+    judged_by = f"judges: {judges}" if judges else f"judge: {plan.judge_model or '(none)'}"
     console.print(
-        f"target calls: {plan.target_calls}; judge: {plan.judge_model or '(none)'}; "
+        f"target calls: {plan.target_calls}; {judged_by}; "
         f"output tokens assumed per call: {plan.output_tokens_per_call}",
         highlight=False,
     )
