@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from judges_runs import SCALE, YES_NO, judges_run
-from ragjudge.analysis import EvaluationResult, summarize_run
+from ragjudge.analysis import EvaluationResult, compare_runs, summarize_run
 from ragjudge.store._store import Store
 from report_runs import synthetic_run
 
@@ -91,3 +91,30 @@ def test_a_run_without_judges_has_no_judge_groups(tmp_path: Path) -> None:
         result = summarize_run(store, synthetic_run(path))
     assert result.judges == []
     assert "judges" not in result.to_dict()
+
+
+def test_compare_takes_a_metric_name_for_all_its_judges_grouped(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    first, second = judges_run(path), judges_run(path)
+    with Store(path) as store:
+        comparison = compare_runs(store, first, store, second, metrics=["accuracy", "supported"])
+    assert [row.metric for row in comparison.rows] == [
+        "accuracy@mini",
+        "accuracy@big",
+        "supported@mini",
+        "supported@big",
+        "supported@noisy",
+        "supported",
+    ]
+    assert comparison.judges["supported"] == ("supported", "ensemble")
+    assert comparison.judges["accuracy@big"] == ("accuracy", "big")
+    assert comparison.to_dict()["judges"]["supported@noisy"] == ["supported", "noisy"]
+
+
+def test_compare_without_judges_names_none(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    first, second = synthetic_run(path), synthetic_run(path)
+    with Store(path) as store:
+        comparison = compare_runs(store, first, store, second)
+    assert comparison.judges == {}
+    assert "judges" not in comparison.to_dict()

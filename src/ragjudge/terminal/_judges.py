@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rich import box
 from rich.table import Table
 
+from ragjudge.analysis._judges import grouped_names
 from ragjudge.schema import ScoreMeaning
 from ragjudge.terminal._names import WrappedName
 
@@ -47,13 +48,11 @@ def grouped_by_judge(
 ) -> list[list[MetricSummary]]:
     """The summaries grouped by the metric they judge (in order of first appearance),
     each group's judges in the run's order and its ensemble last."""
+    by_name = {s.metric: s for s in summaries}
     groups: dict[str, list[MetricSummary]] = {}
-    for s in summaries:
-        meaning = meanings.get(s.metric)
-        metric = (meaning.metric if meaning else None) or s.metric
-        groups.setdefault(metric, []).append(s)
-    for members in groups.values():
-        members.sort(key=lambda s: bool(meanings.get(s.metric, ScoreMeaning()).ensemble))
+    for name in grouped_names(list(by_name), meanings):
+        meaning = meanings.get(name)
+        groups.setdefault((meaning.metric if meaning else None) or name, []).append(by_name[name])
     return list(groups.values())
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from rich.console import Console
 
 from judges_runs import judges_run
-from ragjudge.analysis import EvaluationResult, summarize_run
+from ragjudge.analysis import EvaluationResult, compare_runs, summarize_run
 from ragjudge.store._store import Store
-from ragjudge.terminal import print_result, summary_table
+from ragjudge.terminal import print_result, render_comparison, summary_table
 from report_runs import synthetic_run
 
 
@@ -63,3 +63,23 @@ def test_a_run_without_judges_has_no_judge_column_nor_agreement(tmp_path: Path) 
     console = Console(file=io.StringIO(), record=True, width=140, color_system=None)
     console.print(summary_table(result.summaries, meanings=result.meanings))
     assert console.export_text().splitlines()[0].split()[:2] == ["metric", "mean"]
+
+
+def test_a_comparison_shows_the_metric_once_and_each_judge(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    first, second = judges_run(path), judges_run(path)
+    with Store(path) as store:
+        comparison = compare_runs(store, first, store, second, metrics=["supported"])
+    console = Console(file=io.StringIO(), record=True, width=160, color_system=None)
+    console.print(render_comparison(comparison))
+    rows = [
+        [cell.strip() for cell in line.split("│")[1:3]]
+        for line in console.export_text().splitlines()
+        if line.startswith("│")
+    ]
+    assert rows == [
+        ["supported", "mini"],
+        ["", "big"],
+        ["", "noisy"],
+        ["", "ensemble"],
+    ]
