@@ -78,6 +78,17 @@ def test_alpha_equals_the_reference_package_on_random_data(level: str) -> None:
         assert ours == pytest.approx(reference, abs=1e-9)
 
 
+def test_interval_alpha_on_continuous_values_equals_the_reference_package() -> None:
+    krippendorff = pytest.importorskip("krippendorff")
+    rng = np.random.default_rng(5)
+    truth = rng.normal(size=300)
+    data = truth[:, None] + rng.normal(scale=0.5, size=(300, 3))
+    data[rng.random(data.shape) < 0.15] = np.nan
+    reference = krippendorff.alpha(reliability_data=data.T, level_of_measurement="interval")
+    assert krippendorff_alpha(data, "interval") == pytest.approx(reference, abs=1e-9)
+    assert krippendorff_alpha([[2.5, 2.5], [2.5, 2.5]], "interval") is None
+
+
 def test_the_interval_is_seeded_and_brackets_the_value() -> None:
     rng = np.random.default_rng(3)
     truth = rng.integers(1, 6, size=60).astype(np.float64)
@@ -122,3 +133,18 @@ def test_cohen_kappa_by_hand() -> None:
     b = [1] * 20 + [0] * 5 + [1] * 10 + [0] * 15
     assert cohen_kappa(a, b) == pytest.approx(0.4)
     assert cohen_kappa([1, 1], [1, 1]) is None
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_a_resamples_weights_count_as_repeated_units(level: str) -> None:
+    """The interval's resamples weigh units instead of copying them: the same alpha."""
+    from ragjudge.stats._reliability import _alpha_replicates, _pairable_units
+
+    data = np.array(UNITS, dtype=np.float64)
+    units = _pairable_units(data, level)  # type: ignore[arg-type]
+    pairable = data[(~np.isnan(data)).sum(axis=1) >= 2]
+    weights = np.random.default_rng(2).integers(0, 4, size=(3, len(pairable))).astype(np.float64)
+    found = _alpha_replicates(weights, units, level)  # type: ignore[arg-type]
+    for w, value in zip(weights, found, strict=True):
+        repeated = np.repeat(pairable, w.astype(int), axis=0)
+        assert value == pytest.approx(krippendorff_alpha(repeated, level))  # type: ignore[arg-type]

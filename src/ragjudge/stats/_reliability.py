@@ -49,14 +49,26 @@ class ReliabilityAlpha:
 
 @dataclass(frozen=True)
 class _Units:
-    """The pairable units: how many values of each distinct value each unit holds."""
+    """The pairable units: how many values of each distinct value each unit holds
+    (``counts``, units × distinct values) or, at the interval level, which needs no
+    more, each unit's number of values, their sum and their sum of squares
+    (``moments``, units × 3): a continuous scale then costs no units × values table."""
 
     levels: FloatArray
-    counts: FloatArray  # units × distinct values
+    counts: FloatArray
+    moments: FloatArray
+
+    @property
+    def n_units(self) -> int:
+        return int(self.moments.shape[0])
+
+    @property
+    def n_values(self) -> int:
+        return int(self.moments[:, 0].sum())
 
     @property
     def sizes(self) -> FloatArray:
-        return np.asarray(self.counts.sum(axis=1), dtype=np.float64)
+        return np.asarray(self.moments[:, 0], dtype=np.float64)
 
 
 def krippendorff_alpha(
@@ -65,8 +77,8 @@ def krippendorff_alpha(
     """Krippendorff's alpha of ``data``, one row per unit and one column per rater
     (None or NaN where a rater gave no value); None when it is undefined (no unit
     with two values, or every pairable value the same)."""
-    units = _pairable_units(_as_matrix(data))
-    value = _alpha_replicates(np.ones((1, units.counts.shape[0])), units, level)[0]
+    units = _pairable_units(_as_matrix(data), level)
+    value = _alpha_replicates(np.ones((1, units.n_units)), units, level)[0]
     return float(value) if np.isfinite(value) else None
 
 
@@ -83,23 +95,21 @@ def reliability_alpha(
     check_bootstrap_settings(confidence, n_resamples)
     if level not in ALPHA_LEVELS:
         raise ValueError(f"level must be one of {', '.join(ALPHA_LEVELS)}, got {level!r}")
-    units = _pairable_units(_as_matrix(data))
-    n_units = units.counts.shape[0]
+    units = _pairable_units(_as_matrix(data), level)
+    n_units = units.n_units
     point = _alpha_replicates(np.ones((1, n_units)), units, level)[0]
     estimate = Estimate(None)
     if np.isfinite(point):
         estimate = Estimate(
             float(point), _alpha_interval(units, level, confidence, n_resamples, seed)
         )
-    return ReliabilityAlpha(
-        level=level, alpha=estimate, units=n_units, values=int(units.counts.sum())
-    )
+    return ReliabilityAlpha(level=level, alpha=estimate, units=n_units, values=units.n_values)
 
 
 def _alpha_interval(
     units: _Units, level: AlphaLevel, confidence: float, n_resamples: int, seed: int
 ) -> Interval | None:
-    n_units = units.counts.shape[0]
+    n_units = units.n_units
     if n_units < 2:
         return None
     replicates = np.concatenate(
@@ -131,20 +141,48 @@ def _as_matrix(data: Sequence[Sequence[float | None]] | FloatArray) -> FloatArra
     return matrix
 
 
-def _pairable_units(matrix: FloatArray) -> _Units:
-    """The units with at least two values, as counts of each distinct value."""
+def _pairable_units(matrix: FloatArray, level: AlphaLevel) -> _Units:
+    """The units with at least two values, as counts of each distinct value (but at
+    the interval level) and as moments."""
     present = ~np.isnan(matrix)
     matrix = matrix[present.sum(axis=1) >= 2]
     present = ~np.isnan(matrix)
+    filled = np.where(present, matrix, 0.0)
+    moments = np.stack(
+        [present.sum(axis=1), filled.sum(axis=1), (filled * filled).sum(axis=1)], axis=1
+    ).astype(np.float64)
+    if level == "interval":
+        return _Units(levels=np.empty(0), counts=np.empty((matrix.shape[0], 0)), moments=moments)
     levels, index = np.unique(matrix[present], return_inverse=True)
     rows = np.nonzero(present)[0]
     counts = np.zeros((matrix.shape[0], levels.size))
     np.add.at(counts, (rows, index), 1.0)
-    return _Units(levels=np.asarray(levels, dtype=np.float64), counts=counts)
+    return _Units(levels=np.asarray(levels, dtype=np.float64), counts=counts, moments=moments)
+
+
+def _interval_replicates(w: FloatArray, units: _Units) -> FloatArray:
+    """Alpha at the interval level on each row of unit weights, from moments: a unit
+    of ``m`` values with sum ``s`` and sum of squares ``q`` disagrees within by
+    ``2(mq − s²)/(m − 1)``, and the expected disagreement over all pairable values
+    is ``2(nQ − S²)``."""
+    m, total, squares = units.moments.T
+    within = 2 * (m * squares - total * total) / (m - 1)
+    n, big_s, big_q = w @ m, w @ total, w @ squares
+    observed = w @ within
+    expected = 2 * (n * big_q - big_s * big_s)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        alpha = 1 - (n - 1) * observed / expected
+    # a rounding remainder where every value is the same is no variation
+    varied = expected > 1e-9 * np.maximum(n * big_q, 1.0)
+    return np.asarray(np.where(varied, alpha, np.nan), dtype=np.float64)
 
 
 def _alpha_replicates(w: FloatArray, units: _Units, level: AlphaLevel) -> FloatArray:
     """Alpha on each row of unit weights ``w`` (NaN where undefined)."""
+    if units.n_units == 0:
+        return np.full(w.shape[0], np.nan)
+    if level == "interval":
+        return _interval_replicates(w, units)
     if units.levels.size == 0:
         return np.full(w.shape[0], np.nan)
     scaled = units.counts / (units.sizes - 1)[:, None]
@@ -153,7 +191,7 @@ def _alpha_replicates(w: FloatArray, units: _Units, level: AlphaLevel) -> FloatA
     if level == "ordinal":
         observed, expected = _ordinal_disagreements(w, units, scaled, marginals)
     else:
-        distance = _distance(units.levels, level)
+        distance = _distance(units.levels, level)  # nominal or ratio
         within = np.einsum("uc,ck,uk->u", scaled, distance, units.counts)
         observed = w @ within
         expected = np.einsum("rc,ck,rk->r", marginals, distance, marginals)
@@ -163,12 +201,11 @@ def _alpha_replicates(w: FloatArray, units: _Units, level: AlphaLevel) -> FloatA
 
 
 def _distance(levels: FloatArray, level: AlphaLevel) -> FloatArray:
-    """The squared distance (metric difference) of every pair of values."""
+    """The squared distance (metric difference) of every pair of values, nominal or
+    ratio (the interval level works from moments, the ordinal from frequencies)."""
     c, k = levels[:, None], levels[None, :]
     if level == "nominal":
         return np.asarray(c != k, dtype=np.float64)
-    if level == "interval":
-        return np.asarray((c - k) ** 2, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(c + k != 0, ((c - k) / (c + k)) ** 2, 0.0)
     return np.asarray(ratio, dtype=np.float64)
