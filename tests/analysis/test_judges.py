@@ -77,11 +77,11 @@ def test_an_ensemble_alone_is_read_from_its_stored_verdicts(tmp_path: Path) -> N
 def test_the_json_form_names_judges_only_for_runs_with_judges(tmp_path: Path) -> None:
     result = _result(tmp_path / "runs.db")
     found = result.to_dict()
-    assert found["judges"][0]["judges"] == {
-        "mini": "supported@mini",
-        "big": "supported@big",
-        "noisy": "supported@noisy",
-    }
+    judges = found["judges"][0]["judges"]
+    assert list(judges) == ["mini", "big", "noisy"]
+    assert judges["big"]["score"] == "supported@big"
+    assert judges["big"]["mean"] == pytest.approx(0.5) and judges["big"]["n"] == 8
+    assert judges["big"]["ci95"][0] < 0.5 < judges["big"]["ci95"][1]
     assert found["judges"][0]["agreement"]["pairs"][0]["kappa"] == pytest.approx(0.75)
 
 

@@ -56,6 +56,16 @@ class JudgeScore:
     score: str
     summary: MetricSummary | None
 
+    def to_dict(self) -> dict[str, Any]:
+        """The score's name, mean, 95% interval and n (``ragjudge show --json``)."""
+        s = self.summary
+        return {
+            "score": self.score,
+            "mean": None if s is None else s.mean,
+            "ci95": None if s is None or s.ci is None else [s.ci.low, s.ci.high],
+            "n": 0 if s is None else s.n,
+        }
+
 
 @dataclass(frozen=True)
 class PairKappa:
@@ -106,7 +116,7 @@ class JudgeGroup:
         """The JSON form (``ragjudge show --json``)."""
         return {
             "metric": self.metric,
-            "judges": {j.judge: j.score for j in self.judges},
+            "judges": {j.judge: j.to_dict() for j in self.judges},
             "ensemble": self.ensemble,
             "agreement": None if self.agreement is None else self.agreement.to_dict(),
         }
