@@ -10,6 +10,7 @@ from pages import Page
 
 from judges_runs import judges_run
 from ragjudge.analysis import summarize_run
+from ragjudge.report._compare import comparison_report_html
 from ragjudge.report._run import run_report_html
 from ragjudge.store._store import Store
 from report_runs import synthetic_run
@@ -71,3 +72,18 @@ def test_a_run_without_judges_has_neither_judge_column_nor_agreement(tmp_path: P
     with Store(path) as store:
         html = run_report_html(store, run_id)
     assert "Agreement among judges" not in html and "<th>judge</th>" not in html
+
+
+def test_the_comparison_report_has_a_judge_column(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    first, second = judges_run(path), judges_run(path)
+    with Store(path) as store:
+        html = comparison_report_html(store, first, store, second)
+    rows = [row[:2] for row in _rows(html, "compare")]
+    assert rows[:4] == [
+        ["supported", "mini"],
+        ["supported", "big"],
+        ["supported", "noisy"],
+        ["supported", "ensemble"],
+    ]
+    assert rows[4:] == [["accuracy", "mini"], ["accuracy", "big"]]
