@@ -148,3 +148,10 @@ def test_a_resamples_weights_count_as_repeated_units(level: str) -> None:
     for w, value in zip(weights, found, strict=True):
         repeated = np.repeat(pairable, w.astype(int), axis=0)
         assert value == pytest.approx(krippendorff_alpha(repeated, level))  # type: ignore[arg-type]
+
+
+def test_nominal_alpha_of_two_judges_by_hand() -> None:
+    # 8 units both say 1, 6 both say 0, 2 split: o11 = 16, o00 = 12, o01 = o10 = 2,
+    # n1 = 18, n0 = 14, n = 32: α = 1 − (n − 1)(o01 + o10) / (2 n0 n1) = 1 − 124/504
+    units = [[1, 1]] * 8 + [[0, 0]] * 6 + [[1, 0], [0, 1]]
+    assert krippendorff_alpha(units) == pytest.approx(1 - 124 / 504)
