@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import pandas as pd
 
+from ragjudge.analysis._judges import expand_to_judges, grouped_names, judge_labels
 from ragjudge.analysis._meanings import exclusions, merged_meanings
 from ragjudge.analysis._meanings import lower_is_better as lower_is_better_names
 from ragjudge.errors import AnalysisError
@@ -200,6 +201,8 @@ class Comparison:
     confidence: float
     n_resamples: int
     seed: int
+    judges: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """With several named judges: per compared score, its metric and its judge."""
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (group, metric); the overall rows come first, with no group (NaN).
@@ -236,6 +239,7 @@ class Comparison:
             "subsets": {
                 group: [row.to_dict() for row in rows] for group, rows in self.subsets.items()
             },
+            **({"judges": {k: list(v) for k, v in self.judges.items()}} if self.judges else {}),
         }
 
 
@@ -372,7 +376,8 @@ def compare_runs(
         exclude = exclusions(meanings)
     results_a = _metric_results(frame_a, exclude)
     results_b = _metric_results(frame_b, exclude)
-    names = _metrics_to_compare(results_a, results_b, metrics)
+    names = _metrics_to_compare(results_a, results_b, expand_to_judges(metrics, meanings))
+    names = grouped_names(names, meanings)
     labels = _subset_labels(frame_a, frame_b, by)
     lower = frozenset(
         lower_is_better_names(meanings) if lower_is_better is None else lower_is_better
@@ -407,6 +412,7 @@ def compare_runs(
         confidence=confidence,
         n_resamples=n_resamples,
         seed=seed,
+        judges=judge_labels(meanings, names),
     )
 
 

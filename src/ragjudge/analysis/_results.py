@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ragjudge.analysis._columns import ColumnSummary, UnknownKeyError, summarize_columns
 from ragjudge.analysis._drift import DriftReport, judge_drift
 from ragjudge.analysis._gates import GateResult
+from ragjudge.analysis._judges import JudgeGroup, judge_groups, run_has_judges
 from ragjudge.analysis._meanings import exclusions, run_meanings
 from ragjudge.analysis._outcome import ErrorGroup, Verdict, error_groups, run_verdict
 from ragjudge.analysis._rate_limits import RateLimitEvents, stored_rate_limits
@@ -59,6 +60,9 @@ class EvaluationResult:
     took, rows skipped or not applicable."""
     rate_limits: list[RateLimitEvents] = field(default_factory=list)
     """The judge endpoints' 429 answers, pauses and retries (per limiter)."""
+    judges: list[JudgeGroup] = field(default_factory=list)
+    """With several named judges: per metric, each judge's score and how well the
+    judges agree (see :mod:`ragjudge.analysis._judges`)."""
     report_path: Path | None = None
     """The HTML report written when the run ended (``report: true``), if any."""
     report_error: str | None = None
@@ -126,8 +130,9 @@ class EvaluationResult:
             return store.sample_frame(self.run_id, exclusions(self.meanings))
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form printed by ``ragjudge run --json``."""
-        return {
+        """The JSON form printed by ``ragjudge run --json`` (with ``judges`` when the
+        run had several named judges)."""
+        found = {
             "run_id": self.run_id,
             "store": str(self.store_path),
             "status": self.status,
@@ -152,6 +157,9 @@ class EvaluationResult:
             "exit_reasons": self.verdict.reasons,
             "anchors": None if self.anchors is None else self.anchors.to_dict(),
         }
+        if self.judges:
+            found["judges"] = [group.to_dict() for group in self.judges]
+        return found
 
     def _summary_dict(self, s: MetricSummary) -> dict[str, Any]:
         meaning = self.meanings.get(s.metric)
@@ -225,6 +233,11 @@ def summarize_run(
         notes=[str(event["text"]) for event in store.run_events(run.run_id, NOTE)],
         rate_limits=stored_rate_limits(store, run.run_id),
         anchors=judge_drift(store, run),
+        judges=(
+            judge_groups(store, run.run_id, meanings, summaries, seed=seed)
+            if run_has_judges(meanings)
+            else []
+        ),
     )
 
 

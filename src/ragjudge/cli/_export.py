@@ -22,6 +22,11 @@ class ExportFormat(StrEnum):
     csv = "csv"
 
 
+class ExportLayout(StrEnum):
+    wide = "wide"
+    long = "long"
+
+
 class ExportTarget(StrEnum):
     mlflow = "mlflow"
 
@@ -49,6 +54,13 @@ def export(
             help="Add a judge_calls column: every judge prompt and reply of the row.",
         ),
     ] = False,
+    layout: Annotated[
+        ExportLayout,
+        typer.Option(
+            help="wide: one row per sample and trial, a column per score; long: one row "
+            "per score, with metric and judge columns when the run has several judges.",
+        ),
+    ] = ExportLayout.wide,
     store: StoreOption = DEFAULT_STORE,
     to: Annotated[
         ExportTarget | None,
@@ -80,8 +92,14 @@ def export(
     One row per sample and trial: request, response, reference, the retrieved contexts
     and those each judge was shown, every metric's value, error and rationale (and
     METRIC.left_out where a mean leaves values out); --with-calls adds every judge
-    prompt and reply."""
-    from ragjudge.export._files import STDOUT, export_format, export_frame, write_export
+    prompt and reply. --layout long writes one row per score instead."""
+    from ragjudge.export._files import (
+        STDOUT,
+        export_format,
+        export_frame,
+        long_frame,
+        write_export,
+    )
 
     mlflow_options = {
         "--tracking-uri": tracking_uri,
@@ -102,9 +120,14 @@ def export(
         )
     if output != STDOUT and Path(output).is_dir():
         raise fail(f"cannot write {output}: it is a folder; give a file name (-o FILE)")
+    if layout is ExportLayout.long and with_calls:
+        raise fail("--with-calls adds a column to the wide layout; leave it out with --layout long")
     chosen = export_format(output, None if fmt is None else fmt.value)
     with opened_store(store) as s:
-        frame = export_frame(s, run_id, with_calls=with_calls)
+        if layout is ExportLayout.long:
+            frame = long_frame(s, run_id)
+        else:
+            frame = export_frame(s, run_id, with_calls=with_calls)
     write_export(frame, output, chosen)
     where = "standard output" if output == STDOUT else output
     err.print(Text(f"wrote {len(frame)} rows to {where} ({chosen})"), highlight=False)

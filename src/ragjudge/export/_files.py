@@ -1,6 +1,7 @@
 """Writing a run's per-sample rows to a file or to standard output: the format follows
 the file's extension unless one is named, ``-`` is standard output (JSON Lines), and
-``with_calls`` adds every judge prompt and reply of each row."""
+``with_calls`` adds every judge prompt and reply of each row. The long layout has one
+row per score instead, with a ``judge`` column when the run names several judges."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import IO, Any
 import pandas as pd
 
 from ragjudge._util.known_secrets import has_secrets, mask_secrets_in_json
+from ragjudge.analysis._judges import judge_labels, run_has_judges
 from ragjudge.analysis._meanings import exclusions, run_meanings
 from ragjudge.errors import ExportError as ExportError
 from ragjudge.store._store import Store
@@ -22,6 +24,7 @@ __all__ = [
     "ExportError",
     "export_format",
     "export_frame",
+    "long_frame",
     "masked_frame",
     "write_export",
 ]
@@ -66,6 +69,36 @@ def export_frame(store: Store, run_id: str, *, with_calls: bool = False) -> pd.D
     if with_calls:
         frame["judge_calls"] = _calls_per_row(store, run.run_id, frame)
     return frame
+
+
+def long_frame(store: Store, run_id: str) -> pd.DataFrame:
+    """One row per sample, trial and score: ``request_id``, ``trial``, ``metric`` (the
+    score's name without its judge), ``judge`` and ``score`` (the stored name) when
+    the run names several judges, then ``value``, ``error``, ``rationale``, ``skipped``
+    and ``details`` (JSON). Rows of a score's several judges sit side by side."""
+    run = store.run(run_id)
+    meanings = run_meanings(run)
+    judged = run_has_judges(meanings)
+    labels = judge_labels(meanings, list(meanings))
+    rows = []
+    for request_id, trial, score in store.scores(run.run_id):
+        row: dict[str, Any] = {"request_id": request_id, "trial": trial}
+        if judged:
+            metric, judge = labels.get(score.metric, (score.metric, None))
+            row |= {"metric": metric, "judge": judge, "score": score.metric}
+        else:
+            row["metric"] = score.metric
+        row |= {
+            "value": score.value,
+            "error": score.error,
+            "rationale": score.rationale,
+            "skipped": score.skipped,
+            "details": json.dumps(score.details, ensure_ascii=False) if score.details else None,
+        }
+        rows.append(row)
+    columns = ["request_id", "trial", "metric", *(["judge", "score"] if judged else [])]
+    columns += ["value", "error", "rationale", "skipped", "details"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _calls_per_row(store: Store, run_id: str, frame: pd.DataFrame) -> list[str | None]:

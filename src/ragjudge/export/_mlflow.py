@@ -169,13 +169,16 @@ def _log_run(
 def metric_values(result: EvaluationResult) -> dict[str, float]:
     """Each score's aggregate as MLflow metrics: ``NAME/percentage`` or
     ``NAME/average`` (:attr:`ScoreMeaning.aggregate`), ``NAME/ci_low`` and
-    ``NAME/ci_high``; a score without a mean (no value at all) logs nothing."""
+    ``NAME/ci_high``; a score without a mean (no value at all) logs nothing. A named
+    judge's score is ``METRIC/JUDGE`` (``faithfulness/big/average``), so MLflow lists a
+    metric's judges together."""
     values: dict[str, float] = {}
     for s in result.summaries:
         if s.mean is None:
             continue
         meaning = result.meanings.get(s.metric, ScoreMeaning())
-        name = mlflow_name(s.metric)
+        judged = meaning.judge is not None and meaning.metric is not None
+        name = mlflow_name(f"{meaning.metric}/{meaning.judge}" if judged else s.metric)
         values[f"{name}/{meaning.aggregate}"] = float(s.mean)
         if s.ci is not None:
             values[f"{name}/ci_low"] = float(s.ci.low)

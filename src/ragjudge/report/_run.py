@@ -9,6 +9,7 @@ from typing import Any
 from markupsafe import Markup
 
 from ragjudge._util.redact import mask_record
+from ragjudge.analysis._judges import grouped_names, judge_labels
 from ragjudge.analysis._meanings import exclusions
 from ragjudge.analysis._results import EvaluationResult, summarize_run
 from ragjudge.meta._evaluation import meta_for_run
@@ -85,6 +86,8 @@ def run_report_html(
         groups=group_names(r.group for r in rows),
         plots=plots,
         summary_bars={s.metric: _summary_bar(s, result.meanings) for s in result.summaries},
+        summary_rows=_summary_rows(result),
+        judge_cells=_judge_cells(result),
         usage_total=_usage_total(result.judge_usage),
         errors_by_cause=_errors_by_cause(result),
         config=mask_record(run.config),
@@ -102,6 +105,27 @@ def _human(
         return None
     table = meta_for_run(store, run_id, list(human))
     return human_plots(table, frame, exclusions(result.meanings))
+
+
+def _summary_rows(result: EvaluationResult) -> list[MetricSummary]:
+    """The summaries in table order: a run's judges' scores grouped by metric."""
+    by_name = {s.metric: s for s in result.summaries}
+    return [by_name[name] for name in grouped_names(list(by_name), result.meanings)]
+
+
+def _judge_cells(result: EvaluationResult) -> dict[str, tuple[str, str]]:
+    """Per score of a named judge or an ensemble: the metric shown on its row (on the
+    first row of its metric only) and the judge; empty for a run with one judge."""
+    labels = judge_labels(result.meanings, [s.metric for s in result.summaries])
+    if not labels:
+        return {}
+    cells: dict[str, tuple[str, str]] = {}
+    previous = None
+    for s in _summary_rows(result):
+        metric, judge = labels.get(s.metric, (s.metric, ""))
+        cells[s.metric] = ("" if metric == previous else metric, judge)
+        previous = metric
+    return cells
 
 
 def _summary_bar(summary: MetricSummary, meanings: Mapping[str, ScoreMeaning]) -> Markup:

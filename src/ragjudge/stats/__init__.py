@@ -1,5 +1,7 @@
 """Aggregate scores: means, bootstrap confidence intervals, per-subset breakdowns,
-trial reproducibility, agreement with human labels and prediction-powered inference.
+trial reproducibility, agreement with human labels, agreement among raters (judges or
+annotators: Krippendorff's alpha, Fleiss' and Cohen's kappa) and prediction-powered
+inference.
 
 The unit of analysis is the sample. When a metric ran several trials per sample, each
 sample's trials are averaged first and the interval is bootstrapped over samples, so
@@ -40,6 +42,15 @@ from ragjudge.stats._paired import (
     sign_flip_p_value,
 )
 from ragjudge.stats._ppi import MeanEstimate, PPIEstimate, ppi_estimate, ppi_mean
+from ragjudge.stats._reliability import (
+    ALPHA_LEVELS,
+    AlphaLevel,
+    ReliabilityAlpha,
+    cohen_kappa,
+    fleiss_kappa_of_counts,
+    krippendorff_alpha,
+    reliability_alpha,
+)
 from ragjudge.stats._stability import FLIP, Stability, icc_one_way, stability_of
 from ragjudge.stats._summary import MetricSummary, summarize_by, summarize_scores, summary_frame
 from ragjudge.stats._trials import (
@@ -52,10 +63,12 @@ from ragjudge.stats._trials import (
 
 __all__ = [
     "AGREEMENT_EXTRA",
+    "ALPHA_LEVELS",
     "CORRELATION_METHODS",
     "FLIP",
     "NO_GROUP",
     "PERMUTATION_TEST",
+    "AlphaLevel",
     "BinaryAgreement",
     "Correlation",
     "Estimate",
@@ -69,24 +82,29 @@ __all__ = [
     "PairedDifference",
     "PreferenceAgreement",
     "RaterAgreement",
+    "ReliabilityAlpha",
     "Stability",
     "TrialValues",
     "VerdictAgreement",
     "binary_agreement",
     "bootstrap_ci",
+    "cohen_kappa",
     "correlations",
     "error_mask",
     "fleiss_kappa",
+    "fleiss_kappa_of_counts",
     "group_difference",
     "group_label",
     "group_names",
     "icc_one_way",
+    "krippendorff_alpha",
     "metadata_column",
     "ordinal_agreement",
     "paired_difference",
     "ppi_estimate",
     "ppi_mean",
     "preference_agreement",
+    "reliability_alpha",
     "roc_auc",
     "sample_means",
     "sign_flip_p_value",

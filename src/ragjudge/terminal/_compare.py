@@ -27,6 +27,8 @@ def render_comparison(comparison: Comparison, *, title: str | None = None) -> Ta
     if comparison.by is not None:
         out.add_column(comparison.by)
     out.add_column("metric")
+    if comparison.judges:
+        out.add_column("judge")
     out.add_column("A", justify="right")
     out.add_column("B", justify="right")
     out.add_column("B − A", justify="right")
@@ -40,7 +42,10 @@ def render_comparison(comparison: Comparison, *, title: str | None = None) -> Ta
     for group, rows in sections:
         for i, row in enumerate(rows):
             lead = [Text(group if i == 0 else "")] if comparison.by is not None else []
-            out.add_row(*lead, *_row_cells(row), end_section=i == len(rows) - 1)
+            cells = _row_cells(row)
+            if comparison.judges:
+                cells[:1] = _judge_cells(row, comparison.judges, rows[i - 1] if i else None)
+            out.add_row(*lead, *cells, end_section=i == len(rows) - 1)
     out.caption = Text(_caption(comparison))  # names and statuses are not markup
     out.caption_justify = "left"
     return out
@@ -62,6 +67,18 @@ def _row_cells(row: MetricComparison) -> list[Text]:
         _winner_cell(row),
         Text(_left_out(row)),
     ]
+
+
+def _judge_cells(
+    row: MetricComparison,
+    judges: dict[str, tuple[str, str]],
+    previous: MetricComparison | None,
+) -> list[Text]:
+    """The metric (on its first row only) and the judge, for a run with judges."""
+    metric, judge = judges.get(row.metric, (row.metric, ""))
+    same = previous is not None and judges.get(previous.metric, (previous.metric,))[0] == metric
+    arrow = " ↓" if row.direction == "lower" else ""
+    return [Text("" if same else metric + arrow), Text(judge)]
 
 
 def _winner_cell(row: MetricComparison) -> Text:

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from ragjudge.analysis._rate_limits import summary_line
 from ragjudge.schema import ScoreMeaning
+from ragjudge.terminal._judges import agreement_table, grouped_by_judge, has_judges, judge_label
 from ragjudge.terminal._names import WrappedName
 
 if TYPE_CHECKING:
@@ -36,8 +37,10 @@ def summary_table(
     meanings: Mapping[str, ScoreMeaning] | None = None,
 ) -> Table:
     """A table of per-metric mean, 95% CI, n and errors (and trial spread when
-    repeated); a metric where lower is better (per ``meanings``) is marked ↓."""
+    repeated); a metric where lower is better (per ``meanings``) is marked ↓. Scores
+    of several named judges are grouped by metric, with a judge column."""
     meanings = meanings or {}
+    judged = has_judges([s.metric for s in summaries], meanings)
     trials = max((s.trials for s in summaries), default=1)
     excluded = any(s.excluded or s.excludes for s in summaries)
     skipped = any(s.skipped for s in summaries)
@@ -51,6 +54,8 @@ def summary_table(
         collapse_padding=True,
     )
     table.add_column("metric")
+    if judged:
+        table.add_column("judge")
     table.add_column("mean", justify="right", no_wrap=True)
     table.add_column("95% CI", justify="right", no_wrap=True)
     table.add_column("n", justify="right", no_wrap=True)
@@ -63,26 +68,54 @@ def summary_table(
     if trials > 1:
         table.add_column("trial sd", justify="right", no_wrap=True)
         table.add_column("agreement", justify="right", no_wrap=True)
-    for s in summaries:
-        ci = "–" if s.ci is None else f"[{s.ci.low:.3f}, {s.ci.high:.3f}]"
-        lower = s.metric in meanings and meanings[s.metric].lower_is_better
-        name = WrappedName(s.metric + (" ↓" if lower else ""))
-        row: list[RenderableType] = [name, _fmt(s.mean), ci, str(s.n), str(s.errors)]
-        if skipped:
-            row.append(str(s.skipped))
-        if excluded:
-            if s.excludes or s.excluded:
-                share = "" if s.excluded_share is None else f" ({s.excluded_share:.0%})"
-                row += [f"{s.excluded}{share}", _fmt(s.mean_all)]
-            else:
-                row += ["–", "–"]
-        if trials > 1:
-            row += [_fmt(s.trial_sd), _fmt(s.trial_agreement, 2)]
-        table.add_row(*row)
+    groups = grouped_by_judge(summaries, meanings) if judged else [[s] for s in summaries]
+    for group in groups:
+        for position, s in enumerate(group):
+            row = _summary_row(s, meanings, judged=judged, first=position == 0)
+            table.add_row(*_summary_extras(row, s, skipped, excluded, trials))
+        if judged:
+            table.rows[-1].end_section = True
     if any(meanings.get(s.metric, _HIGHER).lower_is_better for s in summaries):
         table.caption = "↓ lower is better"
         table.caption_justify = "left"
     return table
+
+
+def _summary_row(
+    s: MetricSummary, meanings: Mapping[str, ScoreMeaning], *, judged: bool, first: bool
+) -> list[RenderableType]:
+    """The name (with the judge beside it when judged), mean, CI, n and errors."""
+    ci = "–" if s.ci is None else f"[{s.ci.low:.3f}, {s.ci.high:.3f}]"
+    meaning = meanings.get(s.metric)
+    lower = meaning is not None and meaning.lower_is_better
+    if not judged:
+        return [
+            WrappedName(s.metric + (" ↓" if lower else "")),
+            _fmt(s.mean),
+            ci,
+            str(s.n),
+            str(s.errors),
+        ]
+    metric = (meaning.metric if meaning else None) or s.metric
+    name = WrappedName(metric + (" ↓" if lower else "") if first else "")
+    return [name, Text(judge_label(meaning)), _fmt(s.mean), ci, str(s.n), str(s.errors)]
+
+
+def _summary_extras(
+    row: list[RenderableType], s: MetricSummary, skipped: bool, excluded: bool, trials: int
+) -> list[RenderableType]:
+    """The optional columns: not applicable, excluded values, trial spread."""
+    if skipped:
+        row.append(str(s.skipped))
+    if excluded:
+        if s.excludes or s.excluded:
+            share = "" if s.excluded_share is None else f" ({s.excluded_share:.0%})"
+            row += [f"{s.excluded}{share}", _fmt(s.mean_all)]
+        else:
+            row += ["–", "–"]
+    if trials > 1:
+        row += [_fmt(s.trial_sd), _fmt(s.trial_agreement, 2)]
+    return row
 
 
 def print_result(result: EvaluationResult, console: Console) -> None:
@@ -97,6 +130,9 @@ def print_result(result: EvaluationResult, console: Console) -> None:
             summary_table(summaries, title=f"{result.by} = {group}", meanings=result.meanings)
         )
     console.print()
+    if any(group.agreement is not None for group in result.judges):
+        console.print(agreement_table(result.judges))
+        console.print()
     if result.errors:
         console.print(errors_table(result.errors))
     if result.judge_usage:
