@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich import box
 from rich.table import Table
 
-from ragjudge.analysis._judges import grouped_names
+from ragjudge.analysis._judge_names import grouped_names
 from ragjudge.schema import ScoreMeaning
 from ragjudge.terminal._names import WrappedName
 
