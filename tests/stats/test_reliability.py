@@ -81,8 +81,8 @@ def test_alpha_equals_the_reference_package_on_random_data(level: str) -> None:
 def test_interval_alpha_on_continuous_values_equals_the_reference_package() -> None:
     krippendorff = pytest.importorskip("krippendorff")
     rng = np.random.default_rng(5)
-    truth = rng.normal(size=300)
-    data = truth[:, None] + rng.normal(scale=0.5, size=(300, 3))
+    truth = rng.normal(size=80)
+    data = truth[:, None] + rng.normal(scale=0.5, size=(80, 3))
     data[rng.random(data.shape) < 0.15] = np.nan
     reference = krippendorff.alpha(reliability_data=data.T, level_of_measurement="interval")
     assert krippendorff_alpha(data, "interval") == pytest.approx(reference, abs=1e-9)
