@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -18,15 +17,25 @@ from pydantic import (
     model_validator,
 )
 
-from ragjudge._util.redact import is_secret_name, mask_record, scrub_url
-from ragjudge._util.suggest import did_you_mean
+from ragjudge._util.redact import is_secret_name, mask_record
 from ragjudge.config._anchors import checked_anchor_rows, read_anchor_file
+from ragjudge.config._judges import JUDGE_NAME as JUDGE_NAME
+from ragjudge.config._judges import JudgeConfig as JudgeConfig
+from ragjudge.config._judges import (
+    check_judge_settings,
+    checked_judge_names,
+    judge_endpoint,
+    judge_from_spec,
+    judges_from_specs,
+)
 from ragjudge.config._presets import expand_presets
 from ragjudge.config._ray import RayConfig
+from ragjudge.config._sections import KnowledgeBaseConfig as KnowledgeBaseConfig
+from ragjudge.config._sections import OpenAIEvalsConfig as OpenAIEvalsConfig
+from ragjudge.config._sections import ReportConfig as ReportConfig
+from ragjudge.config._sections import TargetConfig as TargetConfig
 from ragjudge.errors import ConfigError as ConfigError
 from ragjudge.loading import MAX_FIELD_BYTES, check_columns
-from ragjudge.models._cache import provider_endpoint
-from ragjudge.models._model import ModelSettings, make_provider
 
 MAX_TRIALS = 1000
 """The most ``trials`` a run may have."""
@@ -38,9 +47,6 @@ MAX_CONCURRENCY = 1000
 MAX_PROCESSES = 1024
 """The most processes a run may score in."""
 
-JUDGE_NAME = re.compile(r"[A-Za-z0-9_-]+")
-"""What a judge of ``judges`` may be called: the end of its scores' names."""
-
 EnvReferences = dict[tuple[str | int, ...], tuple[str, str]]
 """Per place in a config mapping (its path of keys and list indexes), a string that
 used ``${VAR}``: as written and as expanded."""
@@ -48,110 +54,6 @@ used ``${VAR}``: as written and as expanded."""
 
 def _checked_columns(value: Any) -> Any:
     return check_columns(value) if isinstance(value, dict) else value
-
-
-class KnowledgeBaseConfig(BaseModel):
-    """A knowledge base: a folder of .txt/.md files or a JSONL of ``{doc_uri, content}``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    path: Path
-    chunk_size: int = Field(default=800, gt=0)
-    chunk_overlap: int = Field(default=100, ge=0)
-    retriever: str = "bm25"
-    """``bm25``, ``dense`` or ``hybrid`` (reciprocal rank fusion of the two)."""
-    embedding: str | None = None
-    """For dense/hybrid: ``local`` (the bundled all-MiniLM-L6-v2), ``local/<path>`` or
-    ``openai/<model>`` (any OpenAI-compatible /v1/embeddings endpoint)."""
-    k_rrf: int = Field(default=60, gt=0)
-
-
-class TargetConfig(BaseModel):
-    """The system under test.
-
-    ``kind: data`` uses the responses already in the evaluation set; ``kind: callable``
-    imports ``path`` (``package.module:function``); ``kind: openai_chat`` and
-    ``kind: json_api`` call an HTTP endpoint (their further fields are checked by
-    :func:`ragjudge.targets.http.http_target_from_config`).
-
-    The caps on a reply apply to every kind but ``data`` (unset: the defaults of
-    :class:`ragjudge.targets._targets.ReplyLimits`); a reply beyond them is that sample's error.
-    """
-
-    model_config = ConfigDict(extra="allow")
-
-    kind: str = "callable"
-    path: str | None = None
-    timeout: float | None = Field(default=None, gt=0)
-    max_reply_bytes: int | None = Field(default=None, gt=0)
-    """The most bytes a reply may have (an HTTP body counted after decompression)."""
-    max_contexts: int | None = Field(default=None, gt=0)
-    """The most retrieved contexts a reply may list."""
-    max_context_bytes: int | None = Field(default=None, gt=0)
-    """The most bytes (UTF-8) one retrieved context may have."""
-
-    @model_validator(mode="after")
-    def _no_stray_keys(self) -> TargetConfig:
-        # Further keys are kept for the HTTP kinds, which check them; the other kinds
-        # would silently ignore a misspelt key.
-        stray = sorted(self.model_extra or {})
-        if stray and self.kind in ("data", "callable"):
-            known = list(TargetConfig.model_fields)
-            hint = did_you_mean(stray[0], known)
-            raise ValueError(
-                f"target kind {self.kind!r} takes no {', '.join(stray)}; "
-                f"{hint}its keys: {', '.join(known)}"
-            )
-        return self
-
-
-class JudgeConfig(ModelSettings):
-    """The judge model and its limits.
-
-    ``model`` is a spec string: ``openai/<model>`` (any OpenAI-compatible server; the
-    base URL and key come from here or from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``),
-    ``litellm/<provider>/<model>`` or ``scripted``. ``prices`` maps model names to
-    dollars per million tokens (``{input: 0.15, output: 0.6}``). The limits, retries
-    and timeouts are those of :class:`~ragjudge.models.ModelSettings` (``rpm``, ``tpm``,
-    ``max_concurrency``, ``max_retries``, ``timeout`` …)."""
-
-    model: str
-    base_url: str | None = None
-    api_key_env: str | None = None
-    temperature: float | None = 0.0
-    max_tokens: int | None = Field(default=None, gt=0)
-    seed: int | None = None
-    prices: dict[str, dict[str, float] | list[float]] = Field(default_factory=dict)
-    preflight: bool = True
-    """Before any paid call, ask the judge (and every agent model) one short question,
-    so an unreachable or misconfigured endpoint stops the run at once."""
-
-
-class OpenAIEvalsConfig(BaseModel):
-    """An eval of an openai-evals registry folder (see :mod:`ragjudge.run._openai_evals`):
-    its samples and metrics replace ``data`` (``metrics`` given too are added)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    registry: str
-    eval: str
-    invalid: Literal["error", "min"] = "error"
-    """How a classify reply naming no choice counts: ``error`` (asked again, then an
-    error) or ``min`` (the lowest choice score, as openai-evals counts it)."""
-
-
-class ReportConfig(BaseModel):
-    """The self-contained HTML report written at the end of every run: ``report: true``
-    (beside the store, ``reports/RUN.html``), ``report: PATH`` or these settings."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    path: str | None = None
-    """The file to write, relative to the config; ``{run}`` stands for the run id. The
-    default is ``reports/{run}.html`` in the store's folder."""
-    human: list[str] = Field(default_factory=list)
-    """Metadata keys holding human scores: the report plots every metric against them
-    with the correlations of ``ragjudge meta``."""
 
 
 class EvalConfig(BaseModel):
@@ -374,40 +276,21 @@ class EvalConfig(BaseModel):
     @field_validator("judge", mode="before")
     @classmethod
     def _judge_from_string(cls, value: Any) -> Any:
-        return {"model": value} if isinstance(value, str) else value
+        return judge_from_spec(value)
 
     @field_validator("judges", mode="before")
     @classmethod
     def _judges_from_strings(cls, value: Any) -> Any:
-        if not isinstance(value, dict):
-            return value
-        return {k: {"model": v} if isinstance(v, str) else v for k, v in value.items()}
+        return judges_from_specs(value)
 
     @field_validator("judges")
     @classmethod
     def _judge_names(cls, value: dict[str, JudgeConfig] | None) -> dict[str, JudgeConfig] | None:
-        if value is None:
-            return None
-        if not value:
-            raise ValueError("name at least one judge (or give 'judge' for one)")
-        bad = [name for name in value if not JUDGE_NAME.fullmatch(name)]
-        if bad:
-            raise ValueError(
-                f"judge name(s) {', '.join(repr(b) for b in bad)}: a judge's name has "
-                "letters, digits, '-' and '_' only (it ends its scores' names: NAME@JUDGE)"
-            )
-        return value
+        return checked_judge_names(value)
 
     @model_validator(mode="after")
     def _judge_or_judges(self) -> EvalConfig:
-        if self.judge is not None and self.judges is not None:
-            raise ValueError(
-                "give 'judge' (one judge model) or 'judges' (several, by name), not both"
-            )
-        if self.judges is not None and self.executor == "ray":
-            raise ValueError(
-                "judges: several judges run with 'executor: local'; Ray workers take one judge"
-            )
+        check_judge_settings(self.judge, self.judges, self.executor)
         return self
 
     @property
@@ -494,9 +377,9 @@ class EvalConfig(BaseModel):
             if _may_hold_secret(path):
                 _restore_reference(record, path, written, expanded)
         if self.judge is not None:
-            record["judge"]["base_url"] = _judge_endpoint(self.judge)
+            record["judge"]["base_url"] = judge_endpoint(self.judge)
         for name, judge in (self.judges or {}).items():
-            record["judges"][name]["base_url"] = _judge_endpoint(judge)
+            record["judges"][name]["base_url"] = judge_endpoint(judge)
         masked: dict[str, Any] = mask_record(record)
         return masked
 
@@ -526,13 +409,3 @@ def _restore_reference(
     holds = holds or (isinstance(parent, list) and isinstance(last, int) and last < len(parent))
     if holds and parent[last] == expanded:
         parent[last] = written
-
-
-def _judge_endpoint(judge: JudgeConfig) -> str | None:
-    """The base URL the judge's provider talks to, without credentials; None for a
-    model that has no server."""
-    try:
-        provider = make_provider(judge.model, base_url=judge.base_url)
-    except ValueError:
-        return scrub_url(judge.base_url) if judge.base_url else None
-    return provider_endpoint(provider)

@@ -34,6 +34,7 @@ from ragjudge.models._recording import CallLog, config_dict
 from ragjudge.models._results import Attempts, cached_form, followed
 from ragjudge.models._results import JudgeCallError as JudgeCallError
 from ragjudge.models._results import Parsed as Parsed
+from ragjudge.models._retries import attempt_until_settled, backoff_delay
 from ragjudge.models._same_call import SameCalls
 from ragjudge.models._settings import ModelSettings as ModelSettings
 from ragjudge.models._specs import SPEC_FORMS as SPEC_FORMS
@@ -50,7 +51,6 @@ from ragjudge.models._types import (
     ModelError,
     Provider,
 )
-from ragjudge.schema import Usage
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -340,60 +340,22 @@ class JudgeModel:
         *,
         keep: Callable[[asyncio.Future[R]], None] | None = None,
     ) -> Attempts[R]:
-        """Attempts under the limiter until one succeeds or retrying must stop. When the
-        caller is cancelled while a request is out (or its reply has just come), ``keep``
-        takes that request over (without ``keep`` it is cancelled)."""
-        kinds: list[str] = []
-        attempt = 0
-        while True:
-            attempt += 1
-            async with self.limiter.slot(tokens) as slot:
-                request = asyncio.ensure_future(call())
-                try:
-                    async with asyncio.timeout(self.settings.timeout):
-                        result = await asyncio.shield(request)
-                except TimeoutError:
-                    request.cancel()
-                    error = ModelError(
-                        f"no answer within {self.settings.timeout:g} s", kind="timeout"
-                    )
-                except ModelError as exc:
-                    error = exc
-                except asyncio.CancelledError:
-                    # Kept even when its reply has just arrived: it is paid for, and
-                    # the keeper caches and records it.
-                    if keep is not None:
-                        keep(request)
-                    else:
-                        request.cancel()
-                    raise
-                else:
-                    self.limiter.settle(slot, _total_tokens(result))
-                    oversized = _too_large(result, self.settings.max_reply_bytes)
-                    if oversized is None:
-                        return Attempts(result, None, attempt, kinds, 0.0)
-                    error = oversized
-            kinds.append(error.kind)
-            if error.kind == "rate_limit":
-                self.limiter.on_rate_limit(slot, error.retry_after)
-            delay = self._retry_delay(error, attempt)
-            if delay is None:
-                return Attempts(None, error, attempt, kinds, 0.0)
-            logger.debug(
-                "%s: attempt %d failed (%s); retry in %.2f s", self.spec, attempt, error, delay
-            )
-            await asyncio.sleep(delay)
+        """Attempts under the limiter until one succeeds or retrying must stop (see
+        :func:`~ragjudge.models._retries.attempt_until_settled`)."""
+        return await attempt_until_settled(
+            call,
+            tokens,
+            limiter=self.limiter,
+            settings=self.settings,
+            retry_delay=self._retry_delay,
+            spec=self.spec,
+            keep=keep,
+        )
 
     def _retry_delay(self, error: ModelError, attempt: int) -> float | None:
-        """Seconds before the next attempt, or ``None`` to give up: exponential
-        backoff with full jitter, but never less than the server's ``Retry-After``."""
-        if not error.retryable or attempt > self.settings.max_retries:
-            return None
-        retry_after = error.retry_after or 0.0
-        if retry_after > self.settings.max_retry_after:
-            return None
-        ceiling = min(self.settings.backoff_max, self.settings.backoff_base * 2 ** (attempt - 1))
-        return max(retry_after, self._random.uniform(0.0, ceiling))
+        """Seconds before the next attempt, or ``None`` to give up (see
+        :func:`~ragjudge.models._retries.backoff_delay`)."""
+        return backoff_delay(self.settings, error, attempt, self._random)
 
     def _final_error(self, outcome: Attempts[Any], call_ids: list[int]) -> JudgeCallError:
         assert outcome.error is not None
@@ -416,22 +378,6 @@ class JudgeModel:
 
     def _cache_reply(self, key: str, reply: Generation | EmbeddingResult) -> None:
         self._cache_put(key, cached_form(reply))
-
-
-def _total_tokens(result: object) -> int:
-    usage = getattr(result, "usage", None)
-    return usage.total_tokens if isinstance(usage, Usage) else 0
-
-
-def _too_large(result: object, cap: int) -> ModelError | None:
-    """A reply text beyond ``cap`` bytes, from a provider that reads its replies itself
-    (the OpenAI-compatible one stops reading at the cap)."""
-    if not isinstance(result, Generation) or len(result.text) <= cap // 4:
-        return None
-    size = len(result.text.encode("utf-8"))
-    if size <= cap:
-        return None
-    return ModelError(f"reply of {size} bytes (max_reply_bytes: {cap})", kind="too_large")
 
 
 def get_model(

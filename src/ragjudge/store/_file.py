@@ -6,7 +6,8 @@ has the known secrets masked (:class:`MaskingConnection`)."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +148,17 @@ def store_error(path: Path, exc: sqlite3.Error) -> StoreError:
     if "not a database" in str(exc):
         return StoreError(f"cannot open the store {path}: it is not a SQLite database")
     return StoreError(f"cannot use the store {path}: {exc}")
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connection]:
+    """``conn`` in one transaction; a write the file refuses (read-only, full, locked
+    past the timeout) is a :class:`StoreError` naming the store at ``path``."""
+    try:
+        with conn:
+            yield conn
+    except sqlite3.OperationalError as exc:
+        raise store_error(path, exc) from None
 
 
 def _make_folder(path: Path) -> None:

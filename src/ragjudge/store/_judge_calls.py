@@ -7,14 +7,20 @@ from __future__ import annotations
 import json
 import sqlite3
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ragjudge.models._types import JudgeCallRecord
+from ragjudge.store._file import transaction
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "IN_FLIGHT",
     "LOST",
     "CallUsage",
+    "JudgeCallStore",
     "cost_by_judge",
     "insert_call",
     "mark_lost_calls",
@@ -156,3 +162,68 @@ def usage_by_call(conn: sqlite3.Connection, run_id: str) -> dict[int, CallUsage]
         (run_id,),
     ).fetchall()
     return {int(r[0]): CallUsage(int(r[1] or 0), int(r[2] or 0), r[3]) for r in rows}
+
+
+class JudgeCallStore:
+    """The judge-call writes and reads of :class:`~ragjudge.store._store.Store` (its
+    connection): calls stored before their requests go out, then completed, and the
+    usage and cost over a run's calls."""
+
+    path: Path
+    _conn: sqlite3.Connection
+
+    def save_judge_call(
+        self,
+        run_id: str | None,
+        record: JudgeCallRecord,
+        *,
+        cost: float | None = None,
+        judge: str | None = None,
+    ) -> int:
+        """Store one judge call (with its cost in dollars, when priced, and the named
+        judge of a judge matrix that made it) and return its id."""
+        with transaction(self._conn, self.path) as conn:
+            return insert_call(conn, run_id, record, cost, judge)
+
+    def begin_judge_call(
+        self, run_id: str | None, record: JudgeCallRecord, *, judge: str | None = None
+    ) -> int:
+        """Store a call about to be sent, marked in flight; returns its id."""
+        in_flight = record.model_copy(update={"error": IN_FLIGHT})
+        with transaction(self._conn, self.path) as conn:
+            return insert_call(conn, run_id, in_flight, None, judge)
+
+    def end_judge_call(
+        self, call_id: int, record: JudgeCallRecord, *, cost: float | None = None
+    ) -> None:
+        """Complete a call stored in flight with how it ended."""
+        with transaction(self._conn, self.path) as conn:
+            update_call(conn, call_id, record, cost)
+
+    def mark_lost_calls(self, run_id: str) -> int:
+        """Mark calls left in flight by a process that ended (killed) as lost; returns
+        how many."""
+        with transaction(self._conn, self.path) as conn:
+            return mark_lost_calls(conn, run_id)
+
+    def judge_calls(self, run_id: str) -> pd.DataFrame:
+        """Every judge call of the run (prompt, reply, usage, cost …), in call order."""
+        import pandas as pd  # loaded by the commands that read frames, not by `runs`
+
+        return pd.read_sql_query(
+            "SELECT * FROM judge_calls WHERE run_id = ? ORDER BY call_id",
+            self._conn,
+            params=(run_id,),
+        )
+
+    def judge_usage(self, run_id: str) -> list[dict[str, Any]]:
+        """Judge calls, tokens, cost, errors and lost calls per purpose."""
+        return usage_by_purpose(self._conn, run_id)
+
+    def judge_costs(self, run_id: str) -> dict[str | None, float | None]:
+        """The dollars each named judge's calls cost (see :func:`cost_by_judge`)."""
+        return cost_by_judge(self._conn, run_id)
+
+    def call_usage(self, run_id: str) -> dict[int, CallUsage]:
+        """Every judge call's tokens and cost, by call id."""
+        return usage_by_call(self._conn, run_id)

@@ -13,22 +13,25 @@ import json
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from datetime import UTC, datetime
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from ragjudge.models._types import JudgeCallRecord
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 from ragjudge.store import _events as run_events
 from ragjudge.store import _frames as frames
-from ragjudge.store import _judge_calls as judge_calls
 from ragjudge.store._file import StoreError as StoreError
-from ragjudge.store._file import open_store_file, store_error
-from ragjudge.store._judge_calls import CallUsage
+from ragjudge.store._file import open_store_file, transaction
+from ragjudge.store._judge_calls import JudgeCallStore
+from ragjudge.store._rows import OutputRow as OutputRow
+from ragjudge.store._rows import ScoreRow as ScoreRow
+from ragjudge.store._rows import dumps, timestamp
+from ragjudge.store._rows import output_row as output_row
+from ragjudge.store._rows import score_name_of as score_name_of
+from ragjudge.store._rows import score_rows as score_rows
 from ragjudge.store._samples import SampleReads
 from ragjudge.store._scores import ScoreColumnReads
 from ragjudge.store._tallies import RunTallies
@@ -81,74 +84,12 @@ _RUN_COLUMNS = (
 )
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
 def new_run_id() -> str:
     """A sortable, readable run id: UTC timestamp plus random hex."""
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
-
-
-def _dumps(value: Any) -> str:
-    return _ENCODER.encode(value)
-
-
-OutputRow = tuple[str, str, str, str | None, float | None, int, int, str]
-ScoreRow = tuple[
-    str, str, int, str, float | None, str | None, str | None, str, str, str, str | None, str | None
-]
-"""A ``scores`` row: run id, request id, trial, score name, value, error, rationale,
-details, judge call ids, time, why skipped, the named judge that gave it."""
-
-
-def score_name_of(row: ScoreRow) -> str:
-    """The score name of a ``scores`` row."""
-    return row[3]
-
-
-def output_row(run_id: str, request_id: str, output: Output, now: str | None = None) -> OutputRow:
-    """The ``outputs`` row of one target output."""
-    return (
-        run_id,
-        request_id,
-        output.model_dump_json(),
-        output.error,
-        output.latency,
-        output.usage.input_tokens,
-        output.usage.output_tokens,
-        now or _now(),
-    )
-
-
-def score_rows(
-    run_id: str, request_id: str, trial: int, scores: Iterable[Score], now: str | None = None
-) -> list[ScoreRow]:
-    """The ``scores`` rows of one sample's scores for one trial."""
-    now = now or _now()
-    return [
-        (
-            run_id,
-            request_id,
-            trial,
-            s.metric,
-            s.value,
-            s.error,
-            s.rationale,
-            _dumps(s.details) if s.details else "{}",
-            _dumps(s.judge_call_ids) if s.judge_call_ids else "[]",
-            now,
-            s.skipped,
-            s.judge,
-        )
-        for s in scores
-    ]
-
-
-class Store(SampleReads, ScoreColumnReads, RunTallies):
+class Store(SampleReads, ScoreColumnReads, RunTallies, JudgeCallStore):
     """A SQLite file holding every run. Safe to reopen while another process has it open."""
 
     def __init__(self, path: str | Path, *, write: bool = False) -> None:
@@ -167,13 +108,8 @@ class Store(SampleReads, ScoreColumnReads, RunTallies):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        try:
-            with self._conn:
-                yield self._conn
-        except sqlite3.OperationalError as exc:  # read-only, full, locked past the timeout
-            raise store_error(self.path, exc) from None
+    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        return transaction(self._conn, self.path)
 
     # runs -----------------------------------------------------------------
 
@@ -188,7 +124,7 @@ class Store(SampleReads, ScoreColumnReads, RunTallies):
     def record_meanings(self, run_id: str, meanings: Mapping[str, ScoreMeaning]) -> None:
         """Give a run stored without its scores' meanings these (a run that has them
         keeps its own)."""
-        stored = _dumps({name: m.model_dump() for name, m in meanings.items()})
+        stored = dumps({name: m.model_dump() for name, m in meanings.items()})
         with self._conn:
             self._conn.execute(
                 "UPDATE runs SET meanings_json = ? WHERE run_id = ? AND meanings_json IS NULL",
@@ -218,12 +154,12 @@ class Store(SampleReads, ScoreColumnReads, RunTallies):
                 (
                     run_id,
                     name,
-                    _now(),
-                    _dumps(config),
-                    _dumps(versions),
+                    timestamp(),
+                    dumps(config),
+                    dumps(versions),
                     len(samples),
                     trials,
-                    None if stored is None else _dumps(stored),
+                    None if stored is None else dumps(stored),
                 ),
             )
             conn.executemany(
@@ -243,7 +179,7 @@ class Store(SampleReads, ScoreColumnReads, RunTallies):
 
     def set_status(self, run_id: str, status: RunStatus) -> None:
         """Set the run's status; any status but ``running`` stamps its finish time."""
-        finished = _now() if status != "running" else None
+        finished = timestamp() if status != "running" else None
         with self._tx() as conn:
             conn.execute(
                 "UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
@@ -402,65 +338,6 @@ class Store(SampleReads, ScoreColumnReads, RunTallies):
             )
             for r in rows
         ]
-
-    # judge calls ------------------------------------------------------------
-
-    def save_judge_call(
-        self,
-        run_id: str | None,
-        record: JudgeCallRecord,
-        *,
-        cost: float | None = None,
-        judge: str | None = None,
-    ) -> int:
-        """Store one judge call (with its cost in dollars, when priced, and the named
-        judge of a judge matrix that made it) and return its id."""
-        with self._tx() as conn:
-            return judge_calls.insert_call(conn, run_id, record, cost, judge)
-
-    def begin_judge_call(
-        self, run_id: str | None, record: JudgeCallRecord, *, judge: str | None = None
-    ) -> int:
-        """Store a call about to be sent, marked in flight; returns its id."""
-        in_flight = record.model_copy(update={"error": judge_calls.IN_FLIGHT})
-        with self._tx() as conn:
-            return judge_calls.insert_call(conn, run_id, in_flight, None, judge)
-
-    def end_judge_call(
-        self, call_id: int, record: JudgeCallRecord, *, cost: float | None = None
-    ) -> None:
-        """Complete a call stored in flight with how it ended."""
-        with self._tx() as conn:
-            judge_calls.update_call(conn, call_id, record, cost)
-
-    def mark_lost_calls(self, run_id: str) -> int:
-        """Mark calls left in flight by a process that ended (killed) as lost; returns
-        how many."""
-        with self._tx() as conn:
-            return judge_calls.mark_lost_calls(conn, run_id)
-
-    def judge_calls(self, run_id: str) -> pd.DataFrame:
-        """Every judge call of the run (prompt, reply, usage, cost …), in call order."""
-        import pandas as pd  # loaded by the commands that read frames, not by `runs`
-
-        return pd.read_sql_query(
-            "SELECT * FROM judge_calls WHERE run_id = ? ORDER BY call_id",
-            self._conn,
-            params=(run_id,),
-        )
-
-    def judge_usage(self, run_id: str) -> list[dict[str, Any]]:
-        """Judge calls, tokens, cost, errors and lost calls per purpose."""
-        return judge_calls.usage_by_purpose(self._conn, run_id)
-
-    def judge_costs(self, run_id: str) -> dict[str | None, float | None]:
-        """The dollars each named judge's calls cost (see
-        :func:`~ragjudge.store._judge_calls.cost_by_judge`)."""
-        return judge_calls.cost_by_judge(self._conn, run_id)
-
-    def call_usage(self, run_id: str) -> dict[int, CallUsage]:
-        """Every judge call's tokens and cost, by call id."""
-        return judge_calls.usage_by_call(self._conn, run_id)
 
     def target_usage(self, run_id: str) -> dict[str, Any]:
         """The system under test's token counts and latency over the run's outputs."""

@@ -1,0 +1,85 @@
+"""The stored form of a run's results: ``outputs`` and ``scores`` rows, made where the
+results arrive and written in batches (:mod:`ragjudge.store._batch`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from ragjudge.schema import Output, Score
+
+__all__ = [
+    "OutputRow",
+    "ScoreRow",
+    "dumps",
+    "output_row",
+    "score_name_of",
+    "score_rows",
+    "timestamp",
+]
+
+OutputRow = tuple[str, str, str, str | None, float | None, int, int, str]
+"""An ``outputs`` row: run id, request id, output JSON, error, latency, input tokens,
+output tokens, time."""
+ScoreRow = tuple[
+    str, str, int, str, float | None, str | None, str | None, str, str, str, str | None, str | None
+]
+"""A ``scores`` row: run id, request id, trial, score name, value, error, rationale,
+details, judge call ids, time, why skipped, the named judge that gave it."""
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
+def dumps(value: Any) -> str:
+    """``value`` as stored JSON (text kept as written, anything else as its string)."""
+    return _ENCODER.encode(value)
+
+
+def timestamp() -> str:
+    """The time stamp of a stored row: UTC, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def score_name_of(row: ScoreRow) -> str:
+    """The score name of a ``scores`` row."""
+    return row[3]
+
+
+def output_row(run_id: str, request_id: str, output: Output, now: str | None = None) -> OutputRow:
+    """The ``outputs`` row of one target output."""
+    return (
+        run_id,
+        request_id,
+        output.model_dump_json(),
+        output.error,
+        output.latency,
+        output.usage.input_tokens,
+        output.usage.output_tokens,
+        now or timestamp(),
+    )
+
+
+def score_rows(
+    run_id: str, request_id: str, trial: int, scores: Iterable[Score], now: str | None = None
+) -> list[ScoreRow]:
+    """The ``scores`` rows of one sample's scores for one trial."""
+    now = now or timestamp()
+    return [
+        (
+            run_id,
+            request_id,
+            trial,
+            s.metric,
+            s.value,
+            s.error,
+            s.rationale,
+            dumps(s.details) if s.details else "{}",
+            dumps(s.judge_call_ids) if s.judge_call_ids else "[]",
+            now,
+            s.skipped,
+            s.judge,
+        )
+        for s in scores
+    ]
