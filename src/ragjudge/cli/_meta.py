@@ -230,53 +230,31 @@ def meta(
     _choice("--level", level, _LEVELS)
     if not table and (as_csv or output is not None):
         raise fail("--csv and --output write the judge table: add --table")
+    options: dict[str, Any] = dict(
+        combine=how,
+        by=by,
+        extra=extra or [],
+        kind=label_kind,
+        acceptable=acceptable,
+        thresholds=parse_thresholds(threshold or []),
+        kappa_weights=weights,
+        pairs=pairs,
+        seed=seed,
+        n_resamples=resamples,
+        where=where,
+        level=level,
+        group=group,
+        positive=positive,
+        exclude_human=parse_human_exclusions(exclude_human or []),
+    )
     if table:
         _judge_table(
-            run_id,
-            human,
-            dict(
-                combine=how,
-                extra=extra or [],
-                kind=label_kind,
-                acceptable=acceptable,
-                thresholds=parse_thresholds(threshold or []),
-                kappa_weights=weights,
-                by=by,
-                pairs=pairs,
-                seed=seed,
-                n_resamples=resamples,
-                where=where,
-                level=level,
-                group=group,
-                positive=positive,
-                exclude_human=parse_human_exclusions(exclude_human or []),
-            ),
-            _JudgeTableOutput(within, as_json, as_csv, output),
-            store,
+            run_id, human, options, _JudgeTableOutput(within, as_json, as_csv, output), store
         )
         return
     with opened_store(store) as s:
         result = meta_for_run(
-            s,
-            run_id,
-            human,
-            combine=how,
-            by=by,
-            extra=extra or [],
-            kind=label_kind,
-            acceptable=acceptable,
-            thresholds=parse_thresholds(threshold or []),
-            kappa_weights=weights,
-            ppi=ppi or ppi_labels is not None,
-            ppi_labels=ppi_labels,
-            pairs=pairs,
-            seed=seed,
-            n_resamples=resamples,
-            where=where,
-            level=level,
-            group=group,
-            positive=positive,
-            exclude_human=parse_human_exclusions(exclude_human or []),
+            s, run_id, human, ppi=ppi or ppi_labels is not None, ppi_labels=ppi_labels, **options
         )
     if as_json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
