@@ -4,7 +4,8 @@ holds."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, Self
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -31,7 +32,9 @@ class ContainsOptions(TextOptions):
     @model_validator(mode="after")
     def _names_some_values(self) -> Self:
         if not self.values and self.values_from is None:
-            raise ValueError("give 'values' (a list of texts) or 'values_from' (a field of the row)")
+            raise ValueError(
+                "give 'values' (a list of texts) or 'values_from' (a field of the row)"
+            )
         if any(not value.strip() for value in self.values):
             raise ValueError("'values' holds a blank text, which every response contains")
         return self
@@ -42,7 +45,7 @@ class ContainsMetric(CheckMetric):
 
     Options = ContainsOptions
     options: ContainsOptions
-    example_options = {"values": ["UNION"]}
+    example_options: ClassVar[Mapping[str, Any]] = {"values": ["UNION"]}
 
     def __init__(self, *, name: str | None = None, **options: Any) -> None:
         super().__init__(name=name, **options)
@@ -65,9 +68,13 @@ class ContainsMetric(CheckMetric):
         row's, each once; :class:`MetricFailure` when there are none."""
         own: list[str] = list(self.options.values)
         if self.options.values_from is not None:
-            own += [value for value in _field_values(sample, self.options.values_from) if value.strip()]
+            own += [
+                value for value in _field_values(sample, self.options.values_from) if value.strip()
+            ]
         if not own:
-            raise MetricFailure(f"no values to look for: the row's {self.options.values_from} is empty")
+            raise MetricFailure(
+                f"no values to look for: the row's {self.options.values_from} is empty"
+            )
         return list(dict.fromkeys(own))
 
     def decide(self, found: int, wanted: int) -> bool:

@@ -3,7 +3,8 @@ they stayed within ``max_dollars``."""
 
 from __future__ import annotations
 
-from typing import Self
+from collections.abc import Mapping
+from typing import Any, ClassVar, Self
 
 from pydantic import Field, field_validator, model_validator
 
@@ -68,7 +69,7 @@ class Cost(MeasuredMetric):
 
     Options = CostOptions
     options: CostOptions
-    example_options = {"input_price": 0.15, "output_price": 0.6}
+    example_options: ClassVar[Mapping[str, Any]] = {"input_price": 0.15, "output_price": 0.6}
     unit = "dollars"
     meaning = raw_meaning = ScoreMeaning(
         direction="lower", low=0, high=None, description="dollars the target's tokens cost"

@@ -5,13 +5,15 @@ package (the ``jsonschema`` extra)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import field_validator, model_validator
 
 from ragjudge._util.extras import missing_extra_message
-from ragjudge._util.textfiles import TextFileError, read_text_file
+from ragjudge._util.textfiles import read_text_file
+from ragjudge.errors import TextFileError
 from ragjudge.metrics._base import MetricContext, Result, require_response
 from ragjudge.metrics._options import ConfigPath
 from ragjudge.metrics._registry import register_metric
@@ -49,7 +51,7 @@ class SchemaOptions(FenceOptions):
             raise ValueError("give the schema as 'json_schema' or as 'schema_file', one of them")
         return self
 
-    def schema(self) -> dict[str, Any]:
+    def given_schema(self) -> dict[str, Any]:
         """The schema the options give."""
         if self.json_schema is not None:
             return self.json_schema
@@ -65,14 +67,14 @@ class JsonSchema(CheckMetric):
     Options = SchemaOptions
     options: SchemaOptions
     extra = EXTRA
-    example_options = {"json_schema": {"type": "object"}}
+    example_options: ClassVar[Mapping[str, Any]] = {"json_schema": {"type": "object"}}
     meaning = ScoreMeaning(
         binary=True, description="share of responses that are JSON valid against the schema"
     )
 
     def __init__(self, *, name: str | None = None, **options: Any) -> None:
         super().__init__(name=name, **options)
-        self.validator = checked_validator(self.options.schema())
+        self.validator = checked_validator(self.options.given_schema())
 
     def compute_now(self, sample: Sample, output: Output, ctx: MetricContext) -> Result:
         """Pass, or fail with where the document breaks the schema (or is not JSON)."""

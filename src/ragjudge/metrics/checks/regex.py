@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
 from pydantic import field_validator
 
@@ -52,7 +53,7 @@ class Regex(CheckMetric):
 
     Options = RegexOptions
     options: RegexOptions
-    example_options = {"pattern": "UNION"}
+    example_options: ClassVar[Mapping[str, Any]] = {"pattern": "UNION"}
     meaning = ScoreMeaning(binary=True, description="share of responses matching the pattern")
 
     def __init__(self, *, name: str | None = None, **options: Any) -> None:
@@ -67,7 +68,10 @@ class Regex(CheckMetric):
         else:
             found = self.compiled.search(response)
         matched = found is not None
-        details = {"matched": found.group(0) if found else None, "negate": self.options.negate}
+        details: dict[str, Any] = {
+            "matched": found.group(0) if found else None,
+            "negate": self.options.negate,
+        }
         if found is not None:
             details["span"] = [found.start(), found.end()]
         return Result(passed(matched != self.options.negate), details=details)
