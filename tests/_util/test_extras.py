@@ -43,5 +43,14 @@ def test_a_missing_extra_names_the_feature_the_modules_and_the_pip_command(
 
 
 def test_every_extra_of_the_package_that_code_imports_is_known() -> None:
-    assert set(EXTRA_MODULES) == {"local", "pdf", "mlflow", "agreement", "litellm", "serve", "ray"}
+    assert set(EXTRA_MODULES) == {
+        "local",
+        "pdf",
+        "mlflow",
+        "agreement",
+        "litellm",
+        "serve",
+        "ray",
+        "jsonschema",
+    }
     assert install_command("local") == "pip install 'ragjudge[local]'"

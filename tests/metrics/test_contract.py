@@ -72,7 +72,7 @@ def unjudged_score_names() -> set[str]:
 
 def build(name: str) -> Metric:
     try:
-        return create_metric(name)
+        return create_metric({"metric": name, **metric_class(name).example_options})
     except ValueError as exc:
         if "not installed" in str(exc):
             pytest.skip(f"{name}: {exc}")

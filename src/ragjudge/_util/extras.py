@@ -20,6 +20,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "litellm": ("litellm",),
     "serve": ("starlette", "uvicorn"),
     "ray": ("ray",),
+    "jsonschema": ("jsonschema",),
 }
 """Extra name → the top-level modules it installs that ragjudge imports."""
 

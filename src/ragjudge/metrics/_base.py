@@ -229,6 +229,10 @@ class Metric:
     metrics``: ``retrieval`` (finding the contexts: the search and its documents),
     ``generation`` (answering from the contexts: the model and its prompt) or ``end to
     end`` (the answer the whole pipeline gives). Every registered metric declares it."""
+    example_options: ClassVar[Mapping[str, Any]] = MappingProxyType({})
+    """Options that make an instance of a metric with required options (a ``regex``'s
+    pattern), for ``ragjudge metrics`` and the contract test to describe and try it;
+    empty for a metric whose options all have defaults."""
     calls_per_sample: ClassVar[str | None] = None
     """Judge calls per sample and trial, in words (``"2 (statements, verdicts)"``,
     ``"1 per chunk"``), for ``ragjudge metrics``; None: none without a judge, one for a

@@ -95,9 +95,9 @@ def all_metric_info() -> list[MetricInfo]:
 
 def metric_info(name: str) -> MetricInfo:
     """The registered metric ``name`` as its declarations (on an instance with the
-    default options) describe it."""
+    default options, or its ``example_options`` when some are required) describe it."""
     cls = metric_class(name)
-    metric = cls()
+    metric = cls(**cls.example_options)
     meanings = metric.meanings()
     scores = [_score_info(score, meaning) for score, meaning in meanings.items()]
     extras = metric.extras()

@@ -221,6 +221,8 @@ def _plain_message(error: Any) -> str:
         word = {"ge": "at least", "gt": "above", "le": "at most", "lt": "below"}
         bound = next(f"{word[k]} {v}" for k, v in context.items() if k in word)
         return f"must be {bound}, not {error['input']!r}"
+    if kind == "missing":
+        return "is required"
     if kind == "literal_error":
         return f"must be one of {context['expected']}, not {error['input']!r}"
     return f"is invalid: {error['msg'].removeprefix('Value error, ')}"
