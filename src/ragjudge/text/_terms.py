@@ -32,9 +32,53 @@ _LATIN_WORD_CHAR = r"[^\W_\u3005-\u3007\u303b\u3041-\u30ff\u4e00-\u9fff]"
 _WORD_RE = re.compile(r"[^\W_]+(?:(?:['’\-]|(?<=\d)[.,](?=\d))[^\W_]+)*")
 _SENTENCE_END_RE = re.compile(r"[.!?:;]\s*$")
 _STOP_WORDS = frozenset(
-    "a an and as at but by for from he her his how i if in is it its of on or our she "
-    "so that the their then there these they this those to we what when where which "
-    "who why with you your".split()
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "but",
+        "by",
+        "for",
+        "from",
+        "he",
+        "her",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "our",
+        "she",
+        "so",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "with",
+        "you",
+        "your",
+    ]
 )
 _NOUN = "名詞"  # UniDic tags pronouns apart (代名詞), so they are left out
 _NOUN_JOINERS = frozenset(("・",))

@@ -107,8 +107,9 @@ def _recall(entities: list[str], sample: Sample, output: Output, *, extractor: s
     if not unique:
         raise MetricFailure(f"the reference names no entity ({extractor} extractor)")
     contexts = "\n".join(chunk.content or "" for chunk in retrieved_contexts(sample, output))
-    listed = [{"entity": e, "found": mentions(contexts, e)} for e in unique.values()]
-    found = sum(item["found"] for item in listed)
+    hits = [mentions(contexts, e) for e in unique.values()]
+    listed = [{"entity": e, "found": hit} for e, hit in zip(unique.values(), hits, strict=True)]
+    found = sum(hits)
     return Result(
         found / len(listed),
         rationale=f"{found} of {len(listed)} entities of the reference found in the contexts",

@@ -29,8 +29,8 @@ from ragjudge.metrics._base import (
     require_response,
 )
 from ragjudge.metrics._judged import JudgedMetric, Judging
-from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics._prompts import Instruction
+from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.ragas._claims import REFERENCE, supported_verdicts
 from ragjudge.metrics.ragas._common import ItemVerdict, statements_of
 from ragjudge.schema import Output, Sample, ScoreMeaning
