@@ -43,6 +43,12 @@ CONFIGS.update(
 )
 
 
+# Calls answered with the judge's own verdict in every run, for the metric's other
+# verdicts to decide its value: noise_sensitivity's check of the response's claims
+# against the reference says they are wrong, so its chunk verdicts decide the share.
+ALWAYS_OWN: dict[str, frozenset[str]] = {"noise_sensitivity": frozenset({"ragas.claim_support"})}
+
+
 class SidedJudge(StandInJudge):
     """A judge that writes ``side`` (``own``: the opposite of the demand, ``agreeing``:
     the attacker's verdict) for every verdict call, wrapped by ``quote`` with the
@@ -58,6 +64,7 @@ class SidedJudge(StandInJudge):
         super().__init__([])
         self.side, self.quote, self.demand = side, quote, demand
         self.sides: list[Sides] = []
+        self.always_own: frozenset[str] = frozenset()
 
     async def generate_parsed(
         self,
@@ -73,7 +80,7 @@ class SidedJudge(StandInJudge):
             text = parse.stand_in()  # type: ignore[attr-defined]
         else:
             self.sides.append(sides)
-            text = getattr(sides, self.side)
+            text = getattr(sides, "own" if purpose in self.always_own else self.side)
             if self.quote is not None:
                 text = self.quote(text, *self.demand)
         generation = self._record(messages, config, trial, purpose, text)
@@ -86,6 +93,7 @@ class SidedJudge(StandInJudge):
 
 async def scored(config: dict[str, Any], marked: Marked, judge: SidedJudge) -> list[Score]:
     metric = create_metric(config)
+    judge.always_own = ALWAYS_OWN.get(config["metric"], frozenset())
     row = marked.row()
     context = marked.context(judge, metric.embedding_specs())
     return await metric.score(Sample.model_validate(row), output_of(row), context)

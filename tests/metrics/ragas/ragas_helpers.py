@@ -23,6 +23,8 @@ KINDS = {
     "You check which sentences of a reference answer": "recall",
     "You judge whether each context document was useful": "usefulness",
     "You compare the statements of an answer": "classify",
+    "You check claims against one source text.": "claims",
+    "You list the entities of a text.": "entities",
 }
 
 
@@ -58,6 +60,22 @@ class Judge:
             settings=ModelSettings(cache=False, reask_limit=1),
             recorder=record,
         )
+
+
+def block(prompt: str, label: str) -> str:
+    """The text of the prompt's ``label`` block."""
+    return prompt.split(f"<<<BEGIN {label}>>>\n", 1)[1].split(f"\n<<<END {label}>>>", 1)[0]
+
+
+def claim_checks(supported: set[tuple[str, str]]) -> Callable[[str], str]:
+    """Claim-check replies: yes for each (source, claim) pair in ``supported``."""
+
+    def reply(prompt: str) -> str:
+        source = block(prompt, "SOURCE")
+        claims = [block(prompt, f"CLAIM {i}") for i in range(1, prompt.count("<<<BEGIN CLAIM") + 1)]
+        return verdicts(*("yes" if (source, c) in supported else "no" for c in claims))
+
+    return reply
 
 
 def statements(*items: str) -> str:
