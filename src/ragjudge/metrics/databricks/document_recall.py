@@ -9,6 +9,7 @@ from __future__ import annotations
 from ragjudge.metrics._base import MetricContext, Produced, Result
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.databricks._shared import CONTEXTS, DatabricksMetric
+from ragjudge.metrics.retrieval._documents import derived_uri_problem, document_id
 from ragjudge.schema import ContextChunk, Output, Sample, ScoreMeaning
 
 
@@ -32,23 +33,15 @@ class DocumentRecall(DatabricksMetric):
             ("expected_retrieved_context", sample.expected_retrieved_context),
             ("retrieved context", retrieved),
         ):
-            if any(_derived(c) for c in chunks):
-                raise self.missing(
-                    f"the {name} is text without doc_uris (theirs are derived from "
-                    "positions); document recall compares document names"
-                )
+            if (problem := derived_uri_problem(name, chunks)) is not None:
+                raise self.missing(problem)
         return document_recall(retrieved, sample.expected_retrieved_context)
-
-
-def _derived(chunk: ContextChunk) -> bool:
-    """Whether the chunk's ``doc_uri`` was made up from its position (plain text)."""
-    return bool((chunk.model_extra or {}).get("doc_uri_derived"))
 
 
 def document_recall(retrieved: list[ContextChunk], expected: list[ContextChunk]) -> Result:
     """The share of ``expected``'s documents found among ``retrieved``'s."""
-    wanted = list(dict.fromkeys(c.doc_uri.strip() for c in expected))
-    got = {c.doc_uri.strip() for c in retrieved}
+    wanted = list(dict.fromkeys(document_id(c) for c in expected))
+    got = {document_id(c) for c in retrieved}
     found = [uri for uri in wanted if uri in got]
     missing = [uri for uri in wanted if uri not in got]
     rationale = f"{len(found)} of {len(wanted)} expected documents retrieved"
