@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ragjudge.metrics._info import all_metric_info, metric_info
+from ragjudge.metrics._info import all_metric_info, metric_group, metric_info
 
 
 @pytest.fixture
@@ -56,3 +56,29 @@ def test_the_docs_say_the_part_of_the_pipeline_each_metric_declares() -> None:
     assert grouped == declared
     listed = {row[0].strip("`"): row[2] for row in _section("Every metric")}
     assert listed and all(declared[name] == part for name, part in listed.items())
+
+
+@pytest.mark.parametrize(
+    ("parts", "group"),
+    [
+        (["retrieval"], "retrieval"),
+        (["retrieval", "generation"], "generation"),
+        (["retrieval", "generation", "end to end", "agent"], "agent"),
+        (["conversation"], "conversation"),
+        ([], "other"),
+    ],
+)
+def test_a_metric_is_grouped_under_the_widest_part_it_measures(
+    parts: list[str], group: str
+) -> None:
+    assert metric_group(parts) == group
+
+
+def test_agent_and_conversation_metrics_are_grouped_as_such() -> None:
+    found = {info.name: info for info in all_metric_info()}
+    assert found["agent_usage"].group == "agent"
+    assert found["multiturn"].group == "conversation"
+    assert found["databricks"].group == "agent"
+    assert found["document_recall"].group == "retrieval"
+    assert found["relevance_to_query"].group == "generation"
+    assert found["exact_match"].to_dict()["group"] == "end to end"

@@ -177,3 +177,120 @@ def test_the_battle_command_explains_what_is_missing(tmp_path: Path) -> None:
     assert unknown.exit_code == 2 and "nope" in unknown.output
     missing = runner.invoke(app, ["battle", run_a, run_b, "--store", str(tmp_path / "none.db")])
     assert missing.exit_code == 2 and "no store at" in missing.output
+
+
+# graded battles ------------------------------------------------------------------
+
+RUBRIC = "5: complete and correct against the reference; 1: wrong"
+
+
+def graded_responses(messages: list[dict[str, Any]]) -> tuple[str, str]:
+    prompt = messages[-1]["content"]
+    first = re.search(r"<<<BEGIN RESPONSE A>>>\n(.*?)\n<<<END RESPONSE A>>>", prompt, re.S)
+    second = re.search(r"<<<BEGIN RESPONSE B>>>\n(.*?)\n<<<END RESPONSE B>>>", prompt, re.S)
+    assert first and second
+    return first.group(1), second.group(1)
+
+
+def always_first(messages: list[dict[str, Any]]) -> str:
+    return "Feedback: the first one reads better.\n[RESULT] A"
+
+
+def consistent(messages: list[dict[str, Any]]) -> str:
+    """Picks B's GOOD answer wherever it is; where neither is GOOD, run A's 'plain
+    answer' (over B's 'plain too') wherever it is."""
+    first, second = graded_responses(messages)
+    if "GOOD" in first + second:
+        place = "A" if "GOOD" in first else "B"
+    else:
+        place = "A" if first.startswith("plain answer") else "B"
+    return f"Feedback: that one meets the rubric.\n[RESULT] {place}"
+
+
+async def test_a_graded_battle_with_a_judge_that_follows_the_position(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    run_a, run_b = runs(store)
+    provider = ScriptedProvider(ReplyScript(function=always_first))
+    report = await run_battle(
+        store, run_a, run_b, graded=True, rubric=RUBRIC, judge_provider=provider, progress=False
+    )
+    overall = report.overall
+    assert overall.position_bias == 1.0 and overall.first_position == 1.0
+    assert (overall.b_wins, overall.splits, overall.a_wins) == (0, 10, 0)
+    assert overall.win_rate_b == 0.5 and overall.win_rate_a == 0.5
+    assert report.graded and len(report.samples) == 10
+    assert all(pair.agree is False for pair in report.samples)
+    assert {(p.winner_a_first, p.winner_b_first) for p in report.samples} == {("a", "b")}
+    assert len(provider.calls) == 20
+
+
+async def test_a_graded_battle_with_a_consistent_judge(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    run_a, run_b = runs(store)
+    provider = ScriptedProvider(ReplyScript(function=consistent))
+    report = await run_battle(
+        store, run_a, run_b, graded=True, rubric=RUBRIC, judge_provider=provider, progress=False
+    )
+    overall = report.overall
+    # B wins q0–q5 in both orders, A wins q6–q9 in both orders
+    assert overall.win_rate_b == pytest.approx(6 / 10)
+    assert overall.win_rate_a == pytest.approx(4 / 10)
+    assert (overall.b_wins, overall.splits, overall.a_wins) == (6, 0, 4)
+    assert overall.position_bias == 0.0 and overall.first_position == 0.5
+    assert overall.ci_low is not None and overall.ci_high is not None
+    assert overall.ci_a == pytest.approx((1 - overall.ci_high, 1 - overall.ci_low))
+    assert overall.first_position_ci is not None
+    assert overall.first_position_ci[0] <= 0.5 <= overall.first_position_ci[1]
+    assert all(pair.agree for pair in report.samples)
+    winners = {p.request_id: p.winner_a_first for p in report.samples}
+    assert winners == {f"q{i}": "b" if i < 6 else "a" for i in range(10)}
+    with Store(store) as s:
+        meanings = s.run(report.result.run_id).meanings
+    assert "graded_battle/position_bias" in meanings
+
+
+async def test_a_graded_battle_names_the_row_without_a_rubric(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    run_a, run_b = runs(store)
+    provider = ScriptedProvider(ReplyScript(function=consistent))
+    with pytest.raises(rj.ConfigError, match="sample 'q0' of run A has no score rubric"):
+        await run_battle(store, run_a, run_b, graded=True, judge_provider=provider, progress=False)
+    assert provider.calls == []
+
+
+@pytest.fixture
+def graded_server() -> Iterator[OpenAITestServer]:
+    yield from running(OpenAITestServer(replies=ReplyScript(function=always_first)))
+
+
+def test_the_graded_battle_command(tmp_path: Path, graded_server: OpenAITestServer) -> None:
+    store = tmp_path / "runs.db"
+    run_a, run_b = runs(store)
+    rubric = tmp_path / "rubric.txt"
+    rubric.write_text(RUBRIC, encoding="utf-8")
+    args = [
+        "battle", run_a, run_b, "--store", str(store), "--no-progress", "--judge",
+        "openai/test-model", "--rubric-file", str(rubric),
+    ]  # fmt: skip
+    env = {"OPENAI_BASE_URL": graded_server.base_url}
+    shown = runner.invoke(app, [*args, "--samples"], env=env, terminal_width=220)
+    assert shown.exit_code == 0, shown.output
+    assert "inconsistent" in shown.output and "A win rate" in shown.output
+    assert "each sample's two verdicts" in shown.output
+    as_json = runner.invoke(app, [*args, "--json"], env=env)
+    data = json.loads(as_json.stdout)
+    assert data["graded"] is True and data["rows"][0]["position_bias"] == 1.0
+    assert data["rows"][0]["win_rate_a"] == 0.5 and data["rows"][0]["splits"] == 10
+    assert [s["agree"] for s in data["samples"]] == [False] * 10
+
+
+def test_the_graded_battle_command_refuses_conflicting_options(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    run_a, run_b = runs(store)
+    base = ["battle", run_a, run_b, "--store", str(store), "--judge", "openai/x"]
+    both = runner.invoke(app, [*base, "--rubric", "r", "--rubric-file", "r.txt"])
+    assert both.exit_code == 2 and "--rubric TEXT or --rubric-file PATH" in both.output
+    spec = runner.invoke(app, [*base, "--graded", "--rubric", "r", "--spec", "fact"])
+    assert spec.exit_code == 2 and "--spec and --graded do not go together" in spec.output
+    missing = runner.invoke(app, [*base, "--rubric-file", str(tmp_path / "none.txt")])
+    assert missing.exit_code == 2 and "--rubric-file: no file at" in missing.output

@@ -167,6 +167,33 @@ def battle(
     cache: Annotated[bool, typer.Option("--cache/--no-cache", help="Reuse cached replies.")] = True,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+    graded: Annotated[
+        bool,
+        typer.Option(
+            "--graded",
+            help="Grade the two responses against each other with a score rubric and the "
+            "reference answer (the judge names the better one), instead of a spec.",
+        ),
+    ] = False,
+    rubric: Annotated[
+        str | None,
+        typer.Option(
+            help="The score rubric of a graded battle, for samples without their own "
+            "(metadata score_rubric). Implies --graded."
+        ),
+    ] = None,
+    rubric_file: Annotated[
+        Path | None,
+        typer.Option(help="A text file holding the score rubric (as --rubric). Implies --graded."),
+    ] = None,
+    samples: Annotated[
+        bool,
+        typer.Option(
+            "--samples",
+            help="Also print each sample's two verdicts and whether they agree (graded "
+            "battles; --json always carries them).",
+        ),
+    ] = False,
 ) -> None:
     """Judge RUN_B's responses against RUN_A's, head to head in both orders; print B's
     win rate with a bootstrap CI and the judge's position-bias rate. The battle is
@@ -178,6 +205,10 @@ def battle(
     for path in (store, store_b):
         if path is not None and not path.exists():
             raise fail(f"no store at {path}; pass --store PATH")
+    rubric_text = _rubric_text(rubric, rubric_file)
+    graded = graded or rubric_text is not None
+    if graded and spec != "battle":
+        raise fail("--spec and --graded do not go together: a graded battle uses no spec")
     judge_config, dirs = _battle_settings(judge, config)
     report = asyncio.run(
         run_battle(
@@ -187,6 +218,8 @@ def battle(
             store_b=store_b,
             spec=spec,
             spec_dirs=dirs + [str(d) for d in specs_dir or []],
+            graded=graded,
+            rubric=rubric_text,
             judge=judge_config,
             by=by,
             concurrency=concurrency,
@@ -198,8 +231,25 @@ def battle(
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
     else:
         _print_battle(report)
+        if samples and report.graded:
+            table_console().print(_verdicts_table(report))
     if report.result.verdict.exit_code:
         raise typer.Exit(report.result.verdict.exit_code)
+
+
+def _rubric_text(rubric: str | None, rubric_file: Path | None) -> str | None:
+    """The score rubric from ``--rubric`` or ``--rubric-file`` (not both)."""
+    from ragjudge._util.textfiles import read_text_file
+
+    if rubric is not None and rubric_file is not None:
+        raise fail("pass the score rubric once: --rubric TEXT or --rubric-file PATH")
+    if rubric_file is not None:
+        if not rubric_file.is_file():
+            raise fail(f"--rubric-file: no file at {rubric_file}")
+        rubric = read_text_file(rubric_file, label=f"--rubric-file {rubric_file}")
+    if rubric is not None and not rubric.strip():
+        raise fail("the score rubric is empty (--rubric or --rubric-file)")
+    return rubric
 
 
 def _battle_settings(
@@ -221,28 +271,25 @@ def _print_battle(report: Any) -> None:
         "each sample judged in both orders",
         title_justify="left",
     )
-    columns = ("group", "B win rate", "95% CI", "n", "B wins", "splits", "A wins")
+    split = "inconsistent" if report.graded else "splits"
+    columns = ("group", "B win rate", "95% CI", "A win rate", "n", "B wins", split, "A wins")
     for column in (*columns, "position bias", "first position", "errors"):
         table.add_column(column, justify="left" if column == "group" else "right")
     for row in report.rows:
-        ci = "–" if row.ci_low is None else f"[{row.ci_low:.3f}, {row.ci_high:.3f}]"
         table.add_row(
             Text(row.group if row.group is not None else "all"),
             _fmt(row.win_rate_b),
-            ci,
+            _interval(None if row.ci_low is None else (row.ci_low, row.ci_high)),
+            _fmt(row.win_rate_a),
             str(row.n),
             str(row.b_wins),
             str(row.splits),
             str(row.a_wins),
-            _fmt(row.position_bias),
-            _fmt(row.first_position),
+            _with_interval(row.position_bias, row.position_bias_ci),
+            _with_interval(row.first_position, row.first_position_ci),
             str(row.errors),
         )
-    table.caption = (
-        "B win rate: B's score averaged over both orders (1 win, 0.5 split, 0 loss); "
-        "position bias: share of samples where the judge chose the same position both "
-        "times; first position: share of judgements preferring the response shown first"
-    )
+    table.caption = _battle_caption(report.graded)
     table.caption_justify = "left"
     table_console().print(table)
     if report.left_out:
@@ -256,6 +303,44 @@ def _print_battle(report: Any) -> None:
     )
     if result.verdict.exit_code:
         out.print(Text("; ".join(result.verdict.reasons), style="bold red"))
+
+
+def _battle_caption(graded: bool) -> str:
+    wins = (
+        "B win rate: the share of B's two verdicts (1 won both, 0.5 the verdicts disagree, "
+        "0 lost both); A win rate: 1 minus it; "
+        if graded
+        else "B win rate: B's score averaged over both orders (1 win, 0.5 split, 0 loss); "
+    )
+    return (
+        wins + "position bias: share of samples where the judge chose the same position "
+        "both times (so its verdict followed the position); first position: share of "
+        "judgements preferring the response shown first (0.5 = no preference); intervals "
+        "are bootstrap 95% CIs"
+    )
+
+
+def _verdicts_table(report: Any) -> Table:
+    table = Table(title="each sample's two verdicts", title_justify="left")
+    for column in ("sample", "A shown first: winner", "B shown first: winner", "agree"):
+        table.add_column(column)
+    for pair in report.samples:
+        agree = "–" if pair.agree is None else ("yes" if pair.agree else "no")
+        table.add_row(
+            Text(pair.request_id),
+            Text(pair.winner_a_first.upper() if pair.winner_a_first else "–"),
+            Text(pair.winner_b_first.upper() if pair.winner_b_first else "–"),
+            Text(agree if pair.error is None else f"error: {pair.error}"),
+        )
+    return table
+
+
+def _with_interval(value: float | None, interval: tuple[float, float] | None) -> str:
+    return _fmt(value) if interval is None else f"{_fmt(value)} {_interval(interval)}"
+
+
+def _interval(interval: tuple[float, float] | None) -> str:
+    return "–" if interval is None else f"[{interval[0]:.3f}, {interval[1]:.3f}]"
 
 
 def _fmt(value: float | None) -> str:

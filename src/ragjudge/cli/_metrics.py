@@ -1,6 +1,7 @@
 """``ragjudge metrics``: every registered metric with what it measures, the part of the
-pipeline it measures, its range and direction, its inputs and its judge calls per
-sample — from the metrics' own declarations (:mod:`ragjudge.metrics._info`)."""
+pipeline it measures, its range and direction, its inputs, whether it needs a judge and
+its judge calls per sample — from the metrics' own declarations
+(:mod:`ragjudge.metrics._info`), listed in groups by what they measure."""
 
 from __future__ import annotations
 
@@ -12,13 +13,22 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from ragjudge.cli._common import table_console
+from ragjudge.cli._common import fail, table_console
 
 if TYPE_CHECKING:
     from ragjudge.config import Preset
     from ragjudge.metrics._info import MetricInfo
 
 __all__ = ["register"]
+
+GROUP_HEADINGS = {
+    "retrieval": "retrieval: finding the contexts",
+    "generation": "generation: answering from the contexts",
+    "end to end": "end to end: the answer of the whole system",
+    "agent": "agent: what the system does on the way (tools, tokens, time)",
+    "conversation": "conversation: exchanges of several turns",
+    "other": "other: metrics that name no part",
+}
 
 
 def metrics(
@@ -34,34 +44,80 @@ def metrics(
             "metric is in them.",
         ),
     ] = False,
+    part: Annotated[
+        str | None,
+        typer.Option(
+            "--part",
+            help="Only the metrics that measure this part: retrieval, generation, "
+            "'end to end', agent or conversation.",
+        ),
+    ] = None,
+    judge: Annotated[
+        bool | None,
+        typer.Option(
+            "--judge/--no-judge",
+            help="Only the metrics that need an LLM judge (--judge) or that need none "
+            "(--no-judge).",
+        ),
+    ] = None,
 ) -> None:
-    """List every metric: what it measures, the part of the RAG pipeline it measures
-    (retrieval, generation, end to end), range, direction, inputs and judge calls per
-    sample."""
+    """List every metric, grouped by what it measures (retrieval, generation, end to
+    end, agent, conversation): what it measures, range, direction, inputs, whether it
+    needs a judge and its judge calls per sample."""
     if presets:
         _print_presets(as_json)
         return
     from ragjudge.metrics._info import all_metric_info
 
-    found = all_metric_info()
+    found = _selected(all_metric_info(), part, judge)
     if as_json:
         print(json.dumps([m.to_dict() for m in found], ensure_ascii=False, indent=2))
         return
     console = table_console()
-    console.print(_overview(found))
+    if not found:
+        console.print("no metric matches the filter")
+    for group, members in _grouped(found):
+        console.print(_overview(group, members))
     if verbose:
         for info in found:
             console.print(_details(info))
 
 
-def _overview(found: list[MetricInfo]) -> Table:
-    table = Table(title="metrics (↑ higher is better, ↓ lower)", title_justify="left")
+def _selected(found: list[MetricInfo], part: str | None, judge: bool | None) -> list[MetricInfo]:
+    """The metrics that measure ``part`` (any part when None) and need a judge as
+    ``judge`` says (either way when None)."""
+    from ragjudge.metrics._base import PIPELINE_PARTS
+
+    if part is not None and part not in PIPELINE_PARTS:
+        known = ", ".join(repr(p) for p in PIPELINE_PARTS)
+        raise fail(f"--part {part!r} is not a part of the pipeline; use one of {known}")
+    return [
+        info
+        for info in found
+        if (part is None or part in info.parts) and (judge is None or info.needs_judge == judge)
+    ]
+
+
+def _grouped(found: list[MetricInfo]) -> list[tuple[str, list[MetricInfo]]]:
+    """The metrics by group, groups in their fixed order; in a group, those without a
+    judge first, then by name."""
+    from ragjudge.metrics._info import GROUPS
+
+    ordered = sorted(found, key=lambda info: (info.needs_judge, info.name))
+    groups = [(g, [info for info in ordered if info.group == g]) for g in GROUPS]
+    return [(group, members) for group, members in groups if members]
+
+
+def _overview(group: str, found: list[MetricInfo]) -> Table:
+    title = f"{GROUP_HEADINGS[group]} (↑ higher is better, ↓ lower)"
+    table = Table(title=title, title_justify="left", title_style="bold")
     table.add_column("metric", no_wrap=True)
     table.add_column("measures", ratio=3)
     table.add_column("part", ratio=1)
     table.add_column("range", no_wrap=True)
     table.add_column("", no_wrap=True)
     table.add_column("inputs", ratio=2)
+    table.add_column("judge", no_wrap=True)
     table.add_column("judge calls / sample", ratio=2)
     for info in found:
         first = info.scores[0]
@@ -73,6 +129,7 @@ def _overview(found: list[MetricInfo]) -> Table:
             Text("various" if several and _mixed(info) else first.range),
             "↓" if first.direction == "lower" else "↑",
             Text(", ".join(info.inputs) or "–"),
+            "yes" if info.needs_judge else "no",
             Text(info.judge_calls),
         )
     return table

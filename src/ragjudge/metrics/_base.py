@@ -23,8 +23,14 @@ if TYPE_CHECKING:  # types only: a metric module imports no model, index or clie
 
 T = TypeVar("T")
 
-PipelinePart = Literal["retrieval", "generation", "end to end"]
-PIPELINE_PARTS: tuple[PipelinePart, ...] = ("retrieval", "generation", "end to end")
+PipelinePart = Literal["retrieval", "generation", "end to end", "agent", "conversation"]
+PIPELINE_PARTS: tuple[PipelinePart, ...] = (
+    "retrieval",
+    "generation",
+    "end to end",
+    "agent",
+    "conversation",
+)
 
 __all__ = [
     "Metric",
@@ -227,8 +233,10 @@ class Metric:
     pipeline_parts: ClassVar[tuple[PipelinePart, ...]] = ()
     """Which parts of a RAG pipeline the metric's scores speak of, for ``ragjudge
     metrics``: ``retrieval`` (finding the contexts: the search and its documents),
-    ``generation`` (answering from the contexts: the model and its prompt) or ``end to
-    end`` (the answer the whole pipeline gives). Every registered metric declares it."""
+    ``generation`` (answering from the contexts: the model and its prompt), ``end to
+    end`` (the answer the whole pipeline gives), ``agent`` (what the system does on the
+    way: its tools, tokens and time) or ``conversation`` (an exchange of several turns).
+    Every registered metric declares it, in this order."""
     example_options: ClassVar[Mapping[str, Any]] = MappingProxyType({})
     """Options that make an instance of a metric with required options (a ``regex``'s
     pattern), for ``ragjudge metrics`` and the contract test to describe and try it;

@@ -1,8 +1,8 @@
 """What every registered metric is, read from its own declarations — the meaning of its
 scores (``meaning``/``scores``: description, range, direction), the inputs it
 ``requires``, whether it ``needs_judge`` and its ``calls_per_sample``, the parts of the
-pipeline it measures (``pipeline_parts``), its options — so
-``ragjudge metrics`` never drifts from the code."""
+pipeline it measures (``pipeline_parts``) and the group it is listed under, its
+options — so ``ragjudge metrics`` never drifts from the code."""
 
 from __future__ import annotations
 
@@ -15,11 +15,24 @@ from pydantic_core import PydanticUndefined
 
 from ragjudge._util.extras import extra_installed, install_command
 from ragjudge.metrics import Metric, MetricOptions, available_metrics, metric_class
+from ragjudge.metrics._base import PIPELINE_PARTS
 from ragjudge.metrics._judged import JudgedMetric
 from ragjudge.metrics._options import FromConfig
 from ragjudge.schema import ScoreMeaning
 
-__all__ = ["MetricInfo", "ScoreInfo", "all_metric_info", "metric_info", "value_range"]
+__all__ = [
+    "GROUPS",
+    "MetricInfo",
+    "ScoreInfo",
+    "all_metric_info",
+    "metric_group",
+    "metric_info",
+    "value_range",
+]
+
+UNGROUPED = "other"
+GROUPS: tuple[str, ...] = (*PIPELINE_PARTS, UNGROUPED)
+"""The groups ``ragjudge metrics`` lists metrics under, in this order."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +65,7 @@ class MetricInfo:
     judge_calls: str
     parts: list[str]
     """The parts of a RAG pipeline its scores speak of (retrieval, generation, end to
-    end); empty for a metric that does not say."""
+    end, agent, conversation); empty for a metric that does not say."""
     options: dict[str, str] = field(default_factory=dict)
     """Option name → its type and default, as written in a config."""
     extras: list[str] = field(default_factory=list)
@@ -67,9 +80,15 @@ class MetricInfo:
             return None
         return "needs " + " and ".join(install_command(e) for e in self.missing_extras)
 
+    @property
+    def group(self) -> str:
+        """The group it is listed under: see :func:`metric_group`."""
+        return metric_group(self.parts)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form (``ragjudge metrics --json``)."""
         found = asdict(self)
+        found["group"] = self.group
         found["install_hint"] = self.install_hint
         for score, info in zip(found["scores"], self.scores, strict=True):
             score["range"] = info.range
@@ -86,6 +105,14 @@ def value_range(low: float | None, high: float | None) -> str:
     if high is not None:
         return f"≤ {high:g}"
     return "any"
+
+
+def metric_group(parts: list[str]) -> str:
+    """The widest part a metric measures, in the order retrieval, generation, end to
+    end, agent, conversation (a metric of retrieval and generation is listed with
+    generation, where its score is formed); ``other`` when it declares none."""
+    declared = [part for part in PIPELINE_PARTS if part in parts]
+    return declared[-1] if declared else UNGROUPED
 
 
 def all_metric_info() -> list[MetricInfo]:

@@ -7,6 +7,12 @@ the judge's preference for a position cancels out (see
 (``ragjudge show`` and ``export`` work on it); the report gives B's win rate with a
 bootstrap confidence interval over samples, overall and per ``--by`` subset, with the
 position-bias rate and the counts of B wins, splits and A wins.
+
+With ``graded`` the pairs are judged by
+:class:`~ragjudge.metrics.classify.graded_battle.GradedBattle` instead: the judge grades
+the two responses against each other with a score rubric and the reference answer and
+names the better one; the report adds A's win rate, the confidence intervals of the
+position-bias and first-position rates, and each sample's two verdicts.
 """
 
 from __future__ import annotations
@@ -21,14 +27,26 @@ import pandas as pd
 from ragjudge.analysis._results import EvaluationResult
 from ragjudge.config import ConfigError, EvalConfig, JudgeConfig
 from ragjudge.metrics.classify.battle import BASELINE_KEY
+from ragjudge.metrics.classify.graded_battle import RUBRIC_KEY
 from ragjudge.models import Provider
 from ragjudge.run._runner import run_evaluation
 from ragjudge.stats import MetricSummary
 from ragjudge.store._store import RunInfo, Store
 
-__all__ = ["BATTLE_METRIC", "BattleReport", "BattleRow", "battle_rows", "run_battle"]
+__all__ = [
+    "BATTLE_METRIC",
+    "GRADED_METRIC",
+    "BattleReport",
+    "BattleRow",
+    "PairVerdicts",
+    "battle_rows",
+    "run_battle",
+]
 
 BATTLE_METRIC = "ragjudge.metrics.classify.battle:Battle"
+GRADED_METRIC = "ragjudge.metrics.classify.graded_battle:GradedBattle"
+GRADED_SPEC = "graded (score rubric and reference answer)"
+"""What the report names as the spec of a graded battle."""
 LEFT_OUT_REASONS = ("only_in_a", "only_in_b", "no_response_a", "no_response_b")
 
 
@@ -47,6 +65,44 @@ class BattleRow:
     b_wins: int
     splits: int
     a_wins: int
+    position_bias_ci: tuple[float, float] | None = None
+    """The bootstrap 95% interval of ``position_bias``."""
+    first_position_ci: tuple[float, float] | None = None
+    """The bootstrap 95% interval of ``first_position`` (0.5 inside it: no clear
+    preference for a place)."""
+
+    @property
+    def win_rate_a(self) -> float | None:
+        """A's win rate: 1 minus B's (a split counts half to each)."""
+        return None if self.win_rate_b is None else 1.0 - self.win_rate_b
+
+    @property
+    def ci_a(self) -> tuple[float, float] | None:
+        """The bootstrap 95% interval of A's win rate."""
+        if self.ci_low is None or self.ci_high is None:
+            return None
+        return (1.0 - self.ci_high, 1.0 - self.ci_low)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        found = dict(vars(self))
+        found["win_rate_a"] = self.win_rate_a
+        for key in ("position_bias_ci", "first_position_ci"):
+            found[key] = None if found[key] is None else list(found[key])
+        found["ci_a"] = None if self.ci_a is None else list(self.ci_a)
+        return found
+
+
+@dataclass(frozen=True)
+class PairVerdicts:
+    """One sample of a graded battle: the run each of its two verdicts went to (``a``
+    or ``b``) and whether they agree; None where the judge gave no verdict."""
+
+    request_id: str
+    winner_a_first: str | None
+    winner_b_first: str | None
+    agree: bool | None
+    error: str | None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
@@ -63,6 +119,9 @@ class BattleReport:
     result: EvaluationResult
     rows: list[BattleRow]
     left_out: dict[str, int] = field(default_factory=dict)
+    samples: list[PairVerdicts] = field(default_factory=list)
+    """Each sample's two verdicts (a graded battle only)."""
+    graded: bool = False
 
     @property
     def overall(self) -> BattleRow:
@@ -79,6 +138,8 @@ class BattleReport:
             "by": self.result.by,
             "rows": [row.to_dict() for row in self.rows],
             "left_out": self.left_out,
+            "graded": self.graded,
+            "samples": [sample.to_dict() for sample in self.samples],
             "exit_code": self.result.verdict.exit_code,
         }
 
@@ -122,6 +183,8 @@ async def run_battle(
     store_b: Path | None = None,
     spec: str = "battle",
     spec_dirs: list[str] | None = None,
+    graded: bool = False,
+    rubric: str | None = None,
     judge: JudgeConfig | None = None,
     by: str | None = None,
     concurrency: int = 8,
@@ -130,7 +193,10 @@ async def run_battle(
     use_cache: bool = True,
 ) -> BattleReport:
     """Judge run B against run A (stored in ``store_a``; B in ``store_b`` when given)
-    and store the battle as a run in ``store_a``. The judge is ``judge``, else run A's."""
+    and store the battle as a run in ``store_a``. The judge is ``judge``, else run A's.
+
+    ``graded`` judges with a score rubric (``rubric``, or each row's metadata
+    ``score_rubric``) and the reference answer instead of the head-to-head ``spec``."""
     with Store(store_a) as first:
         info_a = first.run(run_a)
         if store_b is None or store_b.resolve() == store_a.resolve():
@@ -144,9 +210,12 @@ async def run_battle(
         raise ConfigError(
             f"runs {info_a.run_id} and {info_b.run_id} share no sample that both answered"
         )
+    if graded:
+        _check_graded_rows(rows, rubric)
+    metric = _graded_spec(rubric) if graded else _metric_spec(spec, spec_dirs or [])
     config = EvalConfig(
         name=f"battle {info_a.run_id} vs {info_b.run_id}",
-        metrics=[_metric_spec(spec, spec_dirs or [])],
+        metrics=[metric],
         judge=judge or _stored_judge(info_a, judge_provider),
         by=by,
         concurrency=concurrency,
@@ -157,7 +226,47 @@ async def run_battle(
     )
     with Store(store_a) as store:
         table = _table(store, result)
-    return BattleReport(info_a.run_id, info_b.run_id, spec, result, table, left_out)
+        samples = _pair_verdicts(store, result) if graded else []
+    shown_spec = GRADED_SPEC if graded else spec
+    return BattleReport(
+        info_a.run_id, info_b.run_id, shown_spec, result, table, left_out, samples, graded
+    )
+
+
+def _graded_spec(rubric: str | None) -> dict[str, Any]:
+    return {"metric": GRADED_METRIC, "name": "graded_battle", "rubric": rubric}
+
+
+def _check_graded_rows(rows: list[dict[str, Any]], rubric: str | None) -> None:
+    """A graded battle needs every row's reference answer, and a rubric for each."""
+    for row in rows:
+        where = f"sample {row.get('request_id')!r} of run A"
+        if not row.get("expected_response"):
+            raise ConfigError(f"{where} has no expected_response: a graded battle needs one")
+        if rubric is None and not row.get("metadata", {}).get(RUBRIC_KEY):
+            raise ConfigError(
+                f"{where} has no score rubric (metadata {RUBRIC_KEY!r}); pass --rubric TEXT "
+                "or --rubric-file PATH"
+            )
+
+
+def _pair_verdicts(store: Store, result: EvaluationResult) -> list[PairVerdicts]:
+    metric = next(s.metric for s in result.summaries if "/" not in s.metric)
+    found = []
+    for request_id, _, score in store.scores(result.run_id):
+        if score.metric != metric:
+            continue
+        details = score.details or {}
+        found.append(
+            PairVerdicts(
+                request_id=request_id,
+                winner_a_first=details.get("winner_a_first"),
+                winner_b_first=details.get("winner_b_first"),
+                agree=details.get("agree"),
+                error=score.error,
+            )
+        )
+    return found
 
 
 def _metric_spec(spec: str, spec_dirs: list[str]) -> dict[str, Any]:
@@ -212,9 +321,18 @@ def _row(
         b_wins=int((per_sample == 1.0).sum()),
         splits=int(((per_sample > 0.0) & (per_sample < 1.0)).sum()),
         a_wins=int((per_sample == 0.0).sum()),
+        position_bias_ci=_ci_of(by_name, f"{metric}/position_bias"),
+        first_position_ci=_ci_of(by_name, f"{metric}/first_position"),
     )
 
 
 def _mean_of(summaries: dict[str, MetricSummary], name: str) -> float | None:
     found = summaries.get(name)
     return None if found is None else found.mean
+
+
+def _ci_of(summaries: dict[str, MetricSummary], name: str) -> tuple[float, float] | None:
+    found = summaries.get(name)
+    if found is None or found.ci is None:
+        return None
+    return (found.ci.low, found.ci.high)

@@ -145,7 +145,7 @@ class MultiTurn(JudgedMetric):
     ``generator_model`` are model specs for those agents (default: the judge).
     """
 
-    pipeline_parts = ("end to end",)
+    pipeline_parts = ("conversation",)
 
     calls_per_sample = "up to 3 per turn (judge, composer, generator), max_turns turns"
 

@@ -49,7 +49,7 @@ class AgentEvaluationOptions(MetricOptions):
 class AgentEvaluation(JudgedMetric):
     """Every Databricks Agent Evaluation metric whose inputs the row holds."""
 
-    pipeline_parts = ("retrieval", "generation", "end to end")
+    pipeline_parts = ("retrieval", "generation", "end to end", "agent")
 
     calls_per_sample = "1 per applicable judge, 1 per chunk, 1 per fact or guideline set"
 

@@ -32,7 +32,7 @@ def _count(what: str) -> ScoreMeaning:
 class AgentUsage(Metric):
     """Tokens and latency of the system under test for each request."""
 
-    pipeline_parts = ("end to end",)
+    pipeline_parts = ("agent",)
 
     requires: tuple[str, ...] = ()
     scores: ClassVar[Mapping[str, ScoreMeaning]] = {
