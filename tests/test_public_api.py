@@ -89,11 +89,13 @@ one module per metric, each a worked example of the metric kit."""
 
 METRIC_FAMILIES = (
     "accuracy",
+    "checks",
     "classify",
     "custom",
     "databricks",
     "lexical",
     "ragas",
+    "retrieval",
     "rubric",
     "semantic",
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ragjudge.metrics._base import MetricOptions
+from ragjudge.metrics._base import MetricFailure, MetricOptions
 from ragjudge.metrics.checks._shared import strip_fence
 
 __all__ = ["FenceOptions", "NotJson", "parse_response"]
@@ -19,8 +19,9 @@ class FenceOptions(MetricOptions):
     strip_fence: bool = False
 
 
-class NotJson(Exception):
-    """The response is not one JSON document; the message says where it breaks."""
+class NotJson(MetricFailure):
+    """The response is not one JSON document; the message says where it breaks (the
+    checks catch it and score a fail; left uncaught it is the sample's error)."""
 
 
 def parse_response(response: str, options: FenceOptions) -> Any:
