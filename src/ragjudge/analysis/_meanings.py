@@ -8,6 +8,7 @@ left out of the mean."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+
 from ragjudge.schema import ScoreMeaning
 from ragjudge.stats._reducers import TrialReducer
 from ragjudge.store._store import RunInfo
