@@ -284,6 +284,23 @@ INVALID_CHOICE = "__invalid__"
 counts as: stored in a score's details (``choice``) and counted by ``ragjudge counts``."""
 
 
+TrialsReduceMethod = Literal["mean", "mode", "median", "max", "pass_at_k", "at_least_k"]
+"""How a sample's trial values become its value (see :class:`TrialsReduce`)."""
+
+
+class TrialsReduce(BaseModel):
+    """How a run with several trials turns one sample's trial values into the sample's
+    value: ``method`` (``mean``, ``mode``, ``median``, ``max``, ``pass_at_k``,
+    ``at_least_k``), and for the last two ``k`` and the pass ``threshold`` (a trial
+    passes when its value is at least the threshold)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    method: TrialsReduceMethod = "mean"
+    k: int | None = None
+    threshold: float | None = None
+
+
 class ScoreMeaning(BaseModel):
     """What one score's values mean: declared by its metric, stored with every run, and
     read from the run by ``show``, ``compare``, ``meta`` and the exports.
@@ -315,6 +332,9 @@ class ScoreMeaning(BaseModel):
     """The contexts the judge was shown (the metric's ``contexts`` option:
     ``reference``, ``question``, ``retrieved`` …), when the metric shows any; tables of
     judges against human scores group by it."""
+    trials_reduce: TrialsReduce | None = None
+    """How the run reduces each sample's trials to one value before averaging over
+    samples (None: the mean)."""
 
     @property
     def aggregate(self) -> str:

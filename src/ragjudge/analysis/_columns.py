@@ -21,6 +21,7 @@ from ragjudge.analysis._outcome import ErrorGroup, error_cause
 from ragjudge.errors import AnalysisError
 from ragjudge.stats import MetricSummary, group_label, group_names
 from ragjudge.stats._columns import RunningSummaries
+from ragjudge.stats._reducers import TrialReducer
 from ragjudge.store._frames import metadata_columns
 from ragjudge.store._store import Store
 
@@ -48,17 +49,19 @@ def summarize_columns(
     exclude: Mapping[str, Sequence[float]],
     seed: int,
     by: str | None = None,
+    reducers: Mapping[str, TrialReducer] | None = None,
 ) -> ColumnSummary:
     """The run's summary read in pages. ``by`` is a metadata key (``lang`` or
-    ``metadata.lang``); :class:`UnknownKeyError` when no scored sample has it."""
+    ``metadata.lang``); :class:`UnknownKeyError` when no scored sample has it.
+    ``reducers`` say how a score's trials become a sample's value (the mean by default)."""
     labels = _subset_labels(store, run_id, by) if by is not None else None
     if isinstance(labels, UnknownKeyError):
         unknown, labels = labels, None
     else:
         unknown = None
     names: list[str] = []
-    overall = RunningSummaries(dict(exclude))
-    subsets = RunningSummaries(dict(exclude))
+    overall = RunningSummaries(dict(exclude), dict(reducers or {}))
+    subsets = RunningSummaries(dict(exclude), dict(reducers or {}))
     errors = False
     for page in store.score_pages(run_id, names):
         errors = errors or bool(page.noted.any())

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ragjudge.schema import ScoreMeaning
+from ragjudge.stats._reducers import TrialReducer
 from ragjudge.store._store import RunInfo
 
-__all__ = ["exclusions", "lower_is_better", "merged_meanings", "run_meanings"]
+__all__ = ["exclusions", "lower_is_better", "merged_meanings", "run_meanings", "trial_reducers"]
 
 
 def run_meanings(run: RunInfo) -> dict[str, ScoreMeaning]:
@@ -39,6 +40,15 @@ def merged_meanings(*runs: RunInfo) -> dict[str, ScoreMeaning]:
 def exclusions(meanings: Mapping[str, ScoreMeaning]) -> dict[str, list[float]]:
     """Per score name, the values its mean leaves out (only scores that leave any out)."""
     return {name: sorted(m.excluded) for name, m in meanings.items() if m.excluded}
+
+
+def trial_reducers(meanings: Mapping[str, ScoreMeaning]) -> dict[str, TrialReducer]:
+    """Per score name, how its trials are reduced (only scores that name a reducer)."""
+    return {
+        name: TrialReducer(m.trials_reduce.method, m.trials_reduce.k, m.trials_reduce.threshold)
+        for name, m in meanings.items()
+        if m.trials_reduce is not None
+    }
 
 
 def lower_is_better(meanings: Mapping[str, ScoreMeaning]) -> set[str]:

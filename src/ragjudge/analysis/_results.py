@@ -12,12 +12,13 @@ from ragjudge.analysis._columns import ColumnSummary, UnknownKeyError, summarize
 from ragjudge.analysis._drift import DriftReport, judge_drift
 from ragjudge.analysis._gates import GateResult
 from ragjudge.analysis._judges import JudgeGroup, judge_groups, run_has_judges
-from ragjudge.analysis._meanings import exclusions, run_meanings
+from ragjudge.analysis._meanings import exclusions, run_meanings, trial_reducers
 from ragjudge.analysis._outcome import ErrorGroup, Verdict, error_groups, run_verdict
 from ragjudge.analysis._rate_limits import RateLimitEvents, stored_rate_limits
 from ragjudge.analysis._status import status_of
 from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import MetricSummary, summarize_by, summarize_scores, summary_frame
+from ragjudge.stats._reducers import TrialReducer
 from ragjudge.store._events import NOTE
 from ragjudge.store._store import RunStatus, Store
 
@@ -174,6 +175,7 @@ class EvaluationResult:
             "excluded_share": s.excluded_share,
             "mean_all": s.mean_all,
             "trials": s.trials,
+            "trials_reduce": s.reduce,
             "trial_sd": s.trial_sd,
             "trial_agreement": s.trial_agreement,
             "meaning": None if meaning is None else meaning.model_dump(mode="json"),
@@ -199,13 +201,18 @@ def summarize_run(
     run = store.run(run_id)
     meanings = run_meanings(run)
     exclude = exclusions(meanings)
+    reducers = trial_reducers(meanings)
     if seed is None:
         seed = int(run.config.get("seed", 0))
     if by in _FRAME_COLUMNS:
-        read = frame_summary(store, run.run_id, exclude=exclude, seed=seed, by=by)
+        read = frame_summary(
+            store, run.run_id, exclude=exclude, seed=seed, by=by, reducers=reducers
+        )
     else:
         try:
-            read = summarize_columns(store, run.run_id, exclude=exclude, seed=seed, by=by)
+            read = summarize_columns(
+                store, run.run_id, exclude=exclude, seed=seed, by=by, reducers=reducers
+            )
         except UnknownKeyError:
             from ragjudge.config._eval import ConfigError  # the config layer loads the judge models
 
@@ -253,6 +260,7 @@ def frame_summary(
     exclude: Mapping[str, Sequence[float]],
     seed: int,
     by: str | None = None,
+    reducers: Mapping[str, TrialReducer] | None = None,
 ) -> ColumnSummary:
     """The same summary computed from the run's whole score frame (pandas): what
     :func:`summarize_run` computed before it read columns, kept for ``by`` naming a
@@ -265,8 +273,8 @@ def frame_summary(
         column = by if by in frame.columns else f"metadata.{by}"
         if column not in frame.columns:
             raise UnknownKeyError(by)
-        subsets = summarize_by(frame, column, exclude=exclude, seed=seed)
-    summaries = summarize_scores(frame, exclude=exclude, seed=seed)
+        subsets = summarize_by(frame, column, exclude=exclude, seed=seed, reducers=reducers)
+    summaries = summarize_scores(frame, exclude=exclude, seed=seed, reducers=reducers)
     return ColumnSummary(summaries, subsets, error_groups(frame))
 
 

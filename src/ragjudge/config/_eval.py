@@ -36,6 +36,7 @@ from ragjudge.config._sections import ReportConfig as ReportConfig
 from ragjudge.config._sections import TargetConfig as TargetConfig
 from ragjudge.errors import ConfigError as ConfigError
 from ragjudge.loading import MAX_FIELD_BYTES, check_columns
+from ragjudge.schema import TrialsReduce, TrialsReduceMethod
 
 MAX_TRIALS = 1000
 """The most ``trials`` a run may have."""
@@ -127,6 +128,19 @@ class EvalConfig(BaseModel):
     """Score every sample this many times (to measure how stable the scores are).
 
     At most 1,000, and at most 1,000,000 rows × trials when there are several."""
+    trials_reduce: TrialsReduceMethod = "mean"
+    """How each sample's trials become its one value before the summary averages over
+    samples: ``mean``, ``mode`` (the commonest value), ``median``, ``max``,
+    ``pass_at_k`` (the chance that at least one of ``trials_reduce_k`` trials passes,
+    estimated from all of them) or ``at_least_k`` (1 when at least
+    ``trials_reduce_k`` trials pass).
+
+    For every metric; a metric's own ``reduce`` key overrides it."""
+    trials_reduce_k: int | None = Field(default=None, ge=1)
+    """The k of ``trials_reduce: pass_at_k`` or ``at_least_k`` (at most ``trials``)."""
+    trials_pass_threshold: float | None = None
+    """The value a trial reaches to pass, for ``pass_at_k`` and ``at_least_k`` (a yes/no
+    score passes on yes without it)."""
     concurrency: int = Field(default=8, ge=1, le=MAX_CONCURRENCY)
     """Samples in flight at once (at most 1,000)."""
     processes: Annotated[int, Field(ge=1, le=MAX_PROCESSES)] | Literal["auto"] = "auto"
@@ -235,6 +249,27 @@ class EvalConfig(BaseModel):
         if self.openai_evals is not None and self.data is not None:
             raise ValueError("give 'data' or 'openai_evals' (whose samples are the data), not both")
         return self
+
+    @model_validator(mode="after")
+    def _trials_reduce_settings(self) -> EvalConfig:
+        counting = self.trials_reduce in ("pass_at_k", "at_least_k")
+        given = self.trials_reduce_k is not None or self.trials_pass_threshold is not None
+        if given and not counting:
+            raise ValueError(
+                "trials_reduce_k and trials_pass_threshold apply to 'trials_reduce: pass_at_k' "
+                f"or 'at_least_k', not {self.trials_reduce!r}"
+            )
+        if counting and self.trials_reduce_k is None:
+            raise ValueError(f"trials_reduce: {self.trials_reduce} needs trials_reduce_k")
+        return self
+
+    def trials_reduce_choice(self) -> TrialsReduce | None:
+        """The config-wide reducer of the metrics' trials (None: the mean)."""
+        if self.trials_reduce == "mean":
+            return None
+        return TrialsReduce(
+            method=self.trials_reduce, k=self.trials_reduce_k, threshold=self.trials_pass_threshold
+        )
 
     @model_validator(mode="after")
     def _limit_or_sample(self) -> EvalConfig:

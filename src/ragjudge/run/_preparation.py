@@ -15,6 +15,7 @@ from ragjudge.errors import DataError, MissingExtra
 from ragjudge.loading import read_evaluation_set
 from ragjudge.metrics import ConfigSettings, Metric, create_metric
 from ragjudge.run._matrix import judge_choice, judged_metrics
+from ragjudge.run._reducing import check_reduce, reduce_choice, with_trials_reduce
 from ragjudge.run._row_skipping import (
     check_filled,
     filled_fields,
@@ -23,7 +24,7 @@ from ragjudge.run._row_skipping import (
     skip_rows_lacking_inputs,
 )
 from ragjudge.run._sampling import stratified_sample
-from ragjudge.schema import Sample
+from ragjudge.schema import Sample, TrialsReduce
 from ragjudge.store._frames import reserved_name_problem
 from ragjudge.targets._targets import (
     CallableTarget,
@@ -136,6 +137,8 @@ def configured_metrics(
         settings=_config_settings(config),
         where=config.where("metrics"),
         judges=config.judge_names,
+        trials_reduce=config.trials_reduce_choice(),
+        trials=config.trials,
     )
 
 
@@ -246,6 +249,8 @@ def build_metrics(
     settings: ConfigSettings | None = None,
     where: str = "metrics",
     judges: Sequence[str] = (),
+    trials_reduce: TrialsReduce | None = None,
+    trials: int | None = None,
 ) -> list[Metric]:
     """The run's metrics from names, option dicts or instances, each judged metric once
     per named judge it uses when the run has several (``judges``, see
@@ -254,13 +259,17 @@ def build_metrics(
     (:func:`ragjudge.store._frames.reserved_name_problem`) is a :class:`ConfigError`. ``module:Class``
     metrics are looked up beside the config (``base_dir``) first; ``settings`` fill the
     options that take a config-wide setting or a path. ``where`` begins each message
-    (the config file and its key)."""
+    (the config file and its key). A metric's trials are reduced as its entry says
+    (``reduce``, see :mod:`ragjudge.run._reducing`), else by ``trials_reduce``; a
+    reducer that cannot apply (``reduce_k`` above ``trials``) is a :class:`ConfigError`."""
     metrics: list[Metric] = []
     problems: list[str] = []
     for spec in specs:
         try:
-            plain, choice = judge_choice(spec, f"metric {_spec_name(spec)!r}")
+            unreduced, reduce = reduce_choice(spec, f"metric {_spec_name(spec)!r}")
+            plain, choice = judge_choice(unreduced, f"metric {_spec_name(spec)!r}")
             metric = create_metric(plain, search_dir=base_dir, settings=settings)
+            metric = _reduced(metric, reduce or trials_reduce, trials)
             metrics.extend(judged_metrics(metric, choice, judges, f"metric {metric.name!r}"))
         except (ValueError, TypeError) as exc:
             problems.append(str(exc))
@@ -285,6 +294,14 @@ def build_metrics(
             " (give each instance its own 'name')"
         )
     return metrics
+
+
+def _reduced(metric: Metric, reduce: TrialsReduce | None, trials: int | None) -> Metric:
+    """``metric`` with its trials reduced by ``reduce`` (checked), or as it is."""
+    if reduce is None:
+        return metric
+    check_reduce(metric, reduce, trials, f"metric {metric.name!r}")
+    return with_trials_reduce(metric, reduce)
 
 
 def _spec_name(spec: MetricSpec) -> str:

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ragjudge.stats._bootstrap import FloatArray, bootstrap_cis
+from ragjudge.stats._reducers import TrialReducer, reduce_samples
 from ragjudge.stats._summary import MetricSummary
 
 __all__ = ["RunningMetric", "RunningSummaries"]
@@ -64,9 +65,12 @@ class _Held:
 class RunningMetric:
     """One metric's results, fed in sample order (a sample's rows may span pages)."""
 
-    def __init__(self, metric: str, excludes: Sequence[float] = ()) -> None:
+    def __init__(
+        self, metric: str, excludes: Sequence[float] = (), reducer: TrialReducer | None = None
+    ) -> None:
         self.metric = metric
         self._excludes = tuple(float(v) for v in excludes)
+        self._reducer = None if reducer is None or reducer.name == "mean" else reducer
         self._errors = 0
         self._excluded = 0
         self._scored = 0
@@ -108,6 +112,7 @@ class RunningMetric:
             trial_agreement=self._identical / sds.size if sds.size else None,
             scored=self._scored,
             excludes=self._excludes,
+            reduce=self._reducer.label if self._reducer is not None else "mean",
         )
         return summary, kept
 
@@ -126,13 +131,20 @@ class RunningMetric:
         if self._excludes:
             left_out = np.isin(value, self._excludes)
             self._excluded += int(left_out.sum())
-            self._all.extend(_sample_means(sample, value))
-            self._kept.extend(_sample_means(sample[~left_out], value[~left_out]))
+            self._all.extend(self._sample_values(sample, value))
+            self._kept.extend(self._sample_values(sample[~left_out], value[~left_out]))
         else:
-            self._kept.extend(_sample_means(sample, value))
+            self._kept.extend(self._sample_values(sample, value))
         sds, identical = _trial_spread(sample, value)
         self._sds.extend(sds)
         self._identical += identical
+
+    def _sample_values(self, sample: IntArray, value: FloatArray) -> FloatArray:
+        """Each sample's value from its trials (the mean unless the metric has a reducer)."""
+        if self._reducer is None:
+            return _sample_means(sample, value)
+        reduced = reduce_samples(sample.tolist(), value.tolist(), self._reducer)
+        return np.asarray(reduced, dtype=np.float64)
 
 
 def _runs(sample: IntArray) -> tuple[IntArray, IntArray]:
@@ -188,9 +200,11 @@ class _Keyed:
 @dataclass
 class RunningSummaries:
     """Running summaries of every (group, metric) pair met in the pages fed to
-    :meth:`add`; ``exclude[metric]`` are the values each mean leaves out."""
+    :meth:`add`; ``exclude[metric]`` are the values each mean leaves out and
+    ``reducers[metric]`` how a sample's trials become its value (the mean by default)."""
 
     exclude: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    reducers: Mapping[str, TrialReducer] = field(default_factory=dict)
     _keyed: dict[int, _Keyed] = field(default_factory=dict)
 
     def add(
@@ -214,7 +228,8 @@ class RunningSummaries:
             if keyed is None:
                 name = names[key & ((1 << _GROUP_SHIFT) - 1)]
                 first = (int(sample[rows[0]]), int(trial[rows[0]]), int(rowid[rows[0]]))
-                keyed = _Keyed(RunningMetric(name, self.exclude.get(name, ())), first)
+                running = RunningMetric(name, self.exclude.get(name, ()), self.reducers.get(name))
+                keyed = _Keyed(running, first)
                 self._keyed[key] = keyed
             keyed.running.add(sample[rows], trial[rows], value[rows], failed[rows])
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from ragjudge.stats._bootstrap import FloatArray, Interval, bootstrap_cis
 from ragjudge.stats._groups import check_columns, error_mask, group_label, group_names
+from ragjudge.stats._reducers import TrialReducer, reduce_samples
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,6 +45,9 @@ class MetricSummary:
     """The values this metric leaves out of its mean (e.g. ``(0.0,)``)."""
     skipped: int = 0
     """Results (sample × trial) where the metric did not apply (not errors)."""
+    reduce: str = "mean"
+    """How each sample's trials became its value (:attr:`TrialReducer.label`): the
+    mean, interval and ``n`` are over those per-sample values."""
 
     @property
     def excluded_share(self) -> float | None:
@@ -57,6 +61,7 @@ def summarize_scores(
     exclude: Mapping[str, Sequence[float]] | None = None,
     seed: int = 0,
     confidence: float = 0.95,
+    reducers: Mapping[str, TrialReducer] | None = None,
 ) -> list[MetricSummary]:
     """Summarise every metric in a long score frame, in the order metrics first appear.
 
@@ -64,15 +69,18 @@ def summarize_scores(
     ``trial``, ``metric``, ``value`` (NaN on error) and ``error``. Error rows are
     counted, never averaged. ``exclude[metric]`` lists values left out of the mean and
     interval (such as the "not sure" score 0 of answer accuracy); ``mean_all`` keeps
-    them.
+    them. ``reducers[metric]`` says how a sample's trials become its value (the mean
+    when the metric has none).
     """
     check_columns(scores)
     exclude = exclude or {}
+    reducers = reducers or {}
     summaries = [
         _summarize_metric(
             str(metric),
             scores[scores["metric"] == metric],
             exclude=exclude.get(str(metric), ()),
+            reducer=reducers.get(str(metric)),
         )
         for metric in scores["metric"].drop_duplicates()
     ]
@@ -89,6 +97,7 @@ def summarize_by(
     exclude: Mapping[str, Sequence[float]] | None = None,
     seed: int = 0,
     confidence: float = 0.95,
+    reducers: Mapping[str, TrialReducer] | None = None,
 ) -> dict[str, list[MetricSummary]]:
     """Summarise each subset of samples that shares a value of column ``key``.
 
@@ -103,7 +112,11 @@ def summarize_by(
     labels = scores[key].map(group_label)
     return {
         name: summarize_scores(
-            scores[labels == name], exclude=exclude, seed=seed, confidence=confidence
+            scores[labels == name],
+            exclude=exclude,
+            seed=seed,
+            confidence=confidence,
+            reducers=reducers,
         )
         for name in group_names(labels)
     }
@@ -156,7 +169,7 @@ def summary_frame(summaries: Sequence[MetricSummary]) -> pd.DataFrame:
 
 
 def _summarize_metric(
-    metric: str, rows: pd.DataFrame, *, exclude: Sequence[float]
+    metric: str, rows: pd.DataFrame, *, exclude: Sequence[float], reducer: TrialReducer | None
 ) -> tuple[MetricSummary, FloatArray]:
     """The metric's summary without its interval, and the per-sample means the
     interval is drawn from."""
@@ -166,8 +179,8 @@ def _summarize_metric(
     valid = rows.loc[~failed, ["sample_id", "trial"]].copy()
     valid["value"] = pd.to_numeric(rows.loc[~failed, "value"]).astype(np.float64)
     is_excluded = valid["value"].isin(list(exclude))
-    kept_means = _per_sample_means(valid[~is_excluded])
-    all_means = _per_sample_means(valid)
+    kept_means = _per_sample_values(valid[~is_excluded], reducer)
+    all_means = _per_sample_values(valid, reducer)
     trial_sd, agreement = _trial_spread(valid)
     summary = MetricSummary(
         metric=metric,
@@ -182,8 +195,17 @@ def _summarize_metric(
         trial_agreement=agreement,
         scored=len(valid),
         excludes=tuple(float(v) for v in exclude),
+        reduce=reducer.label if reducer is not None else "mean",
     )
     return summary, kept_means
+
+
+def _per_sample_values(valid: pd.DataFrame, reducer: TrialReducer | None) -> FloatArray:
+    """Each sample's value from its trials, ordered by first appearance."""
+    if reducer is None or reducer.name == "mean":
+        return _per_sample_means(valid)
+    reduced = reduce_samples(valid["sample_id"].tolist(), valid["value"].tolist(), reducer)
+    return np.asarray(reduced, dtype=np.float64)
 
 
 def _per_sample_means(valid: pd.DataFrame) -> FloatArray:

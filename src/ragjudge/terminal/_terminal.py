@@ -44,6 +44,7 @@ def summary_table(
     trials = max((s.trials for s in summaries), default=1)
     excluded = any(s.excluded or s.excludes for s in summaries)
     skipped = any(s.skipped for s in summaries)
+    reduced = trials > 1 and any(s.reduce != "mean" for s in summaries)
     # no vertical rules: at 80 columns the metric names keep the room
     table = Table(
         title=title,
@@ -65,6 +66,8 @@ def summary_table(
     if excluded:
         table.add_column("excluded", justify="right", no_wrap=True)
         table.add_column("mean (all)", justify="right", no_wrap=True)
+    if reduced:
+        table.add_column("per sample", no_wrap=True)
     if trials > 1:
         table.add_column("trial sd", justify="right", no_wrap=True)
         table.add_column("agreement", justify="right", no_wrap=True)
@@ -72,7 +75,7 @@ def summary_table(
     for group in groups:
         for position, s in enumerate(group):
             row = _summary_row(s, meanings, judged=judged, first=position == 0)
-            table.add_row(*_summary_extras(row, s, skipped, excluded, trials))
+            table.add_row(*_summary_extras(row, s, (skipped, excluded, reduced), trials))
         if judged:
             table.rows[-1].end_section = True
     if any(meanings.get(s.metric, _HIGHER).lower_is_better for s in summaries):
@@ -102,9 +105,11 @@ def _summary_row(
 
 
 def _summary_extras(
-    row: list[RenderableType], s: MetricSummary, skipped: bool, excluded: bool, trials: int
+    row: list[RenderableType], s: MetricSummary, shown: tuple[bool, bool, bool], trials: int
 ) -> list[RenderableType]:
-    """The optional columns: not applicable, excluded values, trial spread."""
+    """The optional columns (``shown``: not applicable, excluded values, how trials are
+    reduced), and the trial spread."""
+    skipped, excluded, reduced = shown
     if skipped:
         row.append(str(s.skipped))
     if excluded:
@@ -113,6 +118,8 @@ def _summary_extras(
             row += [f"{s.excluded}{share}", _fmt(s.mean_all)]
         else:
             row += ["–", "–"]
+    if reduced:
+        row.append(s.reduce)
     if trials > 1:
         row += [_fmt(s.trial_sd), _fmt(s.trial_agreement, 2)]
     return row
