@@ -147,6 +147,11 @@ NEEDS_AN_EXTRA = [
         "ragjudge[litellm]",
     ),
     ("ray", "metrics: [exact_match]\nexecutor: ray", "ragjudge[ray]"),
+    (
+        "jsonschema",
+        "metrics: [{metric: json_schema, json_schema: {type: object}}]",
+        "ragjudge[jsonschema]",
+    ),
 ]
 
 

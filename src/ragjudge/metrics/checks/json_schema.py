@@ -14,7 +14,7 @@ from pydantic import field_validator, model_validator
 from ragjudge._util.extras import missing_extra_message
 from ragjudge._util.textfiles import read_text_file
 from ragjudge.errors import TextFileError
-from ragjudge.metrics._base import MetricContext, Result, require_response
+from ragjudge.metrics._base import MetricContext, MetricFailure, Result, require_response
 from ragjudge.metrics._options import ConfigPath
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.checks._json import FenceOptions, NotJson, parse_response
@@ -78,6 +78,8 @@ class JsonSchema(CheckMetric):
 
     def compute_now(self, sample: Sample, output: Output, ctx: MetricContext) -> Result:
         """Pass, or fail with where the document breaks the schema (or is not JSON)."""
+        if self.validator is None:
+            raise MetricFailure(missing_extra_message(EXTRA, "the json_schema metric"))
         from jsonschema.exceptions import best_match
 
         try:
@@ -114,12 +116,14 @@ def read_schema_file(path: str) -> dict[str, Any]:
 
 def checked_validator(schema: dict[str, Any]) -> Any:
     """A validator of ``schema`` (of the draft its ``$schema`` names, else the latest),
-    or ``ValueError`` when the schema breaks its draft's rules."""
+    or ``ValueError`` when the schema breaks its draft's rules; None without the
+    ``jsonschema`` extra (a run refuses the metric for its missing extra before any row
+    is read, and ``ragjudge metrics`` still describes it)."""
     try:
         from jsonschema import validators
         from jsonschema.exceptions import SchemaError
     except ImportError:
-        raise ValueError(missing_extra_message(EXTRA, "the json_schema metric")) from None
+        return None
     cls = validators.validator_for(schema)
     try:
         cls.check_schema(schema)
