@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from ragjudge.errors import MetricError
+from ragjudge.metrics._failures import MetricFailure, NotApplicable, references, require_response
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 
 if TYPE_CHECKING:  # types only: a metric module imports no model, index or client
@@ -51,34 +51,6 @@ class MetricOptions(BaseModel):
     Strict: a flag must be true or false and a count a whole number, not a string."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class MetricFailure(MetricError):
-    """Raised inside a metric when a sample cannot be scored: every score of the metric
-    becomes an explicit error with this message (and ``details``, call ids), never a
-    default value."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        details: Mapping[str, Any] | None = None,
-        call_ids: Sequence[int] = (),
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.details = dict(details or {})
-        self.call_ids = list(call_ids)
-
-
-class NotApplicable(MetricError):
-    """Raised inside a metric when it does not apply to a sample (a row without the input
-    it judges): every score of the metric is stored as not applicable, with the reason —
-    neither a value nor an error."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 @dataclass
@@ -434,23 +406,6 @@ def _with_calls(score: Score, call_ids: Sequence[int]) -> Score:
     if score.judge_call_ids or not call_ids:
         return score
     return score.model_copy(update={"judge_call_ids": list(call_ids)})
-
-
-def require_response(output: Output) -> str:
-    """The target's response, or :class:`MetricFailure` saying why there is none. An
-    empty string is a response (a legitimate, wrong answer)."""
-    if output.response is None:
-        raise MetricFailure(f"target failed: {output.error}" if output.error else "no response")
-    return output.response
-
-
-def references(sample: Sample) -> list[tuple[int, str]]:
-    """The non-blank reference answers with their positions, or :class:`MetricFailure`
-    when there are none."""
-    found = [(i, ref) for i, ref in enumerate(sample.references) if ref.strip()]
-    if not found:
-        raise MetricFailure("every reference answer is empty")
-    return found
 
 
 def is_metric_class(value: Any) -> bool:

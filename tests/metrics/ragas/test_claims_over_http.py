@@ -13,23 +13,24 @@ from typing import Any
 
 import pytest
 from ragas_helpers import Judge, claim_checks, kind_of, statements, verdicts
+from test_noise_sensitivity import (
+    G1,
+    G2,
+    NOISE,
+    QUESTION,
+    R1,
+    R2,
+    R3,
+    REFERENCE,
+    RELEVANT,
+    RESPONSE,
+)
 
 import ragjudge as rj
 from ragjudge.models.scripted import ReplyScript, prompt_text
 from ragjudge.store import Store
 from ragjudge.testing.server import OpenAITestServer
 
-QUESTION = "What is LIC known for?"
-RESPONSE = "LIC is the largest insurer in India. LIC was founded in 1990. LIC is based in Delhi."
-REFERENCE = "LIC is the largest insurer in India. It was established in 1956."
-R1, R2, R3 = (
-    "LIC is the largest insurer in India.",
-    "LIC was founded in 1990.",
-    "LIC is based in Delhi.",
-)
-G1, G2 = "LIC is the largest insurer in India.", "LIC was established in 1956."
-RELEVANT = "LIC, the largest insurer in India, was set up in 1956; a 1990 reform is unrelated."
-NOISE = "Delhi hosts the offices of many companies, LIC among them."
 # R1 correct, R2 and R3 not; the first chunk supports G1, G2 and R2, the second only R3
 SUPPORTED = {(REFERENCE, R1), (RESPONSE, G1), (RELEVANT, G1), (RELEVANT, G2),
              (RELEVANT, R2), (NOISE, R3)}  # fmt: skip
