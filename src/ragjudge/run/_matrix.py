@@ -18,6 +18,7 @@ from typing import Any, Literal, cast, get_args
 
 from ragjudge._util.suggest import did_you_mean
 from ragjudge.metrics import Metric, MetricContext
+from ragjudge.run._wrapping import wrapped_copy
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 
 __all__ = [
@@ -156,22 +157,11 @@ class _BoundToJudge(Metric):
         return self._bound(super().not_applicable(reason, sample))
 
 
-_BOUND_CLASSES: dict[type[Metric], type[Metric]] = {}
-
-
 def bind_to_judge(metric: Metric, judge: str) -> Metric:
     """A copy of ``metric`` that scores under the named ``judge`` (the runner hands it
     that judge's context): its scores are ``NAME@JUDGE`` with ``Score.judge`` set, and
     their meanings carry the judge, the unsuffixed name and the contexts shown."""
-    cls = type(metric)
-    bound_cls = _BOUND_CLASSES.get(cls)
-    if bound_cls is None:
-        bound_cls = type(cls.__name__, (_BoundToJudge, cls), {"__module__": cls.__module__})
-        _BOUND_CLASSES[cls] = bound_cls
-    bound = copy.copy(metric)
-    bound.__class__ = bound_cls
-    bound.judge_name = judge  # type: ignore[attr-defined]
-    return bound
+    return wrapped_copy(metric, _BoundToJudge, judge_name=judge)
 
 
 def judge_of(metric: Metric) -> str | None:

@@ -6,11 +6,11 @@ it (:mod:`ragjudge.stats._reducers` computes it)."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from typing import Any, get_args
 
 from ragjudge.metrics import Metric
+from ragjudge.run._wrapping import wrapped_copy
 from ragjudge.schema import Sample, ScoreMeaning, TrialsReduce, TrialsReduceMethod
 
 __all__ = ["REDUCE_KEYS", "check_reduce", "reduce_choice", "with_trials_reduce"]
@@ -94,20 +94,9 @@ class _Reducing(Metric):
         return self._reduced(super().meanings_for(samples))
 
 
-_REDUCING_CLASSES: dict[type[Metric], type[Metric]] = {}
-
-
 def with_trials_reduce(metric: Metric, reduce: TrialsReduce) -> Metric:
     """A copy of ``metric`` whose scores' meanings say how their trials are reduced;
     ``metric`` itself when they are averaged (the default)."""
     if reduce.method == "mean":
         return metric
-    cls = type(metric)
-    reducing_cls = _REDUCING_CLASSES.get(cls)
-    if reducing_cls is None:
-        reducing_cls = type(cls.__name__, (_Reducing, cls), {"__module__": cls.__module__})
-        _REDUCING_CLASSES[cls] = reducing_cls
-    reducing = copy.copy(metric)
-    reducing.__class__ = reducing_cls
-    reducing.trials_reduce = reduce  # type: ignore[attr-defined]
-    return reducing
+    return wrapped_copy(metric, _Reducing, trials_reduce=reduce)
