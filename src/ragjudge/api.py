@@ -47,6 +47,9 @@ async def aevaluate(
     name: str | None = setting_default("name"),
     format: str | None = setting_default("format"),
     columns: dict[str, str] | None = None,
+    delimiter: str | None = setting_default("delimiter"),
+    separators: dict[str, str] | None = None,
+    systems: dict[str, str] | None = None,
     skip_invalid_rows: bool = setting_default("skip_invalid_rows"),
     max_field_bytes: int = setting_default("max_field_bytes"),
     specs: Sequence[str] | None = None,
@@ -97,6 +100,9 @@ async def aevaluate(
         "data": None if data_spec is None else str(data_spec),
         "format": format,
         "columns": columns or {},
+        "delimiter": delimiter,
+        "separators": separators or {},
+        "systems": systems or {},
         "skip_invalid_rows": skip_invalid_rows,
         "max_field_bytes": max_field_bytes,
         "target": target_spec,
@@ -201,8 +207,8 @@ named after themselves. ``target`` is None (the responses are in the data), a
 (``openai/gpt-4o-mini``), a dict of judge settings or a provider object.
 
 Every keyword is a setting of the evaluation, the same as the YAML config's key of that
-name, with the same default (for ``columns``, ``specs`` and ``metrics``, None stands for
-none):
+name, with the same default (for ``columns``, ``separators``, ``systems``, ``specs`` and
+``metrics``, None stands for none):
 
 {settings}
 

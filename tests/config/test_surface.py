@@ -25,7 +25,7 @@ from ragjudge.config._surface import (
 
 SETTINGS = [k for k in EvalConfig.model_fields if k != "base_dir"]
 CONTROLS = list(RunControls.model_fields)
-EMPTY_BY_NONE = {"columns", "specs", "fail_under", "fail_over"}
+EMPTY_BY_NONE = {"columns", "separators", "systems", "specs", "fail_under", "fail_over"}
 """Settings whose API default None stands for the config's empty container."""
 COMMAND_ONLY = {"config", "openai_evals", "as_json", "plan"}
 """``ragjudge run``'s parameters that are neither a setting nor a run control."""

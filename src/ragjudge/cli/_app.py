@@ -138,6 +138,7 @@ def run(
     import asyncio
 
     from ragjudge.cli._classify import openai_evals_config
+    from ragjudge.cli._systems import print_system_runs
     from ragjudge.errors import ClusterError, SpendingLimitReached
     from ragjudge.run._runner import dry_run, run_evaluation
     from ragjudge.run._stopping import Stopping
@@ -180,23 +181,37 @@ def run(
                 "--fail-under or --fail-over (fail_under or fail_over in the config)"
             )
         check_gate_names(gates, cfg)
-        if plan:
-            estimate = asyncio.run(dry_run(cfg))
-            if as_json:
-                print(json.dumps(estimate.to_dict(), ensure_ascii=False, indent=2))
-            else:
-                print_plan(estimate, out)
-            return
-        result = stopping.run(
-            run_evaluation(
-                cfg,
-                resume=resume,
-                retry_errors=retry_errors,
-                progress=progress,
-                use_cache=use_cache,
-                on_start=started.append,
+        configs = cfg.system_configs()
+        if resume is not None and cfg.systems:
+            raise fail(
+                "--resume finishes one stored run; a config with systems makes one run per "
+                "system: resume that system's run with a config naming it in 'name' and "
+                "its column in 'columns: {response: ...}'"
             )
-        )
+        if plan:
+            for _, one in configs:
+                estimate = asyncio.run(dry_run(one))
+                if as_json:
+                    print(json.dumps(estimate.to_dict(), ensure_ascii=False, indent=2))
+                else:
+                    print_plan(estimate, out)
+            return
+        results = [
+            (
+                system,
+                stopping.run(
+                    run_evaluation(
+                        one,
+                        resume=resume,
+                        retry_errors=retry_errors,
+                        progress=progress,
+                        use_cache=use_cache,
+                        on_start=started.append,
+                    )
+                ),
+            )
+            for system, one in configs
+        ]
     except KeyboardInterrupt:
         command = resume_command(config, started[-1] if started else None, {"--store": store})
         by = stopping.signal_name
@@ -213,15 +228,24 @@ def run(
         command = resume_command(config, started[-1] if started else None, {"--store": store})
         err.print(Text(f"{exc}. Resume with: {command}"), soft_wrap=True)
         raise typer.Exit(1) from None
-    code, gate_results = gate_outcome(result, gates, cfg.gate)
+    codes, summaries = [], {}
+    for system, result in results:
+        code, gate_results = gate_outcome(result, gates, cfg.gate)
+        codes.append(code)
+        if as_json:
+            summary = result.to_dict()
+            summary["gates"] = [g.to_dict() for g in gate_results]
+            summary["exit_code"] = code
+            summaries[system] = summary
+        else:
+            print_result(result, out)
+        print_gates(gate_results, to_stderr=as_json)
     if as_json:
-        summary = result.to_dict()
-        summary["gates"] = [g.to_dict() for g in gate_results]
-        summary["exit_code"] = code
-        print(json.dumps(summary, ensure_ascii=False, indent=2))
-    else:
-        print_result(result, out)
-    print_gates(gate_results, to_stderr=as_json)
+        shown = summaries.get("", {"systems": summaries})
+        print(json.dumps(shown, ensure_ascii=False, indent=2))
+    if len(results) > 1:
+        print_system_runs(results, cfg.store_path, err if as_json else out)
+    code = next((c for c in codes if c), 0)
     if code:
         raise typer.Exit(code)
 

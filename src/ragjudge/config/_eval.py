@@ -35,7 +35,7 @@ from ragjudge.config._sections import OpenAIEvalsConfig as OpenAIEvalsConfig
 from ragjudge.config._sections import ReportConfig as ReportConfig
 from ragjudge.config._sections import TargetConfig as TargetConfig
 from ragjudge.errors import ConfigError as ConfigError
-from ragjudge.loading import MAX_FIELD_BYTES, check_columns
+from ragjudge.loading import MAX_FIELD_BYTES, check_columns, check_separators, check_systems
 from ragjudge.schema import TrialsReduce, TrialsReduceMethod
 
 MAX_TRIALS = 1000
@@ -55,6 +55,10 @@ used ``${VAR}``: as written and as expanded."""
 
 def _checked_columns(value: Any) -> Any:
     return check_columns(value) if isinstance(value, dict) else value
+
+
+def _checked_separators(value: Any) -> Any:
+    return check_separators(value) if isinstance(value, dict) else value
 
 
 class EvalConfig(BaseModel):
@@ -83,6 +87,21 @@ class EvalConfig(BaseModel):
     knows.
 
     ``column.key`` reads a key of a JSON-object column."""
+    delimiter: str | None = Field(default=None, min_length=1, max_length=1)
+    """The character between the cells of a delimited text file (a tab for .tsv and a
+    comma for .csv unless given); with it, a file of another extension (.txt) is read as
+    delimited text."""
+    separators: Annotated[dict[str, str], BeforeValidator(_checked_separators)] = Field(
+        default_factory=dict
+    )
+    """Fields whose several values are packed in one text cell, and the text between
+    them: ``{expected_response: "/"}`` reads ``A/B/C`` as three references."""
+    systems: dict[str, str] = Field(default_factory=dict)
+    """A wide file with one response column per system: system name → its column; one
+    run per system, named RUN-NAME/SYSTEM, with the same sample ids for compare.
+
+    ``{gpt4o: response_gpt4o, llama: response_llama}``. Rows are identified by the id
+    column, or by their row number when there is none."""
     skip_invalid_rows: bool = False
     """Score what can be scored: leave out rows that cannot be read, and rows lacking a
     metric's inputs for that metric; report both."""
@@ -213,6 +232,7 @@ class EvalConfig(BaseModel):
     """Strings of the config file that used ``${VAR}`` (see :func:`load_config`)."""
     _source: Path | None = PrivateAttr(default=None)
     """The YAML file the config was read from (see :func:`load_config`)."""
+    _system: str | None = PrivateAttr(default=None)
 
     @property
     def source(self) -> Path | None:
@@ -249,6 +269,35 @@ class EvalConfig(BaseModel):
         if self.openai_evals is not None and self.data is not None:
             raise ValueError("give 'data' or 'openai_evals' (whose samples are the data), not both")
         return self
+
+    @model_validator(mode="after")
+    def _systems_settings(self) -> EvalConfig:
+        self.systems = check_systems(self.systems, self.columns)
+        if self.systems and self.target is not None and self.target.kind != "data":
+            raise ValueError(
+                "systems: the responses of each system are in the data; leave 'target' "
+                "out (or give 'target: data')"
+            )
+        return self
+
+    def system_configs(self) -> list[tuple[str, EvalConfig]]:
+        """One config per system of ``systems``, each reading that system's column as
+        the response and named ``NAME/SYSTEM`` (NAME: the run's name, or the data
+        file's stem); ``[("", self)]`` when there are no systems."""
+        if not self.systems:
+            return [("", self)]
+        base = self.name or (Path(self.data).stem if self.data else "run")
+        configs: list[tuple[str, EvalConfig]] = []
+        for system in self.systems:
+            one = self.model_copy(update={"name": f"{base}/{system}"})
+            one._system = system
+            configs.append((system, one))
+        return configs
+
+    @property
+    def system(self) -> str | None:
+        """The system of ``systems`` this config evaluates (see :meth:`system_configs`)."""
+        return self._system
 
     @model_validator(mode="after")
     def _trials_reduce_settings(self) -> EvalConfig:

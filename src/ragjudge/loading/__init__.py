@@ -1,7 +1,8 @@
 """Load an evaluation set into validated :class:`~ragjudge.schema.Sample` objects.
 
 Sources: JSON Lines (``.jsonl``/``.ndjson``), JSON (``.json``: an array, or an object
-holding the rows under ``data``/``samples``/``rows``), CSV, Parquet, a pandas
+holding the rows under ``data``/``samples``/``rows``), CSV, TSV (or text cut by
+another delimiter), Parquet, a pandas
 DataFrame, a list of dicts or a dict of columns (``{"question": [...], "answer":
 [...]}``, the input of ``datasets.Dataset.from_dict``; every column a list of the same
 length).
@@ -40,7 +41,7 @@ them are raised together in one :class:`DatasetError`. What counts as bad input:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -51,7 +52,13 @@ from ragjudge.loading._mapping import Loc as Loc
 from ragjudge.loading._mapping import derived_chunk
 from ragjudge.loading._readers import ReadRules, all_keys, file_problem, read_source
 from ragjudge.loading._report import LoadReport
-from ragjudge.loading._samples import build_samples
+from ragjudge.loading._samples import BuildRules, build_samples
+from ragjudge.loading._shapes import (
+    SPLITTABLE_FIELDS,
+    check_separators,
+    check_systems,
+    missing_system_columns,
+)
 from ragjudge.loading._stream import STREAM_PAGE_ROWS, StreamedSet
 from ragjudge.loading._values import MAX_FIELD_BYTES
 from ragjudge.schema import Sample
@@ -60,13 +67,17 @@ __all__ = [
     "COLUMN_FIELDS",
     "FORMATS",
     "MAX_FIELD_BYTES",
+    "SPLITTABLE_FIELDS",
     "STREAM_PAGE_ROWS",
+    "DataShape",
     "DatasetError",
     "LoadReport",
     "LoadedSet",
     "RowProblem",
     "StreamedSet",
     "check_columns",
+    "check_separators",
+    "check_systems",
     "derived_chunk",
     "detect_format",
     "format_named",
@@ -96,10 +107,11 @@ def load_samples(
     format: str | None = None,
     columns: Mapping[str, str] | None = None,
     max_field_bytes: int = MAX_FIELD_BYTES,
+    shape: DataShape | None = None,
 ) -> list[Sample]:
     """Load and validate an evaluation set.
 
-    ``source`` is a file path (``.jsonl``, ``.ndjson``, ``.json``, ``.csv``,
+    ``source`` is a file path (``.jsonl``, ``.ndjson``, ``.json``, ``.csv``, ``.tsv``,
     ``.parquet``), a pandas DataFrame, a list of dicts or a dict of columns (each a
     list, all of one length). ``format`` is one of
     :data:`FORMATS` (``-`` may stand for ``_``); by default it is detected with
@@ -107,8 +119,9 @@ def load_samples(
     ``mtrag_un``: see :data:`ragjudge.datasets.DATASET_LOADERS`) is read from its file
     by that benchmark's loader. ``columns`` maps Sample fields to the columns holding
     them (``{"request": "ticket_text", "response": "bot_reply"}``; ``column.key``
-    reads a key of a JSON-object column). A field holding more than
-    ``max_field_bytes`` bytes of text makes its row a problem.
+    reads a key of a JSON-object column; one column may feed several fields). A field
+    holding more than ``max_field_bytes`` bytes of text makes its row a problem.
+    ``shape`` says how a file departs from one column per field (:class:`DataShape`).
 
     Rows without a ``request_id`` get one derived from their content, stable across
     loads. Raises :class:`DatasetError` listing every bad row (or saying why the file
@@ -117,9 +130,28 @@ def load_samples(
     name or a bad ``columns`` mapping.
     """
     loaded = read_evaluation_set(
-        source, format=format, columns=columns, max_field_bytes=max_field_bytes
+        source, format=format, columns=columns, max_field_bytes=max_field_bytes, shape=shape
     )
     return loaded.samples
+
+
+@dataclass(frozen=True)
+class DataShape:
+    """How an evaluation set departs from one column per field.
+
+    ``delimiter``: the character between the cells of a delimited text file (a tab is
+    assumed for ``.tsv``, a comma for ``.csv``; given, a file of any other extension is
+    read as delimited text). ``separators``: field → the text between the values packed
+    in one cell (``{"expected_response": "/"}`` reads ``"A/B/C"`` as three references).
+    ``systems``: system name → the column holding that system's responses, in a wide
+    file; ``system`` picks the one read as the response (the other systems' columns are
+    left out, and a row without an id is named by its row number, so that every
+    system's samples have the same ids)."""
+
+    delimiter: str | None = None
+    separators: Mapping[str, str] = field(default_factory=dict)
+    systems: Mapping[str, str] = field(default_factory=dict)
+    system: str | None = None
 
 
 def read_evaluation_set(
@@ -129,28 +161,37 @@ def read_evaluation_set(
     columns: Mapping[str, str] | None = None,
     skip_invalid_rows: bool = False,
     max_field_bytes: int = MAX_FIELD_BYTES,
+    shape: DataShape | None = None,
 ) -> LoadedSet:
     """:func:`load_samples` with how the set was read (:class:`LoadReport`: the format
     assumed, the columns each field came from, the columns no field took). With
     ``skip_invalid_rows`` the rows that cannot be read are left out and listed in the
     report instead of failing the load (a file that cannot be read at all, or a set
     with no readable row, still raises :class:`DatasetError`)."""
+    shape = shape or DataShape()
     chosen = None if format is None else format_named(format)
     mapping = check_columns(columns or {})
+    separators = check_separators(shape.separators)
+    systems = check_systems(shape.systems, mapping)
+    mapping, leave_out = _system_mapping(mapping, systems, shape.system)
     if isinstance(chosen, FileFormat):
         if not isinstance(source, str | Path):
             raise ValueError(f"format {format!r} reads a benchmark file: pass its path")
         report = LoadReport(str(source), chosen.name, chosen.name, guessed=False)
         return LoadedSet(chosen.load(source), report)
-    read = read_source(source, ReadRules(mapping, max_field_bytes))
+    rules = ReadRules(mapping, max_field_bytes, leave_out, shape.delimiter)
+    read = read_source(source, rules)
     if not read.rows and not read.problems:
         raise DatasetError([file_problem(read.label, "the evaluation set holds no rows")])
     unfound = unfound_columns(mapping, read.mapped_found, read.columns)
+    if systems and read.rows:
+        unfound = missing_system_columns(systems, read.columns) or unfound
     if unfound is not None and read.rows:
         raise DatasetError([file_problem(read.label, unfound)])
     keys = all_keys(read.rows)
     fmt = chosen or row_format(detect_format(keys))
-    built = build_samples(read.label, read.rows, fmt, mapping)
+    build_rules = BuildRules(mapping, separators, ids_from_rows=bool(systems))
+    built = build_samples(read.label, read.rows, fmt, build_rules)
     all_problems = sorted([*read.problems, *built.problems], key=lambda p: p.row)
     whole_file = [p for p in all_problems if p.row == 0]
     if all_problems and (not skip_invalid_rows or whole_file or not built.samples):
@@ -167,3 +208,20 @@ def read_evaluation_set(
         displaced=built.displaced,
     )
     return LoadedSet(built.samples, report)
+
+
+def _system_mapping(
+    mapping: dict[str, str], systems: Mapping[str, str], system: str | None
+) -> tuple[dict[str, str], frozenset[str]]:
+    """The ``columns`` mapping with ``system``'s column as the response, and the other
+    systems' columns, to leave out."""
+    if not systems:
+        return mapping, frozenset()
+    if system is None or system not in systems:
+        raise ValueError(
+            f"pick one of the systems ({', '.join(systems)}) to read, not {system!r}: "
+            "a wide file is evaluated once per system"
+        )
+    column = systems[system]
+    others = frozenset(c for c in systems.values() if c != column)
+    return {**mapping, "response": column}, others

@@ -1,6 +1,7 @@
 """A user's own column names: ``columns: {request: ticket_text, response: bot_reply}``
 maps Sample fields to the columns (or ``column.key`` inside a JSON-object column)
-that hold them, for files no built-in format recognises."""
+that hold them, for files no built-in format recognises. One column may feed several
+fields (``{request: question, metadata.question: question}``)."""
 
 from __future__ import annotations
 
@@ -33,8 +34,7 @@ COLUMN_FIELDS: tuple[str, ...] = (
 
 def check_columns(columns: Mapping[Any, Any]) -> dict[str, str]:
     """``columns`` as ``{field: column}``, or ``ValueError`` naming the first mistake:
-    an unknown field, a column that is not a non-empty string, one column for two
-    fields."""
+    an unknown field, or a column that is not a non-empty string."""
     checked: dict[str, str] = {}
     for field, column in columns.items():
         if not isinstance(field, str) or (
@@ -44,9 +44,6 @@ def check_columns(columns: Mapping[Any, Any]) -> dict[str, str]:
             raise ValueError(f"{field!r} is not a field to map; use one of {known}, metadata.KEY")
         if not isinstance(column, str) or not column.strip():
             raise ValueError(f"{field}: give the column's name as text, not {column!r}")
-        if column in checked.values():
-            other = next(f for f, c in checked.items() if c == column)
-            raise ValueError(f"{field}: the column {column!r} is mapped to {other!r} already")
         checked[field] = column
     return checked
 
@@ -56,18 +53,17 @@ def _is_metadata_key(field: str) -> bool:
 
 
 def rename_columns(record: Mapping[str, Any], columns: Mapping[str, str]) -> dict[str, Any]:
-    """``record`` with each mapped column under its field's name; a column the record
-    already holds under a mapped field's name stays, prefixed ``original.``, in the
-    metadata. Dotted columns that are not in the record are left to
-    :func:`nested_value`, once the cells are read."""
-    renamed = dict(record)
+    """``record`` with each mapped column under its field's name (a column mapped to
+    two fields under both); a column the record already holds under a mapped field's
+    name stays, prefixed ``original.``, in the metadata. Dotted columns that are not
+    in the record are left to :func:`nested_value`, once the cells are read."""
+    renamed = {key: value for key, value in record.items() if key not in columns.values()}
     for field, column in columns.items():
-        if column not in renamed:
+        if column not in record:
             continue
-        value = renamed.pop(column)
-        if field in renamed and field not in columns.values():
+        if field in renamed:
             renamed[f"original.{field}"] = renamed.pop(field)
-        renamed[field] = value
+        renamed[field] = record[column]
     return renamed
 
 

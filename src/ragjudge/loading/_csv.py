@@ -1,10 +1,11 @@
-"""Reading the rows of a CSV evaluation set, refusing broken quoting.
+"""Reading the rows of a CSV evaluation set (or TSV, or text cut by another
+delimiter), refusing broken quoting.
 
 A quote that is opened and never closed makes a CSV reader take every following line
 into one cell: four rows load as one, without a word. So quoting is read strictly:
 
-- a quoted cell must be closed, and its closing quote followed by a comma or the end
-  of the line (a quote inside a quoted cell is written ``""``);
+- a quoted cell must be closed, and its closing quote followed by the delimiter or the
+  end of the line (a quote inside a quoted cell is written ``""``);
 - a row with fewer cells than the header whose quoted cell spans several lines is
   refused too: that is a quote closed rows too late, not a long answer.
 
@@ -32,16 +33,17 @@ class CsvRows:
     problems: list[RowProblem]
 
 
-def read_csv_rows(text: str, label: str) -> CsvRows:
-    """Every data row of ``text`` (row 1 is the first after the header); blank rows are
-    skipped but counted, empty cells left out."""
+def read_csv_rows(text: str, label: str, delimiter: str = ",") -> CsvRows:
+    """Every data row of ``text``, its cells cut at ``delimiter`` (one character; a
+    tab for TSV). Row 1 is the first after the header; blank rows are skipped but
+    counted, empty cells left out."""
     with _cells_as_long_as(len(text)):
-        return _read_rows(text, label)
+        return _read_rows(text, label, delimiter)
 
 
-def _read_rows(text: str, label: str) -> CsvRows:
+def _read_rows(text: str, label: str, delimiter: str) -> CsvRows:
     rows = CsvRows([], [])
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True, delimiter=delimiter)
     header: list[str] | None = None
     number, start_line = 0, 1
     while True:
@@ -50,7 +52,8 @@ def _read_rows(text: str, label: str) -> CsvRows:
         except StopIteration:
             break
         except csv.Error as exc:
-            rows.problems.append(_csv_problem(text, label, header, number + 1, start_line, exc))
+            refused = _csv_problem(text, label, header, (number + 1, start_line), exc, delimiter)
+            rows.problems.append(refused)
             break
         end_line, first_line, start_line = reader.line_num, start_line, reader.line_num + 1
         if header is None:
@@ -110,13 +113,19 @@ def _row_problem(
 
 
 def _csv_problem(
-    text: str, label: str, header: list[str] | None, number: int, start_line: int, exc: Exception
+    text: str,
+    label: str,
+    header: list[str] | None,
+    where: tuple[int, int],
+    exc: Exception,
+    delimiter: str,
 ) -> RowProblem:
-    """The problem of the record starting on ``start_line`` that the strict reader
-    refused: which cell, and where its quote opened."""
+    """The problem of the record ``where`` (its row number and first line) that the
+    strict reader refused: which cell, and where its quote opened."""
+    number, start_line = where
     # Split as the reader did (its line numbers count these lines), not str.splitlines().
     lines = io.StringIO(text, newline="").readlines()
-    broken = _broken_cell("".join(lines[start_line - 1 :]))
+    broken = _broken_cell("".join(lines[start_line - 1 :]), delimiter)
     if broken is None:
         reason = f"line {start_line} cannot be read as CSV: {exc}"
         field = "<row>"
@@ -154,9 +163,10 @@ class _BrokenCell:
     unclosed: bool
 
 
-def _broken_cell(record: str) -> _BrokenCell | None:
+def _broken_cell(record: str, delimiter: str) -> _BrokenCell | None:
     """The first cell of ``record`` whose quoting is broken: a quote never closed, or
     text after a closing quote; None when its quoting is sound."""
+    ends = delimiter + "\r\n"
     cell, line, index = 0, 1, 0
     while index < len(record):
         if record[index] == '"':
@@ -170,11 +180,11 @@ def _broken_cell(record: str) -> _BrokenCell | None:
                 index = end + (2 if record.startswith('""', end) else 1)
                 if index == end + 1:
                     break
-            if index < len(record) and record[index] not in ",\r\n":
+            if index < len(record) and record[index] not in ends:
                 return _BrokenCell(cell, opened, line, unclosed=False)
-        while index < len(record) and record[index] not in ",\r\n":
+        while index < len(record) and record[index] not in ends:
             index += 1
-        if index >= len(record) or record[index] != ",":
+        if index >= len(record) or record[index] != delimiter:
             break
         cell, index = cell + 1, index + 1
     return None

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragjudge.loading._shapes import split_packed
 from ragjudge.schema import Sample
 
 _SAMPLE_FIELDS = frozenset(Sample.model_fields)
@@ -35,6 +36,8 @@ class Mapped:
     displaced: dict[str, str] = field(default_factory=dict)
     """Column → the field the format would have read it as, had a ``columns`` mapping
     not named another column for that field (the column is in ``metadata``)."""
+    unsplit: dict[str, str] = field(default_factory=dict)
+    """Column → why its value could not be cut at its field's separator."""
 
     def take(
         self,
@@ -182,11 +185,15 @@ ROW_FORMATS: tuple[RowFormat, ...] = (
 
 
 def map_row(
-    data: dict[str, Any], fmt: RowFormat, columns: Mapping[str, str] | None = None
+    data: dict[str, Any],
+    fmt: RowFormat,
+    columns: Mapping[str, str] | None = None,
+    separators: Mapping[str, str] | None = None,
 ) -> Mapped:
     """Translate a row to Sample fields; unknown fields go to ``metadata``. ``columns``
     (field → the user's column) names the fields a ``columns`` mapping renamed: they
-    win over any column the format would read for them."""
+    win over any column the format would read for them. ``separators`` (field → the
+    text between its values) cuts a field packed in one text cell into a list."""
     remaining = dict(data)
     mapped = Mapped(origins={("request",): fmt.request_column})
     given = _take_mapped(remaining, columns or {})
@@ -201,6 +208,8 @@ def map_row(
         else:
             mapped.metadata[key] = value
             mapped.unused.append(key)
+    for name, separator in (separators or {}).items():
+        _split_field(mapped, name, separator)
     for name in _CONTEXT_FIELDS:
         if name in mapped.fields:
             column = mapped.origins.get((name,), name)
@@ -213,6 +222,23 @@ def map_row(
     else:
         mapped.fields["metadata"] = explicit_metadata  # validation reports it
     return mapped
+
+
+def _split_field(mapped: Mapped, name: str, separator: str) -> None:
+    """Cut the text of field ``name`` at ``separator``; a value that is not text is
+    noted in ``mapped.unsplit`` (and left as it is)."""
+    if name not in mapped.fields:
+        return
+    value = mapped.fields[name]
+    parts = split_packed(value, separator)
+    if parts is None:
+        column = mapped.origins.get((name,), name)
+        mapped.unsplit[column] = (
+            f"separators.{name} cuts text at {separator!r}, but this column holds "
+            f"{type(value).__name__}, not text"
+        )
+        return
+    mapped.fields[name] = parts
 
 
 def _take_mapped(row: dict[str, Any], columns: Mapping[str, str]) -> dict[str, Any]:

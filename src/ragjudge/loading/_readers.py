@@ -54,6 +54,13 @@ class ReadRules:
 
     columns: Mapping[str, str] = field(default_factory=dict)
     max_field_bytes: int = MAX_FIELD_BYTES
+    leave_out: frozenset[str] = frozenset()
+    """Columns read but left out of every row (the other systems' responses of a wide
+    file)."""
+    delimiter: str | None = None
+    """The character between the cells of a delimited text file: a comma for ``.csv``
+    and a tab for ``.tsv`` unless given; given, any file but JSON and Parquet is read
+    as delimited text with it."""
 
 
 @dataclass
@@ -88,7 +95,8 @@ def read_source(
     return result
 
 
-_TEXT_SUFFIXES = (*JSONL_SUFFIXES, ".json", ".csv")
+_TEXT_SUFFIXES = (*JSONL_SUFFIXES, ".json", ".csv", ".tsv")
+_DELIMITERS = {".csv": ",", ".tsv": "\t"}
 
 
 def _read_file(path: Path, label: str, rules: ReadRules) -> ReadResult:
@@ -99,11 +107,13 @@ def _read_file(path: Path, label: str, rules: ReadRules) -> ReadResult:
     suffix = path.suffix.lower()
     if suffix == ".parquet":
         return _read_records(label, _frame_records(_read_parquet(path, label)), True, rules)
-    if suffix not in _TEXT_SUFFIXES:
+    delimited = rules.delimiter is not None and suffix not in (*JSONL_SUFFIXES, ".json")
+    if suffix not in _TEXT_SUFFIXES and not delimited:
         raise _file_error(
             label,
             f"unsupported file type {suffix or '(no extension)'!r}; "
-            "use .jsonl, .ndjson, .json, .csv or .parquet",
+            "use .jsonl, .ndjson, .json, .csv, .tsv or .parquet (or give the delimiter "
+            "of a delimited text file)",
         )
     try:
         if suffix in JSONL_SUFFIXES:
@@ -115,7 +125,7 @@ def _read_file(path: Path, label: str, rules: ReadRules) -> ReadResult:
         raise _file_error(label, f"cannot be read: {exc.strerror or exc}") from None
     if suffix == ".json":
         return _read_json(text, label, rules)
-    return _read_csv(text, label, rules)
+    return _read_csv(text, label, rules, rules.delimiter or _DELIMITERS[suffix])
 
 
 def _file_error(label: str, reason: str) -> DatasetError:
@@ -248,8 +258,8 @@ def _rows_of_json_document(document: Any) -> list[Any] | None:
     return None
 
 
-def _read_csv(text: str, label: str, rules: ReadRules) -> ReadResult:
-    read = read_csv_rows(text, label)
+def _read_csv(text: str, label: str, rules: ReadRules, delimiter: str) -> ReadResult:
+    read = read_csv_rows(text, label, delimiter)
     result = ReadResult(label, problems=read.problems)
     for number, record in read.records:
         _add_record(result, number, record, True, rules)
@@ -297,6 +307,8 @@ def _add_record(
         record = {str(k): v for k, v in record.items()}
         _note_columns(result, record, columns)
         record = rename_columns(record, columns)
+    if rules.leave_out:
+        record = {k: v for k, v in record.items() if k not in rules.leave_out}
     if plain_json:
         _keep(result, number, {k: v for k, v in record.items() if v is not None}, columns)
         return

@@ -60,21 +60,38 @@ class Built:
     displaced: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class BuildRules:
+    """How read rows become samples besides their format: the ``columns`` mapping
+    (its columns already under their fields' names), the separators of fields packed
+    in one cell, and whether a row without an id is named by its row number (the same
+    in every reading of the file) rather than by its content."""
+
+    columns: Mapping[str, str] = field(default_factory=dict)
+    separators: Mapping[str, str] = field(default_factory=dict)
+    ids_from_rows: bool = False
+
+
 def build_samples(
     label: str,
     rows: list[RawRow],
     fmt: RowFormat,
-    columns: Mapping[str, str] | None = None,
+    rules: BuildRules | None = None,
     ids: RequestIds | None = None,
 ) -> Built:
-    """The valid samples of ``rows`` read in format ``fmt`` (the mapped ``columns``
-    already under their fields' names), and the problems of the others (a row with a
-    bad request id yields no sample). ``ids`` carries the request ids of the pages
-    before ``rows`` when a set is built page by page."""
+    """The valid samples of ``rows`` read in format ``fmt`` by ``rules``, and the
+    problems of the others (a row with a bad request id, or a packed field that is not
+    text, yields no sample). ``ids`` carries the request ids of the pages before
+    ``rows`` when a set is built page by page."""
+    rules = rules or BuildRules()
     prepared = [
-        _PreparedRow(raw.row, _mapped(raw.data, fmt, columns or {}), raw.data) for raw in rows
+        _PreparedRow(raw.row, map_row(raw.data, fmt, rules.columns, rules.separators), raw.data)
+        for raw in rows
     ]
+    if rules.ids_from_rows:
+        _name_rows_by_number(prepared)
     problems = _assign_request_ids(label, prepared, ids or RequestIds())
+    problems.extend(_unsplit_problems(label, prepared))
     bad_rows = {p.row for p in problems}
     samples: list[Sample] = []
     for item in prepared:
@@ -89,8 +106,18 @@ def build_samples(
     return Built(samples, problems, _fields_taken(prepared), _unused(prepared), displaced)
 
 
-def _mapped(data: dict[str, Any], fmt: RowFormat, columns: Mapping[str, str]) -> Mapped:
-    return map_row(data, fmt, columns)
+def _name_rows_by_number(prepared: list[_PreparedRow]) -> None:
+    """Give each row without a request id its row number as its id."""
+    for item in prepared:
+        item.mapped.fields.setdefault("request_id", str(item.row))
+
+
+def _unsplit_problems(label: str, prepared: list[_PreparedRow]) -> list[RowProblem]:
+    return [
+        RowProblem(source=label, row=item.row, field=column, reason=reason)
+        for item in prepared
+        for column, reason in item.mapped.unsplit.items()
+    ]
 
 
 def _fields_taken(prepared: list[_PreparedRow]) -> dict[str, str]:

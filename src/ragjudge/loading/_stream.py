@@ -30,7 +30,7 @@ from ragjudge.loading._readers import (
     read_records,
 )
 from ragjudge.loading._report import LoadReport
-from ragjudge.loading._samples import RequestIds, build_samples
+from ragjudge.loading._samples import BuildRules, RequestIds, build_samples
 from ragjudge.loading._values import MAX_FIELD_BYTES
 from ragjudge.schema import Sample
 
@@ -99,7 +99,9 @@ class StreamedSet:
                 self._format = row_format(detect_format(keys)) if read.rows else None
             if self._format is None:
                 continue
-            built = build_samples(self.label, read.rows, self._format, self.mapping, ids)
+            built = build_samples(
+                self.label, read.rows, self._format, BuildRules(self.mapping), ids
+            )
             problems += built.problems
             for name, column in built.fields.items():
                 fields.setdefault(name, column)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ragjudge._util.extras import require_extra
 from ragjudge.config import ConfigError, EvalConfig, expand_environment
 from ragjudge.errors import MissingExtra
-from ragjudge.loading import read_evaluation_set
+from ragjudge.loading import DataShape, read_evaluation_set
 from ragjudge.metrics import ConfigSettings, Metric, create_metric
 from ragjudge.run._matrix import judge_choice, judged_metrics
 from ragjudge.run._reducing import check_reduce, reduce_choice, with_trials_reduce
@@ -285,6 +285,7 @@ def load_config_samples(
         columns=config.columns,
         skip_invalid_rows=config.skip_invalid_rows,
         max_field_bytes=config.max_field_bytes,
+        shape=_data_shape(config),
     )
     if notes is not None:
         notes.extend(loaded.report.notes())
@@ -292,6 +293,17 @@ def load_config_samples(
     if config.sample:
         return stratified_sample(samples, config.sample, by=config.by, seed=config.seed)
     return samples[: config.limit] if config.limit else samples
+
+
+def _data_shape(config: EvalConfig) -> DataShape:
+    """How the config's data departs from one column per field; a config with
+    ``systems`` must name the one it evaluates (see :meth:`EvalConfig.system_configs`)."""
+    if config.systems and config.system is None:
+        raise ConfigError(
+            "systems: a wide file makes one run per system; run it with 'ragjudge run' "
+            "(in Python: run each config of EvalConfig.system_configs())"
+        )
+    return DataShape(config.delimiter, config.separators, config.systems, config.system)
 
 
 def _registry_eval(config: EvalConfig) -> OpenAIEval | None:

@@ -98,6 +98,11 @@ def prepare_streamed(
     """:func:`~ragjudge.run._preparation.prepare` for a folder of Parquet files: the same
     checks in the same order, the kept samples spooled rather than returned (the
     :class:`Prepared` holds none)."""
+    if config.systems or config.separators:
+        raise ConfigError(
+            "systems and separators read a file (.jsonl, .json, .csv, .tsv, .parquet), "
+            "not a folder of Parquet files"
+        )
     metric_objects = configured_metrics(config, metrics)
     target_obj = build_target(config, target)
     notes: list[str] = []

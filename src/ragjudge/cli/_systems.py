@@ -1,0 +1,28 @@
+"""What ``ragjudge run`` prints after evaluating a wide file once per system: the runs
+made, and the command that compares two of them sample by sample."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from ragjudge.analysis import EvaluationResult
+
+
+def print_system_runs(
+    runs: Sequence[tuple[str, EvaluationResult]], store: Path, console: Console
+) -> None:
+    """One line per system's run (its id and name), then the compare command of the
+    first two runs."""
+    console.print(Text(f"{len(runs)} runs, one per system:"))
+    for system, result in runs:
+        console.print(Text(f"  {system}: {result.run_id}"), soft_wrap=True)
+    first, second = runs[0][1].run_id, runs[1][1].run_id
+    command = shlex.join(["ragjudge", "compare", first, second, "--store", str(store)])
+    console.print(Text(f"compare them: {command}"), soft_wrap=True)
