@@ -177,3 +177,19 @@ def test_mlflow_export_without_the_extra_names_it(quickstart_run: tuple[Path, st
     done = run_ragjudge(["export", run_id, "--to", "mlflow"], folder)
     assert (done.code, done.tracebacks) == (2, 0)
     assert "pip install 'ragjudge[mlflow]'" in done.err
+
+
+def test_a_wide_tsv_of_two_systems_runs_once_per_system(tmp_path: Path) -> None:
+    (tmp_path / "wide.tsv").write_text(
+        "question\tgold\tanswer_a\tanswer_b\nWhat is SQL?\tA query language/SQL\tSQL\tA language\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "eval.yaml").write_text(
+        "data: wide.tsv\ncolumns: {request: question, expected_response: gold}\n"
+        'separators: {expected_response: "/"}\nsystems: {a: answer_a, b: answer_b}\n'
+        "metrics: [exact_match]\n",
+        encoding="utf-8",
+    )
+    done = run_ragjudge(["run", "eval.yaml"], tmp_path)
+    assert (done.code, done.tracebacks) == (0, 0), done.out + done.err
+    assert "2 runs, one per system:" in done.out and "ragjudge compare" in done.out

@@ -300,8 +300,8 @@ def _data_shape(config: EvalConfig) -> DataShape:
     ``systems`` must name the one it evaluates (see :meth:`EvalConfig.system_configs`)."""
     if config.systems and config.system is None:
         raise ConfigError(
-            "systems: a wide file makes one run per system; run it with 'ragjudge run' "
-            "(in Python: run each config of EvalConfig.system_configs())"
+            "systems: a wide file makes one run per system; run it with 'ragjudge run', or "
+            "call evaluate() once per system with its column as columns['response']"
         )
     return DataShape(config.delimiter, config.separators, config.systems, config.system)
 
