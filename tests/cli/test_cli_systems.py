@@ -99,3 +99,16 @@ def test_a_separator_on_a_number_column_stops_the_run_naming_the_row(tmp_path: P
     assert ran.exit_code == 2, ran.output
     assert "row 2, field 'gold'" in ran.output
     assert "separators.expected_response" in ran.output
+
+
+def test_json_output_holds_one_summary_per_system(tmp_path: Path) -> None:
+    write_wide(tmp_path / "mtrag_wide.tsv", mtrag_wide_rows(4))
+    config = write_config(tmp_path, "{gpt4o: response_gpt4o, llama: response_llama}")
+
+    ran = CliRunner().invoke(app, ["run", str(config), "--no-progress", "--json"])
+
+    assert ran.exit_code == 0, ran.output
+    summaries = json.loads(ran.stdout)["systems"]
+    assert list(summaries) == ["gpt4o", "llama"]
+    assert [s["metrics"][0]["n"] for s in summaries.values()] == [4, 4]
+    assert "ragjudge compare" in ran.stderr

@@ -57,6 +57,15 @@ def _checked_columns(value: Any) -> Any:
     return check_columns(value) if isinstance(value, dict) else value
 
 
+def _checked_delimiter(value: Any) -> Any:
+    if isinstance(value, str) and (len(value) != 1 or value in "\"\r\n"):
+        raise ValueError(
+            f"give one character that separates the cells (a quote or line break cannot), "
+            f"not {value!r}"
+        )
+    return value
+
+
 def _checked_separators(value: Any) -> Any:
     return check_separators(value) if isinstance(value, dict) else value
 
@@ -87,7 +96,7 @@ class EvalConfig(BaseModel):
     knows.
 
     ``column.key`` reads a key of a JSON-object column."""
-    delimiter: str | None = Field(default=None, min_length=1, max_length=1)
+    delimiter: Annotated[str | None, BeforeValidator(_checked_delimiter)] = None
     """The character between the cells of a delimited text file (a tab for .tsv and a
     comma for .csv unless given); with it, a file of another extension (.txt) is read as
     delimited text."""
