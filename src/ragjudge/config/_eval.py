@@ -58,7 +58,7 @@ def _checked_columns(value: Any) -> Any:
 
 
 def _checked_delimiter(value: Any) -> Any:
-    if isinstance(value, str) and (len(value) != 1 or value in "\"\r\n"):
+    if isinstance(value, str) and (len(value) != 1 or value in '"\r\n'):
         raise ValueError(
             f"give one character that separates the cells (a quote or line break cannot), "
             f"not {value!r}"
