@@ -19,6 +19,12 @@ from pydantic import (
 
 from ragjudge._util.redact import is_secret_name, mask_record
 from ragjudge.config._anchors import checked_anchor_rows, read_anchor_file
+from ragjudge.config._data_settings import (
+    checked_columns,
+    checked_delimiter,
+    checked_separators,
+    checked_systems,
+)
 from ragjudge.config._judges import JUDGE_NAME as JUDGE_NAME
 from ragjudge.config._judges import JudgeConfig as JudgeConfig
 from ragjudge.config._judges import (
@@ -35,7 +41,7 @@ from ragjudge.config._sections import OpenAIEvalsConfig as OpenAIEvalsConfig
 from ragjudge.config._sections import ReportConfig as ReportConfig
 from ragjudge.config._sections import TargetConfig as TargetConfig
 from ragjudge.errors import ConfigError as ConfigError
-from ragjudge.loading import MAX_FIELD_BYTES, check_columns, check_separators, check_systems
+from ragjudge.loading import MAX_FIELD_BYTES
 from ragjudge.schema import TrialsReduce, TrialsReduceMethod
 
 MAX_TRIALS = 1000
@@ -51,23 +57,6 @@ MAX_PROCESSES = 1024
 EnvReferences = dict[tuple[str | int, ...], tuple[str, str]]
 """Per place in a config mapping (its path of keys and list indexes), a string that
 used ``${VAR}``: as written and as expanded."""
-
-
-def _checked_columns(value: Any) -> Any:
-    return check_columns(value) if isinstance(value, dict) else value
-
-
-def _checked_delimiter(value: Any) -> Any:
-    if isinstance(value, str) and (len(value) != 1 or value in '"\r\n'):
-        raise ValueError(
-            f"give one character that separates the cells (a quote or line break cannot), "
-            f"not {value!r}"
-        )
-    return value
-
-
-def _checked_separators(value: Any) -> Any:
-    return check_separators(value) if isinstance(value, dict) else value
 
 
 class EvalConfig(BaseModel):
@@ -89,18 +78,18 @@ class EvalConfig(BaseModel):
     format: str | None = None
     """The layout of the data (ragas, deepeval, openai-evals …); guessed from the column
     names when not given."""
-    columns: Annotated[dict[str, str], BeforeValidator(_checked_columns)] = Field(
+    columns: Annotated[dict[str, str], BeforeValidator(checked_columns)] = Field(
         default_factory=dict
     )
     """Sample field → the column of the data holding it, for layouts no built-in format
     knows.
 
     ``column.key`` reads a key of a JSON-object column."""
-    delimiter: Annotated[str | None, BeforeValidator(_checked_delimiter)] = None
+    delimiter: Annotated[str | None, BeforeValidator(checked_delimiter)] = None
     """The character between the cells of a delimited text file (a tab for .tsv and a
     comma for .csv unless given); with it, a file of another extension (.txt) is read as
     delimited text."""
-    separators: Annotated[dict[str, str], BeforeValidator(_checked_separators)] = Field(
+    separators: Annotated[dict[str, str], BeforeValidator(checked_separators)] = Field(
         default_factory=dict
     )
     """Fields whose several values are packed in one text cell, and the text between
@@ -281,12 +270,8 @@ class EvalConfig(BaseModel):
 
     @model_validator(mode="after")
     def _systems_settings(self) -> EvalConfig:
-        self.systems = check_systems(self.systems, self.columns)
-        if self.systems and self.target is not None and self.target.kind != "data":
-            raise ValueError(
-                "systems: the responses of each system are in the data; leave 'target' "
-                "out (or give 'target: data')"
-            )
+        kind = None if self.target is None else self.target.kind
+        self.systems = checked_systems(self.systems, self.columns, kind)
         return self
 
     def system_configs(self) -> list[tuple[str, EvalConfig]]:
