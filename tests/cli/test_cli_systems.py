@@ -112,3 +112,15 @@ def test_json_output_holds_one_summary_per_system(tmp_path: Path) -> None:
     assert list(summaries) == ["gpt4o", "llama"]
     assert [s["metrics"][0]["n"] for s in summaries.values()] == [4, 4]
     assert "ragjudge compare" in ran.stderr
+
+
+def test_a_dry_run_plans_each_system(tmp_path: Path) -> None:
+    write_wide(tmp_path / "mtrag_wide.tsv", mtrag_wide_rows(3))
+    config = write_config(tmp_path, "{gpt4o: response_gpt4o, llama: response_llama}")
+
+    ran = CliRunner().invoke(app, ["run", str(config), "--dry-run"])
+
+    assert ran.exit_code == 0, ran.output
+    assert "system gpt4o (run mtrag/gpt4o):" in ran.stdout
+    assert "system llama (run mtrag/llama):" in ran.stdout
+    assert ran.stdout.count("3 samples") == 2

@@ -189,11 +189,13 @@ def run(
                 "its column in 'columns: {response: ...}'"
             )
         if plan:
-            for _, one in configs:
+            for system, one in configs:
                 estimate = asyncio.run(dry_run(one))
                 if as_json:
                     print(json.dumps(estimate.to_dict(), ensure_ascii=False, indent=2))
                 else:
+                    if system:
+                        out.print(Text(f"system {system} (run {one.name}):"))
                     print_plan(estimate, out)
             return
         results = [
