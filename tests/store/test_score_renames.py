@@ -161,3 +161,19 @@ def test_a_store_that_cannot_be_written_keeps_and_reads_the_old_names(tmp_path: 
     with unwritable(store), Store(store) as s:
         names = {m.metric for m in summarize_run(s, old).summaries}
     assert OLD_PRECISION in names and PRECISION not in names
+
+
+def test_a_configured_gate_on_an_old_name_gates_the_current_score(tmp_path: Path) -> None:
+    judge = ScriptedProvider(
+        ReplyScript(rules=[("lunch", "Off topic.\nAnswer: no")], default="Yes.")
+    )
+    result = rj.evaluate(
+        ROWS,
+        metrics=["chunk_relevance_precision"],
+        judge=judge,
+        store=tmp_path / "runs.db",
+        fail_under={OLD_PRECISION: 0.4},
+        progress=False,
+    )
+    (gate,) = result.gates
+    assert gate.passed and gate.gate.metric == PRECISION and gate.value == 0.5
