@@ -19,6 +19,7 @@ import ragjudge as rj
 from ragjudge._util.known_secrets import register_secrets
 from ragjudge.analysis._results import EvaluationResult
 from ragjudge.cli import app
+from ragjudge.export._files import databricks_frame
 from ragjudge.export._mlflow import (
     EVAL_RESULTS,
     MlflowExportError,
@@ -108,7 +109,8 @@ def test_log_to_mlflow_reads_back_equal(
     assert client.get_experiment(run.info.experiment_id).name == "spark-example"
 
     table = client.load_table(run.info.experiment_id, EVAL_RESULTS, run_ids=[logged.run_id])
-    ours = result.to_pandas()
+    with Store(result.store_path) as store:
+        ours = databricks_frame(store, result.run_id)
     assert list(table.columns) == list(ours.columns) and len(table) == len(ours) == 5
     # MLflow writes tables as JSON with 10 significant digits
     pd.testing.assert_frame_equal(comparable(table), comparable(ours), check_exact=False, rtol=1e-9)

@@ -95,6 +95,7 @@ STEPS = [
     Step("export {run} -o rows.jsonl", check=_rows_written),
     Step("export {run} -o rows.csv", says="wrote 31 rows"),
     Step("export {run} -o rows.parquet", says="wrote 31 rows"),
+    Step("export {run} --layout databricks -o eval_results.jsonl", says="wrote 31 rows"),
     Step("report {run} -o report.html", check=_report_written),
     Step("compare {run} {run}"),
     Step("repro {run}"),

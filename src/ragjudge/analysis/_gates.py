@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from ragjudge._util.score_names import current_score_name
 from ragjudge.analysis._outcome import EXIT_GATE
 from ragjudge.errors import ConfigError
 from ragjudge.stats import MetricSummary
@@ -35,11 +36,16 @@ GateOn = Literal["mean", "ci"]
 
 @dataclass(frozen=True)
 class Gate:
-    """One threshold on one score: ``floor`` gates fail below it, others above it."""
+    """One threshold on one score: ``floor`` gates fail below it, others above it. A
+    score's old name (:data:`~ragjudge._util.score_names.RENAMED_SCORES`) is taken
+    for its current one."""
 
     metric: str
     threshold: float
     floor: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metric", current_score_name(self.metric))
 
     @property
     def option(self) -> str:

@@ -21,6 +21,7 @@ from ragjudge.cli._common import (
     RUN_ID_HELP,
     RunArgument,
     StoreOption,
+    current_names,
     err,
     fail,
     opened_store,
@@ -313,11 +314,13 @@ def compare(
 
     with opened_store(store) as first:
         if store_b is None or store_b.resolve() == store.resolve():
-            comparison = compare_runs(first, run_a, first, run_b, by=by, metrics=metric or None)
+            comparison = compare_runs(
+                first, run_a, first, run_b, by=by, metrics=current_names(metric) or None
+            )
         else:
             with opened_store(store_b) as second:
                 comparison = compare_runs(
-                    first, run_a, second, run_b, by=by, metrics=metric or None
+                    first, run_a, second, run_b, by=by, metrics=current_names(metric) or None
                 )
     if as_json:
         print(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))

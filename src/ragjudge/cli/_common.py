@@ -11,6 +11,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from ragjudge._util.score_names import current_score_name
+
 if TYPE_CHECKING:
     from ragjudge.store._store import Store
 
@@ -19,6 +21,7 @@ __all__ = [
     "RUN_ID_HELP",
     "RunArgument",
     "StoreOption",
+    "current_names",
     "err",
     "fail",
     "opened_store",
@@ -67,6 +70,11 @@ def opened_store(path: Path) -> Store:
             record_missing_meanings(store)
         store = Store(path)
     return store
+
+
+def current_names(names: list[str] | None) -> list[str] | None:
+    """The scores named by ``--metric``, an old name taken for its current one."""
+    return None if names is None else [current_score_name(n) for n in names]
 
 
 def store_hint(missing: Path | None = None) -> str:

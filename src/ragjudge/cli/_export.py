@@ -25,6 +25,7 @@ class ExportFormat(StrEnum):
 class ExportLayout(StrEnum):
     wide = "wide"
     long = "long"
+    databricks = "databricks"
 
 
 class ExportTarget(StrEnum):
@@ -58,7 +59,9 @@ def export(
         ExportLayout,
         typer.Option(
             help="wide: one row per sample and trial, a column per score; long: one row "
-            "per score, with metric and judge columns when the run has several judges.",
+            "per score, with metric and judge columns when the run has several judges; "
+            "databricks: the eval_results table of Databricks Agent Evaluation (yes/no "
+            "ratings, rationales, chunk ratings, its column names).",
         ),
     ] = ExportLayout.wide,
     store: StoreOption = DEFAULT_STORE,
@@ -95,6 +98,7 @@ def export(
     prompt and reply. --layout long writes one row per score instead."""
     from ragjudge.export._files import (
         STDOUT,
+        databricks_frame,
         export_format,
         export_frame,
         long_frame,
@@ -120,12 +124,16 @@ def export(
         )
     if output != STDOUT and Path(output).is_dir():
         raise fail(f"cannot write {output}: it is a folder; give a file name (-o FILE)")
-    if layout is ExportLayout.long and with_calls:
-        raise fail("--with-calls adds a column to the wide layout; leave it out with --layout long")
+    if layout is not ExportLayout.wide and with_calls:
+        raise fail(
+            f"--with-calls adds a column to the wide layout; leave it out with --layout {layout}"
+        )
     chosen = export_format(output, None if fmt is None else fmt.value)
     with opened_store(store) as s:
         if layout is ExportLayout.long:
             frame = long_frame(s, run_id)
+        elif layout is ExportLayout.databricks:
+            frame = databricks_frame(s, run_id)
         else:
             frame = export_frame(s, run_id, with_calls=with_calls)
     write_export(frame, output, chosen)

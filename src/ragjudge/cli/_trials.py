@@ -13,6 +13,7 @@ from ragjudge.cli._common import (
     DEFAULT_STORE,
     RunArgument,
     StoreOption,
+    current_names,
     opened_store,
     table_console,
 )
@@ -39,7 +40,7 @@ def repro(
     from ragjudge.terminal import render_repro
 
     with opened_store(store) as s:
-        table = repro_for_run(s, run_id, metrics=metric)
+        table = repro_for_run(s, run_id, metrics=current_names(metric))
     if as_json:
         print(json.dumps(table.to_dict(), ensure_ascii=False, indent=2))
     else:
@@ -65,7 +66,7 @@ def methods(
     from ragjudge.terminal import render_methods
 
     with opened_store(store) as s:
-        table = methods_for_run(s, run_id, metrics=metric, seed=seed)
+        table = methods_for_run(s, run_id, metrics=current_names(metric), seed=seed)
     if as_json:
         print(json.dumps(table.to_dict(), ensure_ascii=False, indent=2))
     else:

@@ -17,11 +17,13 @@ from ragjudge._util.known_secrets import has_secrets, mask_secrets_in_json
 from ragjudge.analysis._judges import judge_labels, run_has_judges
 from ragjudge.analysis._meanings import exclusions, run_meanings
 from ragjudge.errors import ExportError as ExportError
+from ragjudge.export._databricks_table import databricks_table
 from ragjudge.store._store import Store
 
 __all__ = [
     "EXPORT_FORMATS",
     "ExportError",
+    "databricks_frame",
     "export_format",
     "export_frame",
     "long_frame",
@@ -99,6 +101,12 @@ def long_frame(store: Store, run_id: str) -> pd.DataFrame:
     columns = ["request_id", "trial", "metric", *(["judge", "score"] if judged else [])]
     columns += ["value", "error", "rationale", "skipped", "details"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def databricks_frame(store: Store, run_id: str) -> pd.DataFrame:
+    """The run's rows as Databricks Agent Evaluation's ``eval_results`` table (see
+    :mod:`ragjudge.export._databricks_table`); ``run_id`` may be a unique prefix."""
+    return databricks_table(store, store.run(run_id))
 
 
 def _calls_per_row(store: Store, run_id: str, frame: pd.DataFrame) -> list[str | None]:

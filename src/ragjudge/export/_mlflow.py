@@ -7,10 +7,11 @@ One MLflow run per ragjudge run, holding:
   (as its calls name it) and the dataset digest (SHA-256 of the run's samples), the
   number of samples and trials;
 - metrics: each score's aggregate, named as Databricks names them — ``NAME/percentage``
-  for a yes/no score (the share of yes, 0–1), ``NAME/average`` for any other (see
-  :attr:`~ragjudge.schema.ScoreMeaning.aggregate`) — and the bounds of its bootstrap
-  95% interval as ``NAME/ci_low`` and ``NAME/ci_high``;
-- the per-row table (what ``ragjudge export`` writes) as the table artifact
+  for a yes/no score (the share of yes, 0–1; safety's is ``…/rating/average``),
+  ``NAME/average`` for any other (see :func:`ragjudge.export._databricks_table.aggregate_name`)
+  — and the bounds of its bootstrap 95% interval as ``NAME/ci_low`` and ``NAME/ci_high``;
+- the per-row table with Databricks' columns (``ragjudge export --layout databricks``,
+  :mod:`ragjudge.export._databricks_table`) as the table artifact
   ``eval_results.json`` (read it with ``mlflow.load_table("eval_results.json", ...)``);
 - the config and the summary as JSON artifacts under ``ragjudge/``, and the HTML report
   when one is given;
@@ -35,9 +36,9 @@ from typing import TYPE_CHECKING, Any
 
 from ragjudge._util.known_secrets import mask_secrets_in
 from ragjudge._version import __version__
-from ragjudge.analysis._meanings import exclusions, run_meanings
 from ragjudge.analysis._results import EvaluationResult, summarize_run
 from ragjudge.errors import ExportError
+from ragjudge.export._databricks_table import aggregate_name, databricks_table
 from ragjudge.schema import ScoreMeaning
 from ragjudge.store._store import RunInfo, Store
 
@@ -168,7 +169,7 @@ def _log_run(
 
 def metric_values(result: EvaluationResult) -> dict[str, float]:
     """Each score's aggregate as MLflow metrics: ``NAME/percentage`` or
-    ``NAME/average`` (:attr:`ScoreMeaning.aggregate`), ``NAME/ci_low`` and
+    ``NAME/average`` as Databricks names them (:func:`aggregate_name`), ``NAME/ci_low`` and
     ``NAME/ci_high``; a score without a mean (no value at all) logs nothing. A named
     judge's score is ``METRIC/JUDGE`` (``faithfulness/big/average``), so MLflow lists a
     metric's judges together."""
@@ -179,7 +180,7 @@ def metric_values(result: EvaluationResult) -> dict[str, float]:
         meaning = result.meanings.get(s.metric, ScoreMeaning())
         judged = meaning.judge is not None and meaning.metric is not None
         name = mlflow_name(f"{meaning.metric}/{meaning.judge}" if judged else s.metric)
-        values[f"{name}/{meaning.aggregate}"] = float(s.mean)
+        values[aggregate_name(name, meaning)] = float(s.mean)
         if s.ci is not None:
             values[f"{name}/ci_low"] = float(s.ci.low)
             values[f"{name}/ci_high"] = float(s.ci.high)
@@ -288,10 +289,9 @@ def _fit(text: str) -> str:
 
 
 def _table(store: Store, run: RunInfo) -> pd.DataFrame:
-    """The per-row table, as ``ragjudge export`` writes it."""
-    from ragjudge.export._files import masked_frame  # pandas, loaded by the export alone
-
-    return masked_frame(store.sample_frame(run.run_id, exclusions(run_meanings(run))))
+    """The per-row table with Databricks' columns (``ragjudge export --layout
+    databricks``)."""
+    return databricks_table(store, run)
 
 
 def _milliseconds(stamp: str | None) -> int:

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ragjudge._util.score_names import current_score_name
 from ragjudge.analysis._gates import Gate, GateOn, GateResult, check_gates
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ def assert_metric(
     __tracebackhide__ = True
     if at_least is None and at_most is None and max_errors is None:
         raise ValueError("give at_least, at_most or max_errors")
+    metric = current_score_name(metric)  # an old name gives the current one
     bounds = ((at_least, True), (at_most, False))
     gates = [Gate(metric, bound, floor) for bound, floor in bounds if bound is not None]
     results = check_gates(result.summaries, gates, on=on)

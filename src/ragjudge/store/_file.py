@@ -1,6 +1,7 @@
 """The store's SQLite file: its schema, and opening it safely — never a folder, never
 another program's database, an older ragjudge store brought up to the current schema
-(and its runs given the meanings of their scores, once). Every text the store writes
+(and its runs given the meanings of their scores, once; scores an older version stored
+under names since changed renamed, :mod:`ragjudge.store._renames`). Every text the store writes
 has the known secrets masked (:class:`MaskingConnection`)."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from ragjudge._util.known_secrets import has_secrets, holds_secrets, mask_secrets_in_json
 from ragjudge.errors import StoreError as StoreError
+from ragjudge.store._renames import rename_old_scores
 
 __all__ = ["APPLICATION_ID", "StoreError", "open_store_file", "store_error"]
 
@@ -127,6 +129,7 @@ def open_store_file(path: Path, *, write: bool = False) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(_SCHEMA)
         _add_missing_columns(conn)
+        rename_old_scores(conn)
     except sqlite3.Error as exc:
         conn.close()
         raise store_error(path, exc) from None

@@ -55,14 +55,14 @@ EXPECTED: dict[str, tuple[float, int, int]] = {
     f"{R}/global_guideline_adherence/english/rating": (5 / 5, 5, 0),
     f"{R}/global_guideline_adherence/clarity/rating": (4 / 5, 5, 0),
     # reduce 2/2, shuffle 1/2, broadcast 1/1, traced 2/2
-    "retrieval/llm_judged/chunk_relevance_precision": ((1 + 0.5 + 1 + 1) / 4, 4, 1),
+    "retrieval/llm_judged/chunk_relevance/precision": ((1 + 0.5 + 1 + 1) / 4, 4, 1),
     # reduce yes, shuffle no, broadcast yes; history: no context, traced: nothing expected
     "retrieval/llm_judged/context_sufficiency/rating": (2 / 3, 3, 2),
     # reduce: R, G of R, G; shuffle: R of R, B, P
     "retrieval/ground_truth/document_recall": ((1 + 1 / 3) / 2, 2, 3),
     "agent/total_token_count": (93, 1, 4),
-    "agent/input_token_count": (57, 1, 4),
-    "agent/output_token_count": (36, 1, 4),
+    "agent/total_input_token_count": (57, 1, 4),
+    "agent/total_output_token_count": (36, 1, 4),
     # reduce yes, shuffle no, broadcast no, history no, traced yes
     "response/overall_assessment/rating": (2 / 5, 5, 0),
 }
@@ -124,7 +124,7 @@ def test_the_facts_rationale_names_the_missing_fact(result: EvaluationResult) ->
 
 
 def test_per_chunk_ratings_are_in_the_details(result: EvaluationResult) -> None:
-    name = "retrieval/llm_judged/chunk_relevance_precision"
+    name = "retrieval/llm_judged/chunk_relevance/precision"
     details = json.loads(rows(result).loc["shuffle", f"{name}.details"])
     assert [(c["doc_uri"], c["rating"]) for c in details["chunks"]] == [
         ("spark/rdd-reduce-by-key.md", "yes"),
@@ -163,7 +163,7 @@ def test_the_trace_row_is_judged_on_the_traces_response_and_chunks(
     frame = rows(result)
     assert frame.loc["traced", "response"].startswith("Because reduceByKey merges")
     details = json.loads(
-        frame.loc["traced", "retrieval/llm_judged/chunk_relevance_precision.details"]
+        frame.loc["traced", "retrieval/llm_judged/chunk_relevance/precision.details"]
     )
     assert [c["doc_uri"] for c in details["chunks"]] == [
         "spark/rdd-reduce-by-key.md",
@@ -188,7 +188,7 @@ def test_naming_the_judges_one_by_one_still_works(tmp_path: Path) -> None:
     assert means == {
         f"{R}/groundedness/rating": 0.5,
         "retrieval/ground_truth/document_recall": pytest.approx(2 / 3),
-        "retrieval/llm_judged/chunk_relevance_precision": 0.75,
+        "retrieval/llm_judged/chunk_relevance/precision": 0.75,
     }
 
 

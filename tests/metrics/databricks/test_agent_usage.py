@@ -9,7 +9,11 @@ from databricks_helpers import TRACE_ROW, score_row
 from ragjudge.schema import Output, Usage
 from ragjudge.targets._traces import read_trace
 
-NAMES = ("agent/total_token_count", "agent/input_token_count", "agent/output_token_count")
+NAMES = (
+    "agent/total_token_count",
+    "agent/total_input_token_count",
+    "agent/total_output_token_count",
+)
 LATENCY = "agent/latency_seconds"
 
 

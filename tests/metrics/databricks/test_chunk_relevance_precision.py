@@ -1,4 +1,4 @@
-"""``retrieval/llm_judged/chunk_relevance_precision``: relevant chunks / chunks, one
+"""``retrieval/llm_judged/chunk_relevance/precision``: relevant chunks / chunks, one
 yes/no call per chunk, the ratings in the details."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from databricks_helpers import score_row
 
 from ragjudge.models.scripted import ReplyScript
 
-PRECISION = "retrieval/llm_judged/chunk_relevance_precision"
+PRECISION = "retrieval/llm_judged/chunk_relevance/precision"
 ROW = {
     "request": "What does UNION ALL keep?",
     "response": "Duplicates.",

@@ -1,6 +1,8 @@
-"""``agent/total_token_count``, ``agent/input_token_count``,
-``agent/output_token_count`` and ``agent/latency_seconds`` of Databricks Agent
-Evaluation: what one request cost the system under test.
+"""``agent/total_token_count``, ``agent/total_input_token_count``,
+``agent/total_output_token_count`` and ``agent/latency_seconds`` of Databricks Agent
+Evaluation: what one request cost the system under test. Runs an older version stored
+name the input and output counts ``agent/input_token_count`` and
+``agent/output_token_count``.
 
 Read from the output's MLflow trace when it has one (token usage summed over its LLM and
 CHAT_MODEL spans, latency of its root span; see :mod:`ragjudge.targets._traces`), else from what
@@ -19,8 +21,8 @@ from ragjudge.schema import Output, Sample, Score, ScoreMeaning, Usage
 from ragjudge.targets._traces import read_trace
 
 TOTAL = "agent/total_token_count"
-INPUT = "agent/input_token_count"
-OUTPUT = "agent/output_token_count"
+INPUT = "agent/total_input_token_count"
+OUTPUT = "agent/total_output_token_count"
 LATENCY = "agent/latency_seconds"
 
 

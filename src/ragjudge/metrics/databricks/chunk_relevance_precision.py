@@ -1,6 +1,8 @@
-"""``retrieval/llm_judged/chunk_relevance_precision``: the share of retrieved chunks
+"""``retrieval/llm_judged/chunk_relevance/precision``: the share of retrieved chunks
 that are relevant to the request. A judge of Databricks Agent Evaluation:
-one yes/no call per chunk; the details list every chunk's rating and rationale."""
+one yes/no call per chunk; the details list every chunk's rating and rationale (the
+``…/chunk_relevance/ratings`` and ``…/rationales`` columns of the Databricks table).
+Runs an older version stored name it ``retrieval/llm_judged/chunk_relevance_precision``."""
 
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ class ChunkRelevancePrecision(DatabricksJudge):
     calls_per_sample = "1 per retrieved chunk"
 
     requires: tuple[str, ...] = (CONTEXTS,)
-    fixed_score_name = "retrieval/llm_judged/chunk_relevance_precision"
+    fixed_score_name = "retrieval/llm_judged/chunk_relevance/precision"
     meaning = ScoreMeaning(description="share of retrieved chunks relevant to the request")
 
     async def judge(self, sample: Sample, output: Output, j: Judging) -> Produced:
