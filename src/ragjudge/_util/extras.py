@@ -21,6 +21,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "serve": ("starlette", "uvicorn"),
     "ray": ("ray",),
     "jsonschema": ("jsonschema",),
+    "traces": ("openinference.semconv", "opentelemetry.semconv"),
 }
 """Extra name → the top-level modules it installs that ragjudge imports."""
 
