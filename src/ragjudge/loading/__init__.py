@@ -176,6 +176,7 @@ def read_evaluation_set(
         format=(traces or fmt).name,
         title=(traces or fmt).label,
         guessed=chosen is None,
+        guessed_from="the column names" if traces is None else "the file's content",
         fields=built.fields,
         unused=built.unused,
         skipped=all_problems,
