@@ -15,7 +15,7 @@ from ragjudge.cli import app
 pytest.importorskip("openinference.instrumentation.langchain")
 pytest.importorskip("opentelemetry.sdk")
 
-from traced_chain import write_langchain_trace  # noqa: E402
+from traced_chain import write_langchain_trace
 
 runner = CliRunner()
 

@@ -60,8 +60,8 @@ from ragjudge.loading._readers import (
 from ragjudge.loading._report import LoadReport
 from ragjudge.loading._samples import build_samples
 from ragjudge.loading._stream import STREAM_PAGE_ROWS, StreamedSet
+from ragjudge.loading._traces import TraceFormat, detect_trace_format, trace_records
 from ragjudge.loading._values import MAX_FIELD_BYTES
-from ragjudge.loading.traces import TraceFormat, detect_trace_format, trace_records
 from ragjudge.schema import Sample
 
 __all__ = [

@@ -15,8 +15,8 @@ from ragjudge.datasets import DATASET_LOADERS, DatasetLoader
 from ragjudge.loading._mapping import ROW_FORMATS as BASE_ROW_FORMATS
 from ragjudge.loading._mapping import RowFormat
 from ragjudge.loading._peers import PEER_ROW_FORMATS, detect_peer_format
-from ragjudge.loading.traces import TRACE_FORMATS
-from ragjudge.loading.traces import TraceFormat as TraceFormat
+from ragjudge.loading._traces import TRACE_FORMATS
+from ragjudge.loading._traces import TraceFormat as TraceFormat
 
 ROW_FORMATS: tuple[RowFormat, ...] = (*BASE_ROW_FORMATS, *PEER_ROW_FORMATS)
 

@@ -18,7 +18,7 @@ from ragjudge.targets import read_trace
 pytest.importorskip("openinference.instrumentation.langchain")
 pytest.importorskip("opentelemetry.sdk")
 
-from traced_chain import ANSWER, QUESTION, write_langchain_trace  # noqa: E402
+from traced_chain import ANSWER, QUESTION, write_langchain_trace
 
 
 def test_a_langchain_trace_gives_request_response_context_tools_tokens_and_latency(

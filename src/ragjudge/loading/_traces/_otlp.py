@@ -20,7 +20,7 @@ from typing import Any
 
 from ragjudge._util.extras import require_extra
 from ragjudge.errors import RowProblem
-from ragjudge.loading.traces._spans import SPAN_KINDS, ForeignTrace, TraceSpan, document, usage_of
+from ragjudge.loading._traces._spans import SPAN_KINDS, ForeignTrace, TraceSpan, document, usage_of
 
 __all__ = ["otlp_traces"]
 

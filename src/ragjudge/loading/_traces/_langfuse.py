@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragjudge.errors import RowProblem
-from ragjudge.loading.traces._spans import (
+from ragjudge.loading._traces._spans import (
     ForeignTrace,
     TraceSpan,
     document,

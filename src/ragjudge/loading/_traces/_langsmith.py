@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ragjudge.errors import RowProblem
-from ragjudge.loading.traces._langfuse import document_of
-from ragjudge.loading.traces._spans import ForeignTrace, TraceSpan, iso_nanoseconds, usage_of
+from ragjudge.loading._traces._langfuse import document_of
+from ragjudge.loading._traces._spans import ForeignTrace, TraceSpan, iso_nanoseconds, usage_of
 
 __all__ = ["is_langsmith_row", "langsmith_traces"]
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragjudge.errors import RowProblem
-from ragjudge.loading.traces._langfuse import is_langfuse_row, langfuse_traces
-from ragjudge.loading.traces._langsmith import is_langsmith_row, langsmith_traces
-from ragjudge.loading.traces._otlp import otlp_traces, trace_ids
-from ragjudge.loading.traces._spans import ForeignTrace, trace_row
+from ragjudge.loading._traces._langfuse import is_langfuse_row, langfuse_traces
+from ragjudge.loading._traces._langsmith import is_langsmith_row, langsmith_traces
+from ragjudge.loading._traces._otlp import otlp_traces, trace_ids
+from ragjudge.loading._traces._spans import ForeignTrace, trace_row
 
 __all__ = ["TRACE_FORMATS", "TraceFormat", "detect_trace_format", "trace_records"]
 
