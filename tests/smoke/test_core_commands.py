@@ -177,3 +177,22 @@ def test_mlflow_export_without_the_extra_names_it(quickstart_run: tuple[Path, st
     done = run_ragjudge(["export", run_id, "--to", "mlflow"], folder)
     assert (done.code, done.tracebacks) == (2, 0)
     assert "pip install 'ragjudge[mlflow]'" in done.err
+
+
+def test_an_opentelemetry_trace_file_without_the_extra_names_it(tmp_path: Path) -> None:
+    if extra_installed("traces"):
+        pytest.skip("the 'traces' extra is installed here (the core environment checks this)")
+    span = {
+        "traceId": "ab" * 16,
+        "spanId": "cd" * 8,
+        "name": "agent",
+        "startTimeUnixNano": "1",
+        "attributes": [{"key": "output.value", "value": {"stringValue": "a"}}],
+    }
+    (tmp_path / "traces.json").write_text(
+        json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}), encoding="utf-8"
+    )
+    (tmp_path / "eval.yaml").write_text("data: traces.json\nmetrics: [agent_usage]\n")
+    done = run_ragjudge(["run", "eval.yaml"], tmp_path)
+    assert (done.code, done.tracebacks) == (2, 0), done.out + done.err
+    assert "pip install 'ragjudge[traces]'" in done.err

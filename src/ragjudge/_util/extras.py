@@ -57,3 +57,5 @@ def _module_available(name: str) -> bool:
         return importlib.util.find_spec(name) is not None
     except ValueError:  # the module is in sys.modules as None: blocked on purpose
         return False
+    except ModuleNotFoundError:  # a dotted name whose parent package is absent
+        return False
