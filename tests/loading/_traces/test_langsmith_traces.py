@@ -136,3 +136,27 @@ def test_a_root_run_without_outputs_is_named(tmp_path: Path) -> None:
     [problem] = caught.value.problems
     assert problem.field == f"trace {ROOT}: RunnableSequence.output"
     assert problem.reason == "the root span has no output"
+
+
+def test_a_set_with_a_run_type_column_is_not_taken_for_runs(tmp_path: Path) -> None:
+    path = tmp_path / "set.jsonl"
+    path.write_text(json.dumps({"id": 1, "request": "q", "response": "a", "run_type": "nightly"}))
+    loaded = read_evaluation_set(path)
+    assert loaded.report.format == "databricks"
+    assert loaded.samples[0].metadata["run_type"] == "nightly"
+
+
+def test_runs_that_cannot_be_read_are_skipped_when_asked(tmp_path: Path) -> None:
+    runs = langsmith_runs()
+    other = [dict(r, trace_id="other", id=f"{r['id']}-b") for r in langsmith_runs()]
+    other[0]["parent_run_id"] = None
+    for run in other[1:]:
+        run["parent_run_id"] = other[0]["id"]
+    other[0]["start_time"] = "soon"
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(runs + other))
+    loaded = read_evaluation_set(path, skip_invalid_rows=True)
+    assert [s.request_id for s in loaded.samples] == [ROOT]
+    [skipped] = loaded.report.skipped
+    assert skipped.field == "trace other: <row>"
+    assert "start_time must be an ISO time" in skipped.reason

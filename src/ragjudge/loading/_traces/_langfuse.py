@@ -36,7 +36,7 @@ _KINDS = {
 
 def is_langfuse_row(row: Mapping[str, Any]) -> bool:
     """A Langfuse trace (with its observations) or a Langfuse observation."""
-    if isinstance(row.get("observations"), list) and "id" in row:
+    if isinstance(row.get("observations"), list) and {"id", "timestamp"} <= row.keys():
         return True
     return {"traceId", "type", "startTime"} <= row.keys()
 

@@ -27,7 +27,7 @@ _KINDS = {
 
 def is_langsmith_row(row: Mapping[str, Any]) -> bool:
     """A LangSmith run."""
-    return isinstance(row.get("run_type"), str) and "id" in row
+    return isinstance(row.get("run_type"), str) and {"id", "start_time"} <= row.keys()
 
 
 def langsmith_traces(
