@@ -37,7 +37,10 @@ def test_run_on_an_otlp_file_scores_the_tokens_and_latency_of_its_trace(tmp_path
     assert means["agent/total_token_count"] == 49
     assert means["agent/latency_seconds"] > 0
     assert summary["n_samples"] == 1
-    assert any("read as OpenTelemetry (OTLP JSON)" in note for note in summary["notes"])
+    assert any(
+        "read as OpenTelemetry traces, OTLP JSON (guessed from the file's content" in note
+        for note in summary["notes"]
+    )
 
 
 def test_a_trace_without_an_answer_stops_the_run_naming_it(tmp_path: Path) -> None:

@@ -36,9 +36,9 @@ class TraceFormat:
 
 
 TRACE_FORMATS: dict[str, TraceFormat] = {
-    "otlp": TraceFormat("otlp", "OpenTelemetry (OTLP JSON)"),
-    "langfuse": TraceFormat("langfuse", "Langfuse"),
-    "langsmith": TraceFormat("langsmith", "LangSmith"),
+    "otlp": TraceFormat("otlp", "OpenTelemetry traces, OTLP JSON"),
+    "langfuse": TraceFormat("langfuse", "Langfuse traces"),
+    "langsmith": TraceFormat("langsmith", "LangSmith runs"),
 }
 """The trace formats by name."""
 
