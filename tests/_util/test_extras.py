@@ -52,5 +52,6 @@ def test_every_extra_of_the_package_that_code_imports_is_known() -> None:
         "serve",
         "ray",
         "jsonschema",
+        "traces",
     }
     assert install_command("local") == "pip install 'ragjudge[local]'"

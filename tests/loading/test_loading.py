@@ -398,8 +398,8 @@ def test_format_argument_overrides_detection() -> None:
 
 
 def test_unknown_format_name() -> None:
-    with pytest.raises(ValueError, match=r"unknown evaluation-set format.*mtrag_un"):
-        load_samples([{"request": "q"}], format="langsmith")
+    with pytest.raises(ValueError, match=r"unknown evaluation-set format.*mtrag_un.*langsmith"):
+        load_samples([{"request": "q"}], format="braintrust")
 
 
 def test_benchmark_format_names_use_the_benchmark_loader(tmp_path: Path) -> None:

@@ -194,3 +194,22 @@ def test_a_wide_tsv_of_two_systems_runs_once_per_system(tmp_path: Path) -> None:
     done = run_ragjudge(["run", "eval.yaml"], tmp_path)
     assert (done.code, done.tracebacks) == (0, 0), done.out + done.err
     assert "2 runs, one per system:" in done.out and "ragjudge compare" in done.out
+
+
+def test_an_opentelemetry_trace_file_without_the_extra_names_it(tmp_path: Path) -> None:
+    if extra_installed("traces"):
+        pytest.skip("the 'traces' extra is installed here (the core environment checks this)")
+    span = {
+        "traceId": "ab" * 16,
+        "spanId": "cd" * 8,
+        "name": "agent",
+        "startTimeUnixNano": "1",
+        "attributes": [{"key": "output.value", "value": {"stringValue": "a"}}],
+    }
+    (tmp_path / "traces.json").write_text(
+        json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}), encoding="utf-8"
+    )
+    (tmp_path / "eval.yaml").write_text("data: traces.json\nmetrics: [agent_usage]\n")
+    done = run_ragjudge(["run", "eval.yaml"], tmp_path)
+    assert (done.code, done.tracebacks) == (2, 0), done.out + done.err
+    assert "pip install 'ragjudge[traces]'" in done.err

@@ -21,6 +21,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "serve": ("starlette", "uvicorn"),
     "ray": ("ray",),
     "jsonschema": ("jsonschema",),
+    "traces": ("openinference.semconv", "opentelemetry.semconv"),
 }
 """Extra name → the top-level modules it installs that ragjudge imports."""
 
@@ -55,4 +56,6 @@ def _module_available(name: str) -> bool:
     try:
         return importlib.util.find_spec(name) is not None
     except ValueError:  # the module is in sys.modules as None: blocked on purpose
+        return False
+    except ModuleNotFoundError:  # a dotted name whose parent package is absent
         return False

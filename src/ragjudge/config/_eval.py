@@ -76,8 +76,9 @@ class EvalConfig(BaseModel):
     """The evaluation set: a .jsonl, .json, .csv or .parquet file, or a folder of Parquet
     files (read page by page)."""
     format: str | None = None
-    """The layout of the data (ragas, deepeval, openai-evals …); guessed from the column
-    names when not given."""
+    """The layout of the data (ragas, deepeval, openai-evals …, or exported traces:
+    otlp, langfuse, langsmith); guessed from the column names (from the content for
+    traces) when not given."""
     columns: Annotated[dict[str, str], BeforeValidator(checked_columns)] = Field(
         default_factory=dict
     )

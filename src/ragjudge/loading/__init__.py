@@ -49,8 +49,15 @@ from ragjudge.errors import DatasetError, RowProblem
 from ragjudge.loading._columns import COLUMN_FIELDS, check_columns, unfound_columns
 from ragjudge.loading._formats import FORMATS, FileFormat, detect_format, format_named, row_format
 from ragjudge.loading._mapping import Loc as Loc
-from ragjudge.loading._mapping import derived_chunk
-from ragjudge.loading._readers import ReadRules, all_keys, file_problem, read_source
+from ragjudge.loading._mapping import RowFormat, derived_chunk
+from ragjudge.loading._readers import (
+    ReadResult,
+    ReadRules,
+    all_keys,
+    file_problem,
+    read_records,
+    read_source,
+)
 from ragjudge.loading._report import LoadReport
 from ragjudge.loading._samples import BuildRules, build_samples
 from ragjudge.loading._shapes import (
@@ -60,6 +67,7 @@ from ragjudge.loading._shapes import (
     missing_system_columns,
 )
 from ragjudge.loading._stream import STREAM_PAGE_ROWS, StreamedSet
+from ragjudge.loading._traces import TraceFormat, detect_trace_format, trace_records
 from ragjudge.loading._values import MAX_FIELD_BYTES
 from ragjudge.schema import Sample
 
@@ -180,7 +188,10 @@ def read_evaluation_set(
         report = LoadReport(str(source), chosen.name, chosen.name, guessed=False)
         return LoadedSet(chosen.load(source), report)
     rules = ReadRules(mapping, max_field_bytes, leave_out, shape.delimiter)
-    read = read_source(source, rules)
+    read = read_source(source, ReadRules({}, max_field_bytes) if _traced(chosen) else rules)
+    traces = _trace_format(chosen, read)
+    if traces is not None:
+        read = _read_traces(traces, read, rules)
     if not read.rows and not read.problems:
         raise DatasetError([file_problem(read.label, "the evaluation set holds no rows")])
     unfound = unfound_columns(mapping, read.mapped_found, read.columns)
@@ -189,7 +200,11 @@ def read_evaluation_set(
     if unfound is not None and read.rows:
         raise DatasetError([file_problem(read.label, unfound)])
     keys = all_keys(read.rows)
-    fmt = chosen or row_format(detect_format(keys))
+    fmt = (
+        chosen
+        if isinstance(chosen, RowFormat)
+        else row_format("databricks" if traces is not None else detect_format(keys))
+    )
     build_rules = BuildRules(mapping, separators, ids_from_rows=bool(systems))
     built = build_samples(read.label, read.rows, fmt, build_rules)
     all_problems = sorted([*read.problems, *built.problems], key=lambda p: p.row)
@@ -198,9 +213,10 @@ def read_evaluation_set(
         raise DatasetError(all_problems)
     report = LoadReport(
         source=read.label,
-        format=fmt.name,
-        title=fmt.label,
+        format=(traces or fmt).name,
+        title=(traces or fmt).label,
         guessed=chosen is None,
+        guessed_from="the column names" if traces is None else "the file's content",
         fields=built.fields,
         unused=built.unused,
         skipped=all_problems,
@@ -225,3 +241,25 @@ def _system_mapping(
     column = systems[system]
     others = frozenset(c for c in systems.values() if c != column)
     return {**mapping, "response": column}, others
+
+
+def _traced(chosen: object) -> bool:
+    return isinstance(chosen, TraceFormat)
+
+
+def _trace_format(chosen: object, read: ReadResult) -> TraceFormat | None:
+    """The trace format the set is in: the one given, else the one its rows have
+    (when no other format was given)."""
+    if isinstance(chosen, TraceFormat):
+        return chosen
+    return detect_trace_format(r.data for r in read.rows) if chosen is None else None
+
+
+def _read_traces(fmt: TraceFormat, read: ReadResult, rules: ReadRules) -> ReadResult:
+    """The rows of the traces of ``read`` (one per trace), read by ``rules``, with the
+    problems of the file and of the traces that give no row."""
+    numbered = [(raw.row, raw.data) for raw in read.rows]
+    records, problems = trace_records(fmt, read.label, numbered)
+    result = read_records(read.label, records, rules, tabular=False)
+    result.problems[:0] = [*read.problems, *problems]
+    return result

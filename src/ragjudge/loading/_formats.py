@@ -15,6 +15,8 @@ from ragjudge.datasets import DATASET_LOADERS, DatasetLoader
 from ragjudge.loading._mapping import ROW_FORMATS as BASE_ROW_FORMATS
 from ragjudge.loading._mapping import RowFormat
 from ragjudge.loading._peers import PEER_ROW_FORMATS, detect_peer_format
+from ragjudge.loading._traces import TRACE_FORMATS
+from ragjudge.loading._traces import TraceFormat as TraceFormat
 
 ROW_FORMATS: tuple[RowFormat, ...] = (*BASE_ROW_FORMATS, *PEER_ROW_FORMATS)
 
@@ -28,12 +30,13 @@ class FileFormat:
 
 
 _ROW_FORMAT_BY_NAME = {fmt.name: fmt for fmt in ROW_FORMATS}
-FORMAT_REGISTRY: dict[str, RowFormat | FileFormat] = {
+FORMAT_REGISTRY: dict[str, RowFormat | FileFormat | TraceFormat] = {
     **_ROW_FORMAT_BY_NAME,
     **{name: FileFormat(name, load) for name, load in DATASET_LOADERS.items()},
+    **TRACE_FORMATS,
 }
-"""Every format name :func:`load_samples` accepts: the row formats, then the
-benchmark layouts."""
+"""Every format name :func:`load_samples` accepts: the row formats, the benchmark
+layouts, then the trace formats (one sample per trace)."""
 
 FORMATS: tuple[str, ...] = tuple(fmt.name for fmt in ROW_FORMATS)
 """The evaluation-set formats :func:`load_samples` understands."""
@@ -72,7 +75,7 @@ def detect_format(columns: Iterable[str]) -> str:
 _RAGAS_LEGACY_MARKS = frozenset({"ground_truth", "ground_truths"})
 
 
-def format_named(name: str) -> RowFormat | FileFormat:
+def format_named(name: str) -> RowFormat | FileFormat | TraceFormat:
     """The registered format ``name`` (any case, ``-`` for ``_``) stands for."""
     normalised = name.strip().lower().replace("-", "_")
     found = FORMAT_REGISTRY.get(normalised)

@@ -192,11 +192,14 @@ def parquet_folder_batches(path: Path, label: str, rows: int) -> Iterator[list[A
             raise _file_error(f"{file}", f"is not a readable Parquet file: {exc}") from None
 
 
-def read_records(label: str, numbered: Iterable[tuple[int, Any]], rules: ReadRules) -> ReadResult:
-    """The cleaned rows (and the problems) of tabular records numbered as given."""
+def read_records(
+    label: str, numbered: Iterable[tuple[int, Any]], rules: ReadRules, *, tabular: bool = True
+) -> ReadResult:
+    """The cleaned rows (and the problems) of records numbered as given; ``tabular``
+    when their cells may hold JSON text (not when they were read from JSON)."""
     result = ReadResult(label)
     for number, record in numbered:
-        _add_record(result, number, record, True, rules)
+        _add_record(result, number, record, tabular, rules)
     return result
 
 
@@ -252,6 +255,8 @@ def _rows_of_json_document(document: Any) -> list[Any] | None:
     if isinstance(document, list):
         return document
     if isinstance(document, dict):
+        if "resourceSpans" in document or "resource_spans" in document:
+            return [document]  # one OTLP export request: its traces are read later
         for key in _ROW_LIST_KEYS:
             if isinstance(document.get(key), list):
                 return list(document[key])

@@ -23,7 +23,7 @@ class LoadReport:
     title: str
     """How people call it (``DeepEval``)."""
     guessed: bool
-    """Whether the format was guessed from the column names (no ``format=`` given)."""
+    """Whether the format was guessed (no ``format=`` given)."""
     fields: dict[str, str] = field(default_factory=dict)
     """Field → the column it was read from, where the names differ."""
     unused: list[str] = field(default_factory=list)
@@ -32,6 +32,8 @@ class LoadReport:
     """Rows left out because they cannot be read (``skip_invalid_rows``)."""
     mapping: dict[str, str] = field(default_factory=dict)
     """The ``columns`` mapping the set was read with (field → column)."""
+    guessed_from: str = "the column names"
+    """What the guess read: the column names, or the file's content (traces)."""
     displaced: dict[str, str] = field(default_factory=dict)
     """Column → the field the format's guess would have read it as, where ``columns``
     gives that field from another column (the column is kept as metadata)."""
@@ -50,7 +52,7 @@ class LoadReport:
         if guess_shown:
             pairs = _pairs(by_format)
             lines.append(
-                f"{self.source}: read as {self.title} (guessed from the column names; "
+                f"{self.source}: read as {self.title} (guessed from {self.guessed_from}; "
                 f"set 'format' to choose another){': ' + pairs if pairs else ''}"
             )
         if self.mapping:

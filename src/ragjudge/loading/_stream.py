@@ -20,7 +20,13 @@ from pathlib import Path
 
 from ragjudge.errors import DatasetError, RowProblem
 from ragjudge.loading._columns import check_columns, unfound_columns
-from ragjudge.loading._formats import FileFormat, detect_format, format_named, row_format
+from ragjudge.loading._formats import (
+    FileFormat,
+    TraceFormat,
+    detect_format,
+    format_named,
+    row_format,
+)
 from ragjudge.loading._mapping import RowFormat
 from ragjudge.loading._readers import (
     ReadResult,
@@ -59,8 +65,8 @@ class StreamedSet:
         self.folder = folder
         self.label = str(folder)
         chosen = None if format is None else format_named(format)
-        if isinstance(chosen, FileFormat):
-            raise ValueError(f"format {format!r} reads a benchmark file, not a folder")
+        if isinstance(chosen, FileFormat | TraceFormat):
+            raise ValueError(f"format {format!r} reads one file, not a folder")
         self.chosen: RowFormat | None = chosen
         self.mapping = check_columns(columns or {})
         self.rules = ReadRules(self.mapping, max_field_bytes)
