@@ -32,8 +32,8 @@ def test_run_on_an_otlp_file_scores_the_tokens_and_latency_of_its_trace(tmp_path
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     means = {m["metric"]: m["mean"] for m in summary["metrics"]}
-    assert means["agent/input_token_count"] == 42
-    assert means["agent/output_token_count"] == 7
+    assert means["agent/total_input_token_count"] == 42
+    assert means["agent/total_output_token_count"] == 7
     assert means["agent/total_token_count"] == 49
     assert means["agent/latency_seconds"] > 0
     assert summary["n_samples"] == 1

@@ -30,8 +30,8 @@ def test_the_opentelemetry_file(tmp_path: Path) -> None:
     if not extra_installed("traces"):
         pytest.skip("needs the 'traces' extra")
     means = _means(tmp_path, "eval.yaml")
-    assert means["agent/input_token_count"] == 42
-    assert means["agent/output_token_count"] == 7
+    assert means["agent/total_input_token_count"] == 42
+    assert means["agent/total_output_token_count"] == 7
     assert means["agent/latency_seconds"] > 0
     assert means["contains_any"] == 1.0
 
