@@ -295,6 +295,18 @@ def test_config_path_may_name_an_application_object(tmp_path: Path) -> None:
     assert output.response == "from the chain"
 
 
+def test_python_api_takes_an_application_object(tmp_path: Path) -> None:
+    import ragjudge
+
+    rows = [{"request_id": "1", "request": "q?", "expected_response": "It keeps them."}]
+    reply = {"answer": "It keeps them.", "context": [Doc("text", {"source": "a.md"})]}
+    result = ragjudge.evaluate(
+        rows, target=FakeRunnable(reply), metrics=["exact_match"], store=str(tmp_path / "r.db")
+    )
+    summary = result.summary().set_index("metric")
+    assert (summary.loc["exact_match", "mean"], summary.loc["exact_match", "n"]) == (1.0, 1)
+
+
 # --- the real packages ---------------------------------------------------------------
 
 
