@@ -126,6 +126,16 @@ async def test_runnable_message_reply_gives_text_and_usage() -> None:
     assert (output.usage.input_tokens, output.usage.output_tokens) == (12, 3)
 
 
+async def test_runnable_message_with_content_blocks_gives_their_text() -> None:
+    @dataclass
+    class BlockMessage:
+        content: list[Any]
+
+    reply = BlockMessage([{"type": "text", "text": "Yes, "}, {"type": "image"}, "it does."])
+    output = await target_from_object(FakeRunnable(reply))(sample("q?"))
+    assert output.response == "Yes, it does."
+
+
 async def test_runnable_dict_reply_with_documents_gives_contexts() -> None:
     docs = [
         Doc("UNION removes duplicates.", {"source": "sql.md", "score": 0.7}),
@@ -347,6 +357,25 @@ async def test_real_llamaindex_query_engine() -> None:
     chunks = output.retrieved_context or []
     assert [c.doc_uri for c in chunks] == ["fr.md"]
     assert chunks[0].score is not None
+
+
+async def test_real_llamaindex_chat_engine_gets_the_history() -> None:
+    pytest.importorskip("llama_index.core", reason="needs the 'llamaindex' extra")
+    from llama_index.core import Document, VectorStoreIndex
+    from llama_index.core.embeddings import MockEmbedding
+    from llama_index.core.llms import MockLLM
+
+    index = VectorStoreIndex.from_documents(
+        [Document(text="UNION ALL keeps duplicates.", metadata={"source": "sql.md"})],
+        embed_model=MockEmbedding(embed_dim=8),
+    )
+    engine = index.as_chat_engine(chat_mode="context", llm=MockLLM(max_tokens=4))
+    target = target_from_object(engine)
+    assert target.supports_history
+    output = await target(DIALOGUE)
+    assert output.error is None
+    assert output.response
+    assert [c.doc_uri for c in output.retrieved_context or []] == ["sql.md"]
 
 
 class _EchoModel:  # becomes an mlflow PythonModel subclass in the test

@@ -238,16 +238,33 @@ def _first(fields: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
 
 
 def _text_of(value: Any) -> Any:
-    """A message's text (``.content``); other values as they are."""
+    """A message's text (``.content``, its text blocks joined); other values as
+    they are."""
     if isinstance(value, str | Mapping):
         return value
+    if isinstance(value, list):
+        return _joined_text_blocks(value)
     content = getattr(value, "content", None)
     if isinstance(content, str):
         return content
+    if isinstance(content, list):
+        return _joined_text_blocks(content)
     nested = _fields_of(value)
     if nested is not None:
         return _first(nested, _RESPONSE_KEYS) or value
     return value
+
+
+def _joined_text_blocks(blocks: list[Any]) -> Any:
+    """The text of a message's content blocks (strings and ``{"type": "text", "text":
+    ...}``); the list as it is when it holds no text."""
+    found = [
+        block if isinstance(block, str) else block.get("text")
+        for block in blocks
+        if isinstance(block, str) or (isinstance(block, Mapping) and block.get("type") == "text")
+    ]
+    texts = [text for text in found if isinstance(text, str)]
+    return "".join(texts) if texts else blocks
 
 
 def _usage_of(fields: Mapping[str, Any], response: Any) -> Any:
