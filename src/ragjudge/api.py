@@ -203,7 +203,9 @@ In async code, ``await`` :func:`aevaluate` instead.
 (``{{"question": [...], "answer": [...]}}``, each a list of one length). ``metrics`` are
 names, option dicts, Metric instances, or plain functions ``(sample, output) -> float``
 named after themselves. ``target`` is None (the responses are in the data), a
-``module:function`` path (or ``path/to/file.py:function``) or a callable. ``judge`` is a model spec
+``module:function`` path (or ``path/to/file.py:function``), a callable, or an application
+object recognised by its shape: a LangChain Runnable, a LlamaIndex query or chat engine,
+a model with ``predict`` (see docs/frameworks.md). ``judge`` is a model spec
 (``openai/gpt-4o-mini``), a dict of judge settings or a provider object.
 
 Every keyword is a setting of the evaluation, the same as the YAML config's key of that

@@ -80,7 +80,7 @@ async def test_failing_target_becomes_output_error() -> None:
 
 async def test_bad_return_type_is_an_error() -> None:
     out = await CallableTarget(lambda query: 42)(SAMPLE)
-    assert out.error is not None and "expected str or dict" in out.error
+    assert out.error is not None and "expected a string, a chat message, a dict" in out.error
 
 
 async def test_timeout_is_an_error() -> None:
@@ -92,12 +92,16 @@ async def test_timeout_is_an_error() -> None:
     assert out.error is not None and "TimeoutError" in out.error
 
 
-def test_unfillable_parameters_are_rejected_up_front() -> None:
+async def test_unfillable_parameters_are_each_samples_error_naming_them() -> None:
     def answer(query: str, user_id: str) -> str:
-        return query
+        return query + user_id
 
-    with pytest.raises(TargetError, match="user_id"):
-        CallableTarget(answer)
+    out = await CallableTarget(answer)(SAMPLE)
+    assert out.error is not None and "['user_id']" in out.error
+    filled = await CallableTarget(answer)(
+        Sample(request_id="2", request={"query": "q", "user_id": "-u7"})
+    )
+    assert filled.response == "q-u7"
 
 
 async def test_data_target_uses_stored_response() -> None:

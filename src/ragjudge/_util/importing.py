@@ -18,7 +18,7 @@ from typing import Any
 from ragjudge.errors import TargetError as TargetError
 from ragjudge.errors import TargetSetupError
 
-__all__ = ["TargetError", "TargetSetupError", "import_callable", "lookup_rule"]
+__all__ = ["TargetError", "TargetSetupError", "import_callable", "import_object", "lookup_rule"]
 
 
 def lookup_rule(what: str, search_dir: Path | None) -> str:
@@ -37,6 +37,16 @@ def import_callable(
     """Import ``package.module:function`` (or ``:Class``), or ``path/to/file.py:function``
     (relative to ``search_dir``, else the current folder). ``search_dir`` is put first
     on the import path. ``what`` names the thing in error messages."""
+    obj = import_object(path, search_dir=search_dir, what=what)
+    if not callable(obj):
+        raise TargetSetupError(f"{what} {path!r} is not callable")
+    return obj  # type: ignore[no-any-return]
+
+
+def import_object(path: str, *, search_dir: Path | None = None, what: str = "target") -> Any:
+    """Import the object ``package.module:name`` or ``path/to/file.py:name`` names (a
+    function, or an application object such as a chain), found as
+    :func:`import_callable` finds a function."""
     module_name, sep, attr = path.rpartition(":")
     if not sep or not module_name or not attr or "/" in attr or "\\" in attr:
         shape = "package.module:function" if what == "target" else "package.module:Class"
@@ -52,9 +62,7 @@ def import_callable(
         obj = getattr(obj, part, None)
         if obj is None:
             raise TargetSetupError(f"{module_name!r} has no attribute {attr!r} ({what} {path!r})")
-    if not callable(obj):
-        raise TargetSetupError(f"{what} {path!r} is not callable")
-    return obj  # type: ignore[no-any-return]
+    return obj
 
 
 def _is_file_path(name: str) -> bool:

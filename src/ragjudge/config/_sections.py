@@ -31,7 +31,9 @@ class TargetConfig(BaseModel):
     """The system under test.
 
     ``kind: data`` uses the responses already in the evaluation set; ``kind: callable``
-    imports ``path`` (``package.module:function``); ``kind: openai_chat`` and
+    imports ``path`` (``package.module:function``, or an application object such as
+    a LangChain chain or a LlamaIndex query engine); ``kind: mlflow_model`` loads the
+    MLflow model at ``uri``; ``kind: openai_chat`` and
     ``kind: json_api`` call an HTTP endpoint (their further fields are checked by
     :func:`ragjudge.targets.http.http_target_from_config`).
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ragjudge._util.extras import require_extra
+from ragjudge._util.importing import import_object
 from ragjudge.config import ConfigError, EvalConfig, expand_environment
 from ragjudge.errors import MissingExtra
 from ragjudge.loading import DataShape, read_evaluation_set
@@ -31,13 +32,12 @@ from ragjudge.run._sampling import stratified_sample
 from ragjudge.schema import Sample, TrialsReduce
 from ragjudge.store._frames import reserved_name_problem
 from ragjudge.targets._targets import (
-    CallableTarget,
     DataTarget,
     ReplyLimits,
     Target,
     TargetError,
     TargetSetupError,
-    import_callable,
+    target_from_object,
 )
 
 if TYPE_CHECKING:
@@ -147,13 +147,7 @@ def build_target(config: EvalConfig, target: Any = None) -> Target:
     """The target from an explicit object (callable or Target) or from the config. A
     Python function's calls run at most ``config.concurrency`` at a time."""
     if target is not None and not isinstance(target, str):
-        if hasattr(target, "supplies_response"):
-            return cast(Target, target)
-        if callable(target):
-            return CallableTarget(target, concurrency=config.concurrency)
-        raise TargetSetupError(
-            f"target {target!r} is neither a callable nor a 'module:function' path"
-        )
+        return target_from_object(target, concurrency=config.concurrency)
     spec = config.target
     if spec is None or spec.kind == "data":
         return DataTarget()
@@ -162,25 +156,32 @@ def build_target(config: EvalConfig, target: Any = None) -> Target:
             raise TargetSetupError("target kind 'callable' needs 'path: package.module:function'")
         # A resumed run's stored record keeps ${VAR} references.
         path = str(expand_environment(spec.path, source="target"))
-        fn = import_callable(path, search_dir=config.base_dir)
+        app = import_object(path, search_dir=config.base_dir)
         limits = ReplyLimits.of(
             max_reply_bytes=spec.max_reply_bytes,
             max_contexts=spec.max_contexts,
             max_context_bytes=spec.max_context_bytes,
         )
-        return CallableTarget(
-            fn,
+        return target_from_object(
+            app,
             name=path,
+            where=f"target {path!r}",
             timeout=spec.timeout,
             concurrency=config.concurrency,
             limits=limits,
+        )
+    if spec.kind == "mlflow_model":
+        from ragjudge.targets._mlflow_model import mlflow_model_target
+
+        return mlflow_model_target(
+            spec.model_dump(exclude_none=True), concurrency=config.concurrency
         )
     # imported here: an HTTP client (httpx) only for the runs that call one
     from ragjudge.targets.http import HTTP_TARGET_KINDS, http_target_from_config
 
     if spec.kind in HTTP_TARGET_KINDS:
         return http_target_from_config(spec.model_dump(exclude_none=True))
-    known = ", ".join(("data", "callable", *HTTP_TARGET_KINDS))
+    known = ", ".join(("data", "callable", "mlflow_model", *HTTP_TARGET_KINDS))
     raise TargetSetupError(f"unknown target kind {spec.kind!r}; known kinds: {known}")
 
 

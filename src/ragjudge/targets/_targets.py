@@ -14,7 +14,7 @@ import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeGuard
+from typing import Any, Protocol, TypeGuard, cast
 
 from ragjudge._util.importing import TargetError as TargetError
 from ragjudge._util.importing import TargetSetupError as TargetSetupError
@@ -22,6 +22,7 @@ from ragjudge._util.importing import import_callable as import_callable
 from ragjudge.loading import derived_chunk
 from ragjudge.models._settings import DEFAULT_MAX_REPLY_BYTES as DEFAULT_MAX_REPLY_BYTES
 from ragjudge.schema import ContextChunk, Output, Sample, Usage, response_text
+from ragjudge.targets._frameworks import framework_call, no_known_shape, reply_fields
 from ragjudge.targets._threaded import ThreadedCalls
 from ragjudge.targets._traces import read_trace, with_trace
 
@@ -206,17 +207,15 @@ class CallableTarget:
         self.timeout = timeout
         self.concurrency = concurrency
         self.limits = limits or ReplyLimits()
-        self._arg_names = _argument_names(fn)
+        self._arg_names, self._required = _argument_names(fn)
         self._threads = ThreadedCalls(fn, concurrency)
         self.supports_history = bool(set(self._arg_names) & _HISTORY_ARGUMENTS)
         """Whether the function receives the conversation (a dialogue can be held)."""
 
     async def __call__(self, sample: Sample) -> Output:
-        kwargs = {arg: _ARGUMENTS[arg](sample) for arg in self._arg_names if arg in _ARGUMENTS}
-        if not kwargs and self._arg_names:
-            kwargs = {self._arg_names[0]: sample.request.query}
         started = time.perf_counter()
         try:
+            kwargs = self._arguments(sample)
             result, latency = await self._invoke(kwargs)
             output = _to_output(result, self.limits)
         except ReplyTooLarge as exc:
@@ -227,6 +226,27 @@ class CallableTarget:
             )
         output.latency = latency
         return output
+
+    def _arguments(self, sample: Sample) -> dict[str, Any]:
+        """The function's arguments for ``sample``: a request held as a dict of inputs
+        (MLflow's ``predict_fn(**inputs)``) fills the parameters its keys name; the
+        others are filled by name (see the class)."""
+        inputs = sample.request.original if isinstance(sample.request.original, dict) else {}
+        kwargs: dict[str, Any] = {}
+        for arg in self._arg_names:
+            if arg in inputs and arg not in ("request", "sample"):
+                kwargs[arg] = inputs[arg]
+            elif arg in _ARGUMENTS:
+                kwargs[arg] = _ARGUMENTS[arg](sample)
+        if not kwargs and self._arg_names:
+            return {self._arg_names[0]: sample.request.query}
+        missing = [name for name in self._required if name not in kwargs]
+        if missing:
+            raise TargetError(
+                f"parameters {missing} of {self.name} are neither keys of the row's request "
+                f"nor any of {sorted(_ARGUMENTS)}"
+            )
+        return kwargs
 
     async def _invoke(self, kwargs: dict[str, Any]) -> tuple[Any, float]:
         """The function's result and how long its own call took."""
@@ -244,7 +264,10 @@ class CallableTarget:
         return result, time.perf_counter() - started
 
 
-def _argument_names(fn: Callable[..., Any]) -> list[str]:
+def _argument_names(fn: Callable[..., Any]) -> tuple[list[str], list[str]]:
+    """The names of ``fn``'s parameters, and of those it requires. A required name
+    ragjudge does not fill is filled from a request held as a dict of inputs, or is
+    its sample's error."""
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError) as exc:
@@ -255,13 +278,7 @@ def _argument_names(fn: Callable[..., Any]) -> list[str]:
         for p in params
         if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
     ]
-    unknown = [n for n in required if n not in _ARGUMENTS]
-    if unknown and (len(required) > 1 or any(n in _ARGUMENTS for n in names)):
-        raise TargetSetupError(
-            f"{fn!r} has required parameters {unknown} that ragjudge cannot fill; "
-            f"use any of {sorted(_ARGUMENTS)}"
-        )
-    return names
+    return names, required
 
 
 def _to_output(result: Any, limits: ReplyLimits) -> Output:
@@ -277,10 +294,18 @@ def _read_reply(result: Any, limits: ReplyLimits) -> Output:
         return result
     if isinstance(result, str):
         return Output(response=result)
-    if not isinstance(result, dict):
-        raise TypeError(f"target returned {type(result).__name__}; expected str or dict")
-    if "response" not in result:
-        raise TypeError("target returned a dict without 'response'")
+    fields = reply_fields(result)
+    if fields is None:
+        raise TypeError(
+            f"target returned {type(result).__name__}; expected a string, a chat message, "
+            "a dict, a dataclass or a pydantic object"
+        )
+    if "response" not in fields:
+        raise TypeError(
+            f"target returned a {type(result).__name__} without 'response' "
+            "(or answer, output, result, content)"
+        )
+    result = fields
     try:
         return Output(
             response=response_text(result["response"]),
@@ -360,3 +385,31 @@ def usage_from(value: Any) -> Usage:
 
 def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def target_from_object(
+    obj: Any,
+    *,
+    name: str | None = None,
+    where: str = "the target",
+    timeout: float | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    limits: ReplyLimits | None = None,
+) -> Target:
+    """The target ``obj`` is: a :class:`Target` as it is, a framework's application
+    object recognised by its shape (see :mod:`ragjudge.targets._frameworks`) or a
+    function, called as a :class:`CallableTarget`. Anything else is a
+    :class:`TargetSetupError` naming the shapes accepted (``where`` names ``obj``)."""
+    if hasattr(obj, "supplies_response"):
+        return cast(Target, obj)
+    settings: dict[str, Any] = {"timeout": timeout, "concurrency": concurrency, "limits": limits}
+    call = framework_call(obj)
+    if call is not None:
+        target = CallableTarget(
+            call.fn, name=name or f"{call.kind} {type(obj).__name__}", **settings
+        )
+        target.supports_history = call.takes_history
+        return target
+    if callable(obj):
+        return CallableTarget(obj, name=name, **settings)
+    raise no_known_shape(obj, where)
