@@ -349,14 +349,13 @@ class ScoreMeaning(BaseModel):
     def passed(self, value: float | None) -> bool | None:
         """Whether ``value`` passes; None when the score has no pass, has no value (an
         error, not applicable) or is a value its mean leaves out."""
-        if value is None or value in self.excluded or not self.has_pass:
+        if value is None or value in self.excluded:
             return None
-        if self.threshold is not None:
-            limit = self.threshold
-        else:
+        limit = self.threshold
+        if limit is None and self.binary:
             limit = self.low if self.lower_is_better else self.high
-            if limit is None:
-                return None
+        if limit is None:
+            return None
         return value <= limit if self.lower_is_better else value >= limit
 
     @property

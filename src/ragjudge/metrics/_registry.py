@@ -213,7 +213,6 @@ def meanings_of_stored_config(config: Mapping[str, Any]) -> dict[str, ScoreMeani
     return found
 
 
-
 def _describe_options(who: str, cls: type[Metric], exc: ValidationError) -> str:
     problems = []
     for error in exc.errors():

@@ -28,6 +28,7 @@ __all__ = [
     "calls_by_id",
     "column_labels",
     "drill_views",
+    "pass_words",
     "sample_rows",
 ]
 
@@ -37,12 +38,15 @@ ScoreRow = tuple[str, int, Score]
 @dataclass(frozen=True)
 class Cell:
     """One metric's value for one sample: ``value`` sorts and filters (None: no
-    value), ``state`` is a CSS class (``error``, ``na``, ``excluded``, ``missing``)."""
+    value), ``state`` is a CSS class (``error``, ``na``, ``excluded``, ``missing``);
+    ``passed`` whether the value passed the score's declared threshold (None: no
+    threshold, or no value)."""
 
     value: float | None
     text: str
     state: str
     title: str
+    passed: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -175,7 +179,18 @@ def _cell(scores: Sequence[Score], meaning: ScoreMeaning) -> Cell:
     state = "excluded" if left_out else "partial" if errors else ""
     if left_out:
         title = (title + "; " if title else "") + "left out of the mean"
-    return Cell(mean, fmt(mean), state, title)
+    passed = None if left_out or meaning.threshold is None else meaning.passed(mean)
+    if passed is not None:
+        verdict = "passed" if passed else "failed"
+        title = (title + "; " if title else "") + f"{verdict} (passes at {pass_words(meaning)})"
+    return Cell(mean, fmt(mean), state, title, passed)
+
+
+def pass_words(meaning: ScoreMeaning) -> str:
+    """When a score passes, in words: ``≥ 0.8``, ``≤ 2``, or ``yes``."""
+    if meaning.threshold is None:
+        return "yes"
+    return f"{'≤' if meaning.lower_is_better else '≥'} {meaning.threshold:g}"
 
 
 def _by_sample(scores: Sequence[ScoreRow]) -> dict[str, dict[str, list[Score]]]:
