@@ -291,7 +291,8 @@ def _table(store: Store, run: RunInfo) -> pd.DataFrame:
     """The per-row table, as ``ragjudge export`` writes it."""
     from ragjudge.export._files import masked_frame  # pandas, loaded by the export alone
 
-    return masked_frame(store.sample_frame(run.run_id, exclusions(run_meanings(run))))
+    meanings = run_meanings(run)
+    return masked_frame(store.sample_frame(run.run_id, exclusions(meanings), meanings))
 
 
 def _milliseconds(stamp: str | None) -> int:
