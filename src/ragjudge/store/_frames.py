@@ -45,12 +45,12 @@ METADATA_PREFIX = "metadata."
 """The prefix of the columns holding a sample's metadata; no score name may start so."""
 SCORE_COLUMN_SUFFIXES: tuple[str, ...] = (
     ".left_out",
-    ".passed",
     ".skipped",
     ".error",
     ".rationale",
     ".details",
     ".judge_calls",
+    ".passed",
 )
 """What :func:`sample_frame` appends to a score's name for that score's other columns;
 no score name may end so."""
