@@ -55,3 +55,17 @@ def test_a_metric_without_a_threshold_is_built_as_before() -> None:
 
     assert type(metric) is metric_class("rouge_l")  # not wrapped
     assert metric.meanings()["rouge_l"].threshold is None
+
+
+def test_a_counting_reducer_takes_the_metrics_threshold_as_its_pass() -> None:
+    [metric] = build_metrics(
+        [{"metric": "rouge_l", "threshold": 0.4, "reduce": "pass_at_k", "reduce_k": 2}], trials=3
+    )
+
+    reduce = metric.meanings()["rouge_l"].trials_reduce
+    assert reduce is not None and reduce.threshold == 0.4
+
+
+def test_a_counting_reducer_without_either_threshold_is_still_refused() -> None:
+    with pytest.raises(ConfigError, match="needs 'pass_threshold'"):
+        build_metrics([{"metric": "rouge_l", "reduce": "pass_at_k", "reduce_k": 2}], trials=3)
