@@ -84,3 +84,13 @@ def test_answer_similarity_with_its_threshold_is_a_yes_no_score() -> None:
     assert meaning.binary and meaning.passed(1.0) is True and meaning.passed(0.0) is False
     plain = create_metric("answer_similarity").meanings()["answer_similarity"]
     assert not plain.has_pass
+
+
+def test_a_run_stored_without_meanings_gets_its_thresholds_from_its_config() -> None:
+    from ragjudge.metrics._registry import meanings_of_stored_config
+
+    config = {"metrics": [{"metric": "rouge_l", "threshold": 0.5}, "token_f1"]}
+    rebuilt = meanings_of_stored_config(config)
+
+    assert rebuilt["rouge_l"].threshold == 0.5
+    assert rebuilt["token_f1"].threshold is None
