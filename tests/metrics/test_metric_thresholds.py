@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ragjudge.metrics import create_metric, metric_class
+from ragjudge.metrics._registry import meanings_of_stored_config
 from ragjudge.metrics._thresholds import check_threshold, takes_pass_threshold
 
 
@@ -87,8 +88,6 @@ def test_answer_similarity_with_its_threshold_is_a_yes_no_score() -> None:
 
 
 def test_a_run_stored_without_meanings_gets_its_thresholds_from_its_config() -> None:
-    from ragjudge.metrics._registry import meanings_of_stored_config
-
     config = {"metrics": [{"metric": "rouge_l", "threshold": 0.5}, "token_f1"]}
     rebuilt = meanings_of_stored_config(config)
 
