@@ -77,6 +77,10 @@ class ScoreView:
     call_ids: list[int]
     excluded: bool
     description: str
+    passed: bool | None = None
+    """Whether the value passed the score's declared threshold (None: none, or no value)."""
+    passes_at: str = ""
+    """When the score passes, in words (``≥ 0.8``), for a score with a threshold."""
 
 
 @dataclass(frozen=True)
@@ -390,6 +394,8 @@ def _drill(
                 call_ids=list(score.judge_call_ids),
                 excluded=score.value is not None and score.value in meaning.excluded,
                 description=meaning.description,
+                passed=None if meaning.threshold is None else meaning.passed(score.value),
+                passes_at="" if meaning.threshold is None else pass_words(meaning),
             )
         )
         for call_id in score.judge_call_ids:
