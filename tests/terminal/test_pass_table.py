@@ -10,7 +10,7 @@ from rich.console import Console
 
 from ragjudge.analysis._passes import PassRate
 from ragjudge.stats._bootstrap import Interval
-from ragjudge.terminal._passes import pass_condition, pass_table
+from ragjudge.terminal._passes import pass_table
 from ragjudge.terminal._terminal import print_result
 from thresholded_run import thresholded_run
 
@@ -38,8 +38,8 @@ def test_the_condition_follows_the_direction() -> None:
     lower = PassRate("latency", 2.0, "lower", 3, 1, 0, Interval(0.5, 1.0))
     yes_no = PassRate("grounded", None, "higher", 1, 1, 0, None)
 
-    assert pass_condition(lower) == "≤ 2"
-    assert pass_condition(yes_no) == "yes"
+    assert lower.condition == "≤ 2"
+    assert yes_no.condition == "yes"
     lines = _printed(pass_table([lower, yes_no]))
     assert any(line.split()[:2] == ["latency", "≤"] and "[50.0%, 100.0%]" in line for line in lines)
     assert not any(line.startswith("grounded") for line in lines)  # its mean says it

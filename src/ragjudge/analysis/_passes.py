@@ -19,10 +19,25 @@ from ragjudge.schema import Score, ScoreMeaning
 from ragjudge.stats._bootstrap import Interval, bootstrap_ci
 from ragjudge.store._store import Store
 
-__all__ = ["PassRate", "SamplePasses", "pass_rates", "run_passes", "sample_passes"]
+__all__ = [
+    "PassRate",
+    "SamplePasses",
+    "pass_condition",
+    "pass_rates",
+    "run_passes",
+    "sample_passes",
+]
 
 SamplePasses = dict[str, dict[str, bool | None]]
 """Score name → request id → whether that sample passed (None: no pass)."""
+
+
+def pass_condition(threshold: float | None, direction: str) -> str:
+    """When a sample passes, in words: ``≥ 0.8``, ``≤ 2``, or ``yes`` (a yes/no score
+    without a threshold)."""
+    if threshold is None:
+        return "yes"
+    return f"{'≤' if direction == 'lower' else '≥'} {threshold:g}"
 
 
 @dataclass(frozen=True)
@@ -39,6 +54,11 @@ class PassRate:
     """Samples whose score errored, did not apply or was left out of the mean."""
     ci: Interval | None
     """The 95% bootstrap interval of the pass rate (None with fewer than two samples)."""
+
+    @property
+    def condition(self) -> str:
+        """When a sample passes, in words (see :func:`pass_condition`)."""
+        return pass_condition(self.threshold, self.direction)
 
     @property
     def rate(self) -> float | None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from ragjudge.analysis._passes import pass_condition
 from ragjudge.report._details import DetailsView, details_view
 from ragjudge.report._text import fmt, preview, search_text
 from ragjudge.schema import ContextChunk, Output, Sample, Score, ScoreMeaning
@@ -192,9 +193,7 @@ def _cell(scores: Sequence[Score], meaning: ScoreMeaning) -> Cell:
 
 def pass_words(meaning: ScoreMeaning) -> str:
     """When a score passes, in words: ``≥ 0.8``, ``≤ 2``, or ``yes``."""
-    if meaning.threshold is None:
-        return "yes"
-    return f"{'≤' if meaning.lower_is_better else '≥'} {meaning.threshold:g}"
+    return pass_condition(meaning.threshold, meaning.direction)
 
 
 def _by_sample(scores: Sequence[ScoreRow]) -> dict[str, dict[str, list[Score]]]:

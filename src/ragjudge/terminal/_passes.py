@@ -12,14 +12,7 @@ from rich.table import Table
 if TYPE_CHECKING:
     from ragjudge.analysis._passes import PassRate
 
-__all__ = ["pass_condition", "pass_table"]
-
-
-def pass_condition(rate: PassRate) -> str:
-    """When a sample passes, in words: ``≥ 0.8``, ``≤ 2``, or ``yes``."""
-    if rate.threshold is None:
-        return "yes"
-    return f"{'≤' if rate.direction == 'lower' else '≥'} {rate.threshold:g}"
+__all__ = ["pass_table"]
 
 
 def pass_table(rates: Sequence[PassRate]) -> Table | None:
@@ -43,7 +36,7 @@ def pass_table(rates: Sequence[PassRate]) -> Table | None:
         ci = "–" if rate.ci is None else f"[{rate.ci.low:.1%}, {rate.ci.high:.1%}]"
         table.add_row(
             rate.metric,
-            pass_condition(rate),
+            rate.condition,
             str(rate.passed),
             str(rate.failed),
             str(rate.unscored),
