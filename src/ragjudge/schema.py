@@ -335,6 +335,28 @@ class ScoreMeaning(BaseModel):
     trials_reduce: TrialsReduce | None = None
     """How the run reduces each sample's trials to one value before averaging over
     samples (None: the mean)."""
+    threshold: float | None = None
+    """The value a sample's score must reach to pass (at least it when higher is
+    better, at most it when lower is better); None: a yes/no score passes at its better
+    value and any other score has no pass."""
+
+    @property
+    def has_pass(self) -> bool:
+        """Whether each sample's score passes or fails: a threshold is declared, or the
+        score is yes/no."""
+        return self.threshold is not None or self.binary
+
+    def passed(self, value: float | None) -> bool | None:
+        """Whether ``value`` passes; None when the score has no pass, has no value (an
+        error, not applicable) or is a value its mean leaves out."""
+        if value is None or value in self.excluded:
+            return None
+        limit = self.threshold
+        if limit is None and self.binary:
+            limit = self.low if self.lower_is_better else self.high
+        if limit is None:
+            return None
+        return value <= limit if self.lower_is_better else value >= limit
 
     @property
     def aggregate(self) -> str:

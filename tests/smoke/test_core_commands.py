@@ -213,3 +213,36 @@ def test_an_opentelemetry_trace_file_without_the_extra_names_it(tmp_path: Path) 
     done = run_ragjudge(["run", "eval.yaml"], tmp_path)
     assert (done.code, done.tracebacks) == (2, 0), done.out + done.err
     assert "pip install 'ragjudge[traces]'" in done.err
+
+
+def test_a_per_sample_threshold_runs_shows_and_exports_its_passes(tmp_path: Path) -> None:
+    folder = copy_quickstart(tmp_path)
+    (folder / "passes.yaml").write_text(
+        "data: evalset.jsonl\ntarget: rag_app:answer\n"
+        "metrics: [{metric: token_f1, threshold: 0.5}]\n",
+        encoding="utf-8",
+    )
+    done = run_ragjudge(["run", "passes.yaml", "--json"], folder)
+    assert (done.code, done.tracebacks) == (0, 0), done.out + done.err
+    [rate] = json.loads(done.out)["pass_rates"]
+    assert rate["metric"] == "token_f1" and rate["passed"] + rate["failed"] == 31
+    run_id = json.loads(done.out)["run_id"]
+    shown = run_ragjudge(["show", run_id], folder)
+    assert "per-sample thresholds" in shown.out and shown.tracebacks == 0
+    exported = run_ragjudge(["export", run_id, "-o", "rows.jsonl"], folder)
+    assert exported.code == 0, exported.err
+    rows = (folder / "rows.jsonl").read_text(encoding="utf-8").splitlines()
+    passes = [json.loads(row)["token_f1.passed"] for row in rows]
+    assert passes.count(True) == rate["passed"] and passes.count(False) == rate["failed"]
+
+
+def test_a_threshold_outside_the_range_exits_2_naming_the_metric(tmp_path: Path) -> None:
+    folder = copy_quickstart(tmp_path)
+    (folder / "bad.yaml").write_text(
+        "data: evalset.jsonl\ntarget: rag_app:answer\n"
+        "metrics: [{metric: token_f1, threshold: 5}]\n",
+        encoding="utf-8",
+    )
+    done = run_ragjudge(["run", "bad.yaml"], folder)
+    assert (done.code, done.tracebacks) == (2, 0), done.out + done.err
+    assert "metric 'token_f1': 'threshold' 5 is outside the range" in done.err

@@ -14,6 +14,7 @@ from ragjudge.analysis._gates import GateResult
 from ragjudge.analysis._judges import JudgeGroup, judge_groups, run_has_judges
 from ragjudge.analysis._meanings import exclusions, run_meanings, trial_reducers
 from ragjudge.analysis._outcome import ErrorGroup, Verdict, error_groups, run_verdict
+from ragjudge.analysis._passes import PassRate, pass_rates, run_passes
 from ragjudge.analysis._rate_limits import RateLimitEvents, stored_rate_limits
 from ragjudge.analysis._status import status_of
 from ragjudge.schema import ScoreMeaning
@@ -72,6 +73,9 @@ class EvaluationResult:
     """Each judge's verdicts on the run's anchor samples against the expected ones and
     the reference run's (None: the run names no anchors)."""
     gates: list[GateResult] = field(default_factory=list)
+    pass_rates: list[PassRate] = field(default_factory=list)
+    """Per score with a per-sample pass (a ``threshold``, or a yes/no score): how many
+    samples passed, failed or were not scored, and the pass rate with its interval."""
     """The quality gates (``fail_under``, ``fail_over``) checked on this result by
     :func:`ragjudge.evaluate`, each with whether it held and why."""
     report_writer: Callable[[EvaluationResult, Path | None], Path] | None = field(
@@ -126,9 +130,24 @@ class EvaluationResult:
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per sample and trial, with every metric's value, error and rationale
-        (and ``METRIC.left_out`` for values a mean leaves out)."""
+        (and ``METRIC.left_out`` for values a mean leaves out, ``METRIC.passed`` for
+        scores with a threshold or yes/no)."""
         with Store(self.store_path) as store:
-            return store.sample_frame(self.run_id, exclusions(self.meanings))
+            return store.sample_frame(self.run_id, exclusions(self.meanings), self.meanings)
+
+    def passed(self, metric: str) -> dict[str, bool | None]:
+        """Whether each sample passed ``metric``'s threshold, by request id (None: its
+        score errored, did not apply, or was left out of the mean). A ``KeyError``
+        names the scores that have a pass when ``metric`` has none."""
+        with Store(self.store_path) as store:
+            passes = run_passes(store, self.run_id, self.meanings)
+        if metric not in passes:
+            known = ", ".join(passes) or "none"
+            raise KeyError(
+                f"{metric!r} has no per-sample pass (give it a 'threshold'); scores with "
+                f"one: {known}"
+            )
+        return passes[metric]
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form printed by ``ragjudge run --json`` (with ``judges`` when the
@@ -157,6 +176,7 @@ class EvaluationResult:
             "exit_code": self.verdict.exit_code,
             "exit_reasons": self.verdict.reasons,
             "anchors": None if self.anchors is None else self.anchors.to_dict(),
+            "pass_rates": [rate.to_dict() for rate in self.pass_rates],
         }
         if self.judges:
             found["judges"] = [group.to_dict() for group in self.judges]
@@ -245,6 +265,7 @@ def summarize_run(
             if run_has_judges(meanings)
             else []
         ),
+        pass_rates=pass_rates(run_passes(store, run.run_id, meanings), meanings, seed=seed),
     )
 
 

@@ -98,6 +98,10 @@ def _metric_entry_schema() -> dict[str, Any]:
                 "properties": {
                     "metric": {"anyOf": [{"enum": names}, by_path]},
                     "name": {"type": "string", "description": "the name its scores go under"},
+                    "threshold": {
+                        "type": "number",
+                        "description": "the value each sample's score must reach to pass",
+                    },
                     "judges": {
                         "type": "array",
                         "items": {"type": "string"},

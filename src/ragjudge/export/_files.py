@@ -18,6 +18,7 @@ from ragjudge.analysis._judges import judge_labels, run_has_judges
 from ragjudge.analysis._meanings import exclusions, run_meanings
 from ragjudge.errors import ExportError as ExportError
 from ragjudge.export._databricks_table import databricks_table
+from ragjudge.schema import ScoreMeaning
 from ragjudge.store._store import Store
 
 __all__ = [
@@ -67,7 +68,8 @@ def export_frame(store: Store, run_id: str, *, with_calls: bool = False) -> pd.D
     ``with_calls`` a ``judge_calls`` column lists, as JSON, every judge call the row's
     scores made: its id, purpose, prompt messages, reply, parsed verdict and error."""
     run = store.run(run_id)
-    frame = store.sample_frame(run.run_id, exclusions(run_meanings(run)))
+    meanings = run_meanings(run)
+    frame = store.sample_frame(run.run_id, exclusions(meanings), meanings)
     if with_calls:
         frame["judge_calls"] = _calls_per_row(store, run.run_id, frame)
     return frame
@@ -76,8 +78,8 @@ def export_frame(store: Store, run_id: str, *, with_calls: bool = False) -> pd.D
 def long_frame(store: Store, run_id: str) -> pd.DataFrame:
     """One row per sample, trial and score: ``request_id``, ``trial``, ``metric`` (the
     score's name without its judge), ``judge`` and ``score`` (the stored name) when
-    the run names several judges, then ``value``, ``error``, ``rationale``, ``skipped``
-    and ``details`` (JSON). Rows of a score's several judges sit side by side."""
+    the run names several judges, then ``value``, ``passed`` (empty for a score without
+    a pass or a value), ``error``, ``rationale``, ``skipped`` and ``details`` (JSON). Rows of a score's several judges sit side by side."""
     run = store.run(run_id)
     meanings = run_meanings(run)
     judged = run_has_judges(meanings)
@@ -92,6 +94,7 @@ def long_frame(store: Store, run_id: str) -> pd.DataFrame:
             row["metric"] = score.metric
         row |= {
             "value": score.value,
+            "passed": _passed(meanings.get(score.metric), score.value),
             "error": score.error,
             "rationale": score.rationale,
             "skipped": score.skipped,
@@ -99,7 +102,7 @@ def long_frame(store: Store, run_id: str) -> pd.DataFrame:
         }
         rows.append(row)
     columns = ["request_id", "trial", "metric", *(["judge", "score"] if judged else [])]
-    columns += ["value", "error", "rationale", "skipped", "details"]
+    columns += ["value", "passed", "error", "rationale", "skipped", "details"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -107,6 +110,10 @@ def databricks_frame(store: Store, run_id: str) -> pd.DataFrame:
     """The run's rows as Databricks Agent Evaluation's ``eval_results`` table (see
     :mod:`ragjudge.export._databricks_table`); ``run_id`` may be a unique prefix."""
     return databricks_table(store, store.run(run_id))
+
+
+def _passed(meaning: ScoreMeaning | None, value: float | None) -> bool | None:
+    return None if meaning is None else meaning.passed(value)
 
 
 def _calls_per_row(store: Store, run_id: str, frame: pd.DataFrame) -> list[str | None]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from ragjudge.metrics._failures import MetricFailure, NotApplicable, references, require_response
+from ragjudge.metrics._thresholds import THRESHOLD, pass_threshold
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 
 if TYPE_CHECKING:  # types only: a metric module imports no model, index or client
@@ -217,9 +218,18 @@ class Metric:
     """Judge calls per sample and trial, in words (``"2 (statements, verdicts)"``,
     ``"1 per chunk"``), for ``ragjudge metrics``; None: none without a judge, one for a
     judged metric that keeps the kit's one-call :meth:`JudgedMetric.judge`."""
+    threshold: float | None = None
+    """The value each sample's score must reach to pass (see
+    :attr:`ScoreMeaning.threshold`); given as ``threshold=`` unless the metric's own
+    options take a ``threshold``."""
+    threshold_refused: ClassVar[str | None] = None
+    """Why the metric's scores take no pass threshold (they are choices), or None."""
     name: str
 
     def __init__(self, *, name: str | None = None, **options: Any) -> None:
+        if THRESHOLD in options and THRESHOLD not in self.Options.model_fields:
+            who = f"metric {name or self._default_name()!r}"
+            self.threshold = pass_threshold(options.pop(THRESHOLD), who)
         self.options = self.Options.model_validate(options)
         self.name = name or self._default_name()
 

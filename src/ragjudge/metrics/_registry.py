@@ -20,6 +20,12 @@ from ragjudge.metrics._function import (
     takes_sample_and_output,
 )
 from ragjudge.metrics._options import ConfigSettings
+from ragjudge.metrics._thresholds import (
+    THRESHOLD,
+    pass_threshold,
+    takes_pass_threshold,
+    thresholded_meanings,
+)
 from ragjudge.schema import ScoreMeaning
 
 __all__ = [
@@ -153,16 +159,19 @@ def create_metric(
                 "(sample, output)"
             )
         alias = options.pop("name", None)
+        threshold = options.pop(THRESHOLD, None)
         if options:
             raise ValueError(
                 f"metric {kind!r} is a function; it takes no options ({', '.join(options)})"
             )
-        return FunctionMetric(found, name=alias if isinstance(alias, str) else None)
+        function = FunctionMetric(found, name=alias if isinstance(alias, str) else None)
+        return _with_threshold(function, threshold, f"metric {kind!r}")
     cls = metric_class(kind, search_dir=search_dir)
     alias = options.pop("name", None)
     if alias is not None and not isinstance(alias, str):
         raise ValueError(f"metric {kind!r}: 'name' must be a string, not {alias!r}")
     who = f"metric {kind!r}" if alias in (None, kind) else f"metric {alias!r} ({kind})"
+    threshold = options.pop(THRESHOLD, None) if takes_pass_threshold(cls) else None
     if settings is not None:
         options = settings.fill(cls.Options, options)
     if cls.Options is MetricOptions and cls.__init__ is not Metric.__init__:
@@ -176,6 +185,13 @@ def create_metric(
             raise ValueError(_describe_options(who, cls, exc)) from None
     if alias is not None:
         metric.name = alias
+    return _with_threshold(metric, threshold, who)
+
+
+def _with_threshold(metric: Metric, threshold: Any, who: str) -> Metric:
+    """``metric`` with the pass threshold of its entry, when the entry gives one."""
+    if threshold is not None:
+        metric.threshold = pass_threshold(threshold, who)
     return metric
 
 
@@ -193,7 +209,7 @@ def meanings_of_stored_config(config: Mapping[str, Any]) -> dict[str, ScoreMeani
             metric = create_metric(spec, search_dir=folder, settings=settings)
         except (ValueError, TypeError, KeyError, ImportError):
             continue
-        found.update(metric.meanings())
+        found.update(thresholded_meanings(metric, metric.meanings()))
     return found
 
 

@@ -10,6 +10,7 @@ quality it needs, and a failure says by how much it missed, with the interval an
         result = rj.evaluate("evalset.jsonl", target="my_app:answer", metrics=["rouge_l"])
         assert_metric(result, "rouge_l", at_least=0.4)               # on the mean
         assert_metric(result, "rouge_l", at_least=0.35, on="ci")     # on the CI's low end
+        assert_passed(result, "rouge_l", min_share=0.9)              # per-sample thresholds
 
     async def test_in_async_code(ragjudge_aevaluate):
         result = await ragjudge_aevaluate("evalset.jsonl", target=my_async_app, metrics=["rouge_l"])
@@ -33,7 +34,7 @@ from ragjudge.analysis._gates import Gate, GateOn, GateResult, check_gates
 if TYPE_CHECKING:
     from ragjudge.analysis._results import EvaluationResult
 
-__all__ = ["assert_gates", "assert_metric"]
+__all__ = ["assert_gates", "assert_metric", "assert_passed"]
 
 
 def assert_metric(
@@ -78,6 +79,40 @@ def assert_gates(
     results = check_gates(result.summaries, [Gate(m, v) for m, v in floors.items()], on=on)
     if failed := [_message(r) for r in results if not r.passed]:
         raise AssertionError(_with_run("\n".join(failed), result))
+
+
+def assert_passed(result: EvaluationResult, metric: str, *, min_share: float = 1.0) -> float:
+    """Assert that at least ``min_share`` of the scored samples passed ``metric``'s
+    per-sample threshold (its ``threshold``, or yes for a yes/no score). Samples whose
+    score errored or did not apply count neither way. Returns the share passed; the
+    ``AssertionError`` lists the failing samples' request ids."""
+    __tracebackhide__ = True
+    if not 0.0 <= min_share <= 1.0:
+        raise ValueError(f"min_share must lie between 0 and 1, not {min_share!r}")
+    try:
+        passes = result.passed(metric)
+    except KeyError as exc:
+        raise AssertionError(_with_run(str(exc.args[0]), result)) from None
+    failing = [request_id for request_id, p in passes.items() if p is False]
+    judged = sum(1 for p in passes.values() if p is not None)
+    if judged == 0:
+        raise AssertionError(_with_run(f"{metric}: no sample was scored", result))
+    share = (judged - len(failing)) / judged
+    if share < min_share:
+        shown = ", ".join(failing[:_SHOWN_IDS])
+        more = f" and {len(failing) - _SHOWN_IDS} more" if len(failing) > _SHOWN_IDS else ""
+        raise AssertionError(
+            _with_run(
+                f"{metric}: {judged - len(failing)} of {judged} samples passed "
+                f"({share:.1%} < {min_share:.1%}); failing: {shown}{more}",
+                result,
+            )
+        )
+    return share
+
+
+_SHOWN_IDS = 20
+"""The most failing request ids an assertion message lists."""
 
 
 def _message(gate: GateResult) -> str:

@@ -11,6 +11,7 @@ from markupsafe import Markup
 from ragjudge._util.redact import mask_record
 from ragjudge.analysis._judges import grouped_names, judge_labels
 from ragjudge.analysis._meanings import exclusions
+from ragjudge.analysis._passes import PassRate
 from ragjudge.analysis._results import EvaluationResult, summarize_run
 from ragjudge.meta._evaluation import meta_for_run
 from ragjudge.report._page import pack_fragments, render_fragment, render_page
@@ -26,6 +27,7 @@ from ragjudge.report._samples import (
     calls_by_id,
     column_labels,
     drill_views,
+    pass_words,
     sample_rows,
 )
 from ragjudge.report._svg import ci_cell
@@ -87,6 +89,8 @@ def run_report_html(
         plots=plots,
         summary_bars={s.metric: _summary_bar(s, result.meanings) for s in result.summaries},
         summary_rows=_summary_rows(result),
+        pass_rates=_declared_pass_rates(result),
+        pass_at={name: pass_words(m) for name, m in result.meanings.items()},
         judge_cells=_judge_cells(result),
         usage_total=_usage_total(result.judge_usage),
         errors_by_cause=_errors_by_cause(result),
@@ -111,6 +115,11 @@ def _summary_rows(result: EvaluationResult) -> list[MetricSummary]:
     """The summaries in table order: a run's judges' scores grouped by metric."""
     by_name = {s.metric: s for s in result.summaries}
     return [by_name[name] for name in grouped_names(list(by_name), result.meanings)]
+
+
+def _declared_pass_rates(result: EvaluationResult) -> dict[str, PassRate]:
+    """The pass rate of each score with a declared threshold, by score name."""
+    return {rate.metric: rate for rate in result.pass_rates if rate.threshold is not None}
 
 
 def _judge_cells(result: EvaluationResult) -> dict[str, tuple[str, str]]:

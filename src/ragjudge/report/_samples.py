@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from ragjudge.analysis._passes import pass_condition
 from ragjudge.report._details import DetailsView, details_view
 from ragjudge.report._text import fmt, preview, search_text
 from ragjudge.schema import ContextChunk, Output, Sample, Score, ScoreMeaning
@@ -28,6 +29,7 @@ __all__ = [
     "calls_by_id",
     "column_labels",
     "drill_views",
+    "pass_words",
     "sample_rows",
 ]
 
@@ -37,12 +39,15 @@ ScoreRow = tuple[str, int, Score]
 @dataclass(frozen=True)
 class Cell:
     """One metric's value for one sample: ``value`` sorts and filters (None: no
-    value), ``state`` is a CSS class (``error``, ``na``, ``excluded``, ``missing``)."""
+    value), ``state`` is a CSS class (``error``, ``na``, ``excluded``, ``missing``);
+    ``passed`` whether the value passed the score's declared threshold (None: no
+    threshold, or no value)."""
 
     value: float | None
     text: str
     state: str
     title: str
+    passed: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,10 @@ class ScoreView:
     call_ids: list[int]
     excluded: bool
     description: str
+    passed: bool | None = None
+    """Whether the value passed the score's declared threshold (None: none, or no value)."""
+    passes_at: str = ""
+    """When the score passes, in words (``≥ 0.8``), for a score with a threshold."""
 
 
 @dataclass(frozen=True)
@@ -175,7 +184,16 @@ def _cell(scores: Sequence[Score], meaning: ScoreMeaning) -> Cell:
     state = "excluded" if left_out else "partial" if errors else ""
     if left_out:
         title = (title + "; " if title else "") + "left out of the mean"
-    return Cell(mean, fmt(mean), state, title)
+    passed = None if left_out or meaning.threshold is None else meaning.passed(mean)
+    if passed is not None:
+        verdict = "passed" if passed else "failed"
+        title = (title + "; " if title else "") + f"{verdict} (passes at {pass_words(meaning)})"
+    return Cell(mean, fmt(mean), state, title, passed)
+
+
+def pass_words(meaning: ScoreMeaning) -> str:
+    """When a score passes, in words: ``≥ 0.8``, ``≤ 2``, or ``yes``."""
+    return pass_condition(meaning.threshold, meaning.direction)
 
 
 def _by_sample(scores: Sequence[ScoreRow]) -> dict[str, dict[str, list[Score]]]:
@@ -375,6 +393,8 @@ def _drill(
                 call_ids=list(score.judge_call_ids),
                 excluded=score.value is not None and score.value in meaning.excluded,
                 description=meaning.description,
+                passed=None if meaning.threshold is None else meaning.passed(score.value),
+                passes_at="" if meaning.threshold is None else pass_words(meaning),
             )
         )
         for call_id in score.judge_call_ids:

@@ -29,6 +29,7 @@ from ragjudge.run._row_skipping import (
     filled_fields,
 )
 from ragjudge.run._sampling import stratified_sample
+from ragjudge.run._thresholds import with_threshold
 from ragjudge.schema import Sample, TrialsReduce
 from ragjudge.store._frames import reserved_name_problem
 from ragjudge.targets._targets import (
@@ -212,6 +213,7 @@ def build_metrics(
             unreduced, reduce = reduce_choice(spec, f"metric {_spec_name(spec)!r}")
             plain, choice = judge_choice(unreduced, f"metric {_spec_name(spec)!r}")
             metric = create_metric(plain, search_dir=base_dir, settings=settings)
+            metric = with_threshold(metric)
             metric = _reduced(metric, reduce or trials_reduce, trials)
             metrics.extend(judged_metrics(metric, choice, judges, f"metric {metric.name!r}"))
         except (ValueError, TypeError) as exc:

@@ -63,12 +63,18 @@ def check_reduce(metric: Metric, reduce: TrialsReduce, trials: int | None, where
             f"{where}: 'reduce_k' is {reduce.k} but the run has {trials} trial"
             f"{'s' if trials != 1 else ''}; set trials to at least {reduce.k}"
         )
-    graded = [n for n, m in metric.meanings().items() if not m.binary]
+    graded = [n for n, m in metric.meanings().items() if not _passes_by_itself(m)]
     if reduce.threshold is None and graded:
         raise ValueError(
             f"{where}: 'reduce: {reduce.method}' needs 'pass_threshold' (the value a passing "
             f"trial reaches) for {', '.join(graded)}, which is not a yes/no score"
         )
+
+
+def _passes_by_itself(meaning: ScoreMeaning) -> bool:
+    """Whether a trial of this score passes without a ``pass_threshold``: a yes/no score
+    (on yes) or one whose per-sample threshold a higher value reaches."""
+    return meaning.binary or (meaning.threshold is not None and not meaning.lower_is_better)
 
 
 class _Reducing(Metric):
@@ -83,8 +89,10 @@ class _Reducing(Metric):
     def _meaning(self, meaning: ScoreMeaning) -> ScoreMeaning:
         reduce = self.trials_reduce
         if reduce.method in _COUNTING and reduce.threshold is None:
-            # only a yes/no score gets here (check_reduce): a yes passes
-            reduce = reduce.model_copy(update={"threshold": 1.0})
+            # only a score that passes by itself gets here (check_reduce): at its
+            # per-sample threshold, else a yes/no score's yes
+            found = 1.0 if meaning.threshold is None else meaning.threshold
+            reduce = reduce.model_copy(update={"threshold": found})
         return meaning.model_copy(update={"trials_reduce": reduce})
 
     def meanings(self) -> dict[str, ScoreMeaning]:

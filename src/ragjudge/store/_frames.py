@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragjudge.errors import ExportError
-from ragjudge.schema import Output, Sample, Score
+from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -50,6 +50,7 @@ SCORE_COLUMN_SUFFIXES: tuple[str, ...] = (
     ".rationale",
     ".details",
     ".judge_calls",
+    ".passed",
 )
 """What :func:`sample_frame` appends to a score's name for that score's other columns;
 no score name may end so."""
@@ -134,12 +135,14 @@ def sample_frame(
     outputs: Mapping[str, Output],
     scores: Sequence[ScoreRow],
     excluded: Mapping[str, Sequence[float]] | None = None,
+    meanings: Mapping[str, ScoreMeaning] | None = None,
 ) -> pd.DataFrame:
     """One row per (sample, trial): request, response, reference, the retrieved
     contexts and the contexts each judge was shown when they are others (JSON), each
     metric's value, error, rationale, details (JSON) and judge call ids. For a metric
     whose mean leaves values out (``excluded``), ``METRIC.left_out`` says whether this
-    value was one.
+    value was one; for a score whose meaning (``meanings``) has a pass (a threshold, or
+    yes/no), ``METRIC.passed`` says whether this value passed (empty when it has none).
 
     A score whose columns would take the place of another column (see
     :func:`reserved_name_problem`) is a ``ValueError``: no column is ever overwritten.
@@ -147,13 +150,14 @@ def sample_frame(
     import pandas as pd
 
     excluded = excluded or {}
+    passing = {name: m for name, m in (meanings or {}).items() if m.has_pass}
     by_sample: dict[str, dict[int, dict[str, Any]]] = {}
     shown: dict[tuple[str, int], dict[str, Any]] = {}
     for request_id, trial, score in scores:
         if (problem := reserved_name_problem(score.metric)) is not None:
             raise ExportError(f"cannot export the score {score.metric!r}: {problem}")
         metric_columns = by_sample.setdefault(request_id, {}).setdefault(trial, {})
-        _add_columns(metric_columns, _score_columns(score, excluded))
+        _add_columns(metric_columns, _score_columns(score, excluded, passing))
         if JUDGE_CONTEXTS in score.details:
             shown.setdefault((request_id, trial), {})[score.metric] = score.details[JUDGE_CONTEXTS]
     rows = []
@@ -185,11 +189,17 @@ def _contexts(output: Output | None, sample: Sample) -> str | None:
     return _dumps([c.model_dump(exclude_none=True) for c in chunks])
 
 
-def _score_columns(score: Score, excluded: Mapping[str, Sequence[float]]) -> dict[str, Any]:
+def _score_columns(
+    score: Score,
+    excluded: Mapping[str, Sequence[float]],
+    passing: Mapping[str, ScoreMeaning],
+) -> dict[str, Any]:
     """A score's value and, when it has them, its other columns."""
     columns: dict[str, Any] = {score.metric: score.value}
     if score.metric in excluded:
         columns[f"{score.metric}.left_out"] = score.value in excluded[score.metric]
+    if score.metric in passing:
+        columns[f"{score.metric}.passed"] = passing[score.metric].passed(score.value)
     if score.error:
         columns[f"{score.metric}.error"] = score.error
     if score.skipped:

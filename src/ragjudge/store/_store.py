@@ -381,12 +381,16 @@ class Store(SampleReads, ScoreColumnReads, RunTallies, JudgeCallStore):
         return frames.score_frame_of_rows(self.sample_metadata(run_id), rows)
 
     def sample_frame(
-        self, run_id: str, excluded: Mapping[str, Sequence[float]] | None = None
+        self,
+        run_id: str,
+        excluded: Mapping[str, Sequence[float]] | None = None,
+        meanings: Mapping[str, ScoreMeaning] | None = None,
     ) -> pd.DataFrame:
         """One row per (sample, trial): request, response, reference, each metric's
         value, error, rationale, details (JSON: per-reference components, multi-turn
         transcripts …) and judge call ids; with ``excluded`` (values each metric's mean
-        leaves out) a ``METRIC.left_out`` flag. The form that ``export`` writes."""
+        leaves out) a ``METRIC.left_out`` flag, with ``meanings`` a ``METRIC.passed``
+        flag for each score that has a pass. The form that ``export`` writes."""
         return frames.sample_frame(
-            self.samples(run_id), self.outputs(run_id), self.scores(run_id), excluded
+            self.samples(run_id), self.outputs(run_id), self.scores(run_id), excluded, meanings
         )

@@ -14,6 +14,7 @@ from ragjudge.analysis._rate_limits import summary_line
 from ragjudge.schema import ScoreMeaning
 from ragjudge.terminal._judges import agreement_table, grouped_by_judge, has_judges, judge_label
 from ragjudge.terminal._names import WrappedName
+from ragjudge.terminal._passes import pass_table
 
 if TYPE_CHECKING:
     # annotations only: `ragjudge runs` draws its table without the statistics stack
@@ -137,6 +138,9 @@ def print_result(result: EvaluationResult, console: Console) -> None:
             summary_table(summaries, title=f"{result.by} = {group}", meanings=result.meanings)
         )
     console.print()
+    if (passes := pass_table(result.pass_rates)) is not None:
+        console.print(passes)
+        console.print()
     if any(group.agreement is not None for group in result.judges):
         console.print(agreement_table(result.judges))
         console.print()

@@ -27,9 +27,11 @@ class MeasuredMetric(CheckMetric):
         raise NotImplementedError
 
     def meanings(self) -> dict[str, ScoreMeaning]:
-        """The amount (lower is better), or the pass of a limit (higher is better)."""
-        meaning = self.raw_meaning if self.limit() is None else self.within_meaning
-        return {self._single_name(): meaning}
+        """The amount (lower is better), or the pass of a limit (higher is better, a
+        sample passes when within it)."""
+        if self.limit() is None:
+            return {self._single_name(): self.raw_meaning}
+        return {self._single_name(): self.within_meaning.model_copy(update={"threshold": 1.0})}
 
     def compute_now(self, sample: Sample, output: Output, ctx: MetricContext) -> Result:
         """The amount, or the pass against the limit with the amount in the details."""

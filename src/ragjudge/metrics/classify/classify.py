@@ -106,6 +106,9 @@ class Classify(JudgedMetric):
     pipeline_parts = ("end to end",)
 
     calls_per_sample = "1 per arg set of the spec (× completions with multicomp_n)"
+    threshold_refused = (
+        "its scores are the judge's choices; gate the run on a choice's share instead"
+    )
 
     Options = ClassifyOptions
     options: ClassifyOptions

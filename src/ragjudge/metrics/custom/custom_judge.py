@@ -82,6 +82,7 @@ class CustomJudge(JudgedMetric):
             check_judge_fields({k: v for k, v in merged.items() if k != "spec"}, spec)
             self.options = CustomJudgeOptions.model_validate(merged)
         self.scale: Scale = self.options.judge_scale()
+        self.threshold = self.options.threshold
         self.requires = tuple(i for i in self.options.inputs if i != "request")
         self._steps: weakref.WeakKeyDictionary[Any, asyncio.Future[list[str]]]
         self._steps = weakref.WeakKeyDictionary()
@@ -107,6 +108,7 @@ class CustomJudge(JudgedMetric):
             high=self.scale.high,
             binary=binary,
             description=self.options.description or _description(self.options.criteria),
+            threshold=self.options.threshold,
         )
         return {self.name: meaning}
 

@@ -54,6 +54,18 @@ class AnswerSimilarity(Metric):
     requires: tuple[str, ...] = ("response", "expected_response")
     meaning = ScoreMeaning(low=-1, high=1, description="semantic similarity to the reference")
 
+    def meanings(self) -> dict[str, ScoreMeaning]:
+        """The similarity, or with the ``threshold`` option a yes/no score (a sample
+        passes when its similarity reaches the threshold)."""
+        threshold = self.options.threshold
+        if threshold is None:
+            return super().meanings()
+        reached = ScoreMeaning(
+            binary=True,
+            description=f"share of responses with a similarity of at least {threshold:g}",
+        )
+        return {self.name: reached}
+
     def embedding_specs(self) -> list[str]:
         """The embedder of response and references."""
         return [self.options.embedding]

@@ -80,8 +80,9 @@ class MatchedContextMetric(Metric):
         return [self.options.embedding] if self.options.similarity == "embedding" else []
 
     @property
-    def threshold(self) -> float:
-        """The threshold option, or the similarity's default."""
+    def match_threshold(self) -> float:
+        """The threshold option (the similarity at which a chunk and a reference
+        match), or the similarity's default."""
         given = self.options.threshold
         return DEFAULT_THRESHOLDS[self.options.similarity] if given is None else given
 
@@ -105,7 +106,7 @@ class MatchedContextMetric(Metric):
             matrix = await ctx.once(
                 key, lambda: embedding_matrix(ctx, opts.embedding, chunks, references)
             )
-        return Similarities(matrix, len(references), self.threshold)
+        return Similarities(matrix, len(references), self.match_threshold)
 
 
 def _texts(sample: Sample, output: Output) -> tuple[list[str], list[str]]:
