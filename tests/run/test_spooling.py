@@ -101,7 +101,7 @@ def test_only_a_folder_on_ray_is_streamed(folder: Path, tmp_path: Path) -> None:
 def test_too_many_rows_times_trials_fail_as_a_whole_load_fails(
     folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("ragjudge.config._eval.MAX_TRIAL_ROWS", 100)
+    monkeypatch.setattr("ragjudge.config._trials.MAX_TRIAL_ROWS", 100)
     update = {"skip_invalid_rows": True, "trials": 3}
     with pytest.raises(ConfigError) as whole:
         prepare(config(folder, **update))

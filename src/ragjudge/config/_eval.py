@@ -17,7 +17,7 @@ from pydantic import (
     model_validator,
 )
 
-from ragjudge._util.redact import is_secret_name, mask_record
+from ragjudge._util.redact import mask_record
 from ragjudge.config._anchors import checked_anchor_rows, read_anchor_file
 from ragjudge.config._data_settings import (
     checked_columns,
@@ -36,19 +36,18 @@ from ragjudge.config._judges import (
 )
 from ragjudge.config._presets import expand_presets
 from ragjudge.config._ray import RayConfig
+from ragjudge.config._record import restore_references
 from ragjudge.config._sections import KnowledgeBaseConfig as KnowledgeBaseConfig
 from ragjudge.config._sections import OpenAIEvalsConfig as OpenAIEvalsConfig
 from ragjudge.config._sections import ReportConfig as ReportConfig
 from ragjudge.config._sections import TargetConfig as TargetConfig
+from ragjudge.config._trials import MAX_TRIAL_ROWS as MAX_TRIAL_ROWS
+from ragjudge.config._trials import MAX_TRIALS as MAX_TRIALS
+from ragjudge.config._trials import check_trial_rows, check_trials_reduce
 from ragjudge.errors import ConfigError as ConfigError
 from ragjudge.loading import MAX_FIELD_BYTES
 from ragjudge.schema import TrialsReduce, TrialsReduceMethod
 
-MAX_TRIALS = 1000
-"""The most ``trials`` a run may have."""
-MAX_TRIAL_ROWS = 1_000_000
-"""The most rows × trials of a run with several trials: a run plans its pending work
-(every trial of every metric of every row) in memory."""
 MAX_CONCURRENCY = 1000
 """The most samples a run may have in flight at once."""
 MAX_PROCESSES = 1024
@@ -296,15 +295,7 @@ class EvalConfig(BaseModel):
 
     @model_validator(mode="after")
     def _trials_reduce_settings(self) -> EvalConfig:
-        counting = self.trials_reduce in ("pass_at_k", "at_least_k")
-        given = self.trials_reduce_k is not None or self.trials_pass_threshold is not None
-        if given and not counting:
-            raise ValueError(
-                "trials_reduce_k and trials_pass_threshold apply to 'trials_reduce: pass_at_k' "
-                f"or 'at_least_k', not {self.trials_reduce!r}"
-            )
-        if counting and self.trials_reduce_k is None:
-            raise ValueError(f"trials_reduce: {self.trials_reduce} needs trials_reduce_k")
+        check_trials_reduce(self.trials_reduce, self.trials_reduce_k, self.trials_pass_threshold)
         return self
 
     def trials_reduce_choice(self) -> TrialsReduce | None:
@@ -403,13 +394,7 @@ class EvalConfig(BaseModel):
     def check_run_size(self, rows: int) -> None:
         """Refuse (:class:`ConfigError`) more rows × trials than a run plans in memory
         (:data:`MAX_TRIAL_ROWS`), before anything is paid for."""
-        if self.trials > 1 and rows * self.trials > MAX_TRIAL_ROWS:
-            raise ConfigError(
-                f"trials: {self.trials:,} trials of {rows:,} rows are "
-                f"{rows * self.trials:,} scorings of each metric; a run with several "
-                f"trials plans at most {MAX_TRIAL_ROWS:,} (its pending work is held in "
-                "memory): lower trials, or evaluate fewer rows with limit or sample"
-            )
+        check_trial_rows(self.trials, rows)
 
     def resolve(self, path: str | Path) -> Path:
         """A path from the config, relative to the config's folder."""
@@ -452,39 +437,10 @@ class EvalConfig(BaseModel):
         when not set), without credentials."""
         record = self.model_dump(mode="json")
         record["base_dir"] = str(self.base_dir.resolve())
-        for path, (written, expanded) in self._env_references.items():
-            if _may_hold_secret(path):
-                _restore_reference(record, path, written, expanded)
+        restore_references(record, self._env_references)
         if self.judge is not None:
             record["judge"]["base_url"] = judge_endpoint(self.judge)
         for name, judge in (self.judges or {}).items():
             record["judges"][name]["base_url"] = judge_endpoint(judge)
         masked: dict[str, Any] = mask_record(record)
         return masked
-
-
-def _may_hold_secret(path: tuple[str | int, ...]) -> bool:
-    """Whether a string at ``path`` may carry a secret: the target's and the
-    retriever's settings (keys, headers, URLs, request bodies) and key-like fields.
-    Other strings (paths, names) keep their expansion, which a resumed run needs."""
-    if path and path[0] in ("target", "retriever"):
-        return True
-    return any(isinstance(step, str) and is_secret_name(step) for step in path)
-
-
-def _restore_reference(
-    record: dict[str, Any], path: tuple[str | int, ...], written: str, expanded: str
-) -> None:
-    """Put the ``${VAR}`` form back at ``path`` if the record still holds its expansion
-    there (an override or a reshaped value is left alone)."""
-    parent: Any = record
-    for step in path[:-1]:
-        try:
-            parent = parent[step]
-        except (KeyError, IndexError, TypeError):
-            return
-    last = path[-1]
-    holds = isinstance(parent, dict) and last in parent
-    holds = holds or (isinstance(parent, list) and isinstance(last, int) and last < len(parent))
-    if holds and parent[last] == expanded:
-        parent[last] = written
