@@ -49,6 +49,7 @@ from ragjudge.loading._columns import COLUMN_FIELDS, check_columns, unfound_colu
 from ragjudge.loading._formats import FORMATS, FileFormat, detect_format, format_named, row_format
 from ragjudge.loading._mapping import Loc as Loc
 from ragjudge.loading._mapping import derived_chunk
+from ragjudge.loading._mlflow_traces import mlflow_trace_rows
 from ragjudge.loading._readers import ReadRules, all_keys, file_problem, read_source
 from ragjudge.loading._report import LoadReport
 from ragjudge.loading._samples import build_samples
@@ -137,6 +138,7 @@ def read_evaluation_set(
     with no readable row, still raises :class:`DatasetError`)."""
     chosen = None if format is None else format_named(format)
     mapping = check_columns(columns or {})
+    source = mlflow_trace_rows(source)
     if isinstance(chosen, FileFormat):
         if not isinstance(source, str | Path):
             raise ValueError(f"format {format!r} reads a benchmark file: pass its path")
