@@ -91,6 +91,7 @@ def test_every_row_has_a_trace_linked_to_the_run(
     with Store(result.store_path) as store:
         samples = store.samples(result.run_id)
     assert set(traces) == {s.request_id for s in samples}
+    assert run.traces == len(samples) == 5
     for trace in traces.values():
         assert trace.info.trace_metadata["mlflow.sourceRun"] == run.run_id
         assert trace.info.experiment_id == run.experiment_id

@@ -15,7 +15,13 @@ One MLflow run per ragjudge run, holding:
 - the config and the summary as JSON artifacts under ``ragjudge/``, and the HTML report
   when one is given;
 - tags: ``ragjudge.run_id`` (a run is logged once: a second export names the MLflow run
-  that already holds it), ``ragjudge.status``, ``ragjudge.version``.
+  that already holds it), ``ragjudge.status``, ``ragjudge.version``;
+- one trace per row with its scores as feedback assessments, and the evaluation set as
+  the run's dataset input (:mod:`ragjudge.export._mlflow_rows`).
+
+The MLflow run is the active one when a run is open in this process on the same
+tracking server (left open), as ``mlflow.evaluate`` chooses, else a new one (ended);
+see :func:`target_run`.
 
 The tracking URI is ``tracking_uri`` when given, else ``MLFLOW_TRACKING_URI``, else
 MLflow's own default (a local store in the current folder).
@@ -77,6 +83,8 @@ class MlflowRun:
     experiment_id: str
     tracking_uri: str
     metrics: dict[str, float]
+    traces: int = 0
+    """How many row traces carry the run's assessments."""
 
 
 def log_to_mlflow(
@@ -151,7 +159,7 @@ def _log_run(
         if report is not None:
             client.log_artifact(target.run_id, str(report))
         digest = dataset_digest(store, run.run_id)
-        log_rows(client, store, run, (target.run_id, target.experiment_id), digest)
+        rows = log_rows(client, store, run, (target.run_id, target.experiment_id), digest)
     except BaseException:
         if target.owned:
             client.set_terminated(target.run_id, "FAILED")
@@ -160,7 +168,7 @@ def _log_run(
         status = _STATUS.get(run.status, "KILLED")
         client.set_terminated(target.run_id, status, end_time=_milliseconds(run.finished_at))
     uri = str(client.tracking_uri)
-    return MlflowRun(target.run_id, target.experiment_id, uri, metrics)
+    return MlflowRun(target.run_id, target.experiment_id, uri, metrics, len(rows.trace_ids))
 
 
 @dataclass(frozen=True)
