@@ -161,6 +161,10 @@ def test_secrets_this_process_knows_are_masked_in_what_is_logged(
     config = Path(client.download_artifacts(logged.run_id, "ragjudge/config.json", str(workdir)))
     assert "must be in English" not in config.read_text(encoding="utf-8")
     assert "aggregates data before shuffling" not in table.to_csv()
+    traces = client.search_traces(locations=[run.info.experiment_id], run_id=logged.run_id)
+    logged_rows = json.dumps([t.to_dict() for t in traces])
+    assert len(traces) == 5 and "reduceByKey ***, whereas" in logged_rows
+    assert "aggregates data before shuffling" not in logged_rows
 
 
 def test_cli_mistakes_are_messages(result: EvaluationResult) -> None:

@@ -246,3 +246,15 @@ def test_a_threshold_outside_the_range_exits_2_naming_the_metric(tmp_path: Path)
     done = run_ragjudge(["run", "bad.yaml"], folder)
     assert (done.code, done.tracebacks) == (2, 0), done.out + done.err
     assert "metric 'token_f1': 'threshold' 5 is outside the range" in done.err
+
+
+def test_traces_of_an_mlflow_experiment_without_the_extra_name_it(tmp_path: Path) -> None:
+    if extra_installed("mlflow"):
+        pytest.skip("the 'mlflow' extra is installed here (the core environment checks this)")
+    folder = copy_quickstart(tmp_path)
+    (folder / "traces.yaml").write_text(
+        'data: "mlflow:rag-app"\nmetrics: [exact_match]\n', encoding="utf-8"
+    )
+    done = run_ragjudge(["run", "traces.yaml"], folder)
+    assert (done.code, done.tracebacks) == (2, 0), done.out + done.err
+    assert "pip install 'ragjudge[mlflow]'" in done.err

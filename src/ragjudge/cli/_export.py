@@ -70,7 +70,8 @@ def export(
         typer.Option(
             "--to",
             help="Log the run to MLflow instead: params, aggregate metrics with CI bounds, "
-            "the eval_results table (needs the mlflow extra).",
+            "the eval_results table, one trace per row with its scores as assessments and "
+            "the evaluation set as the run's dataset (needs the mlflow extra).",
         ),
     ] = None,
     tracking_uri: Annotated[
@@ -157,8 +158,8 @@ def _export_to_mlflow(
     err.print(
         Text(
             f"logged run {run_id} to MLflow run {logged.run_id} (experiment "
-            f"{logged.experiment_id}) at {logged.tracking_uri}: {len(logged.metrics)} metrics "
-            f"and the {EVAL_RESULTS} table"
+            f"{logged.experiment_id}) at {logged.tracking_uri}: {len(logged.metrics)} metrics, "
+            f"the {EVAL_RESULTS} table and {logged.traces} row traces with their assessments"
         ),
         highlight=False,
         soft_wrap=True,

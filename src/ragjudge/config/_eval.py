@@ -72,8 +72,9 @@ class EvalConfig(BaseModel):
     name: str | None = None
     """A name for the run, shown in the run list."""
     data: str | None = None
-    """The evaluation set: a .jsonl, .json, .csv or .parquet file, or a folder of Parquet
-    files (read page by page)."""
+    """The evaluation set: a .jsonl, .json, .csv or .parquet file, a folder of Parquet
+    files (read page by page), or the traces of an MLflow experiment
+    (mlflow:EXPERIMENT?tracking_uri=...&filter=...&max_results=N)."""
     format: str | None = None
     """The layout of the data (ragas, deepeval, openai-evals …, or exported traces:
     otlp, langfuse, langsmith); guessed from the column names (from the content for

@@ -16,7 +16,13 @@ One MLflow run per ragjudge run, holding:
 - the config and the summary as JSON artifacts under ``ragjudge/``, and the HTML report
   when one is given;
 - tags: ``ragjudge.run_id`` (a run is logged once: a second export names the MLflow run
-  that already holds it), ``ragjudge.status``, ``ragjudge.version``.
+  that already holds it), ``ragjudge.status``, ``ragjudge.version``;
+- one trace per row with its scores as feedback assessments, and the evaluation set as
+  the run's dataset input (:mod:`ragjudge.export._mlflow_rows`).
+
+The MLflow run is the active one when a run is open in this process on the same
+tracking server (left open), as ``mlflow.evaluate`` chooses, else a new one (ended);
+see :func:`target_run`.
 
 The tracking URI is ``tracking_uri`` when given, else ``MLFLOW_TRACKING_URI``, else
 MLflow's own default (a local store in the current folder).
@@ -39,6 +45,7 @@ from ragjudge._version import __version__
 from ragjudge.analysis._results import EvaluationResult, summarize_run
 from ragjudge.errors import ExportError
 from ragjudge.export._databricks_table import aggregate_name, databricks_table
+from ragjudge.export._mlflow_rows import log_rows
 from ragjudge.schema import ScoreMeaning
 from ragjudge.store._store import RunInfo, Store
 
@@ -77,6 +84,8 @@ class MlflowRun:
     experiment_id: str
     tracking_uri: str
     metrics: dict[str, float]
+    traces: int = 0
+    """How many row traces carry the run's assessments."""
 
 
 def log_to_mlflow(
@@ -132,39 +141,78 @@ def _log_run(
     experiment: str | None,
     report: str | Path | None,
 ) -> MlflowRun:
-    """The MLflow run holding ``run``, made and filled."""
+    """The MLflow run holding ``run``, made (or the active one) and filled."""
     client = _client(tracking_uri)
     summary = summarize_run(store, run.run_id)
-    experiment_id = _experiment_id(client, experiment or run.name or DEFAULT_EXPERIMENT)
-    _refuse_a_second_export(client, experiment_id, run.run_id)
     metrics = metric_values(summary)
+    tags = {
+        RUN_ID_TAG: run.run_id,
+        "ragjudge.status": run.status,
+        "ragjudge.version": __version__,
+    }
+    target = target_run(client, run, experiment or run.name or DEFAULT_EXPERIMENT, tags)
+    try:
+        # what the store holds has its secrets masked; so has what this process knows of
+        _log_values(client, target.run_id, mask_secrets_in(_params(run, store)), metrics)
+        client.log_table(target.run_id, data=_table(store, run), artifact_file=EVAL_RESULTS)
+        client.log_dict(target.run_id, mask_secrets_in(run.config), "ragjudge/config.json")
+        client.log_dict(target.run_id, mask_secrets_in(summary.to_dict()), "ragjudge/summary.json")
+        if report is not None:
+            client.log_artifact(target.run_id, str(report))
+        digest = dataset_digest(store, run.run_id)
+        rows = log_rows(client, store, run, (target.run_id, target.experiment_id), digest)
+    except BaseException:
+        if target.owned:
+            client.set_terminated(target.run_id, "FAILED")
+        raise
+    if target.owned:
+        status = _STATUS.get(run.status, "KILLED")
+        client.set_terminated(target.run_id, status, end_time=_milliseconds(run.finished_at))
+    uri = str(client.tracking_uri)
+    return MlflowRun(target.run_id, target.experiment_id, uri, metrics, len(rows.trace_ids))
+
+
+@dataclass(frozen=True)
+class _Target:
+    run_id: str
+    experiment_id: str
+    owned: bool
+    """Whether the export made the run (and ends it), rather than an active run."""
+
+
+def target_run(client: Any, run: RunInfo, experiment: str, tags: dict[str, str]) -> _Target:
+    """Where ``run`` is logged, as ``mlflow.evaluate`` chooses: into the active MLflow
+    run when one is open on the same tracking server, else into a new run of
+    ``experiment``. An active run that already holds a ragjudge run gets a nested run
+    for this one (its params would clash)."""
+    active = _active_run(client)
+    if active is not None and RUN_ID_TAG not in active.data.tags:
+        for key, value in tags.items():
+            client.set_tag(active.info.run_id, key, value)
+        return _Target(active.info.run_id, active.info.experiment_id, owned=False)
+    if active is not None:
+        experiment_id = str(active.info.experiment_id)
+        tags = tags | {"mlflow.parentRunId": active.info.run_id}
+    else:
+        experiment_id = _experiment_id(client, experiment)
+    _refuse_a_second_export(client, experiment_id, run.run_id)
     created = client.create_run(
         experiment_id,
         start_time=_milliseconds(run.created_at),
         run_name=run.name or run.run_id,
-        tags={
-            RUN_ID_TAG: run.run_id,
-            "ragjudge.status": run.status,
-            "ragjudge.version": __version__,
-        },
+        tags=tags,
     )
-    mlflow_run_id = created.info.run_id
-    try:
-        # what the store holds has its secrets masked; so has what this process knows of
-        _log_values(client, mlflow_run_id, mask_secrets_in(_params(run, store)), metrics)
-        client.log_table(mlflow_run_id, data=_table(store, run), artifact_file=EVAL_RESULTS)
-        client.log_dict(mlflow_run_id, mask_secrets_in(run.config), "ragjudge/config.json")
-        client.log_dict(mlflow_run_id, mask_secrets_in(summary.to_dict()), "ragjudge/summary.json")
-        if report is not None:
-            client.log_artifact(mlflow_run_id, str(report))
-    except BaseException:
-        client.set_terminated(mlflow_run_id, "FAILED")
-        raise
-    client.set_terminated(
-        mlflow_run_id, _STATUS.get(run.status, "KILLED"), end_time=_milliseconds(run.finished_at)
-    )
-    uri = str(client.tracking_uri)
-    return MlflowRun(mlflow_run_id, experiment_id, uri, metrics)
+    return _Target(created.info.run_id, experiment_id, owned=True)
+
+
+def _active_run(client: Any) -> Any:
+    """MLflow's active run, when one is open on ``client``'s tracking server."""
+    import mlflow
+
+    active = mlflow.active_run()
+    if active is None or mlflow.get_tracking_uri() != str(client.tracking_uri):
+        return None
+    return client.get_run(active.info.run_id)
 
 
 def metric_values(result: EvaluationResult) -> dict[str, float]:

@@ -50,6 +50,7 @@ from ragjudge.loading._columns import COLUMN_FIELDS, check_columns, unfound_colu
 from ragjudge.loading._formats import FORMATS, FileFormat, detect_format, format_named, row_format
 from ragjudge.loading._mapping import Loc as Loc
 from ragjudge.loading._mapping import RowFormat, derived_chunk
+from ragjudge.loading._mlflow_traces import mlflow_trace_rows
 from ragjudge.loading._readers import (
     ReadResult,
     ReadRules,
@@ -179,6 +180,7 @@ def read_evaluation_set(
     shape = shape or DataShape()
     chosen = None if format is None else format_named(format)
     mapping = check_columns(columns or {})
+    source = mlflow_trace_rows(source)
     separators = check_separators(shape.separators)
     systems = check_systems(shape.systems, mapping)
     mapping, leave_out = _system_mapping(mapping, systems, shape.system)

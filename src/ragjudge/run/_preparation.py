@@ -14,6 +14,7 @@ from ragjudge._util.importing import import_object
 from ragjudge.config import ConfigError, EvalConfig, expand_environment
 from ragjudge.errors import MissingExtra
 from ragjudge.loading import DataShape, read_evaluation_set
+from ragjudge.loading._mlflow_traces import is_mlflow_data
 from ragjudge.metrics import ConfigSettings, Metric, create_metric
 from ragjudge.run._matrix import judge_choice, judged_metrics
 from ragjudge.run._reducing import check_reduce, reduce_choice, with_trials_reduce
@@ -281,7 +282,7 @@ def load_config_samples(
     if data is None:
         if config.data is None:
             raise ConfigError("no evaluation set: give 'data' (a file, DataFrame or list of dicts)")
-        data = config.resolve(config.data)
+        data = config.data if is_mlflow_data(config.data) else config.resolve(config.data)
     loaded = read_evaluation_set(
         data,
         format=format or config.format,
