@@ -50,8 +50,9 @@ def configured_gates(config: EvalConfig, given: Sequence[Gate]) -> list[Gate]:
 
 def check_gate_names(gates: Sequence[Gate], config: EvalConfig) -> None:
     """Before anything is paid for: a gate naming a score the config's metrics do not
-    give ends the command, listing the scores they give. Metrics whose score names
-    depend on the rows (or an openai-evals eval's) are checked after the run."""
+        give ends the command, listing the scores they give (``NAME.passed`` gates the
+    pass rate of score ``NAME``). Metrics whose score names
+        depend on the rows (or an openai-evals eval's) are checked after the run."""
     if not gates or config.openai_evals is not None:
         return
     from ragjudge.run._preparation import build_metrics
@@ -59,8 +60,10 @@ def check_gate_names(gates: Sequence[Gate], config: EvalConfig) -> None:
     metrics = build_metrics(config.metrics, base_dir=config.base_dir, where=config.where("metrics"))
     if any(_names_depend_on_rows(m) for m in metrics):
         return
+    from ragjudge.analysis._gates import unknown_gate_metrics
+
     names = [n for m in metrics for n in m.score_names()]
-    unknown = sorted({g.metric for g in gates} - set(names))
+    unknown = sorted(set(unknown_gate_metrics(gates, names)))
     if unknown:
         raise fail(
             f"the gate(s) name {', '.join(unknown)}, which the run does not score; "
@@ -81,7 +84,7 @@ def gate_outcome(
     when scores are missing, else :data:`EXIT_GATE` when a gate failed, else 0."""
     from ragjudge.analysis._gates import EXIT_GATE, check_gates
 
-    results = check_gates(result.summaries, gates, on=on)
+    results = check_gates(result.summaries, gates, on=on, pass_rates=result.pass_rates)
     code = result.verdict.exit_code
     if code == 0 and any(not g.passed for g in results):
         code = EXIT_GATE
