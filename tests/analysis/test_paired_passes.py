@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scipy.stats import binomtest
@@ -18,7 +19,7 @@ from ragjudge.store._store import Store
 
 PASSING_A = {"q0", "q1", "q2", "q3", "q4", "q5"}
 PASSING_B = {"q0", "q1", "q6"}
-METRICS = [{"metric": "exact_match", "threshold": 1}, "rouge_l"]
+METRICS: list[str | dict[str, Any]] = [{"metric": "exact_match", "threshold": 1}, "rouge_l"]
 
 
 def _run(store: Path, passing: set[str]) -> str:

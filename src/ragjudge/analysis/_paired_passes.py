@@ -10,8 +10,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragjudge.analysis._passes import SamplePasses
-
 __all__ = ["PASS_TEST", "PairedPassRate", "paired_pass_rates"]
 
 PASS_TEST = "McNemar exact test (two-sided binomial test on the discordant samples)"
@@ -65,9 +63,12 @@ class PairedPassRate:
 
 
 def paired_pass_rates(
-    passes_a: SamplePasses, passes_b: SamplePasses, metrics: Sequence[str]
+    passes_a: Mapping[str, Mapping[str, bool | None]],
+    passes_b: Mapping[str, Mapping[str, bool | None]],
+    metrics: Sequence[str],
 ) -> list[PairedPassRate]:
-    """For each of ``metrics`` with a per-sample pass in both runs, in that order, its
+    """For each of ``metrics`` with a per-sample pass in both runs (each run's
+    :func:`~ragjudge.analysis._passes.run_passes`), in that order, its
     paired pass rates (samples unscored in either run are left out)."""
     return [
         _paired(metric, passes_a[metric], passes_b[metric])
