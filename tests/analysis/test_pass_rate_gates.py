@@ -89,6 +89,17 @@ def test_a_pass_rate_gate_on_a_score_the_run_does_not_give_stops_before_the_run(
     assert not (tmp_path / "r.db").exists()
 
 
+def test_a_pass_rate_gate_on_a_score_without_a_threshold_stops_before_the_run(
+    tmp_path: Path,
+) -> None:
+    result = _run(tmp_path, "--fail-under", "rouge_l.passed=0.5")
+
+    assert result.exit_code == 2
+    assert "the gate(s) rouge_l.passed need a per-sample pass" in result.output
+    assert "(scores with one: token_f1)" in result.output
+    assert not (tmp_path / "r.db").exists()
+
+
 def test_assert_gates_checks_a_pass_rate(tmp_path: Path) -> None:
     result = thresholded_run(tmp_path / "r.db")
 

@@ -62,13 +62,34 @@ def check_gate_names(gates: Sequence[Gate], config: EvalConfig) -> None:
         return
     from ragjudge.analysis._gates import unknown_gate_metrics
 
-    names = [n for m in metrics for n in m.score_names()]
+    meanings = {name: meaning for m in metrics for name, meaning in m.meanings().items()}
+    names = list(meanings)
     unknown = sorted(set(unknown_gate_metrics(gates, names)))
     if unknown:
         raise fail(
             f"the gate(s) name {', '.join(unknown)}, which the run does not score; "
             f"its scores: {', '.join(names)}"
         )
+    no_pass = sorted(
+        {
+            g.metric
+            for g in gates
+            if g.on_pass_rate and g.metric not in meanings and not meanings[_score(g)].has_pass
+        }
+    )
+    if no_pass:
+        with_pass = ", ".join(n for n, meaning in meanings.items() if meaning.has_pass)
+        raise fail(
+            f"the gate(s) {', '.join(no_pass)} need a per-sample pass: give the score a "
+            f"'threshold' in its metric entry (scores with one: {with_pass or 'none'})"
+        )
+
+
+def _score(gate: Gate) -> str:
+    """The score whose pass rate a ``NAME.passed`` gate checks."""
+    from ragjudge.analysis._gates import PASSED_SUFFIX
+
+    return gate.metric.removesuffix(PASSED_SUFFIX)
 
 
 def _names_depend_on_rows(metric: Metric) -> bool:
