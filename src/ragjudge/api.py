@@ -154,7 +154,12 @@ async def aevaluate(
         judge_provider=judge_provider,
         progress=progress,
     )
-    result.gates = check_gates(result.summaries, configured_gates(config), on=config.gate)
+    result.gates = check_gates(
+        result.summaries,
+        configured_gates(config),
+        on=config.gate,
+        pass_rates=result.pass_rates,
+    )
     return _checked(result, on_failure)
 
 

@@ -236,6 +236,25 @@ def test_a_per_sample_threshold_runs_shows_and_exports_its_passes(tmp_path: Path
     assert passes.count(True) == rate["passed"] and passes.count(False) == rate["failed"]
 
 
+def test_a_pass_rate_gate_fails_the_run_and_compare_pairs_the_passes(tmp_path: Path) -> None:
+    folder = copy_quickstart(tmp_path)
+    (folder / "passes.yaml").write_text(
+        "data: evalset.jsonl\ntarget: rag_app:answer\n"
+        "metrics: [{metric: token_f1, threshold: 0.5}]\n",
+        encoding="utf-8",
+    )
+    done = run_ragjudge(["run", "passes.yaml", "--fail-under", "token_f1.passed=1"], folder)
+    assert (done.code, done.tracebacks) == (5, 0), done.out + done.err
+    assert "gate failed (--fail-under token_f1.passed=1): share of samples with token_f1" in (
+        done.out + done.err
+    )
+    listed = run_ragjudge(["runs", "--json"], folder)
+    run_id = json.loads(listed.out)[0]["run_id"]
+    compared = run_ragjudge(["compare", run_id, run_id], folder)
+    assert (compared.code, compared.tracebacks) == (0, 0), compared.out + compared.err
+    assert "pass rates, paired by request_id" in compared.out
+
+
 def test_a_threshold_outside_the_range_exits_2_naming_the_metric(tmp_path: Path) -> None:
     folder = copy_quickstart(tmp_path)
     (folder / "bad.yaml").write_text(

@@ -14,6 +14,9 @@ and the shares of samples where B is better, equal or worse. Whether higher or l
 is better, and which values the means leave out, come from the score meanings stored
 with the runs (``multiturn``'s ``lscore`` is lower-is-better). With ``by``, the same table
 is repeated per subset of samples sharing a metadata value.
+
+For scores with a per-sample pass in both runs (each run's own ``threshold``), the
+paired pass rates come beside it (see :mod:`ragjudge.analysis._paired_passes`).
 """
 
 from __future__ import annotations
@@ -32,8 +35,10 @@ from ragjudge.analysis._comparison import (
     RunRef,
 )
 from ragjudge.analysis._judges import expand_to_judges, grouped_names, judge_labels
-from ragjudge.analysis._meanings import exclusions, merged_meanings
+from ragjudge.analysis._meanings import exclusions, merged_meanings, run_meanings
 from ragjudge.analysis._meanings import lower_is_better as lower_is_better_names
+from ragjudge.analysis._paired_passes import paired_pass_rates
+from ragjudge.analysis._passes import run_passes
 from ragjudge.errors import AnalysisError
 from ragjudge.stats import (
     NO_GROUP,
@@ -224,6 +229,11 @@ def compare_runs(
         n_resamples=n_resamples,
         seed=seed,
         judges=judge_labels(meanings, names),
+        pass_rates=paired_pass_rates(
+            run_passes(store_a, info_a.run_id, run_meanings(info_a)),
+            run_passes(store_b, info_b.run_id, run_meanings(info_b)),
+            names,
+        ),
     )
 
 

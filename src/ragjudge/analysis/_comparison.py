@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from ragjudge.analysis._paired_passes import PASS_TEST, PairedPassRate
 from ragjudge.stats import PERMUTATION_TEST, PairedDifference
 
 __all__ = [
@@ -174,6 +175,8 @@ class Comparison:
     seed: int
     judges: dict[str, tuple[str, str]] = field(default_factory=dict)
     """With several named judges: per compared score, its metric and its judge."""
+    pass_rates: list[PairedPassRate] = field(default_factory=list)
+    """Per compared score with a per-sample pass in both runs: the paired pass rates."""
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (group, metric); the overall rows come first, with no group (NaN).
@@ -211,4 +214,6 @@ class Comparison:
                 group: [row.to_dict() for row in rows] for group, rows in self.subsets.items()
             },
             **({"judges": {k: list(v) for k, v in self.judges.items()}} if self.judges else {}),
+            "pass_rates": [rate.to_dict() for rate in self.pass_rates],
+            "pass_test": PASS_TEST,
         }

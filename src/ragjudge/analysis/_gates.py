@@ -1,7 +1,9 @@
 """Quality gates: ``--fail-under rouge_l=0.4`` (and ``--fail-over lscore=3`` for a
 metric where lower is better) checked on a run's mean, or with ``--gate ci`` on the
 conservative bound of its 95% CI (``ci_low`` for a floor, ``ci_high`` for a ceiling),
-so a CI pipeline fails only when the evidence says the metric is off. Each failed gate
+so a CI pipeline fails only when the evidence says the metric is off. A gate on
+``NAME.passed`` checks the share of samples passing ``NAME``'s per-sample threshold
+instead (with ``--gate ci``, the bound of that share's interval). Each failed gate
 gives one line saying why; ``ragjudge run`` then exits :data:`EXIT_GATE`."""
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from ragjudge.errors import ConfigError
 from ragjudge.stats import MetricSummary
 
 if TYPE_CHECKING:  # the config is not read to show or gate a stored run
+    from ragjudge.analysis._passes import PassRate
     from ragjudge.config import EvalConfig
 
 __all__ = [
     "EXIT_GATE",
+    "PASSED_SUFFIX",
     "Gate",
     "GateOn",
     "GateResult",
@@ -32,6 +36,9 @@ __all__ = [
 ]
 
 GateOn = Literal["mean", "ci"]
+
+PASSED_SUFFIX = ".passed"
+"""A gate on ``NAME.passed`` checks ``NAME``'s pass rate, not its mean."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,11 @@ class Gate:
         object.__setattr__(self, "metric", current_score_name(self.metric))
 
     @property
+    def on_pass_rate(self) -> bool:
+        """Whether the gate checks the share of samples passing a score's threshold."""
+        return self.metric.endswith(PASSED_SUFFIX)
+
+    @property
     def option(self) -> str:
         """The command-line option that states this gate."""
         flag = "--fail-under" if self.floor else "--fail-over"
@@ -61,7 +73,8 @@ class GateResult:
     gate: Gate
     value: float | None
     measured: str
-    """``mean``, ``ci_low`` or ``ci_high``."""
+    """``mean``, ``ci_low`` or ``ci_high``; for a gate on a pass rate ``pass_rate``,
+    ``pass_ci_low`` or ``pass_ci_high``."""
     passed: bool
     reason: str
 
@@ -109,11 +122,23 @@ def configured_gates(config: EvalConfig, given: Iterable[Gate] = ()) -> list[Gat
 
 
 def check_gates(
-    summaries: Sequence[MetricSummary], gates: Iterable[Gate], *, on: GateOn = "mean"
+    summaries: Sequence[MetricSummary],
+    gates: Iterable[Gate],
+    *,
+    on: GateOn = "mean",
+    pass_rates: Sequence[PassRate] = (),
 ) -> list[GateResult]:
-    """Every gate checked against the run's per-metric summaries."""
+    """Every gate checked against the run's per-metric summaries, and a gate on
+    ``NAME.passed`` against ``NAME``'s pass rate (a score literally named so is gated
+    on its mean)."""
     by_name = {s.metric: s for s in summaries}
-    return [_check(gate, by_name, on) for gate in gates]
+    rates = {r.metric: r for r in pass_rates}
+    return [
+        _check_pass_rate(gate, rates, on)
+        if gate.on_pass_rate and gate.metric not in by_name
+        else _check(gate, by_name, on)
+        for gate in gates
+    ]
 
 
 def failed_gates(results: Iterable[GateResult]) -> list[GateResult]:
@@ -143,6 +168,48 @@ def _check(gate: Gate, by_name: dict[str, MetricSummary], on: GateOn) -> GateRes
     return GateResult(gate, value, measured, passed, reason)
 
 
+def _check_pass_rate(gate: Gate, rates: dict[str, PassRate], on: GateOn) -> GateResult:
+    measured = "pass_rate" if on == "mean" else ("pass_ci_low" if gate.floor else "pass_ci_high")
+    score = gate.metric.removesuffix(PASSED_SUFFIX)
+    rate = rates.get(score)
+    if rate is None:
+        known = ", ".join(rates) or "none"
+        reason = f"{score} has no per-sample pass (give it a 'threshold'); scores with one: {known}"
+        return GateResult(gate, None, measured, False, f"gate failed ({gate.option}): {reason}")
+    value = _measured_rate(rate, measured)
+    if value is None:
+        why = "no scored sample" if rate.rate is None else "no confidence interval"
+        reason = f"{gate.metric} has {why} ({rate.unscored} not scored)"
+        return GateResult(gate, None, measured, False, f"gate failed ({gate.option}): {reason}")
+    passed = value >= gate.threshold if gate.floor else value <= gate.threshold
+    relation = (">=" if passed else "<") if gate.floor else ("<=" if passed else ">")
+    verb = "gate passed" if passed else "gate failed"
+    reason = (
+        f"{verb} ({gate.option}): share of samples with {score} {rate.condition}: "
+        f"{measured} {value:.3f} {relation} {gate.threshold:g}{_rate_context(rate, measured)}"
+    )
+    return GateResult(gate, value, measured, passed, reason)
+
+
+def _measured_rate(rate: PassRate, measured: str) -> float | None:
+    if measured == "pass_rate":
+        return rate.rate
+    if rate.ci is None or rate.rate is None:
+        return None
+    return rate.ci.low if measured == "pass_ci_low" else rate.ci.high
+
+
+def _rate_context(rate: PassRate, measured: str) -> str:
+    parts = [f"{rate.passed} of {rate.passed + rate.failed} passed"]
+    if measured != "pass_rate" and rate.rate is not None:
+        parts.append(f"pass rate {rate.rate:.3f}")
+    if rate.ci is not None:
+        parts.append(f"95% CI [{rate.ci.low:.3f}, {rate.ci.high:.3f}]")
+    if rate.unscored:
+        parts.append(f"{rate.unscored} not scored")
+    return f" ({', '.join(parts)})"
+
+
 def _measured_value(summary: MetricSummary, measured: str) -> float | None:
     if measured == "mean":
         return summary.mean
@@ -165,6 +232,11 @@ def _context(summary: MetricSummary, measured: str) -> str:
 
 
 def unknown_gate_metrics(gates: Iterable[Gate], score_names: Iterable[str]) -> list[str]:
-    """The gates' metrics that are none of ``score_names``."""
+    """The gates' metrics that are none of ``score_names`` (``NAME.passed`` is known
+    when ``NAME`` is)."""
     known = set(score_names)
-    return [g.metric for g in gates if g.metric not in known]
+    return [
+        g.metric
+        for g in gates
+        if g.metric not in known and g.metric.removesuffix(PASSED_SUFFIX) not in known
+    ]

@@ -14,6 +14,7 @@ from ragjudge.analysis._gates import GateResult
 from ragjudge.analysis._judges import JudgeGroup, judge_groups, run_has_judges
 from ragjudge.analysis._meanings import exclusions, run_meanings, trial_reducers
 from ragjudge.analysis._outcome import ErrorGroup, Verdict, error_groups, run_verdict
+from ragjudge.analysis._pass_columns import sample_labels, subset_pass_rates, with_pass_rates
 from ragjudge.analysis._passes import PassRate, pass_rates, run_passes
 from ragjudge.analysis._rate_limits import RateLimitEvents, stored_rate_limits
 from ragjudge.analysis._status import status_of
@@ -108,21 +109,38 @@ class EvaluationResult:
         return run_verdict(self.summaries, max_error_rate=self.max_error_rate)
 
     def summary(self, by: str | None = None) -> pd.DataFrame:
-        """One row per metric: mean, 95% CI, n, errors, excluded values, trial spread.
+        """One row per metric: mean, 95% CI, n, errors, excluded values, trial spread,
+        and for a score with a per-sample pass (a ``threshold``, or a yes/no score) the
+        share of samples passing it, ``pass_rate``, with its 95% interval
+        ``pass_ci_low``/``pass_ci_high`` (NaN for the other scores).
 
         With ``by`` (a metadata key, ``lang`` or ``metadata.lang``), the same rows per
         subset too: a first column named after the key holds ``(all)`` for the overall
         rows and the subset's value for the others."""
         if by is None:
-            return summary_frame(self.summaries)
+            return with_pass_rates(summary_frame(self.summaries), self.pass_rates)
         import pandas as pd
 
         subsets = self.subsets if _same_key(by, self.by) else self._subsets_by(by)
+        rates = self._subset_pass_rates(by) if self.pass_rates else {}
         column = by.removeprefix("metadata.")
         parts = [("(all)", self.summaries), *subsets.items()]
-        frames = [summary_frame(summaries).assign(**{column: group}) for group, summaries in parts]
+        frames = [
+            with_pass_rates(
+                summary_frame(summaries),
+                self.pass_rates if group == "(all)" else rates.get(group, []),
+            ).assign(**{column: group})
+            for group, summaries in parts
+        ]
         frame = pd.concat(frames, ignore_index=True)
         return frame[[column, *(c for c in frame.columns if c != column)]]
+
+    def _subset_pass_rates(self, by: str) -> dict[str, list[PassRate]]:
+        with Store(self.store_path) as store:
+            passes = run_passes(store, self.run_id, self.meanings)
+            seed = int(store.run(self.run_id).config.get("seed", 0))
+            labels = sample_labels(store.score_frame(self.run_id), by)
+        return subset_pass_rates(passes, labels, self.meanings, seed=seed)
 
     def _subsets_by(self, by: str) -> dict[str, list[MetricSummary]]:
         with Store(self.store_path) as store:

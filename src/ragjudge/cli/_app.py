@@ -310,7 +310,7 @@ def compare(
 ) -> None:
     """Paired comparison of two runs: B − A per metric with bootstrap CIs and p-values."""
     from ragjudge.analysis._compare import compare_runs
-    from ragjudge.terminal import render_comparison
+    from ragjudge.terminal import render_comparison, render_paired_passes
 
     with opened_store(store) as first:
         if store_b is None or store_b.resolve() == store.resolve():
@@ -325,7 +325,10 @@ def compare(
     if as_json:
         print(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))
     else:
-        table_console().print(render_comparison(comparison))
+        console = table_console()
+        console.print(render_comparison(comparison))
+        if (passes := render_paired_passes(comparison)) is not None:
+            console.print(passes)
 
 
 @app.command()

@@ -50,8 +50,9 @@ def configured_gates(config: EvalConfig, given: Sequence[Gate]) -> list[Gate]:
 
 def check_gate_names(gates: Sequence[Gate], config: EvalConfig) -> None:
     """Before anything is paid for: a gate naming a score the config's metrics do not
-    give ends the command, listing the scores they give. Metrics whose score names
-    depend on the rows (or an openai-evals eval's) are checked after the run."""
+        give ends the command, listing the scores they give (``NAME.passed`` gates the
+    pass rate of score ``NAME``). Metrics whose score names
+        depend on the rows (or an openai-evals eval's) are checked after the run."""
     if not gates or config.openai_evals is not None:
         return
     from ragjudge.run._preparation import build_metrics
@@ -59,13 +60,36 @@ def check_gate_names(gates: Sequence[Gate], config: EvalConfig) -> None:
     metrics = build_metrics(config.metrics, base_dir=config.base_dir, where=config.where("metrics"))
     if any(_names_depend_on_rows(m) for m in metrics):
         return
-    names = [n for m in metrics for n in m.score_names()]
-    unknown = sorted({g.metric for g in gates} - set(names))
+    from ragjudge.analysis._gates import unknown_gate_metrics
+
+    meanings = {name: meaning for m in metrics for name, meaning in m.meanings().items()}
+    names = list(meanings)
+    unknown = sorted(set(unknown_gate_metrics(gates, names)))
     if unknown:
         raise fail(
             f"the gate(s) name {', '.join(unknown)}, which the run does not score; "
             f"its scores: {', '.join(names)}"
         )
+    no_pass = sorted(
+        {
+            g.metric
+            for g in gates
+            if g.on_pass_rate and g.metric not in meanings and not meanings[_score(g)].has_pass
+        }
+    )
+    if no_pass:
+        with_pass = ", ".join(n for n, meaning in meanings.items() if meaning.has_pass)
+        raise fail(
+            f"the gate(s) {', '.join(no_pass)} need a per-sample pass: give the score a "
+            f"'threshold' in its metric entry (scores with one: {with_pass or 'none'})"
+        )
+
+
+def _score(gate: Gate) -> str:
+    """The score whose pass rate a ``NAME.passed`` gate checks."""
+    from ragjudge.analysis._gates import PASSED_SUFFIX
+
+    return gate.metric.removesuffix(PASSED_SUFFIX)
 
 
 def _names_depend_on_rows(metric: Metric) -> bool:
@@ -81,7 +105,7 @@ def gate_outcome(
     when scores are missing, else :data:`EXIT_GATE` when a gate failed, else 0."""
     from ragjudge.analysis._gates import EXIT_GATE, check_gates
 
-    results = check_gates(result.summaries, gates, on=on)
+    results = check_gates(result.summaries, gates, on=on, pass_rates=result.pass_rates)
     code = result.verdict.exit_code
     if code == 0 and any(not g.passed for g in results):
         code = EXIT_GATE

@@ -57,7 +57,7 @@ def assert_metric(
     metric = current_score_name(metric)  # an old name gives the current one
     bounds = ((at_least, True), (at_most, False))
     gates = [Gate(metric, bound, floor) for bound, floor in bounds if bound is not None]
-    results = check_gates(result.summaries, gates, on=on)
+    results = check_gates(result.summaries, gates, on=on, pass_rates=result.pass_rates)
     problems = [_message(r) for r in results if not r.passed]
     summary = next((s for s in result.summaries if s.metric == metric), None)
     if summary is not None and max_errors is not None and summary.errors > max_errors:
@@ -74,9 +74,11 @@ def assert_gates(
     result: EvaluationResult, floors: Mapping[str, float], *, on: GateOn = "mean"
 ) -> None:
     """Assert several floors at once (``{"rouge_l": 0.4, "answer_accuracy": 3.5}``);
-    the message lists every one that failed."""
+    ``NAME.passed`` is the share of samples passing ``NAME``'s per-sample threshold
+    (``{"faithfulness.passed": 0.9}``). The message lists every one that failed."""
     __tracebackhide__ = True
-    results = check_gates(result.summaries, [Gate(m, v) for m, v in floors.items()], on=on)
+    gates = [Gate(m, v) for m, v in floors.items()]
+    results = check_gates(result.summaries, gates, on=on, pass_rates=result.pass_rates)
     if failed := [_message(r) for r in results if not r.passed]:
         raise AssertionError(_with_run("\n".join(failed), result))
 

@@ -15,6 +15,7 @@ _EXPORTS = {
     "annotator_notes": "ragjudge.terminal._agreement",
     "ppi_grid": "ragjudge.terminal._agreement",
     "render_comparison": "ragjudge.terminal._compare",
+    "render_paired_passes": "ragjudge.terminal._compare",
     "correlation_table": "ragjudge.terminal._correlation_table",
     "correlation_table_markdown": "ragjudge.terminal._correlation_table",
     # the earlier names of the two above, still importable
@@ -38,7 +39,7 @@ _EXPORTS = {
 
 if TYPE_CHECKING:
     from ragjudge.terminal._agreement import agreement_grids, annotator_notes, ppi_grid
-    from ragjudge.terminal._compare import render_comparison
+    from ragjudge.terminal._compare import render_comparison, render_paired_passes
     from ragjudge.terminal._correlation_table import (
         correlation_table,
         correlation_table_markdown,
@@ -84,6 +85,7 @@ __all__ = [
     "render_comparison",
     "render_meta",
     "render_methods",
+    "render_paired_passes",
     "render_repro",
     "render_stability",
     "runs_table",

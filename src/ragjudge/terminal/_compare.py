@@ -1,4 +1,5 @@
-"""The terminal table of a paired comparison of two runs."""
+"""The terminal tables of a paired comparison of two runs: B − A per metric, and the
+paired pass rates of the scores with a per-sample pass in both runs."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from ragjudge.analysis._compare import (
 )
 from ragjudge.stats import PairedDifference
 
-__all__ = ["render_comparison"]
+__all__ = ["render_comparison", "render_paired_passes"]
 
 
 def render_comparison(comparison: Comparison, *, title: str | None = None) -> Table:
@@ -49,6 +50,35 @@ def render_comparison(comparison: Comparison, *, title: str | None = None) -> Ta
     out.caption = Text(_caption(comparison))  # names and statuses are not markup
     out.caption_justify = "left"
     return out
+
+
+def render_paired_passes(comparison: Comparison) -> Table | None:
+    """A table of the pass rates of A and B over the samples both runs judged, their
+    difference, the samples passing in only one run and McNemar's exact p-value on
+    those (None when no compared score has a per-sample pass in both runs)."""
+    if not comparison.pass_rates:
+        return None
+    out = Table(
+        title="pass rates, paired by request_id (p: McNemar's exact test)", title_justify="left"
+    )
+    for header in ("metric", "A", "B", "B − A", "p", "n", "only A passed", "only B passed"):
+        out.add_column(header, justify="left" if header == "metric" else "right")
+    for rate in comparison.pass_rates:
+        out.add_row(
+            rate.metric,
+            _share(rate.rate_a),
+            _share(rate.rate_b),
+            "–" if rate.difference is None else f"{rate.difference:+.1%}",
+            _p_value(rate.p_value),
+            str(rate.n),
+            str(rate.only_a),
+            str(rate.only_b),
+        )
+    return out
+
+
+def _share(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1%}"
 
 
 def _row_cells(row: MetricComparison) -> list[Text]:
