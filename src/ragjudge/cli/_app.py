@@ -182,13 +182,8 @@ def run(
                 "--fail-under or --fail-over (fail_under or fail_over in the config)"
             )
         check_gate_names(gates, cfg)
-        configs = cfg.system_configs()
-        if resume is not None and cfg.systems:
-            raise fail(
-                "--resume finishes one stored run; a config with systems makes one run per "
-                "system: resume that system's run with a config naming it in 'name' and "
-                "its column in 'columns: {response: ...}'"
-            )
+        # a resumed run is one system's run: its stored config says which
+        configs = cfg.system_configs() if resume is None else [("", cfg)]
         if plan:
             for system, one in configs:
                 estimate = asyncio.run(dry_run(one))
