@@ -151,3 +151,25 @@ def test_an_unknown_argument_is_named(tmp_path: Path) -> None:
         rj.evaluate_systems(
             wide_file(tmp_path, 2), systems=SYSTEMS, metrics=["token_f1"], metrix=["rouge_l"]
         )
+
+
+def test_a_failed_gate_raises_once_every_system_has_run(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+
+    with pytest.raises(rj.RunFailed, match="token_f1"):
+        rj.evaluate_systems(
+            wide_file(tmp_path, 3),
+            systems=SYSTEMS,
+            columns=COLUMNS,
+            metrics=["token_f1"],
+            fail_under={"token_f1": 0.999},
+            on_failure="raise",
+            store=store,
+            progress=False,
+        )
+
+    with Store(store) as opened:
+        assert sorted(r.name or "" for r in opened.runs()) == [
+            "mtrag_wide/gpt4o",
+            "mtrag_wide/llama",
+        ]

@@ -240,7 +240,8 @@ a model with ``predict`` (see docs/frameworks.md). ``judge`` is a model spec
 
 Every keyword is a setting of the evaluation, the same as the YAML config's key of that
 name, with the same default (for ``columns``, ``separators``, ``systems``, ``specs`` and
-``metrics``, None stands for none):
+``metrics``, None stands for none); ``systems`` (a wide file, one run per system) is
+refused here: :func:`evaluate_systems` takes it.
 
 {settings}
 
@@ -303,7 +304,8 @@ async code, ``await`` :func:`aevaluate_systems`).
 one of :func:`evaluate`'s, with its default. Each system's run is stored under the name
 ``NAME/SYSTEM`` (NAME: ``name``, or the data file's stem) with the same sample ids, so
 ``runs.compare("gpt4o", "llama")`` pairs every row. With ``resume``, the stored run of
-one system is finished and returned alone, keyed by its system.
+one system is finished and returned alone, keyed by its system. ``on_failure`` is
+applied to each run once all have run (with ``"raise"``, the first failed one raises).
 
 >>> runs = rj.evaluate_systems("wide.tsv", systems={"a": "answer_a", "b": "answer_b"},
 ...                            columns={"request": "question"}, metrics=["token_f1"])
