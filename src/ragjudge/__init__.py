@@ -48,9 +48,12 @@ _EXPORTS = {
     "create_metric": "ragjudge.metrics",
     "register_metric": "ragjudge.metrics",
     "EvaluationResult": "ragjudge.analysis",
+    "SystemRuns": "ragjudge.analysis",
     "RequirementError": "ragjudge.run",
     "evaluate": "ragjudge.api",
     "aevaluate": "ragjudge.api",
+    "evaluate_systems": "ragjudge.api",
+    "aevaluate_systems": "ragjudge.api",
     "run_evaluation": "ragjudge.run",
     "log_to_mlflow": "ragjudge.export",
 }
@@ -79,12 +82,15 @@ __all__ = [
     "Score",
     "ScoreMeaning",
     "StoreError",
+    "SystemRuns",
     "TargetError",
     "__version__",
     "aevaluate",
+    "aevaluate_systems",
     "available_metrics",
     "create_metric",
     "evaluate",
+    "evaluate_systems",
     "load_samples",
     "log_to_mlflow",
     "register_metric",
@@ -92,8 +98,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from ragjudge.analysis import EvaluationResult
-    from ragjudge.api import aevaluate, evaluate
+    from ragjudge.analysis import EvaluationResult, SystemRuns
+    from ragjudge.api import aevaluate, aevaluate_systems, evaluate, evaluate_systems
     from ragjudge.errors import (
         AnalysisError,
         ClusterError,

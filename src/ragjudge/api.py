@@ -5,6 +5,7 @@ from their arguments and running it with :func:`ragjudge.run._runner.run_evaluat
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
@@ -14,6 +15,7 @@ from pydantic import ValidationError
 
 from ragjudge.analysis._gates import check_gates, configured_gates, failed_gates
 from ragjudge.analysis._results import EvaluationResult
+from ragjudge.analysis._systems import SystemRuns
 from ragjudge.config import ConfigError, EvalConfig, expand_presets
 from ragjudge.config._surface import (
     control_default,
@@ -26,9 +28,10 @@ from ragjudge.metrics import Metric, create_metric
 from ragjudge.metrics._function import is_plain_function
 from ragjudge.models import Provider
 from ragjudge.run._preparation import MetricSpec
+from ragjudge.run._resuming import resumed_config, stored_run
 from ragjudge.run._runner import run_evaluation, run_sync
 
-__all__ = ["aevaluate", "evaluate"]
+__all__ = ["aevaluate", "aevaluate_systems", "evaluate", "evaluate_systems"]
 
 OnFailure = Literal["warn", "raise", "ignore"]
 
@@ -89,78 +92,105 @@ async def aevaluate(
 
     >>> result = await rj.aevaluate("evalset.jsonl", target=my_async_app, metrics=["rouge_l"])
     """
+    arguments = dict(locals())
+    if systems:
+        raise ConfigError(
+            "systems: a wide file makes one run per system; call evaluate_systems() "
+            "(aevaluate_systems() in async code) for one result per system"
+        )
+    ((_, result),) = await _evaluate_each(arguments)
+    return result
+
+
+async def aevaluate_systems(
+    data: Any = None, *, systems: dict[str, str], **settings: Any
+) -> SystemRuns:
+    """:func:`evaluate_systems`, awaited on the running event loop (for async code)."""
+    try:
+        bound = inspect.signature(aevaluate).bind(data, systems=systems, **settings)
+    except TypeError as exc:
+        raise TypeError(f"evaluate_systems(): {exc}") from None
+    bound.apply_defaults()
+    if not systems:
+        raise ConfigError("systems: name at least one system and its response column")
+    return SystemRuns(dict(await _evaluate_each(bound.arguments)))
+
+
+async def _evaluate_each(arguments: dict[str, Any]) -> list[tuple[str, EvaluationResult]]:
+    """Run the evaluation :func:`aevaluate`'s ``arguments`` describe, once per system
+    of ``systems`` (once when there are none, keyed ``""``), or resume the one stored
+    run ``resume`` names; each result checked as ``on_failure`` asks once all ran."""
+    on_failure = arguments["on_failure"]
     if on_failure not in get_args(OnFailure):
         raise ConfigError(f"on_failure: {on_failure!r} is not one of 'warn', 'raise', 'ignore'")
-    given = _metric_specs(metrics)
-    data_spec, data_object = _spec_or_object(data, str | Path)
-    target_spec, target_object = _spec_or_object(target, str)
-    judge_spec, judge_provider = _spec_or_object(judge, str | dict)
-    settings = {
-        "name": name,
-        "data": None if data_spec is None else str(data_spec),
-        "format": format,
-        "columns": columns or {},
-        "delimiter": delimiter,
-        "separators": separators or {},
-        "systems": systems or {},
-        "skip_invalid_rows": skip_invalid_rows,
-        "max_field_bytes": max_field_bytes,
-        "target": target_spec,
-        # a Metric instance is recorded by its name; such a run resumes only when the
-        # instances are passed again
-        "metrics": [m if isinstance(m, str | dict) else {"metric": m.name} for m in given],
-        "specs": list(specs or []),
-        "openai_evals": openai_evals,
-        "knowledge_base": knowledge_base,
-        "retriever": retriever,
-        "judge": judge_spec,
-        "judges": judges,
-        "cache": cache,
-        "trials": trials,
-        "trials_reduce": trials_reduce,
-        "trials_reduce_k": trials_reduce_k,
-        "trials_pass_threshold": trials_pass_threshold,
-        "concurrency": concurrency,
-        "processes": processes,
-        "max_error_rate": max_error_rate,
-        "max_cost": max_cost,
-        "dry_run_target_rows": dry_run_target_rows,
-        "limit": limit,
-        "sample": sample,
-        "by": by,
-        "store": None if store is None else str(store),
-        "seed": seed,
-        "report": report,
-        "fail_under": fail_under or {},
-        "fail_over": fail_over or {},
-        "gate": gate,
-        "executor": executor,
-        "ray": ray,
-        "anchors": anchors,
-        "reference_run": reference_run,
-    }
+    given = _metric_specs(arguments["metrics"])
+    data_spec, data_object = _spec_or_object(arguments["data"], str | Path)
+    target_spec, target_object = _spec_or_object(arguments["target"], str)
+    judge_spec, judge_provider = _spec_or_object(arguments["judge"], str | dict)
+    settings = {name: arguments[name] for name in _PLAIN_SETTINGS}
+    settings.update(
+        {
+            "data": None if data_spec is None else str(data_spec),
+            "columns": arguments["columns"] or {},
+            "separators": arguments["separators"] or {},
+            "systems": arguments["systems"] or {},
+            "target": target_spec,
+            # a Metric instance is recorded by its name; such a run resumes only when the
+            # instances are passed again
+            "metrics": [m if isinstance(m, str | dict) else {"metric": m.name} for m in given],
+            "specs": list(arguments["specs"] or []),
+            "judge": judge_spec,
+            "store": None if arguments["store"] is None else str(arguments["store"]),
+            "fail_under": arguments["fail_under"] or {},
+            "fail_over": arguments["fail_over"] or {},
+        }
+    )
     try:
         config = EvalConfig(**settings)
     except ValidationError as exc:
         raise ConfigError(_plain_errors(exc)) from None
     instances_given = any(isinstance(m, Metric) for m in given)
-    result = await run_evaluation(
-        config,
-        data=data_object,
-        target=target_object,
-        metrics=given if instances_given else None,
-        resume=resume,
-        retry_errors=retry_errors,
-        judge_provider=judge_provider,
-        progress=progress,
-    )
-    result.gates = check_gates(
-        result.summaries,
-        configured_gates(config),
-        on=config.gate,
-        pass_rates=result.pass_rates,
-    )
-    return _checked(result, on_failure)
+    resume = arguments["resume"]
+    results = []
+    for system, one in _runs_to_make(config, resume):
+        result = await run_evaluation(
+            one,
+            data=data_object,
+            target=target_object,
+            metrics=given if instances_given else None,
+            resume=resume,
+            retry_errors=arguments["retry_errors"],
+            judge_provider=judge_provider,
+            progress=arguments["progress"],
+        )
+        result.gates = check_gates(
+            result.summaries,
+            configured_gates(config),
+            on=config.gate,
+            pass_rates=result.pass_rates,
+        )
+        results.append((system, result))
+    return [(system, _checked(result, on_failure)) for system, result in results]
+
+
+_PLAIN_SETTINGS = (
+    "name", "format", "delimiter", "skip_invalid_rows", "max_field_bytes", "openai_evals",
+    "knowledge_base", "retriever", "judges", "cache", "trials", "trials_reduce",
+    "trials_reduce_k", "trials_pass_threshold", "concurrency", "processes",
+    "max_error_rate", "max_cost", "dry_run_target_rows", "limit", "sample", "by", "seed",
+    "report", "gate", "executor", "ray", "anchors", "reference_run",
+)  # fmt: skip
+"""Arguments of :func:`aevaluate` that go into the config as they are given."""
+
+
+def _runs_to_make(config: EvalConfig, resume: str | None) -> list[tuple[str, EvalConfig]]:
+    """Each system's config (see :meth:`EvalConfig.system_configs`); with ``resume``,
+    the one stored run it names, keyed by the system that run evaluated (``""`` for a
+    run of a config without systems)."""
+    if resume is None:
+        return config.system_configs()
+    run, _ = stored_run(config, resume, read=False)
+    return [(resumed_config(run, config).system or "", config)]
 
 
 def _checked(result: EvaluationResult, on_failure: OnFailure) -> EvaluationResult:
@@ -215,7 +245,8 @@ a model with ``predict`` (see docs/frameworks.md). ``judge`` is a model spec
 
 Every keyword is a setting of the evaluation, the same as the YAML config's key of that
 name, with the same default (for ``columns``, ``separators``, ``systems``, ``specs`` and
-``metrics``, None stands for none):
+``metrics``, None stands for none); ``systems`` (a wide file, one run per system) is
+refused here: :func:`evaluate_systems` takes it.
 
 {settings}
 
@@ -264,3 +295,25 @@ def _spec_or_object(value: Any, spec_types: Any) -> tuple[Any, Any]:
     if value is None or isinstance(value, spec_types):
         return value, None
     return None, value
+
+
+evaluate_systems = _blocking(
+    aevaluate_systems,
+    "evaluate_systems",
+    """Evaluate a wide file (one response column per system) once per system and return
+each system's result, in the order of ``systems``; works in scripts and notebooks (in
+async code, ``await`` :func:`aevaluate_systems`).
+
+``systems`` maps each system's name to the column holding its responses
+(``{"gpt4o": "response_gpt4o", "llama": "response_llama"}``); every other argument is
+one of :func:`evaluate`'s, with its default. Each system's run is stored under the name
+``NAME/SYSTEM`` (NAME: ``name``, or the data file's stem) with the same sample ids, so
+``runs.compare("gpt4o", "llama")`` pairs every row. With ``resume``, the stored run of
+one system is finished and returned alone, keyed by its system. ``on_failure`` is
+applied to each run once all have run (with ``"raise"``, the first failed one raises).
+
+>>> runs = rj.evaluate_systems("wide.tsv", systems={"a": "answer_a", "b": "answer_b"},
+...                            columns={"request": "question"}, metrics=["token_f1"])
+>>> runs["a"].summaries, runs.compare("a", "b")
+""",
+)

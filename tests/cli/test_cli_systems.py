@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -124,3 +125,31 @@ def test_a_dry_run_plans_each_system(tmp_path: Path) -> None:
     assert "system gpt4o (run mtrag/gpt4o):" in ran.stdout
     assert "system llama (run mtrag/llama):" in ran.stdout
     assert ran.stdout.count("3 samples") == 2
+
+
+def test_resume_finishes_the_one_systems_run_it_names(tmp_path: Path) -> None:
+    write_wide(tmp_path / "mtrag_wide.tsv", mtrag_wide_rows(9))
+    config = write_config(tmp_path, "{gpt4o: response_gpt4o, llama: response_llama}")
+    ran = CliRunner().invoke(app, ["run", str(config), "--no-progress"])
+    assert ran.exit_code == 0, ran.output
+    runs = dict(re.findall(r"^  (gpt4o|llama): (\S+)$", ran.stdout, flags=re.MULTILINE))
+    store = tmp_path / "runs.db"
+    with sqlite3.connect(store) as conn:  # as if the gpt4o run had been killed midway
+        conn.execute("DELETE FROM scores WHERE run_id = ? AND rowid % 2 = 0", (runs["gpt4o"],))
+        conn.execute("UPDATE runs SET status = 'interrupted' WHERE run_id = ?", (runs["gpt4o"],))
+
+    resumed = CliRunner().invoke(
+        app, ["run", str(config), "--resume", runs["gpt4o"], "--no-progress", "--json"]
+    )
+
+    assert resumed.exit_code == 0, resumed.output
+    summary = json.loads(resumed.stdout)
+    assert summary["run_id"] == runs["gpt4o"]
+    assert summary["status"] == "completed"
+    assert summary["metrics"][0]["n"] == 9
+    assert "ragjudge compare" not in resumed.stderr  # one run, nothing to compare
+    with sqlite3.connect(store) as conn:
+        counts = dict(conn.execute("SELECT run_id, COUNT(*) FROM scores GROUP BY run_id"))
+        (stored_runs,) = conn.execute("SELECT COUNT(*) FROM runs").fetchone()
+    assert counts == {runs["gpt4o"]: 9, runs["llama"]: 9}
+    assert stored_runs == 2

@@ -76,20 +76,3 @@ def test_bad_systems_are_refused(
         read_evaluation_set(
             [{"request": "q"}], columns=columns, shape=DataShape(systems=systems, system="a")
         )
-
-
-def test_evaluate_refuses_systems_naming_the_way_to_run_them(tmp_path: Path) -> None:
-    import ragjudge as rj
-    from ragjudge.config import ConfigError
-
-    rows = [{"question": "q", "a": "x", "b": "y"}]
-
-    with pytest.raises(ConfigError, match=r"call evaluate\(\) once per system"):
-        rj.evaluate(
-            rows,
-            columns={"request": "question"},
-            systems={"a": "a", "b": "b"},
-            metrics=["exact_match"],
-            store=tmp_path / "runs.db",
-            progress=False,
-        )

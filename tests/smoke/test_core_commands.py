@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import typer.main
-from smoke_env import Finished, copy_quickstart, run_ragjudge
+from smoke_env import Finished, copy_quickstart, run_python, run_ragjudge
 
 from ragjudge._util.extras import EXTRA_MODULES, extra_installed
 from ragjudge.cli._app import app
@@ -194,6 +194,28 @@ def test_a_wide_tsv_of_two_systems_runs_once_per_system(tmp_path: Path) -> None:
     done = run_ragjudge(["run", "eval.yaml"], tmp_path)
     assert (done.code, done.tracebacks) == (0, 0), done.out + done.err
     assert "2 runs, one per system:" in done.out and "ragjudge compare" in done.out
+
+
+def test_a_wide_tsv_of_two_systems_evaluates_and_resumes_from_python(tmp_path: Path) -> None:
+    (tmp_path / "wide.tsv").write_text(
+        "question\tgold\tanswer_a\tanswer_b\n"
+        "What is SQL?\tSQL\tSQL\tA language\nWhat is 2+2?\t4\t4\t4\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "systems.py").write_text(
+        "import ragjudge as rj\n"
+        "settings = dict(columns={'request': 'question', 'expected_response': 'gold'},\n"
+        "    systems={'a': 'answer_a', 'b': 'answer_b'}, metrics=['exact_match'],\n"
+        "    store='runs.db', progress=False)\n"
+        "runs = rj.evaluate_systems('wide.tsv', **settings)\n"
+        "print(list(runs), runs.compare('a', 'b').rows[0].paired.n)\n"
+        "again = rj.evaluate_systems('wide.tsv', resume=runs['b'].run_id, **settings)\n"
+        "print(list(again), again['b'].run_id == runs['b'].run_id)\n",
+        encoding="utf-8",
+    )
+    done = run_python(["systems.py"], tmp_path)
+    assert (done.code, done.tracebacks) == (0, 0), done.out + done.err
+    assert done.out.splitlines() == ["['a', 'b'] 2", "['b'] True"]
 
 
 def test_an_opentelemetry_trace_file_without_the_extra_names_it(tmp_path: Path) -> None:

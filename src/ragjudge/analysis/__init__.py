@@ -36,6 +36,7 @@ _EXPORTS = {
     "choice_counts": "ragjudge.analysis._choices",
     "run_meanings": "ragjudge.analysis._meanings",
     "RunState": "ragjudge.analysis._status",
+    "SystemRuns": "ragjudge.analysis._systems",
     "run_states": "ragjudge.analysis._status",
 }
 
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from ragjudge.analysis._results import EvaluationResult, summarize_run
     from ragjudge.analysis._stability import StabilityTable, stability_for_run
     from ragjudge.analysis._status import RunState, run_states
+    from ragjudge.analysis._systems import SystemRuns
 
 __all__ = [
     "ChoiceCount",
@@ -62,6 +64,7 @@ __all__ = [
     "ReproTable",
     "RunState",
     "StabilityTable",
+    "SystemRuns",
     "Verdict",
     "check_gates",
     "choice_counts",

@@ -139,7 +139,7 @@ def run(
     import asyncio
 
     from ragjudge.cli._classify import openai_evals_config
-    from ragjudge.cli._systems import print_system_runs
+    from ragjudge.cli._systems import print_system_runs, systems_not_started
     from ragjudge.errors import ClusterError, SpendingLimitReached
     from ragjudge.run._runner import dry_run, run_evaluation
     from ragjudge.run._stopping import Stopping
@@ -156,6 +156,7 @@ def run(
         )
     given_gates = parse_gates(fail_under, fail_over)
     started: list[str] = [] if resume is None else [resume]
+    planned: list[str] = []  # the systems of a wide file, in the order their runs start
     stopping = Stopping()
     try:
         cfg = openai_evals_config(
@@ -182,13 +183,9 @@ def run(
                 "--fail-under or --fail-over (fail_under or fail_over in the config)"
             )
         check_gate_names(gates, cfg)
-        configs = cfg.system_configs()
-        if resume is not None and cfg.systems:
-            raise fail(
-                "--resume finishes one stored run; a config with systems makes one run per "
-                "system: resume that system's run with a config naming it in 'name' and "
-                "its column in 'columns: {response: ...}'"
-            )
+        # a resumed run is one system's run: its stored config says which
+        configs = cfg.system_configs() if resume is None else [("", cfg)]
+        planned = [system for system, _ in configs if system]
         if plan:
             for system, one in configs:
                 estimate = asyncio.run(dry_run(one))
@@ -222,6 +219,9 @@ def run(
             Text(f"interrupted ({by}); finished results are stored. Resume with: {command}"),
             soft_wrap=True,
         )
+        left = systems_not_started(planned, len(started))
+        if left:
+            err.print(Text(left), soft_wrap=True)
         raise typer.Exit(stopping.exit_code) from None
     except SpendingLimitReached as exc:
         command = resume_command(config, started[-1] if started else None, {"--store": store})

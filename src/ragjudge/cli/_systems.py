@@ -26,3 +26,15 @@ def print_system_runs(
     first, second = runs[0][1].run_id, runs[1][1].run_id
     command = shlex.join(["ragjudge", "compare", first, second, "--store", str(store)])
     console.print(Text(f"compare them: {command}"), soft_wrap=True)
+
+
+def systems_not_started(systems: Sequence[str], started: int) -> str | None:
+    """What to say of the systems whose runs had not started when a run of a wide file
+    stopped (its resume finishes the run it was in only), or None when none is left."""
+    left = systems[started:]
+    if not left:
+        return None
+    return (
+        f"systems not started: {', '.join(left)}; after the resume, run them with a "
+        "config whose 'systems' lists only them"
+    )

@@ -434,11 +434,13 @@ class EvalConfig(BaseModel):
         environment afresh. Values of key-like fields (``api_key``, ``token``,
         ``password`` …) and of every header but a few harmless ones are masked unless
         they are ``${VAR}`` references, and URLs lose their credentials and key-like
-        query values (:func:`ragjudge._util.redact.mask_record`). The judge's ``base_url``
-        is the endpoint that judged the run (from ``OPENAI_BASE_URL``, or OpenAI's,
-        when not set), without credentials."""
+        query values (:func:`ragjudge._util.redact.mask_record`). A config of one system
+        of ``systems`` records it as ``system``. The judge's ``base_url`` is the endpoint
+        that judged the run (``OPENAI_BASE_URL``, else OpenAI's), without credentials."""
         record = self.model_dump(mode="json")
         record["base_dir"] = str(self.base_dir.resolve())
+        if self._system is not None:
+            record["system"] = self._system
         restore_references(record, self._env_references)
         if self.judge is not None:
             record["judge"]["base_url"] = judge_endpoint(self.judge)

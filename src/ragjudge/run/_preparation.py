@@ -304,8 +304,8 @@ def _data_shape(config: EvalConfig) -> DataShape:
     ``systems`` must name the one it evaluates (see :meth:`EvalConfig.system_configs`)."""
     if config.systems and config.system is None:
         raise ConfigError(
-            "systems: a wide file makes one run per system; run it with 'ragjudge run', or "
-            "call evaluate() once per system with its column as columns['response']"
+            "systems: a wide file makes one run per system; run it with 'ragjudge run' or "
+            "evaluate_systems()"
         )
     return DataShape(config.delimiter, config.separators, config.systems, config.system)
 

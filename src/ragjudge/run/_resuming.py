@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ragjudge._util.redact import MASK
-from ragjudge.config import EvalConfig
+from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.schema import Sample
 from ragjudge.store._store import RunInfo, RunNotFound, Store
 
-__all__ = ["holds_mask", "resumed_config", "stored_run"]
+__all__ = ["holds_mask", "resumed_config", "stored_run", "stored_system"]
 
 
 def stored_run(
@@ -31,7 +31,8 @@ def resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
     holds one is taken from ``given``, the config the resume was started with, and so
     is any other setting (or judge setting) that holds one — a value that came from the
     environment is masked wherever it appears."""
-    stored = EvalConfig.model_validate(run.config)
+    settings = {key: value for key, value in run.config.items() if key != "system"}
+    stored = EvalConfig.model_validate(settings)
     update: dict[str, Any] = {
         "concurrency": given.concurrency,
         "executor": given.executor,
@@ -54,7 +55,27 @@ def resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
     for key in [key for key, value in run.config.items() if holds_mask(value)]:
         if key in EvalConfig.model_fields and key not in update and key not in _SECTIONS:
             update[key] = getattr(given, key)
-    return stored.model_copy(update=update)
+    resumed = stored.model_copy(update=update)
+    resumed._system = stored_system(run, stored)
+    return resumed
+
+
+def stored_system(run: RunInfo, stored: EvalConfig) -> str | None:
+    """The system of ``systems`` the stored run evaluated: the one its record names,
+    else (a run stored before records named it) the one its name ``NAME/SYSTEM`` ends
+    with; None for a run of a config without systems."""
+    if not stored.systems:
+        return None
+    recorded = run.config.get("system")
+    if isinstance(recorded, str) and recorded in stored.systems:
+        return recorded
+    suffix = (stored.name or "").rpartition("/")[2]
+    if suffix in stored.systems:
+        return suffix
+    raise ConfigError(
+        f"run {run.run_id} was made from a config with systems "
+        f"({', '.join(stored.systems)}) and does not say which one it evaluated"
+    )
 
 
 _SECTIONS = ("target", "retriever", "judge")
