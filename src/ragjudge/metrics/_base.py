@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from ragjudge.metrics._failures import MetricFailure, NotApplicable, references, require_response
-from ragjudge.metrics._thresholds import THRESHOLD, pass_threshold
+from ragjudge.metrics._threshold_value import THRESHOLD, pass_threshold
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 
 if TYPE_CHECKING:  # types only: a metric module imports no model, index or client

@@ -9,10 +9,11 @@ option."""
 from __future__ import annotations
 
 import inspect
-import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ragjudge.metrics._threshold_value import THRESHOLD as THRESHOLD
+from ragjudge.metrics._threshold_value import pass_threshold as pass_threshold
 from ragjudge.schema import ScoreMeaning
 
 if TYPE_CHECKING:
@@ -26,9 +27,6 @@ __all__ = [
     "thresholded_meanings",
 ]
 
-THRESHOLD = "threshold"
-"""The key of a metric entry (and the keyword of a metric) naming its pass threshold."""
-
 
 def takes_pass_threshold(cls: type[Metric]) -> bool:
     """Whether ``threshold`` given to ``cls`` is the kit's pass threshold: neither the
@@ -38,16 +36,6 @@ def takes_pass_threshold(cls: type[Metric]) -> bool:
     own = cls.__init__
     parameters = inspect.signature(own).parameters
     return THRESHOLD not in parameters
-
-
-def pass_threshold(value: Any, who: str) -> float:
-    """``value`` as a threshold; a ``ValueError`` naming ``who`` when it is not a finite
-    number."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{who}: 'threshold' must be a number, not {value!r}")
-    if not math.isfinite(value):
-        raise ValueError(f"{who}: 'threshold' must be a finite number, not {value!r}")
-    return float(value)
 
 
 def check_threshold(metric: Metric) -> None:
