@@ -67,7 +67,8 @@ def ray_session(settings: RayConfig | None) -> Iterator[None]:
     address = cluster_address(settings)
     try:
         ray.init(
-            address=address,
+            # "local": a cluster of its own, even when another one runs on this machine
+            address=address or "local",
             num_cpus=settings.num_cpus if address is None else None,
             include_dashboard=False,
             log_to_driver=False,
