@@ -178,7 +178,8 @@ class RayExecution(Execution):
                     self.store.add_run_event(self.run_id, RAY_EXECUTION, self.timings.to_dict())
 
     def _batch_size(self, total: int, concurrency: int) -> int:
-        """``ray.batch_size``, else sized by the expected work (:mod:`ragjudge.run.ray._batch_sizing`)."""
+        """``ray.batch_size``, else sized by the expected work
+        (:mod:`ragjudge.run.ray._batch_sizing`)."""
         if self.settings.batch_size is not None:
             return self.settings.batch_size
         calls = judge_calls_per_sample(self.metrics, self.trials, self.expected_calls, total)
