@@ -52,8 +52,10 @@ class RayConfig(BaseModel):
     """The cluster to connect to (``host:port``, ``ray://host:port`` or ``auto``)."""
     workers: int | None = Field(default=None, ge=1, le=MAX_WORKERS)
     """Worker actors (at most 1,024); default: the cluster's CPUs (at most 64)."""
-    batch_size: int = Field(default=256, ge=1)
-    """Samples per batch sent to a worker."""
+    batch_size: int | None = Field(default=None, ge=1)
+    """Samples per batch sent to a worker; default: for a run with judge calls, about
+    10 seconds of a worker's work (from the judge calls per sample, the concurrency and
+    the endpoint's rpm), else 256."""
     batches_per_worker: int = Field(default=2, ge=1)
     """Batches queued per worker; with ``batch_size`` it bounds the results the driver
     holds at once."""

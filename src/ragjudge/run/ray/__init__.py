@@ -3,8 +3,10 @@
 The driver (the process that runs ``ragjudge run``) partitions the samples that are not
 done yet into batches; Ray workers run each batch through the same per-sample pipeline
 as a local run (:class:`ragjudge.run._execution.Execution`: target, metrics, judge calls) and
-send the outputs, scores, judge-call records and new cache entries back; the driver
-alone writes the SQLite store, batch by batch. Judge calls of every worker take their
+send the outputs and scores back; the driver writes them to the SQLite store, batch by
+batch. Each judge call is stored as it is sent and as it returns, and the reply cache
+is read and written, through one actor on the driver's node
+(:mod:`ragjudge.run.ray._ledger`). Judge calls of every worker take their
 permits from one actor (:mod:`ragjudge.run.ray._permits`) that holds the run's
 limiter, so RPM/TPM limits and the concurrency cap hold across the cluster.
 

@@ -1,7 +1,9 @@
 """The driver of a run on Ray: connect to (or start) the cluster, start the permit
-keepers and the workers, send the run's samples in batches, and write what comes
-back to the store — the only writer, batch by batch, through the same
-:class:`~ragjudge.store._batch.ResultWriter` as a local run.
+keepers, the call ledger and the workers, send the run's samples in batches, and write
+the outputs and scores that come back to the store, batch by batch, through the same
+:class:`~ragjudge.store._batch.ResultWriter` as a local run. Judge calls do not wait
+for their batch: workers store each one through the ledger
+(:mod:`ragjudge.run.ray._ledger`) as it goes out and as it returns.
 
 The samples are read back from the store a page (one batch) at a time, by position,
 as workers free up; a resumed run asks the store for each page's stored outputs and
@@ -17,7 +19,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,9 +32,11 @@ from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import Provider, RateLimits, ResponseCache
 from ragjudge.models._limits import Limiter
 from ragjudge.models._pricing import UsageTotals
+from ragjudge.run._ceiling import call_recorded
 from ragjudge.run._execution import Execution
-from ragjudge.run._judging import StoreRecorder, prices_of
 from ragjudge.run._progress import progress_display
+from ragjudge.run.ray._batch_sizing import batch_size_for_work, judge_calls_per_sample
+from ragjudge.run.ray._ledger import start_ledger
 from ragjudge.run.ray._permits import PermitKeeper, RemotePermits
 from ragjudge.run.ray._worker import (
     Batch,
@@ -142,7 +146,9 @@ class RayExecution(Execution):
         self.given_metrics = list(metrics) if given_metrics else None
         self.given_target = given_target
         self.provider = provider
-        self.recorder = StoreRecorder(store, run_id, prices_of(config.judge))
+        self.ledger: Any = None
+        self._rpm: int | None = None
+        """The lowest requests-per-minute limit of the run's endpoints, if any."""
         self.timings = Timings()
         self.keepers: dict[str, Any] = {}
         self.worker_handles: list[Any] = []
@@ -161,18 +167,31 @@ class RayExecution(Execution):
             with ray_session(self.config.ray):
                 try:
                     self._start_keepers()
+                    await self._start_ledger()
                     await self._start_workers()
-                    await self._dispatch(self._pages(total, tracker), concurrency, tracker)
+                    size = self._batch_size(total, concurrency)
+                    await self._dispatch(self._pages(total, size, tracker), concurrency, tracker)
                 finally:
                     self.writer.flush()
                     self._stop()
+                    # calls left in flight by a worker that died will not be completed
+                    self.store.mark_lost_calls(self.run_id)
                     self.store.add_run_event(self.run_id, RAY_EXECUTION, self.timings.to_dict())
 
-    def _pages(self, total: int, tracker: Any) -> Iterator[Batch]:
-        """The run's samples from the store, one page of ``batch_size`` at a time, as
+    def _batch_size(self, total: int, concurrency: int) -> int:
+        """``ray.batch_size``, else sized by the expected work
+        (:mod:`ragjudge.run.ray._batch_sizing`)."""
+        if self.settings.batch_size is not None:
+            return self.settings.batch_size
+        calls = judge_calls_per_sample(self.metrics, self.trials, self.expected_calls, total)
+        return batch_size_for_work(
+            calls, concurrency=concurrency, workers=self.timings.workers, rpm=self._rpm
+        )
+
+    def _pages(self, total: int, size: int, tracker: Any) -> Iterator[Batch]:
+        """The run's samples from the store, one page of ``size`` at a time, as
         batches of those not done with what is stored for them; done ones count as
         progress."""
-        size = self.settings.batch_size
         for start in range(0, total, size):
             page = self.store.sample_page(self.run_id, start, size)
             outputs, finished = self.store.stored_for(self.run_id, [s.request_id for s in page])
@@ -195,9 +214,19 @@ class RayExecution(Execution):
                 model.limiter = RemotePermits(self.keepers[key])
                 continue
             limits = model.limiter.limits if isinstance(model.limiter, Limiter) else RateLimits()
+            if limits.rpm is not None:
+                self._rpm = min(limits.rpm, self._rpm or limits.rpm)
             keeper = keeper_actor.remote(limits, model.settings.timeout + _LEASE_MARGIN)
             self.keepers[key] = keeper
             model.limiter = RemotePermits(keeper)
+
+    async def _start_ledger(self) -> None:
+        """Start the actor that stores the workers' judge calls and serves the cache."""
+        cache_path = self.cache.path if self.cache is not None else None
+        if self.cache is not None:
+            self.cache.flush()  # the ledger reads and writes the same file
+        self.ledger = start_ledger(str(self.store.path), self.run_id, self.config, cache_path)
+        await asyncio.wrap_future(self.ledger.cache_get.remote("").future())
 
     async def _start_workers(self) -> None:
         resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
@@ -214,7 +243,8 @@ class RayExecution(Execution):
         setup = WorkerSetup(
             config=self.config,
             keepers=self.keepers,
-            cache_path=self.cache.path if self.cache is not None else None,
+            ledger=self.ledger,
+            cached=self.cache is not None,
             metrics=self.given_metrics,
             target=self.given_target,
             provider=self.provider,
@@ -265,7 +295,7 @@ class RayExecution(Execution):
                     f"a Ray worker failed beyond {self.settings.max_retries} retries: {exc}"
                 ) from None
             begun = time.perf_counter()
-            await self._write(result, batch)
+            self._write(result, batch)
             self.timings.writing += time.perf_counter() - begun
             self.timings.worker_seconds += result.seconds
             self.timings.batches += 1
@@ -273,29 +303,21 @@ class RayExecution(Execution):
             for _ in range(len(batch.samples)):
                 tracker.advance()
 
-    async def _write(self, result: BatchResult, batch: Batch) -> None:
-        """Store a batch's judge calls (new ids), outputs and new scores, as a local
-        run does; what was stored before the batch was sent is left out. Every call id
-        a score names is one of the batch's calls (the worker records them per batch)."""
-        ids = {local: await self.recorder(record) for local, record in result.calls}
+    def _write(self, result: BatchResult, batch: Batch) -> None:
+        """Store a batch's outputs and new scores, as a local run does; what was stored
+        before the batch was sent is left out. The judge calls the scores name are
+        stored already (by the ledger, under the ids the scores carry)."""
         for rid, output in result.outputs:
             if rid not in batch.outputs:
                 self.writer.output(rid, output)
         for rid, trial, scores in result.scores:
-            new = [
-                s.model_copy(update={"judge_call_ids": [ids[i] for i in s.judge_call_ids]})
-                if s.judge_call_ids
-                else s
-                for s in scores
-                if (rid, trial, s.metric) not in batch.finished
-            ]
+            new = [s for s in scores if (rid, trial, s.metric) not in batch.finished]
             if new:
                 self.writer.scores(rid, trial, new)
-        if self.cache is not None:
-            for key, value in result.cache.items():
-                self.cache.put(key, value)
         self._add_usage(result.usage)
         self._add_notes(result.notes)
+        # the ledger stored the batch's calls in its own process: check max_cost here
+        call_recorded(self.run_id)
 
     def _add_notes(self, notes: dict[str, str]) -> None:
         """Keep what a worker's models found worth a note (an endpoint that refused reply
@@ -321,7 +343,12 @@ class RayExecution(Execution):
                 model.limiter.freeze()
         for handle in [*self.worker_handles, *self.keepers.values()]:
             ray.kill(handle)
-        self.worker_handles, self.keepers, self._setup_ref = [], {}, None
+        if self.ledger is not None:
+            # gone already (RayActorError): it wrote each call and entry as it came
+            with suppress(RayActorError):
+                ray.get(self.ledger.close.remote())
+            ray.kill(self.ledger)
+        self.worker_handles, self.keepers, self._setup_ref, self.ledger = [], {}, None, None
 
 
 def _actor_class(cls: type, **options: Any) -> Any:

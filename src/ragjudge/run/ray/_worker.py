@@ -1,29 +1,26 @@
 """What a Ray worker does with a batch of samples: the same per-sample pipeline as a
-local run (:class:`ragjudge.run._execution.Execution`), with results, judge-call records and
-new cache entries collected for the driver instead of written to the store.
+local run (:class:`ragjudge.run._execution.Execution`), with results collected for the
+driver instead of written to the store.
 
 A worker builds its target, metrics, retriever and models once (from the config, or
 from the objects the driver shipped when the run was given Python objects). Its models'
-limiter is the run's :class:`~ragjudge.run.ray._permits.PermitKeeper`; its cache is a
-read-only view of the run's cache file (:class:`SnapshotCache`) whose new entries go
-back to the driver with the batch.
+limiter is the run's :class:`~ragjudge.run.ray._permits.PermitKeeper`; its judge calls
+are stored, and its reply cache read and written, through the run's
+:class:`~ragjudge.run.ray._ledger.CallLedger` as each call goes out and returns.
 """
 
 from __future__ import annotations
 
 import copy
-import itertools
 import os
-import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ragjudge.config import EvalConfig
 from ragjudge.metrics import Metric, MetricContext
-from ragjudge.models import JudgeCallRecord, JudgeModel, PermitSource, Provider, ResponseCache
+from ragjudge.models import JudgeModel, PermitSource, Provider
 from ragjudge.models._cache import provider_endpoint
 from ragjudge.models._pricing import UsageTotals, UsageTracker
 from ragjudge.run._execution import Execution
@@ -36,6 +33,7 @@ from ragjudge.run._judging import (
 )
 from ragjudge.run._preparation import build_retriever, build_target, configured_metrics
 from ragjudge.run._row_skipping import lacking_rows, skip_rows_lacking_inputs
+from ragjudge.run.ray._ledger import LedgerCache, LedgerRecorder
 from ragjudge.run.ray._permits import RemotePermits
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store._batch import ResultWriter
@@ -45,7 +43,6 @@ __all__ = [
     "Batch",
     "BatchResult",
     "SampleWorker",
-    "SnapshotCache",
     "WorkerSetup",
     "limiter_key",
     "peak_rss_mb",
@@ -74,7 +71,10 @@ class WorkerSetup:
     config: EvalConfig
     keepers: dict[str, Any]
     """:func:`limiter_key` → permit keeper actor handle."""
-    cache_path: str | None
+    ledger: Any
+    """The run's :class:`~ragjudge.run.ray._ledger.CallLedger` actor handle."""
+    cached: bool
+    """Whether the run caches replies (through the ledger)."""
     metrics: list[Metric] | None = None
     """The run's metric objects when it was given objects; None: built from the config."""
     target: Target | None = None
@@ -98,10 +98,6 @@ class BatchResult:
 
     outputs: list[tuple[str, Output]]
     scores: list[tuple[str, int, list[Score]]]
-    calls: list[tuple[int, JudgeCallRecord]]
-    """Judge calls under ids local to the worker (the scores' ``judge_call_ids``)."""
-    cache: dict[str, dict[str, Any]]
-    """Cache entries made while scoring the batch."""
     seconds: float
     """Time spent on the batch in the worker."""
     pid: int
@@ -113,79 +109,6 @@ class BatchResult:
     notes: dict[str, str] = field(default_factory=dict)
     """Per model (its spec), what the run's notes should say of it (its endpoint
     refused reply schemas)."""
-
-
-class CollectingRecorder:
-    """A call recorder that keeps the records for the driver to store, under local ids."""
-
-    def __init__(self) -> None:
-        self._ids = itertools.count(1)
-        self.calls: list[tuple[int, JudgeCallRecord]] = []
-
-    async def __call__(self, record: JudgeCallRecord) -> int:
-        """Keep a finished call; return its local id."""
-        call_id = next(self._ids)
-        self.calls.append((call_id, record))
-        return call_id
-
-    def take(self) -> list[tuple[int, JudgeCallRecord]]:
-        """The calls kept since the last take."""
-        taken, self.calls = self.calls, []
-        return taken
-
-
-class SnapshotCache(ResponseCache):
-    """The run's cache file read-only (when this machine can see it), plus the entries
-    made here, which the driver writes to the real cache. Counters are not kept."""
-
-    def __init__(self, path: str | None) -> None:
-        super().__init__(":memory:")
-        self.file = path if path is not None and Path(path).is_file() else None
-        self.new: dict[str, dict[str, Any]] = {}
-        self._file_reader: sqlite3.Connection | None = None
-
-    def check(self, *, write: bool = False) -> None:
-        """Nothing to check: the driver checked the file."""
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        """The entry made here or stored in the file, or None."""
-        if key in self.new:
-            return self.new[key]
-        if self.file is None:
-            return None
-        if self._file_reader is None:
-            uri = f"file:{self.file}?mode=ro"
-            self._file_reader = sqlite3.connect(uri, uri=True, check_same_thread=False)
-        try:
-            row = self._file_reader.execute(
-                "SELECT value FROM responses WHERE key = ?", (key,)
-            ).fetchone()
-        except sqlite3.Error:
-            return None
-        if row is None:
-            return None
-        import json
-
-        value: dict[str, Any] = json.loads(row[0])
-        return value
-
-    def put(self, key: str, value: dict[str, Any]) -> None:
-        """Keep a new entry for the driver."""
-        self.new[key] = value
-
-    def take(self) -> dict[str, dict[str, Any]]:
-        """The entries made since the last take."""
-        taken, self.new = self.new, {}
-        return taken
-
-    def flush(self) -> None:
-        """Nothing is written here."""
-
-    def close(self) -> None:
-        """Close the read-only connection."""
-        if self._file_reader is not None:
-            self._file_reader.close()
-            self._file_reader = None
 
 
 class _Collector(ResultWriter):
@@ -244,8 +167,8 @@ class SampleWorker:
         self.given_metrics = setup.metrics is not None
         self.metrics = setup.metrics if setup.metrics is not None else configured_metrics(config)
         self.target = setup.target if setup.target is not None else build_target(config)
-        self.recorder = CollectingRecorder()
-        self.cache = SnapshotCache(setup.cache_path) if setup.cache_path else None
+        self.recorder = LedgerRecorder(setup.ledger)
+        self.cache = LedgerCache(setup.ledger) if setup.cached else None
         permits = {key: RemotePermits(keeper) for key, keeper in setup.keepers.items()}
         self.permits = permits
         self.judge = self._judge(setup.provider, permits)
@@ -300,6 +223,7 @@ class SampleWorker:
         past their permits' start); return the process id."""
         for permits in self.permits.values():
             await permits.keeper.stats.remote()
+        await self.recorder.ledger.cache_get.remote("")  # the same for the ledger
         return os.getpid()
 
     def pid(self) -> int:
@@ -320,8 +244,6 @@ class SampleWorker:
         return BatchResult(
             outputs=execution.collector.collected_outputs,
             scores=execution.collector.collected_scores,
-            calls=self.recorder.take(),
-            cache=self.cache.take() if self.cache is not None else {},
             seconds=time.perf_counter() - started,
             pid=os.getpid(),
             peak_rss_mb=peak_rss_mb(),
