@@ -59,7 +59,7 @@ def _check_nodes(config: EvalConfig, address: str | None) -> None:
     from ragjudge.run.ray._runtime_env import job_runtime_env
 
     runtime_env = job_runtime_env(config)
-    if address is None and not ray.is_initialized():
+    if address in (None, "local") and not ray.is_initialized():
         return
     with ray_session(config.ray, runtime_env):
         check_nodes(config)
