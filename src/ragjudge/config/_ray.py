@@ -15,6 +15,7 @@ __all__ = [
     "EXECUTORS",
     "ClusterError",
     "RayConfig",
+    "RuntimeEnvConfig",
     "check_address",
     "check_reachable",
     "cluster_address",
@@ -36,6 +37,48 @@ def check_address(address: str) -> str:
         "node's GCS port, e.g. 10.0.0.5:6379), 'ray://host:10001' (Ray Client), 'auto' "
         "(the cluster this machine belongs to) or leave it out to start a local cluster"
     )
+
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class RuntimeEnvConfig(BaseModel):
+    """``ray.runtime_env``: the code, packages and environment variables every Ray
+    worker gets, on whichever node it runs (Ray's runtime environment)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    working_dir: str | None = None
+    """A folder (relative to the config's folder) copied to every node; workers run in
+    the copy and find the target module and relative paths (knowledge base) there."""
+    excludes: list[str] = Field(default_factory=list)
+    """Files left out of ``working_dir`` (gitignore-style patterns, e.g. ``data/``)."""
+    pip: list[str] = Field(default_factory=list)
+    """Packages installed for the workers on every node (pip requirement strings)."""
+    env_vars: list[str] = Field(default_factory=list)
+    """Names of environment variables whose values (read from the environment of the
+    process that starts the run) the workers get; the config stores the names only."""
+
+    @field_validator("env_vars", mode="before")
+    @classmethod
+    def _names_only(cls, value: object) -> object:
+        if isinstance(value, dict):
+            raise ValueError(
+                "give the names of environment variables (env_vars: [JUDGE_KEY]), not "
+                "values: the values are read from the environment when the run starts"
+            )
+        return value
+
+    @field_validator("env_vars")
+    @classmethod
+    def _valid_names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if not _ENV_NAME.match(name):
+                raise ValueError(
+                    f"{name!r} is not an environment variable name: give names only "
+                    "(letters, digits and _), the values are read from the environment"
+                )
+        return names
 
 
 MAX_WORKERS = 1024
@@ -63,6 +106,8 @@ class RayConfig(BaseModel):
     """CPUs of a local cluster the run starts (default: Ray's choice, all of them)."""
     max_retries: int = Field(default=2, ge=0)
     """Times a batch is sent again when its worker died (a new worker replaces it)."""
+    runtime_env: RuntimeEnvConfig | None = None
+    """Code, packages and environment variables (by name) shipped to every node."""
 
     @field_validator("address")
     @classmethod

@@ -25,13 +25,22 @@ def config_secrets(config: EvalConfig) -> list[str]:
       ``api_key_env``-like fields name;
     - the user-info and key-like query values of every URL;
     - the judge's own credentials: its key (``api_key_env``, else ``OPENAI_API_KEY``)
-      and the secrets of its base URL (``OPENAI_BASE_URL`` when none is set).
+      and the secrets of its base URL (``OPENAI_BASE_URL`` when none is set);
+    - the values of the variables ``ray.runtime_env.env_vars`` names (sent to the Ray
+      workers, whatever they hold).
     """
     record = config.model_dump(mode="json")
     written = [text for text, _ in config._env_references.values()]
     found = [v for text in [*written, *_strings(record)] for v in environment_values(text)]
     judges = [config.judge, *(config.judges or {}).values()]
-    return found + _record_secrets(record) + [s for j in judges for s in _judge_secrets(j)]
+    judge_secrets = [s for j in judges for s in _judge_secrets(j)]
+    return found + _record_secrets(record) + judge_secrets + _shipped_values(config)
+
+
+def _shipped_values(config: EvalConfig) -> list[str]:
+    runtime_env = config.ray.runtime_env if config.ray is not None else None
+    names = runtime_env.env_vars if runtime_env is not None else []
+    return [os.environ[name] for name in names if os.environ.get(name)]
 
 
 def _strings(value: Any) -> list[str]:

@@ -27,8 +27,10 @@ __all__ = ["ray_execution", "require_ray"]
 
 def require_ray(config: EvalConfig) -> None:
     """Before a run stores anything: a :class:`~ragjudge.config._eval.ConfigError` saying how
-    to install the extra when ``ray`` cannot be imported, or naming the cluster address
-    that is malformed or does not answer."""
+    to install the extra when ``ray`` cannot be imported, naming the cluster address
+    that is malformed or does not answer, a variable of ``ray.runtime_env.env_vars`` that
+    is not set, or a node of the cluster that lacks what its workers need
+    (:mod:`ragjudge.run.ray._preflight`)."""
     from ragjudge.config import ConfigError
     from ragjudge.config._ray import check_reachable, cluster_address
 
@@ -46,6 +48,23 @@ def require_ray(config: EvalConfig) -> None:
         raise ConfigError(
             f"executor: ray needs the ray extra (pip install 'ragjudge[ray]'): {exc}"
         ) from None
+    _check_nodes(config, address)
+
+
+def _check_nodes(config: EvalConfig, address: str | None) -> None:
+    """Check every node of the cluster the run joins; a local cluster the run starts is
+    this machine, where the run's own checks hold."""
+    import ray
+
+    from ragjudge.run.ray._driver import ray_session
+    from ragjudge.run.ray._preflight import check_nodes
+    from ragjudge.run.ray._runtime_env import job_runtime_env
+
+    runtime_env = job_runtime_env(config)
+    if address in (None, "local") and not ray.is_initialized():
+        return
+    with ray_session(config.ray, runtime_env):
+        check_nodes(config)
 
 
 def ray_execution(parts: ExecutionParts) -> Execution:

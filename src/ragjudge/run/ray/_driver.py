@@ -38,6 +38,7 @@ from ragjudge.run._progress import progress_display
 from ragjudge.run.ray._batch_sizing import batch_size_for_work, judge_calls_per_sample
 from ragjudge.run.ray._ledger import start_ledger
 from ragjudge.run.ray._permits import PermitKeeper, RemotePermits
+from ragjudge.run.ray._runtime_env import env_var_values, job_runtime_env
 from ragjudge.run.ray._worker import (
     Batch,
     BatchResult,
@@ -61,10 +62,15 @@ _LEASE_MARGIN = 60.0
 
 
 @contextmanager
-def ray_session(settings: RayConfig | None) -> Iterator[None]:
+def ray_session(
+    settings: RayConfig | None, runtime_env: dict[str, Any] | None = None
+) -> Iterator[None]:
     """Ray connected for the run: the one already initialised in this process, the
-    cluster at ``ray.address`` or ``RAY_ADDRESS``, else a local one (stopped after)."""
+    cluster at ``ray.address`` or ``RAY_ADDRESS``, else a local one (stopped after).
+    ``runtime_env`` (:func:`~ragjudge.run.ray._runtime_env.job_runtime_env`) is the job's
+    runtime environment when this process connects."""
     if ray.is_initialized():
+        _check_joinable(runtime_env)
         yield
         return
     settings = settings or RayConfig()
@@ -77,6 +83,7 @@ def ray_session(settings: RayConfig | None) -> Iterator[None]:
             include_dashboard=False,
             log_to_driver=False,
             logging_level=logging.WARNING,
+            runtime_env=runtime_env,
         )
     except (ValueError, ConnectionError, RuntimeError, TimeoutError) as exc:
         where = "ray.address" if settings.address else "RAY_ADDRESS"
@@ -87,6 +94,17 @@ def ray_session(settings: RayConfig | None) -> Iterator[None]:
         yield
     finally:
         ray.shutdown()
+
+
+def _check_joinable(runtime_env: dict[str, Any] | None) -> None:
+    """Ray started by the caller keeps its own runtime environment: a folder or packages
+    to ship cannot be added to it (variables are, per worker)."""
+    shipped = [key for key in ("working_dir", "pip") if key in (runtime_env or {})]
+    if shipped:
+        raise ConfigError(
+            f"ray.runtime_env.{shipped[0]}: Ray is already initialised in this process, so "
+            "ragjudge cannot ship it; pass runtime_env to your own ray.init() instead"
+        )
 
 
 @dataclass
@@ -164,7 +182,7 @@ class RayExecution(Execution):
         total = self.store.run(self.run_id).n_samples
         with progress_display(progress, status=self.rate_status) as tracker:
             tracker.start(total, 0)
-            with ray_session(self.config.ray):
+            with ray_session(self.config.ray, job_runtime_env(self.config)):
                 try:
                     self._start_keepers()
                     await self._start_ledger()
@@ -239,6 +257,7 @@ class RayExecution(Execution):
             max_restarts=retries,
             max_task_retries=retries,
             max_concurrency=1,  # one batch at a time: its calls and cache entries are its own
+            **_variables_option(self.config),
         )
         setup = WorkerSetup(
             config=self.config,
@@ -349,6 +368,13 @@ class RayExecution(Execution):
                 ray.get(self.ledger.close.remote())
             ray.kill(self.ledger)
         self.worker_handles, self.keepers, self._setup_ref, self.ledger = [], {}, None, None
+
+
+def _variables_option(config: EvalConfig) -> dict[str, Any]:
+    """The ``runtime_env`` option that gives an actor the variables of
+    ``ray.runtime_env.env_vars`` (also when Ray was initialised by the caller)."""
+    values = env_var_values(config)
+    return {"runtime_env": {"env_vars": values}} if values else {}
 
 
 def _actor_class(cls: type, **options: Any) -> Any:

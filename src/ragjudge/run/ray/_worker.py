@@ -35,6 +35,7 @@ from ragjudge.run._preparation import build_retriever, build_target, configured_
 from ragjudge.run._row_skipping import lacking_rows, skip_rows_lacking_inputs
 from ragjudge.run.ray._ledger import LedgerCache, LedgerRecorder
 from ragjudge.run.ray._permits import RemotePermits
+from ragjudge.run.ray._runtime_env import on_this_node
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store._batch import ResultWriter
 from ragjudge.targets._targets import Target
@@ -162,7 +163,7 @@ class SampleWorker:
     :mod:`ragjudge.run.ray._driver`)."""
 
     def __init__(self, setup: WorkerSetup) -> None:
-        config = setup.config
+        config = on_this_node(setup.config)
         self.config = config
         self.given_metrics = setup.metrics is not None
         self.metrics = setup.metrics if setup.metrics is not None else configured_metrics(config)
