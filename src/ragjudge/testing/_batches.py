@@ -3,7 +3,8 @@
 
 A batch stays ``in_progress`` for :attr:`BatchDesk.batch_seconds` (on the server's
 clock), then ends ``completed`` with each line answered as ``/v1/chat/completions``
-would answer it — or ``expired`` without answers when :attr:`BatchDesk.expire` is set.
+would answer it — or ``expired`` without answers, for the next
+:attr:`BatchDesk.expire_next` batches created.
 :attr:`BatchDesk.fail_line` picks lines (by their request body) that go to the error
 file instead, with the message it returns.
 """
@@ -33,8 +34,8 @@ class BatchDesk:
     def __init__(self, answer: Answer, clock: Callable[[], float]) -> None:
         self.batch_seconds = 0.0
         """Seconds a batch stays in progress before it ends."""
-        self.expire = False
-        """End batches ``expired``, with no line answered."""
+        self.expire_next = 0
+        """How many of the next batches created end ``expired``, with no line answered."""
         self.fail_line: Callable[[dict[str, Any]], str | None] = lambda body: None
         """A request body → an error message to put in the error file, or None."""
         self.created = 0
@@ -123,7 +124,9 @@ class BatchDesk:
                 "output_file_id": None,
                 "error_file_id": None,
                 "ends_at": self._clock() + self.batch_seconds,
+                "expires": self.expire_next > 0,
             }
+            self.expire_next = max(0, self.expire_next - 1)
             self.created += 1
         return JSONResponse(self._public(batch_id))
 
@@ -147,11 +150,12 @@ class BatchDesk:
         return JSONResponse(self._public(batch_id))
 
     def _public(self, batch_id: str) -> dict[str, Any]:
-        return {k: v for k, v in self._batches[batch_id].items() if k != "ends_at"}
+        hidden = ("ends_at", "expires")
+        return {k: v for k, v in self._batches[batch_id].items() if k not in hidden}
 
     def _end(self, batch: dict[str, Any]) -> None:
         """Answer every line of ``batch`` (called with the lock held)."""
-        if self.expire:
+        if batch["expires"]:
             batch["status"] = "expired"
             return
         outputs: list[str] = []
