@@ -5,6 +5,7 @@ work."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 import ragjudge as rj
-from ragjudge.config import EvalConfig
+from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.models.scripted import ReplyScript
 from ragjudge.run._judging import prices_of
 from ragjudge.store._store import Store
@@ -32,7 +33,9 @@ def server() -> Iterator[OpenAITestServer]:
     yield from running(OpenAITestServer(replies=script))
 
 
-def evaluate(tmp_path: Path, server: OpenAITestServer, **judge: Any) -> rj.EvaluationResult:
+def evaluate(
+    tmp_path: Path, server: OpenAITestServer, max_cost: float | None = None, **judge: Any
+) -> rj.EvaluationResult:
     return rj.evaluate(
         ROWS,
         target=lambda query: f"About {query}",
@@ -48,6 +51,7 @@ def evaluate(tmp_path: Path, server: OpenAITestServer, **judge: Any) -> rj.Evalu
         cache=False,
         store=tmp_path / "runs.db",
         progress=False,
+        max_cost=max_cost,
     )
 
 
@@ -109,3 +113,23 @@ def test_the_batch_price_share_is_the_configs() -> None:
 def test_batch_mode_where_it_cannot_work_is_refused(settings: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         EvalConfig.model_validate({"metrics": ["rouge_l"], **settings})
+
+
+def estimated_dollars(tmp_path: Path, server: OpenAITestServer, **judge: Any) -> float:
+    """The estimate a run too dear for its ``max_cost`` is refused with."""
+    with pytest.raises(ConfigError, match=r"estimated at \$") as refused:
+        evaluate(tmp_path, server, **judge, max_cost=1e-9)
+    found = re.search(r"estimated at \$([0-9.]+)", str(refused.value))
+    assert found is not None
+    return float(found.group(1))
+
+
+def test_the_cost_ceiling_holds_the_estimate_at_the_batch_price(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    requests = server.stats.requests
+    created = server.batches.created
+    direct = estimated_dollars(tmp_path / "direct", server)
+    batched = estimated_dollars(tmp_path / "batch", server, mode="batch")
+    assert batched == pytest.approx(direct / 2, rel=0.02)
+    assert (server.stats.requests, server.batches.created) == (requests, created)
