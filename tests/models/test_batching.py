@@ -108,7 +108,7 @@ def test_an_error_file_line_is_that_calls_explicit_error(server: OpenAITestServe
     )
     model, _, recorder = batched(server)
 
-    async def grade() -> tuple[BaseException | int, ...]:
+    async def grade() -> tuple[BaseException | int | None, ...]:
         try:
             results = await asyncio.gather(
                 *(model.generate_parsed(user(p), result_score) for p in PROMPTS[:3]),
@@ -116,7 +116,9 @@ def test_an_error_file_line_is_that_calls_explicit_error(server: OpenAITestServe
             )
         finally:
             await model.aclose()
-        return tuple(r if isinstance(r, BaseException) else r.value[0] for r in results)
+        return tuple(
+            r if isinstance(r, BaseException) else r.value[0] if r.value else None for r in results
+        )
 
     first, failed, third = asyncio.run(grade())
 
