@@ -42,7 +42,8 @@ class JudgeConfig(ModelSettings):
     hours, at the batch price (``batch_price_share`` of the normal one). A stopped run
     resumed with ``--resume`` waits for the batches it already sent."""
     batch_size: int = Field(default=1000, ge=1, le=50_000)
-    """``mode: batch``: judge calls in one batch at most."""
+    """``mode: batch``: judge calls in one batch at most (only the calls of the samples
+    in flight wait together: raise ``concurrency`` for large batches)."""
     batch_wait: float = Field(default=5.0, ge=0)
     """``mode: batch``: seconds the first waiting call waits for others before its
     batch is sent."""
