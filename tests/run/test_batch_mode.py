@@ -133,3 +133,13 @@ def test_the_cost_ceiling_holds_the_estimate_at_the_batch_price(
     batched = estimated_dollars(tmp_path / "batch", server, mode="batch")
     assert batched == pytest.approx(direct / 2, rel=0.02)
     assert (server.stats.requests, server.batches.created) == (requests, created)
+
+
+def test_the_preflight_question_of_a_batched_judge_is_asked_directly(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    requests, created = server.stats.requests, server.batches.created
+    run = evaluate(tmp_path, server, mode="batch", batch_wait=0.5, batch_poll=0.05, preflight=True)
+    assert run.status == "completed"
+    assert server.stats.requests - requests == 1  # one chat request: the question
+    assert server.batches.created - created >= 1  # the judge calls: in batches

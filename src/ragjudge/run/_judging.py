@@ -27,12 +27,13 @@ from ragjudge.models import (
     get_model,
     make_provider,
 )
-from ragjudge.models._batching import BatchingProvider, BatchLedger, BatchSettings
+from ragjudge.models._batching import BatchingProvider
 from ragjudge.models._cache import provider_endpoint
 from ragjudge.models._embeddings import CachedEmbedder, RemoteEmbedder, get_embedder
 from ragjudge.models._litellm import import_litellm
 from ragjudge.models._openai import resolve_base_url
 from ragjudge.models._structured import ReplySchemas
+from ragjudge.run._batch_judge import batch_model_settings, batching_provider, direct_provider
 from ragjudge.run._ceiling import call_recorded
 from ragjudge.store._store import Store
 
@@ -126,10 +127,7 @@ async def preflight(models: Sequence[JudgeModel]) -> list[JudgeCallRecord]:
         settings = model.settings.model_copy(
             update={"max_retries": 1, "timeout": min(model.settings.timeout, 30.0), "cache": False}
         )
-        # a batched judge is asked directly: a batch's reply may take hours
-        direct = model.provider
-        if isinstance(direct, BatchingProvider):
-            direct = direct.inner
+        direct = direct_provider(model.provider)  # a batch's reply may take hours
         probe = JudgeModel(direct, settings=settings, recorder=keep, prices=model.prices)
         try:
             await probe.generate(
@@ -192,46 +190,6 @@ def model_settings(judge: JudgeConfig, *, cache: bool) -> ModelSettings:
     """The judge layer's settings from the judge config (its ModelSettings part)."""
     fields = judge.model_dump(include=set(ModelSettings.model_fields))
     return ModelSettings.model_validate({**fields, "cache": cache})
-
-
-BATCH_TIMEOUT = 26 * 3600.0
-"""Seconds a batched call may wait for its reply: a batch's 24-hour window and the
-time it waits to be sent and read."""
-
-
-def batching_provider(judge: JudgeConfig, ledger: BatchLedger) -> BatchingProvider:
-    """The provider of a ``mode: batch`` judge: its OpenAI-compatible endpoint reached
-    through the Batch API, its batches kept in ``ledger``."""
-    inner = make_provider(
-        judge.model,
-        base_url=judge.base_url,
-        api_key=_api_key(judge),
-        timeout=judge.timeout,
-        max_reply_bytes=judge.max_reply_bytes,
-    )
-    if not isinstance(inner, OpenAIProvider):
-        raise ConfigError(f"judge.mode: batch needs an 'openai/<model>' judge, not {judge.model!r}")
-    settings = BatchSettings(
-        batch_size=judge.batch_size, batch_wait=judge.batch_wait, poll_interval=judge.batch_poll
-    )
-    return BatchingProvider(inner, ledger=ledger, settings=settings)
-
-
-def batch_model_settings(settings: ModelSettings, judge: JudgeConfig) -> ModelSettings:
-    """The judge layer's settings for batched calls: a call waits as long as its batch
-    may take, as many calls may wait as fill a batch (the limits of direct calls do
-    not apply to a batch queue), and a stopped run does not wait for its batches (they
-    go on at the provider; the resumed run collects them)."""
-    return settings.model_copy(
-        update={
-            "timeout": BATCH_TIMEOUT,
-            "max_concurrency": max(settings.max_concurrency, judge.batch_size),
-            "rpm": None,
-            "tpm": None,
-            "burst": None,
-            "in_flight_grace": 0.0,
-        }
-    )
 
 
 def agent_config(judge: JudgeConfig | None, spec: str) -> JudgeConfig:
@@ -463,7 +421,7 @@ def _judge_model(
 ) -> JudgeModel:
     recorder = store_recorder(store, run_id, prices_of(judge), name)
     if provider is None and judge.mode == "batch":
-        provider = batching_provider(judge, store.batch_ledger(run_id))
+        provider = batching_provider(judge, store.batch_ledger(run_id), _api_key(judge))
     return judge_model(judge, recorder, cache, provider)
 
 
