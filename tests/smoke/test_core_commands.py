@@ -299,3 +299,17 @@ def test_traces_of_an_mlflow_experiment_without_the_extra_name_it(tmp_path: Path
     done = run_ragjudge(["run", "traces.yaml"], folder)
     assert (done.code, done.tracebacks) == (2, 0), done.out + done.err
     assert "pip install 'ragjudge[mlflow]'" in done.err
+
+
+def test_batch_mode_for_a_judge_without_a_batch_api_exits_2_naming_the_key(
+    tmp_path: Path,
+) -> None:
+    folder = copy_quickstart(tmp_path)
+    (folder / "batch.yaml").write_text(
+        "data: evalset.jsonl\ntarget: rag_app:answer\nmetrics: [token_f1]\n"
+        "judge: {model: scripted, mode: batch}\n",
+        encoding="utf-8",
+    )
+    done = run_ragjudge(["run", "batch.yaml"], folder)
+    assert (done.code, done.tracebacks) == (2, 0), done.out + done.err
+    assert "judge.mode: batch" in done.err and "'openai/<model>'" in done.err

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -36,6 +36,23 @@ class JudgeConfig(ModelSettings):
     preflight: bool = True
     """Before any paid call, ask the judge (and every agent model) one short question,
     so an unreachable or misconfigured endpoint stops the run at once."""
+    mode: Literal["direct", "batch"] = "direct"
+    """``direct`` sends each judge call as it comes; ``batch`` gathers them and sends
+    them through OpenAI's Batch API (``openai/`` models only): replies take minutes to
+    hours, at the batch price (``batch_price_share`` of the normal one). A stopped run
+    resumed with ``--resume`` waits for the batches it already sent."""
+    batch_size: int = Field(default=1000, ge=1, le=50_000)
+    """``mode: batch``: judge calls in one batch at most (only the calls of the samples
+    in flight wait together: raise ``concurrency`` for large batches)."""
+    batch_wait: float = Field(default=5.0, ge=0)
+    """``mode: batch``: seconds the first waiting call waits for others before its
+    batch is sent."""
+    batch_poll: float = Field(default=10.0, gt=0)
+    """``mode: batch``: seconds before a batch is first looked at; the pause doubles
+    each time, up to five minutes."""
+    batch_price_share: float = Field(default=0.5, gt=0, le=1)
+    """``mode: batch``: the share of the normal price a batch call costs (OpenAI's and
+    Anthropic's batch APIs charge half)."""
 
 
 def judge_from_spec(value: Any) -> Any:
@@ -72,8 +89,11 @@ def checked_judge_names(
 def check_judge_settings(
     judge: JudgeConfig | None, judges: dict[str, JudgeConfig] | None, executor: str
 ) -> None:
-    """Refuse (``ValueError``) ``judge`` and ``judges`` together, and several judges on
-    Ray workers."""
+    """Refuse (``ValueError``) ``judge`` and ``judges`` together, several judges on
+    Ray workers, and batch mode where it cannot work."""
+    for name, each in [("judge", judge), *((f"judges.{n}", j) for n, j in (judges or {}).items())]:
+        if each is not None:
+            check_batch_mode(each, executor, name)
     if judge is not None and judges is not None:
         raise ValueError("give 'judge' (one judge model) or 'judges' (several, by name), not both")
     if judges is not None and executor == "ray":
@@ -90,3 +110,17 @@ def judge_endpoint(judge: JudgeConfig) -> str | None:
     except ValueError:
         return scrub_url(judge.base_url) if judge.base_url else None
     return provider_endpoint(provider)
+
+
+def check_batch_mode(judge: JudgeConfig, executor: str, key: str = "judge") -> None:
+    """Refuse (``ValueError``) ``mode: batch`` for a model that has no batch API here
+    or on Ray workers (each worker would send and watch batches of its own)."""
+    if judge.mode != "batch":
+        return
+    if not judge.model.startswith("openai/"):
+        raise ValueError(
+            f"{key}.mode: batch sends calls through OpenAI's Batch API, so it needs an "
+            f"'openai/<model>' judge, not {judge.model!r}"
+        )
+    if executor == "ray":
+        raise ValueError(f"{key}.mode: batch runs with 'executor: local'")

@@ -65,13 +65,17 @@ class PriceTable(Mapping[str, ModelPrice]):
         *,
         published: bool = False,
         server: str | None = None,
+        share: float = 1.0,
     ) -> None:
         """``prices`` from a config; with ``published``, models it lacks are priced from
         the published list, unless ``server`` (the endpoint's base URL) is not a
-        provider's own API the list knows (a local Ollama or vLLM server)."""
+        provider's own API the list knows (a local Ollama or vLLM server). Every price
+        is charged at ``share`` of itself (``0.5`` for calls sent through a batch API)."""
         self._prices = {name: _to_price(name, spec) for name, spec in (prices or {}).items()}
         self._published = published
         self._server = server
+        self.share = share
+        """The share of the listed price a call is charged (1 unless batched)."""
 
     @classmethod
     def from_dict(cls, data: Mapping[str, PriceSpec]) -> PriceTable:
@@ -91,17 +95,23 @@ class PriceTable(Mapping[str, ModelPrice]):
         """The price of ``model``: the config's, else the published one (when the
         table takes published prices); ``None`` when neither has it."""
         given = self._given_price(model)
-        if given is not None or not self._uses_published_list():
+        if given is None and self._uses_published_list():
+            rates = published_list.published_rates(model)
+            given = None if rates is None else ModelPrice(*rates)
+        if given is None or self.share == 1.0:
             return given
-        rates = published_list.published_rates(model)
-        return None if rates is None else ModelPrice(*rates)
+        return ModelPrice(input=given.input * self.share, output=given.output * self.share)
 
     def source(self, model: str) -> str | None:
         """Where the price of ``model`` comes from (``the config`` or the published
         list with its version and date); ``None`` when it has no price."""
         if self._given_price(model) is not None:
-            return self.CONFIG_SOURCE
-        return published_list.price_list_label() if self.price(model) is not None else None
+            source = self.CONFIG_SOURCE
+        elif self.price(model) is not None:
+            source = published_list.price_list_label()
+        else:
+            return None
+        return source if self.share == 1.0 else f"{source}, at the batch price ({self.share:.0%})"
 
     def missing_reason(self, model: str) -> str:
         """Why ``model`` has no price, and how to give one."""

@@ -27,11 +27,13 @@ from ragjudge.models import (
     get_model,
     make_provider,
 )
+from ragjudge.models._batching import BatchingProvider
 from ragjudge.models._cache import provider_endpoint
 from ragjudge.models._embeddings import CachedEmbedder, RemoteEmbedder, get_embedder
 from ragjudge.models._litellm import import_litellm
 from ragjudge.models._openai import resolve_base_url
 from ragjudge.models._structured import ReplySchemas
+from ragjudge.run._batch_judge import batch_model_settings, batching_provider, direct_provider
 from ragjudge.run._ceiling import call_recorded
 from ragjudge.store._store import Store
 
@@ -125,7 +127,8 @@ async def preflight(models: Sequence[JudgeModel]) -> list[JudgeCallRecord]:
         settings = model.settings.model_copy(
             update={"max_retries": 1, "timeout": min(model.settings.timeout, 30.0), "cache": False}
         )
-        probe = JudgeModel(model.provider, settings=settings, recorder=keep, prices=model.prices)
+        direct = direct_provider(model.provider)  # a batch's reply may take hours
+        probe = JudgeModel(direct, settings=settings, recorder=keep, prices=model.prices)
         try:
             await probe.generate(
                 [{"role": "user", "content": PREFLIGHT_PROMPT}],
@@ -162,7 +165,8 @@ def prices_of(judge: JudgeConfig | None) -> PriceTable:
     API); a run and its dry run use the same."""
     if judge is None:
         return PriceTable(published=True)
-    return PriceTable(judge.prices, published=True, server=judge_server(judge))
+    share = judge.batch_price_share if judge.mode == "batch" else 1.0
+    return PriceTable(judge.prices, published=True, server=judge_server(judge), share=share)
 
 
 def judge_server(judge: JudgeConfig) -> str | None:
@@ -416,6 +420,8 @@ def _judge_model(
     name: str | None = None,
 ) -> JudgeModel:
     recorder = store_recorder(store, run_id, prices_of(judge), name)
+    if provider is None and judge.mode == "batch":
+        provider = batching_provider(judge, store.batch_ledger(run_id), _api_key(judge))
     return judge_model(judge, recorder, cache, provider)
 
 
@@ -429,6 +435,8 @@ def judge_model(
     or a collector on a worker that cannot write it)."""
     prices = prices_of(judge)
     settings = model_settings(judge, cache=cache is not None)
+    if isinstance(provider, BatchingProvider):
+        settings = batch_model_settings(settings, judge)
     if provider is not None:
         return JudgeModel(
             provider, settings=settings, cache=cache, recorder=recorder, prices=prices

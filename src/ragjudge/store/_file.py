@@ -87,6 +87,13 @@ CREATE TABLE IF NOT EXISTS judge_calls (
 );
 CREATE INDEX IF NOT EXISTS judge_calls_run ON judge_calls(run_id);
 CREATE INDEX IF NOT EXISTS samples_position ON samples(run_id, position);
+CREATE TABLE IF NOT EXISTS judge_batches (
+    run_id TEXT NOT NULL,
+    custom_id TEXT NOT NULL,
+    batch_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, custom_id)
+);
 CREATE TABLE IF NOT EXISTS run_events (
     event_id INTEGER PRIMARY KEY AUTOINCREMENT,
     run_id TEXT NOT NULL,

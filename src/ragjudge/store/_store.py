@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 from ragjudge.store import _events as run_events
 from ragjudge.store import _frames as frames
+from ragjudge.store._batches import SubmittedBatches
 from ragjudge.store._file import StoreError as StoreError
 from ragjudge.store._file import open_store_file, transaction
 from ragjudge.store._judge_calls import JudgeCallStore
@@ -89,7 +90,7 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
-class Store(SampleReads, ScoreColumnReads, RunTallies, JudgeCallStore):
+class Store(SampleReads, ScoreColumnReads, RunTallies, JudgeCallStore, SubmittedBatches):
     """A SQLite file holding every run. Safe to reopen while another process has it open."""
 
     def __init__(self, path: str | Path, *, write: bool = False) -> None:

@@ -57,6 +57,7 @@ from ragjudge.models._structured import SCHEMA_REFUSAL, format_schema
 from ragjudge.models._tokens import estimate_tokens
 from ragjudge.models._types import ModelError
 from ragjudge.models.scripted import ReplyScript, hash_embedding, prompt_text
+from ragjudge.testing._batches import BatchDesk
 from ragjudge.testing._documents import reply_kept_to
 from ragjudge.testing._faults import FAULT_KINDS as FAULT_KINDS
 from ragjudge.testing._faults import WINDOW_SECONDS as WINDOW_SECONDS
@@ -132,6 +133,8 @@ class OpenAITestServer(StartStopContext):
         self._clock = clock
         self._injector = FaultInjector(faults if faults is not None else FaultPlan(), clock)
         self._ids = itertools.count(1)
+        self.batches = BatchDesk(self._chat_payload, clock)
+        """The Batch API endpoints (``/v1/files``, ``/v1/batches``) and their settings."""
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -194,7 +197,8 @@ class OpenAITestServer(StartStopContext):
             endpoint: Endpoint = "chat" if path.endswith("completions") else "embeddings"
             response = await self._handle_post(Request(scope, receive), endpoint)
         else:
-            response = error_response(404, f"no route {method} {path}", "not_found")
+            batch_api = await self.batches.handle(method, path, Request(scope, receive))
+            response = batch_api or error_response(404, f"no route {method} {path}", "not_found")
         if isinstance(response, Drop):
             await drop_connection(send)
             return

@@ -1,0 +1,56 @@
+"""The judge of ``mode: batch``: its provider, reaching the endpoint through the Batch
+API, and the judge layer's settings for calls that wait for a batch."""
+
+from __future__ import annotations
+
+from ragjudge.config import ConfigError, JudgeConfig
+from ragjudge.models import ModelSettings, OpenAIProvider, Provider, make_provider
+from ragjudge.models._batching import BatchingProvider, BatchLedger, BatchSettings
+
+BATCH_TIMEOUT = 26 * 3600.0
+"""Seconds a batched call may wait for its reply: a batch's 24-hour window and the
+time it waits to be sent and read."""
+
+
+def batching_provider(
+    judge: JudgeConfig, ledger: BatchLedger, api_key: str | None
+) -> BatchingProvider:
+    """The provider of a ``mode: batch`` judge: its OpenAI-compatible endpoint reached
+    through the Batch API, its batches kept in ``ledger``; ``api_key``: the key the
+    config names, if any."""
+    inner = make_provider(
+        judge.model,
+        base_url=judge.base_url,
+        api_key=api_key,
+        timeout=judge.timeout,
+        max_reply_bytes=judge.max_reply_bytes,
+    )
+    if not isinstance(inner, OpenAIProvider):
+        raise ConfigError(f"judge.mode: batch needs an 'openai/<model>' judge, not {judge.model!r}")
+    settings = BatchSettings(
+        batch_size=judge.batch_size, batch_wait=judge.batch_wait, poll_interval=judge.batch_poll
+    )
+    return BatchingProvider(inner, ledger=ledger, settings=settings)
+
+
+def batch_model_settings(settings: ModelSettings, judge: JudgeConfig) -> ModelSettings:
+    """The judge layer's settings for batched calls: a call waits as long as its batch
+    may take, as many calls may wait as fill a batch (the limits of direct calls do
+    not apply to a batch queue), and a stopped run does not wait for its batches (they
+    go on at the provider; the resumed run collects them)."""
+    return settings.model_copy(
+        update={
+            "timeout": BATCH_TIMEOUT,
+            "max_concurrency": max(settings.max_concurrency, judge.batch_size),
+            "rpm": None,
+            "tpm": None,
+            "burst": None,
+            "in_flight_grace": 0.0,
+        }
+    )
+
+
+def direct_provider(provider: Provider) -> Provider:
+    """The provider that answers at once: a batched judge's endpoint asked directly
+    (for the pre-flight question), any other provider as it is."""
+    return provider.inner if isinstance(provider, BatchingProvider) else provider
