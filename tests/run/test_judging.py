@@ -332,7 +332,7 @@ def test_agents_share_the_judges_cache_and_one_model_per_spec(tmp_path: Path) ->
 
 def test_models_of_one_run_on_one_endpoint_share_their_limiter(tmp_path: Path) -> None:
     from ragjudge.models import Limiter
-    from ragjudge.run._judging import build_embedders
+    from ragjudge.run._embedders import build_embedders
 
     config = EvalConfig.model_validate(
         {

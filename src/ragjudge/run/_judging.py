@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from ragjudge.config import ConfigError, EvalConfig, JudgeConfig
 from ragjudge.metrics import Metric
@@ -29,7 +28,6 @@ from ragjudge.models import (
 )
 from ragjudge.models._batching import BatchingProvider
 from ragjudge.models._cache import provider_endpoint
-from ragjudge.models._embeddings import CachedEmbedder, RemoteEmbedder, get_embedder
 from ragjudge.models._litellm import import_litellm
 from ragjudge.models._openai import resolve_base_url
 from ragjudge.models._structured import ReplySchemas
@@ -72,7 +70,7 @@ def check_judges(
 
 def _check_usable(judge: JudgeConfig, who: str) -> None:
     try:
-        provider = make_provider(judge.model, base_url=judge.base_url, api_key=_api_key(judge))
+        provider = make_provider(judge.model, base_url=judge.base_url, api_key=judge_api_key(judge))
     except ValueError as exc:
         raise ConfigError(f"{who}: {exc}") from exc
     if isinstance(provider, OpenAIProvider) and not provider.has_credentials:
@@ -88,7 +86,7 @@ def _check_usable(judge: JudgeConfig, who: str) -> None:
             raise ConfigError(f"{who} {judge.model!r}: {exc}") from None
 
 
-def _api_key(judge: JudgeConfig) -> str | None:
+def judge_api_key(judge: JudgeConfig) -> str | None:
     if judge.api_key_env is None:
         return None
     key = os.environ.get(judge.api_key_env)
@@ -333,49 +331,6 @@ def build_agent_models(
     return per_metric
 
 
-def build_embedders(
-    judge: JudgeConfig | None,
-    metrics: Sequence[Metric],
-    cache: ResponseCache | None,
-    limiters: dict[str, PermitSource] | None = None,
-    recorder: CallRecorder | None = None,
-) -> dict[str, Any]:
-    """The embedders the metrics name (:meth:`~ragjudge.metrics.Metric.embedding_specs`):
-    ``local`` models on this machine, other specs through the judge layer with the
-    judge's endpoint, limits and prices, each request handed to ``recorder`` as judge
-    calls are; each text's vector is kept in ``cache``. A spec that cannot be served is
-    a :class:`ConfigError` before any work."""
-    specs = sorted({spec for metric in metrics for spec in metric.embedding_specs()})
-    built: dict[str, Any] = {}
-    for spec in specs:
-        try:
-            embedder = _embedder(judge, spec, limiters, recorder)
-        except (ImportError, ValueError) as exc:
-            raise ConfigError(f"embedding {spec!r}: {exc}") from None
-        built[spec] = embedder if cache is None else CachedEmbedder(embedder, cache)
-    return built
-
-
-def _embedder(
-    judge: JudgeConfig | None,
-    spec: str,
-    limiters: dict[str, PermitSource] | None,
-    recorder: CallRecorder | None,
-) -> Any:
-    if spec == "local" or spec.startswith("local/"):
-        return get_embedder(spec)
-    settings = agent_config(judge, spec)
-    model = get_model(
-        spec,
-        base_url=settings.base_url,
-        api_key=_api_key(settings),
-        settings=model_settings(settings, cache=False),
-        recorder=recorder,
-        prices=prices_of(settings),
-    )
-    return RemoteEmbedder(share_limiter(model, limiters))
-
-
 def share_limiter(model: JudgeModel, limiters: dict[str, PermitSource] | None) -> JudgeModel:
     """Give ``model`` the limiter of an earlier model of the run on the same endpoint:
     a provider's requests-per-minute limit counts every request sent to it — judge,
@@ -421,7 +376,7 @@ def _judge_model(
 ) -> JudgeModel:
     recorder = store_recorder(store, run_id, prices_of(judge), name)
     if provider is None and judge.mode == "batch":
-        provider = batching_provider(judge, store.batch_ledger(run_id), _api_key(judge))
+        provider = batching_provider(judge, store.batch_ledger(run_id), judge_api_key(judge))
     return judge_model(judge, recorder, cache, provider)
 
 
@@ -444,7 +399,7 @@ def judge_model(
     return get_model(
         judge.model,
         base_url=judge.base_url,
-        api_key=_api_key(judge),
+        api_key=judge_api_key(judge),
         settings=settings,
         cache=cache,
         recorder=recorder,

@@ -14,9 +14,9 @@ from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeCallRecord, JudgeModel, PermitSource, Provider, ResponseCache
 from ragjudge.models._embeddings import RemoteEmbedder
+from ragjudge.run._embedders import build_embedders
 from ragjudge.run._judging import (
     build_agent_models,
-    build_embedders,
     build_judge,
     build_named_judges,
     generate_config,

@@ -23,10 +23,10 @@ from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeModel, PermitSource, Provider
 from ragjudge.models._cache import provider_endpoint
 from ragjudge.models._pricing import UsageTotals, UsageTracker
+from ragjudge.run._embedders import build_embedders
 from ragjudge.run._execution import Execution
 from ragjudge.run._judging import (
     agent_config,
-    build_embedders,
     generate_config,
     judge_model,
     share_reply_schemas,
