@@ -188,6 +188,13 @@ class EvalConfig(BaseModel):
     """Evaluate only the first N rows."""
     sample: int | None = Field(default=None, ge=1)
     """Evaluate N random rows, each subset of the breakdown (``by``) keeping its share."""
+    incremental: bool = False
+    """Evaluate only the rows whose request id no earlier run of the same config has
+    scored (the new rows of an appended log); the rows must carry their own ids.
+
+    The same config: the same settings apart from the name, the data path, the row
+    choice, the pace, the limits, the gates and the store (see
+    ``docs/everyday.md#nightly-runs``)."""
     by: str | None = None
     """Break the summary down by a metadata key (``metadata.KEY`` or ``KEY``)."""
     store: str | None = None

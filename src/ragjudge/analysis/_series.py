@@ -1,0 +1,129 @@
+"""A run series: one metric over time across the incremental runs of one config (the
+same :func:`~ragjudge.config._fingerprint.config_fingerprint`), each run holding the
+rows that were new that day — what ``ragjudge series`` lists and the report draws."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ragjudge.analysis._results import summarize_run
+from ragjudge.config._fingerprint import config_fingerprint
+from ragjudge.errors import AnalysisError
+from ragjudge.store._events import INCREMENTAL
+from ragjudge.store._store import RunInfo, Store
+
+__all__ = ["RunSeries", "SeriesPoint", "run_series", "series_of_run"]
+
+
+@dataclass(frozen=True)
+class SeriesPoint:
+    """One incremental run of a series: when it ran, how many new rows it scored, and
+    the metric's mean over them with its 95% confidence interval."""
+
+    run_id: str
+    created_at: str
+    name: str | None
+    new_rows: int
+    mean: float | None
+    low: float | None
+    high: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "created_at": self.created_at,
+            "name": self.name,
+            "new_rows": self.new_rows,
+            "mean": self.mean,
+            "ci_low": self.low,
+            "ci_high": self.high,
+        }
+
+
+@dataclass(frozen=True)
+class RunSeries:
+    """The incremental runs of one config, oldest first, for one metric."""
+
+    fingerprint: str
+    metric: str
+    metrics: list[str]
+    """Every metric the series' runs scored (``metric`` is one of them)."""
+    points: list[SeriesPoint]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "fingerprint": self.fingerprint,
+            "metric": self.metric,
+            "metrics": self.metrics,
+            "runs": [point.to_dict() for point in self.points],
+        }
+
+
+def run_series(store: Store, *, name: str | None = None, metric: str | None = None) -> RunSeries:
+    """The series of the latest incremental run (of the latest one named ``name`` when
+    given) for ``metric`` (default: the first metric that run scored);
+    :class:`~ragjudge.errors.AnalysisError` when there is none."""
+    incremental = [run for run in store.runs() if store.run_events(run.run_id, INCREMENTAL)]
+    if name is not None:
+        incremental = [run for run in incremental if run.name == name]
+    if not incremental:
+        named = f" named {name!r}" if name is not None else ""
+        raise AnalysisError(
+            f"no incremental run{named} in {store.path}: a series is made by runs "
+            "started with --incremental (incremental: true)"
+        )
+    return _series(store, incremental, incremental[-1], metric)
+
+
+def series_of_run(store: Store, run: RunInfo, metric: str | None = None) -> RunSeries | None:
+    """The series ``run`` belongs to (None when it is not an incremental run, or the
+    only run of its series)."""
+    if not store.run_events(run.run_id, INCREMENTAL):
+        return None
+    incremental = [r for r in store.runs() if store.run_events(r.run_id, INCREMENTAL)]
+    series = _series(store, incremental, run, metric)
+    return series if len(series.points) > 1 else None
+
+
+def _series(
+    store: Store, incremental: list[RunInfo], last: RunInfo, metric: str | None
+) -> RunSeries:
+    fingerprint = config_fingerprint(last.config)
+    members = [
+        run
+        for run in incremental
+        if run.created_at <= last.created_at and config_fingerprint(run.config) == fingerprint
+    ]
+    metrics = list(dict.fromkeys(m for run in members for m in (run.meanings or {})))
+    chosen = _chosen_metric(metric, metrics)
+    points = [_point(store, run, chosen) for run in members]
+    return RunSeries(fingerprint, chosen, metrics, points)
+
+
+def _chosen_metric(metric: str | None, metrics: list[str]) -> str:
+    if metric is None:
+        if not metrics:
+            raise AnalysisError("the series' runs scored no metric")
+        return metrics[0]
+    if metric not in metrics:
+        raise AnalysisError(
+            f"--metric {metric!r}: the series' runs scored no such metric; "
+            f"they scored {', '.join(metrics) or 'none'}"
+        )
+    return metric
+
+
+def _point(store: Store, run: RunInfo, metric: str) -> SeriesPoint:
+    summaries = {s.metric: s for s in summarize_run(store, run.run_id).summaries}
+    summary = summaries.get(metric)
+    ci = None if summary is None else summary.ci
+    return SeriesPoint(
+        run_id=run.run_id,
+        created_at=run.created_at,
+        name=run.name,
+        new_rows=run.n_samples,
+        mean=None if summary is None else summary.mean,
+        low=None if ci is None else ci.low,
+        high=None if ci is None else ci.high,
+    )
