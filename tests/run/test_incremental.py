@@ -85,7 +85,9 @@ def test_the_second_run_scores_only_the_appended_rows(tmp_path: Path) -> None:
         assert [p.new_rows for p in series.points] == [5, 3]
         assert all(p.mean == pytest.approx(1.0) for p in series.points)
         belongs = series_of_run(store, store.run(second))
-        assert belongs is not None and len(belongs.points) == 2
+        assert [len(one.points) for one in belongs] == [2] * len(belongs)
+        assert belongs[0].metric == "rouge_l" and len(belongs) >= 2
+        assert series_of_run(store, store.run(first)) == []
 
 
 def test_a_changed_metric_list_scores_every_row_again(tmp_path: Path) -> None:

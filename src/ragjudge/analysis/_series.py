@@ -10,6 +10,7 @@ from typing import Any
 from ragjudge.analysis._results import summarize_run
 from ragjudge.config._fingerprint import config_fingerprint
 from ragjudge.errors import AnalysisError
+from ragjudge.stats import MetricSummary
 from ragjudge.store._events import INCREMENTAL
 from ragjudge.store._store import RunInfo, Store
 
@@ -76,28 +77,44 @@ def run_series(store: Store, *, name: str | None = None, metric: str | None = No
     return _series(store, incremental, incremental[-1], metric)
 
 
-def series_of_run(store: Store, run: RunInfo, metric: str | None = None) -> RunSeries | None:
-    """The series ``run`` belongs to (None when it is not an incremental run, or the
-    only run of its series)."""
+def series_of_run(store: Store, run: RunInfo) -> list[RunSeries]:
+    """Every metric's series up to ``run`` when ``run`` is an incremental run with
+    earlier runs of its config (each member summarised once); empty otherwise."""
     if not store.run_events(run.run_id, INCREMENTAL):
-        return None
+        return []
     incremental = [r for r in store.runs() if store.run_events(r.run_id, INCREMENTAL)]
-    series = _series(store, incremental, run, metric)
-    return series if len(series.points) > 1 else None
+    fingerprint, members, metrics = _members(incremental, run)
+    if len(members) < 2:
+        return []
+    summaries = [_summaries(store, member) for member in members]
+    return [
+        RunSeries(
+            fingerprint,
+            metric,
+            metrics,
+            [_point(m, s.get(metric)) for m, s in zip(members, summaries, strict=True)],
+        )
+        for metric in metrics
+    ]
+
+
+def _members(incremental: list[RunInfo], last: RunInfo) -> tuple[str, list[RunInfo], list[str]]:
+    """The fingerprint of ``last``, its series' runs up to it and their metrics."""
+    fingerprint = config_fingerprint(last.config)
+    # the store's order (runs started in the same second too), up to ``last``
+    ids = [run.run_id for run in incremental]
+    upto = incremental[: ids.index(last.run_id) + 1] if last.run_id in ids else incremental
+    members = [run for run in upto if config_fingerprint(run.config) == fingerprint]
+    metrics = list(dict.fromkeys(m for run in members for m in (run.meanings or {})))
+    return fingerprint, members, metrics
 
 
 def _series(
     store: Store, incremental: list[RunInfo], last: RunInfo, metric: str | None
 ) -> RunSeries:
-    fingerprint = config_fingerprint(last.config)
-    members = [
-        run
-        for run in incremental
-        if run.created_at <= last.created_at and config_fingerprint(run.config) == fingerprint
-    ]
-    metrics = list(dict.fromkeys(m for run in members for m in (run.meanings or {})))
+    fingerprint, members, metrics = _members(incremental, last)
     chosen = _chosen_metric(metric, metrics)
-    points = [_point(store, run, chosen) for run in members]
+    points = [_point(run, _summaries(store, run).get(chosen)) for run in members]
     return RunSeries(fingerprint, chosen, metrics, points)
 
 
@@ -114,9 +131,11 @@ def _chosen_metric(metric: str | None, metrics: list[str]) -> str:
     return metric
 
 
-def _point(store: Store, run: RunInfo, metric: str) -> SeriesPoint:
-    summaries = {s.metric: s for s in summarize_run(store, run.run_id).summaries}
-    summary = summaries.get(metric)
+def _summaries(store: Store, run: RunInfo) -> dict[str, MetricSummary]:
+    return {s.metric: s for s in summarize_run(store, run.run_id).summaries}
+
+
+def _point(run: RunInfo, summary: MetricSummary | None) -> SeriesPoint:
     ci = None if summary is None else summary.ci
     return SeriesPoint(
         run_id=run.run_id,
