@@ -14,8 +14,8 @@ def append_rows(log: Path, first: int, last: int) -> None:
             row = {
                 "request_id": f"q{i}",
                 "request": f"q {i}?",
-                "response": "a",
-                "expected_response": "a",
+                "response": "Paris",
+                "expected_response": "Paris",
             }
             f.write(json.dumps(row) + "\n")
 

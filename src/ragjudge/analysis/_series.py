@@ -14,7 +14,7 @@ from ragjudge.stats import MetricSummary
 from ragjudge.store._events import INCREMENTAL
 from ragjudge.store._store import RunInfo, Store
 
-__all__ = ["RunSeries", "SeriesPoint", "run_series", "series_of_run"]
+__all__ = ["RunSeries", "SeriesPoint", "run_series", "series_of_run", "series_step"]
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,15 @@ def series_of_run(store: Store, run: RunInfo) -> list[RunSeries]:
         )
         for metric in metrics
     ]
+
+
+def series_step(store: Store, run: RunInfo) -> int:
+    """How many earlier runs of its series ``run`` follows (0 for a run of no series):
+    the step MLflow draws its metrics at, so a series reads over time there too."""
+    if not store.run_events(run.run_id, INCREMENTAL):
+        return 0
+    incremental = [r for r in store.runs() if store.run_events(r.run_id, INCREMENTAL)]
+    return len(_members(incremental, run)[1]) - 1
 
 
 def _members(incremental: list[RunInfo], last: RunInfo) -> tuple[str, list[RunInfo], list[str]]:
