@@ -70,6 +70,7 @@ async def aevaluate(
     dry_run_target_rows: int = setting_default("dry_run_target_rows"),
     limit: int | None = setting_default("limit"),
     sample: int | None = setting_default("sample"),
+    incremental: bool = setting_default("incremental"),
     by: str | None = setting_default("by"),
     store: str | Path | None = setting_default("store"),
     seed: int = setting_default("seed"),
@@ -177,7 +178,8 @@ _PLAIN_SETTINGS = (
     "name", "format", "delimiter", "skip_invalid_rows", "max_field_bytes", "openai_evals",
     "knowledge_base", "retriever", "judges", "cache", "trials", "trials_reduce",
     "trials_reduce_k", "trials_pass_threshold", "concurrency", "processes",
-    "max_error_rate", "max_cost", "dry_run_target_rows", "limit", "sample", "by", "seed",
+    "max_error_rate", "max_cost", "dry_run_target_rows", "limit", "sample", "incremental",
+    "by", "seed",
     "report", "gate", "executor", "ray", "anchors", "reference_run",
 )  # fmt: skip
 """Arguments of :func:`aevaluate` that go into the config as they are given."""

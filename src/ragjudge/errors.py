@@ -57,6 +57,7 @@ __all__ = [
     "JudgeError",
     "MetricError",
     "MissingExtra",
+    "NothingNew",
     "RagjudgeError",
     "RowProblem",
     "RunFailed",
@@ -126,6 +127,11 @@ class ClusterError(RagjudgeError, RuntimeError):
 class SpendingLimitReached(RagjudgeError):
     """The run stopped at its cost ceiling (``max_cost``); finished results are stored
     and ``--resume`` (with a higher ceiling) completes the run."""
+
+
+class NothingNew(RagjudgeError):
+    """An incremental run found no row its config has not scored already; no run is
+    made (``ragjudge run --incremental`` says so and exits 0)."""
 
 
 class MetricError(RagjudgeError):

@@ -105,6 +105,9 @@ STEPS = [
     Step("meta {run} --human no_such_label", codes=(2,)),
     # a lexical run has no judge reply cache; saying so may end with exit 2
     Step("cache stats", codes=(0, 2), says="cache"),
+    # the stored run scored every row of the set: an incremental run has nothing new
+    Step("run eval.yaml --incremental --no-progress", says="nothing new to evaluate"),
+    Step("series", codes=(2,), says="no incremental run"),
     Step("show no-such-run", codes=(2,), says="no-such-run"),
     Step("run no-such-file.yaml", codes=(2,), says="no-such-file.yaml"),
 ]

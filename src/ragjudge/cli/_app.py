@@ -45,6 +45,7 @@ from ragjudge.cli._metrics import register as register_metrics
 from ragjudge.cli._prompts import register as register_prompts
 from ragjudge.cli._report import register as register_report
 from ragjudge.cli._schema import register as register_schema
+from ragjudge.cli._series import register as register_series
 from ragjudge.cli._setting_options import (
     RunBy,
     RunConcurrency,
@@ -52,6 +53,7 @@ from ragjudge.cli._setting_options import (
     RunFailOver,
     RunFailUnder,
     RunGate,
+    RunIncremental,
     RunLimit,
     RunMaxCost,
     RunMaxErrorRate,
@@ -109,6 +111,7 @@ def run(
     max_error_rate: RunMaxErrorRate = None,
     max_cost: RunMaxCost = None,
     skip_invalid_rows: RunSkipInvalidRows = False,
+    incremental: RunIncremental = False,
     by: RunBy = None,
     store: RunStore = None,
     fail_under: RunFailUnder = None,
@@ -140,7 +143,7 @@ def run(
 
     from ragjudge.cli._classify import openai_evals_config
     from ragjudge.cli._systems import print_system_runs, systems_not_started
-    from ragjudge.errors import ClusterError, SpendingLimitReached
+    from ragjudge.errors import ClusterError, NothingNew, SpendingLimitReached
     from ragjudge.run._runner import dry_run, run_evaluation
     from ragjudge.run._stopping import Stopping
     from ragjudge.terminal import print_plan, print_result
@@ -172,6 +175,7 @@ def run(
             max_error_rate=max_error_rate,
             max_cost=max_cost,
             skip_invalid_rows=True if skip_invalid_rows else None,
+            incremental=True if incremental else None,
             by=by,
             store=None if store is None else str(store.resolve()),
             gate=gate,
@@ -223,6 +227,9 @@ def run(
         if left:
             err.print(Text(left), soft_wrap=True)
         raise typer.Exit(stopping.exit_code) from None
+    except NothingNew as exc:
+        err.print(Text(str(exc)), soft_wrap=True)
+        return
     except SpendingLimitReached as exc:
         command = resume_command(config, started[-1] if started else None, {"--store": store})
         err.print(Text(f"{exc}. Resume with a higher --max-cost: {command}"), soft_wrap=True)
@@ -362,6 +369,7 @@ register_prompts(app)
 register_cache(app)
 register_report(app)
 register_schema(app)
+register_series(app)
 
 
 def main() -> None:

@@ -54,6 +54,7 @@ OPTIONS = (
     CommandLineOption("max_error_rate", "float | None", "SHARE"),
     CommandLineOption("max_cost", "float | None", "DOLLARS"),
     CommandLineOption("skip_invalid_rows", "bool"),
+    CommandLineOption("incremental", "bool"),
     CommandLineOption("by", "str | None", "KEY"),
     CommandLineOption("store", "Path | None", "FILE"),
     CommandLineOption("fail_under", "list[str] | None", "METRIC=VALUE"),

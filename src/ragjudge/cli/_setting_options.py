@@ -19,6 +19,7 @@ __all__ = [
     "RunFailOver",
     "RunFailUnder",
     "RunGate",
+    "RunIncremental",
     "RunLimit",
     "RunMaxCost",
     "RunMaxErrorRate",
@@ -137,6 +138,14 @@ RunSkipInvalidRows = Annotated[
     typer.Option(
         "--skip-invalid-rows",
         help="Score what can be scored: leave out rows that cannot be read, and rows lacking a metric's inputs for that metric; report both.",
+    ),
+]
+
+RunIncremental = Annotated[
+    bool,
+    typer.Option(
+        "--incremental",
+        help="Evaluate only the rows whose request id no earlier run of the same config has scored (the new rows of an appended log); the rows must carry their own ids.",
     ),
 ]
 

@@ -188,6 +188,13 @@ class EvalConfig(BaseModel):
     """Evaluate only the first N rows."""
     sample: int | None = Field(default=None, ge=1)
     """Evaluate N random rows, each subset of the breakdown (``by``) keeping its share."""
+    incremental: bool = False
+    """Evaluate only the rows whose request id no earlier run of the same config has
+    scored (the new rows of an appended log); the rows must carry their own ids.
+
+    The same config: the same settings apart from the name, the data path, the row
+    choice, the pace, the limits, the gates and the store (see
+    ``docs/everyday.md#nightly-runs``)."""
     by: str | None = None
     """Break the summary down by a metadata key (``metadata.KEY`` or ``KEY``)."""
     store: str | None = None
@@ -263,11 +270,17 @@ class EvalConfig(BaseModel):
         return moved
 
     @model_validator(mode="after")
-    def _some_metric(self) -> EvalConfig:
+    def _settings_together(self) -> EvalConfig:
+        """Settings that need, or exclude, each other."""
         if not self.metrics and self.openai_evals is None:
             raise ValueError("metrics: give at least one metric (or an openai_evals eval)")
         if self.openai_evals is not None and self.data is not None:
             raise ValueError("give 'data' or 'openai_evals' (whose samples are the data), not both")
+        if self.limit is not None and self.sample is not None:
+            raise ValueError(
+                "give 'limit' (the first N rows) or 'sample' (N random rows), not both"
+            )
+        check_trials_reduce(self.trials_reduce, self.trials_reduce_k, self.trials_pass_threshold)
         return self
 
     @model_validator(mode="after")
@@ -295,11 +308,6 @@ class EvalConfig(BaseModel):
         """The system of ``systems`` this config evaluates (see :meth:`system_configs`)."""
         return self._system
 
-    @model_validator(mode="after")
-    def _trials_reduce_settings(self) -> EvalConfig:
-        check_trials_reduce(self.trials_reduce, self.trials_reduce_k, self.trials_pass_threshold)
-        return self
-
     def trials_reduce_choice(self) -> TrialsReduce | None:
         """The config-wide reducer of the metrics' trials (None: the mean)."""
         if self.trials_reduce == "mean":
@@ -307,14 +315,6 @@ class EvalConfig(BaseModel):
         return TrialsReduce(
             method=self.trials_reduce, k=self.trials_reduce_k, threshold=self.trials_pass_threshold
         )
-
-    @model_validator(mode="after")
-    def _limit_or_sample(self) -> EvalConfig:
-        if self.limit is not None and self.sample is not None:
-            raise ValueError(
-                "give 'limit' (the first N rows) or 'sample' (N random rows), not both"
-            )
-        return self
 
     @model_validator(mode="after")
     def _anchor_rows(self) -> EvalConfig:

@@ -67,6 +67,7 @@ COMMAND_LINE_SETTINGS: dict[str, str | None] = {
     "max_error_rate": "SHARE",
     "max_cost": "DOLLARS",
     "skip_invalid_rows": None,
+    "incremental": None,
     "by": "KEY",
     "store": "FILE",
     "fail_under": "METRIC=VALUE",

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from ragjudge._util.known_secrets import mask_secrets_in
 from ragjudge._version import __version__
 from ragjudge.analysis._results import EvaluationResult, summarize_run
+from ragjudge.analysis._series import series_step
 from ragjudge.errors import ExportError
 from ragjudge.export._databricks_table import aggregate_name, databricks_table
 from ragjudge.export._mlflow_rows import log_rows
@@ -153,7 +154,9 @@ def _log_run(
     target = target_run(client, run, experiment or run.name or DEFAULT_EXPERIMENT, tags)
     try:
         # what the store holds has its secrets masked; so has what this process knows of
-        _log_values(client, target.run_id, mask_secrets_in(_params(run, store)), metrics)
+        params = mask_secrets_in(_params(run, store))
+        at = (_milliseconds(run.created_at), series_step(store, run))
+        _log_values(client, target.run_id, params, metrics, at)
         client.log_table(target.run_id, data=_table(store, run), artifact_file=EVAL_RESULTS)
         client.log_dict(target.run_id, mask_secrets_in(run.config), "ragjudge/config.json")
         client.log_dict(target.run_id, mask_secrets_in(summary.to_dict()), "ragjudge/summary.json")
@@ -278,13 +281,20 @@ def _refuse_a_second_export(client: Any, experiment_id: str, run_id: str) -> Non
 
 
 def _log_values(
-    client: Any, run_id: str, params: dict[str, str], metrics: dict[str, float]
+    client: Any,
+    run_id: str,
+    params: dict[str, str],
+    metrics: dict[str, float],
+    at: tuple[int, int],
 ) -> None:
+    """Log the params, and the metrics at ``at``: the run's start (milliseconds) and its
+    step in its series of incremental runs (0 outside one), so MLflow draws a series'
+    metrics over time."""
     from mlflow.entities import Metric, Param
 
-    stamp = _milliseconds(None)
+    stamp, step = at
     param_list = [Param(k, v) for k, v in params.items()]
-    metric_list = [Metric(k, v, stamp, 0) for k, v in metrics.items()]
+    metric_list = [Metric(k, v, stamp, step) for k, v in metrics.items()]
     for start in range(0, len(param_list), 100):
         client.log_batch(run_id, params=param_list[start : start + 100])
     for start in range(0, len(metric_list), 1000):

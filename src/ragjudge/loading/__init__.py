@@ -224,6 +224,7 @@ def read_evaluation_set(
         skipped=all_problems,
         mapping=mapping,
         displaced=built.displaced,
+        unnamed_rows=built.unnamed_rows,
     )
     return LoadedSet(built.samples, report)
 

@@ -37,6 +37,9 @@ class LoadReport:
     displaced: dict[str, str] = field(default_factory=dict)
     """Column → the field the format's guess would have read it as, where ``columns``
     gives that field from another column (the column is kept as metadata)."""
+    unnamed_rows: list[int] = field(default_factory=list)
+    """The row numbers of the rows that carried no request id (theirs was derived from
+    the row's content or number)."""
 
     @property
     def mapped(self) -> bool:

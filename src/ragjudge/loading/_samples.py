@@ -58,6 +58,8 @@ class Built:
     fields: dict[str, str]
     unused: list[str]
     displaced: dict[str, str] = field(default_factory=dict)
+    unnamed_rows: list[int] = field(default_factory=list)
+    """The row numbers of the rows that carried no request id (theirs was derived)."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ def build_samples(
         _PreparedRow(raw.row, map_row(raw.data, fmt, rules.columns, rules.separators), raw.data)
         for raw in rows
     ]
+    unnamed = [item.row for item in prepared if "request_id" not in item.mapped.fields]
     if rules.ids_from_rows:
         _name_rows_by_number(prepared)
     problems = _assign_request_ids(label, prepared, ids or RequestIds())
@@ -103,7 +106,7 @@ def build_samples(
         if item.row not in bad_rows:
             samples.append(sample)
     displaced = {c: f for item in prepared for c, f in item.mapped.displaced.items()}
-    return Built(samples, problems, _fields_taken(prepared), _unused(prepared), displaced)
+    return Built(samples, problems, _fields_taken(prepared), _unused(prepared), displaced, unnamed)
 
 
 def _name_rows_by_number(prepared: list[_PreparedRow]) -> None:

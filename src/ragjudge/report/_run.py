@@ -30,6 +30,7 @@ from ragjudge.report._samples import (
     pass_words,
     sample_rows,
 )
+from ragjudge.report._series import series_figures
 from ragjudge.report._svg import ci_cell
 from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import MetricSummary, group_names
@@ -75,6 +76,7 @@ def run_report_html(
         else [],
         "spread": spread_plots(frame, metrics) if run.trials > 1 and len(frame) else [],
         "human": _human(store, run.run_id, human, frame, result),
+        "series": series_figures(store, run, result.meanings),
     }
     return render_page(
         "run.html.jinja",

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 from ragjudge._util.extras import require_extra
 from ragjudge._util.importing import import_object
 from ragjudge.config import ConfigError, EvalConfig, expand_environment
-from ragjudge.errors import MissingExtra
-from ragjudge.loading import DataShape, read_evaluation_set
+from ragjudge.errors import MissingExtra, NothingNew
+from ragjudge.loading import DataShape, LoadReport, read_evaluation_set
 from ragjudge.loading._mlflow_traces import is_mlflow_data
 from ragjudge.metrics import ConfigSettings, Metric, create_metric
+from ragjudge.run._incremental import Continuation, check_named_rows, continuation
 from ragjudge.run._matrix import judge_choice, judged_metrics
 from ragjudge.run._reducing import check_reduce, reduce_choice, with_trials_reduce
 from ragjudge.run._requirements import (
@@ -72,6 +73,8 @@ class Prepared:
     notes: list[str] = field(default_factory=list)
     """What the run should say about its evaluation set: the format assumed, columns
     left unread, rows skipped or not applicable (see :mod:`ragjudge.loading`)."""
+    continued: Continuation | None = None
+    """For an incremental run: the earlier runs of its config it continues."""
 
 
 def prepare(
@@ -91,12 +94,15 @@ def prepare(
     metric_objects = configured_metrics(config, metrics, registry)
     target_obj = build_target(config, target)
     notes: list[str] = []
+    continued: list[Continuation] = []
     if samples is not None:
         rows = samples
     elif data is None and config.data is None and registry is not None:
-        rows = load_config_samples(config, registry.rows, format="openai_evals", notes=notes)
+        rows = load_config_samples(
+            config, registry.rows, format="openai_evals", notes=notes, continued=continued
+        )
     else:
-        rows = load_config_samples(config, data, notes=notes)
+        rows = load_config_samples(config, data, notes=notes, continued=continued)
     check_by_key(config.by, rows)
     check_filled(metric_objects, filled_fields(rows, metric_objects))
     if config.skip_invalid_rows:
@@ -105,7 +111,8 @@ def prepare(
         check_requirements(rows, metric_objects, target_obj)
     config.check_run_size(len(rows))
     check_retriever(config, metric_objects)
-    return Prepared(rows, metric_objects, target_obj, build_retriever(config), notes)
+    retriever = build_retriever(config)
+    return Prepared(rows, metric_objects, target_obj, retriever, notes, next(iter(continued), None))
 
 
 def configured_metrics(
@@ -274,11 +281,14 @@ def load_config_samples(
     *,
     format: str | None = None,
     notes: list[str] | None = None,
+    continued: list[Continuation] | None = None,
 ) -> list[Sample]:
     """The evaluation set: ``data`` when given (a DataFrame, list of dicts, dict of
     columns or path), else the config's ``data``, read with the config's ``format``,
-    ``columns`` and ``skip_invalid_rows``; the first ``limit`` rows when a limit is set,
-    or a random ``sample`` stratified by ``by``. ``notes`` receives what the reading decided."""
+    ``columns`` and ``skip_invalid_rows``; with ``incremental``, only the rows no earlier
+    run of the config scored; of those, the first ``limit`` rows when a limit is set, or
+    a random ``sample`` stratified by ``by``. ``notes`` receives what the reading decided,
+    ``continued`` what an incremental run continues."""
     if data is None:
         if config.data is None:
             raise ConfigError("no evaluation set: give 'data' (a file, DataFrame or list of dicts)")
@@ -294,9 +304,30 @@ def load_config_samples(
     if notes is not None:
         notes.extend(loaded.report.notes())
     samples = loaded.samples
+    if config.incremental:
+        samples = _new_rows(config, loaded.report, samples, continued)
     if config.sample:
         return stratified_sample(samples, config.sample, by=config.by, seed=config.seed)
     return samples[: config.limit] if config.limit else samples
+
+
+def _new_rows(
+    config: EvalConfig,
+    report: LoadReport,
+    samples: list[Sample],
+    continued: list[Continuation] | None,
+) -> list[Sample]:
+    """The rows of an incremental run: those no earlier run of its config scored."""
+    check_named_rows(report, config.where("incremental"))
+    found, new = continuation(config, samples)
+    if not new:
+        raise NothingNew(
+            f"nothing new to evaluate: all {len(samples)} rows of {report.source} were "
+            f"scored by earlier runs of this config ({', '.join(found.continues[-3:])})"
+        )
+    if continued is not None:
+        continued.append(found)
+    return new
 
 
 def _data_shape(config: EvalConfig) -> DataShape:

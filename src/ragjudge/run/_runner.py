@@ -36,6 +36,7 @@ from ragjudge.run._dryrun import DryRunPlan, TargetAnswers, ask_target, plan_eva
 from ragjudge.run._estimates import check_estimate, expected_calls
 from ragjudge.run._execution import outcome_recorded
 from ragjudge.run._executors import ExecutionParts, ExecutorKind, executor_kind
+from ragjudge.run._incremental import record_continuation
 from ragjudge.run._judging import check_judges, prices_of, record_calls
 from ragjudge.run._models import RunModels, close_all
 from ragjudge.run._preparation import MetricSpec, Prepared, RequirementError, prepare
@@ -149,6 +150,11 @@ def _prepared(
         with loading(held_whole=False):
             return prepare_stored(config, target=target, metrics=metrics), None
     folder = parquet_folder(config, data) if resumed is None and kind.reads_in_pages else None
+    if folder is not None and config.incremental:
+        raise ConfigError(
+            f"{config.where('incremental')}: an incremental run reads its set whole; "
+            "run it with 'executor: local', or give the Parquet folder's files as one file"
+        )
     if folder is not None:
         with loading(held_whole=False):
             return prepare_streamed(config, folder, target=target, metrics=metrics)
@@ -357,6 +363,8 @@ def _record_start(
     )
     for note in setup.notes:
         store.add_run_event(run_id, NOTE, {"text": note})
+    if setup.continued is not None:
+        record_continuation(store, run_id, setup.continued, len(setup.samples))
 
 
 def _record_notes(store: Store, run_id: str, notes: Sequence[str]) -> None:

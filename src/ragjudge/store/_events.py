@@ -10,10 +10,13 @@ import sqlite3
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["NOTE", "RATE_LIMITS", "add_event", "events"]
+__all__ = ["INCREMENTAL", "NOTE", "RATE_LIMITS", "add_event", "events"]
 
 NOTE = "note"
 """A line about the evaluation set: ``{"text": ...}``."""
+INCREMENTAL = "incremental"
+"""What an incremental run continues: ``{fingerprint, continues, new_rows, skipped_rows}``
+(see :mod:`ragjudge.run._incremental`)."""
 RATE_LIMITS = "rate_limits"
 """One execution's rate-limit counters of one model (see :mod:`ragjudge.analysis._rate_limits`)."""
 

@@ -313,6 +313,14 @@ class Store(SampleReads, ScoreColumnReads, RunTallies, JudgeCallStore, Submitted
         ).fetchall()
         return {(r[0], r[1], r[2]) for r in rows}
 
+    def scored_request_ids(self, run_ids: Sequence[str]) -> set[str]:
+        """The request ids that have at least one stored score in any of ``run_ids``."""
+        marks = ", ".join("?" for _ in run_ids)
+        rows = self._conn.execute(
+            f"SELECT DISTINCT request_id FROM scores WHERE run_id IN ({marks})", tuple(run_ids)
+        ).fetchall()
+        return {r[0] for r in rows}
+
     def scores(self, run_id: str) -> list[tuple[str, int, Score]]:
         """(request_id, trial, Score) for every stored score, in sample order."""
         rows = self._conn.execute(
