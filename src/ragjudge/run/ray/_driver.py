@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ from ray.exceptions import RayActorError, RayTaskError
 
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.config._ray import ClusterError, RayConfig, cluster_address
+from ragjudge.errors import TargetSetupError
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import Provider, RateLimits, ResponseCache
 from ragjudge.models._limits import Limiter
@@ -34,6 +37,7 @@ from ragjudge.run._execution import Execution
 from ragjudge.run._judging import StoreRecorder, prices_of
 from ragjudge.run._progress import progress_display
 from ragjudge.run.ray._permits import PermitKeeper, RemotePermits
+from ragjudge.run.ray._pool import WorkerPool, ray_error_line, worker_count
 from ragjudge.run.ray._worker import (
     Batch,
     BatchResult,
@@ -43,6 +47,7 @@ from ragjudge.run.ray._worker import (
     peak_rss_mb,
 )
 from ragjudge.schema import Output, Sample
+from ragjudge.store._events import NOTE
 from ragjudge.store._store import Store
 from ragjudge.targets._targets import Target
 
@@ -140,11 +145,13 @@ class RayExecution(Execution):
         self.cache = cache
         self.given_metrics = list(metrics) if given_metrics else None
         self.given_target = given_target
+        if given_target is not None:
+            require_shippable(given_target)
         self.provider = provider
         self.recorder = StoreRecorder(store, run_id, prices_of(config.judge))
         self.timings = Timings()
         self.keepers: dict[str, Any] = {}
-        self.worker_handles: list[Any] = []
+        self.pool: WorkerPool | None = None
         self._setup_ref: Any = None
 
     def stored_results(self) -> tuple[set[tuple[str, int, str]], dict[str, Output]]:
@@ -160,8 +167,8 @@ class RayExecution(Execution):
             with ray_session(self.config.ray):
                 try:
                     self._start_keepers()
-                    await self._start_workers()
-                    await self._dispatch(self._pages(total, tracker), concurrency, tracker)
+                    pool = await self._start_workers()
+                    await self._dispatch(pool, self._pages(total, tracker), concurrency, tracker)
                 finally:
                     self.writer.flush()
                     self._stop()
@@ -198,16 +205,18 @@ class RayExecution(Execution):
             self.keepers[key] = keeper
             model.limiter = RemotePermits(keeper)
 
-    async def _start_workers(self) -> None:
+    async def _start_workers(self) -> WorkerPool:
+        """Start the workers, one whole CPU each, and wait until they are up (see
+        :mod:`ragjudge.run.ray._pool`)."""
         resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
-        cpus = float(resources.get("CPU", 1.0))
-        count = self.settings.workers or max(1, min(64, int(cpus)))
-        retries = self.settings.max_retries
+        count, note = worker_count(self.settings, float(resources.get("CPU", 1.0)))
+        if note is not None:
+            self._note(note)
         worker_actor = _actor_class(
             SampleWorker,
-            num_cpus=min(1.0, cpus / count),
-            max_restarts=retries,
-            max_task_retries=retries,
+            num_cpus=1,
+            max_restarts=0,  # a dead worker's batch goes to a live one (the pool)
+            max_task_retries=0,
             max_concurrency=1,  # one batch at a time: its calls and cache entries are its own
         )
         setup = WorkerSetup(
@@ -218,51 +227,98 @@ class RayExecution(Execution):
             target=self.given_target,
             provider=self.provider,
         )
-        # held for the run: a restarted worker is built from it again
+        # held for the run: a replacement worker is built from it again
         self._setup_ref = ray.put(setup)
-        self.worker_handles = [worker_actor.remote(self._setup_ref) for _ in range(count)]
+        self.pool = pool = WorkerPool(worker_actor, self._setup_ref, self.settings)
         self.timings.workers = count
-        await asyncio.gather(
-            *(asyncio.wrap_future(w.ready.remote().future()) for w in self.worker_handles)
-        )
+        await pool.start(count)
+        return pool
 
-    async def _dispatch(self, batches: Iterator[Batch], concurrency: int, tracker: Any) -> None:
-        queued = self.settings.batches_per_worker
-        load = {i: 0 for i in range(len(self.worker_handles))}
-        waiting: dict[asyncio.Future[BatchResult], tuple[int, Batch]] = {}
+    def _note(self, note: str) -> None:
+        """Tell the user now and keep the note with the run."""
+        print(f"note: {note}", file=sys.stderr)
+        self.store.add_run_event(self.run_id, NOTE, {"text": note})
+
+    async def _dispatch(
+        self, pool: WorkerPool, batches: Iterator[Batch], concurrency: int, tracker: Any
+    ) -> None:
+        """Send batches to the least loaded live workers, at most ``batches_per_worker``
+        each; a batch whose worker was lost goes again to any live worker."""
+        again: deque[tuple[Batch, int]] = deque()
+        waiting: dict[asyncio.Future[BatchResult], tuple[int, Batch, int]] = {}
+        try:
+            await self._send_all(pool, batches, concurrency, tracker, again, waiting)
+        finally:
+            for future in waiting:  # a run stopped early: what is in flight is dropped
+                future.cancel()
+
+    async def _send_all(
+        self,
+        pool: WorkerPool,
+        batches: Iterator[Batch],
+        concurrency: int,
+        tracker: Any,
+        again: deque[tuple[Batch, int]],
+        waiting: dict[asyncio.Future[BatchResult], tuple[int, Batch, int]],
+    ) -> None:
+        per_worker = self.settings.batches_per_worker
+        read_all = False
         while True:
-            while len(waiting) >= queued * len(self.worker_handles):
-                await self._collect(waiting, load, tracker)
-            begun = time.perf_counter()
-            batch = next(batches, None)  # read from the store only when a slot is free
-            if batch is None:
-                break
-            worker = min(load, key=load.__getitem__)
-            ref = self.worker_handles[worker].run_batch.remote(batch, concurrency)
-            waiting[asyncio.wrap_future(ref.future())] = (worker, batch)
-            load[worker] += 1
-            self.timings.dispatching += time.perf_counter() - begun
-        while waiting:
-            await self._collect(waiting, load, tracker)
+            worker = pool.free(per_worker)
+            while worker is not None:
+                begun = time.perf_counter()
+                if again:
+                    batch, sent = again.popleft()
+                else:
+                    # read from the store only when a slot is free
+                    following = next(batches, None)
+                    if following is None:
+                        read_all = True
+                        break
+                    batch, sent = following, 0
+                waiting[pool.send(worker, batch, concurrency)] = (worker, batch, sent + 1)
+                self.timings.dispatching += time.perf_counter() - begun
+                worker = pool.free(per_worker)
+            if not waiting and not again and read_all:
+                return
+            if not pool.live:
+                await pool.replacement()
+                continue
+            await self._collect(pool, waiting, again, tracker)
 
     async def _collect(
         self,
-        waiting: dict[asyncio.Future[BatchResult], tuple[int, Batch]],
-        load: dict[int, int],
+        pool: WorkerPool,
+        waiting: dict[asyncio.Future[BatchResult], tuple[int, Batch, int]],
+        again: deque[tuple[Batch, int]],
         tracker: Any,
     ) -> None:
+        """Store the batches that came back; queue again those whose worker was lost;
+        let started replacements join the pool."""
         begun = time.perf_counter()
-        done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(
+            [*waiting, *pool.starting], return_when=asyncio.FIRST_COMPLETED
+        )
         self.timings.waiting += time.perf_counter() - begun
         for future in done:
-            worker, batch = waiting.pop(future)
-            load[worker] -= 1
+            if future in pool.starting:
+                pool.joined(future)
+                continue
+            worker, batch, sent = waiting.pop(future)
+            pool.returned(worker)
             try:
                 result = future.result()
-            except (RayActorError, RayTaskError) as exc:
-                raise ClusterError(
-                    f"a Ray worker failed beyond {self.settings.max_retries} retries: {exc}"
-                ) from None
+            except RayActorError as exc:
+                pool.died(worker)
+                if sent > self.settings.max_retries:
+                    raise ClusterError(
+                        f"a Ray worker failed beyond {self.settings.max_retries} retries: "
+                        f"{ray_error_line(exc)}"
+                    ) from None
+                again.append((self._unfinished(batch), sent))
+                continue
+            except RayTaskError as exc:
+                raise ClusterError(f"a Ray worker failed: {ray_error_line(exc)}") from None
             begun = time.perf_counter()
             await self._write(result, batch)
             self.timings.writing += time.perf_counter() - begun
@@ -271,6 +327,14 @@ class RayExecution(Execution):
             self.timings.worker_peak_rss_mb[result.pid] = result.peak_rss_mb
             for _ in range(len(batch.samples)):
                 tracker.advance()
+
+    def _unfinished(self, batch: Batch) -> Batch:
+        """``batch`` with what the store holds for its samples now: results stored
+        since it was sent are not scored again."""
+        outputs, finished = self.store.stored_for(
+            self.run_id, [s.request_id for s in batch.samples]
+        )
+        return Batch(samples=batch.samples, outputs=outputs, finished=finished)
 
     async def _write(self, result: BatchResult, batch: Batch) -> None:
         """Store a batch's judge calls (new ids), outputs and new scores, as a local
@@ -318,9 +382,28 @@ class RayExecution(Execution):
         for model in self.models:
             if isinstance(model.limiter, RemotePermits):
                 model.limiter.freeze()
-        for handle in [*self.worker_handles, *self.keepers.values()]:
+        if self.pool is not None:
+            self.pool.stop()
+        for handle in self.keepers.values():
             ray.kill(handle)
-        self.worker_handles, self.keepers, self._setup_ref = [], {}, None
+        self.pool, self.keepers, self._setup_ref = None, {}, None
+
+
+def require_shippable(target: Target) -> None:
+    """A :class:`TargetSetupError` naming the target and why, when the target the run
+    was given cannot be pickled to reach the workers (a function is pickled by value
+    when it is defined in ``__main__`` or its module is registered with
+    ``cloudpickle.register_pickle_by_value``; otherwise its module must be importable
+    on every node)."""
+    try:
+        ray.cloudpickle.dumps(target)  # type: ignore[no-untyped-call]
+    except Exception as exc:  # pickling runs arbitrary reducers; any failure is the answer
+        name = getattr(target, "name", None) or type(target).__name__
+        raise TargetSetupError(
+            f"target {name}: cannot be shipped to the Ray workers, it does not pickle "
+            f"({type(exc).__name__}: {exc}); give a function that holds no open "
+            "connection, lock or thread, or a target the config names (module:function)"
+        ) from None
 
 
 def _actor_class(cls: type, **options: Any) -> Any:
