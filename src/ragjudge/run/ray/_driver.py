@@ -25,6 +25,7 @@ from typing import Any
 
 import ray
 from ray.exceptions import RayActorError, RayTaskError
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.config._ray import ClusterError, RayConfig, cluster_address
@@ -194,7 +195,12 @@ class RayExecution(Execution):
                 )
 
     def _start_keepers(self) -> None:
-        keeper_actor = _actor_class(PermitKeeper, num_cpus=0, max_concurrency=10_000)
+        # on this command's node: a keeper lost with another node would leave every
+        # worker without permits
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        keeper_actor = _actor_class(
+            PermitKeeper, num_cpus=0, max_concurrency=10_000, scheduling_strategy=here
+        )
         for model in self.models:
             key = limiter_key(model)
             if key in self.keepers:
