@@ -21,7 +21,11 @@ def ray_or_skip() -> Any:
 def local_cluster() -> Iterator[str]:
     """Start the cluster; yield its address (for subprocesses); stop it."""
     ray = ray_or_skip()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    # "local": a new cluster even when `ray start` left one running on this machine
+    ray.init(
+        address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+        logging_level="ERROR",
+    )  # fmt: skip
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
