@@ -322,3 +322,18 @@ async def test_a_timeout_the_function_raises_itself_is_its_own_error() -> None:
     for fn in (sync_answer, async_answer):
         out = await CallableTarget(fn, timeout=5)(SAMPLE)
         assert out.error == "TimeoutError: the index server did not answer"
+
+
+def _shout(query: str) -> str:
+    return query.upper()
+
+
+async def test_a_function_target_pickles_and_answers_after_unpickling() -> None:
+    import pickle
+
+    target = CallableTarget(_shout, name="shout", timeout=5.0, concurrency=3)
+    assert (await target(SAMPLE)).response == "AND UNION ALL?"  # its calls have run once
+    copied = pickle.loads(pickle.dumps(target))
+    assert (copied.name, copied.timeout, copied.concurrency) == ("shout", 5.0, 3)
+    assert copied._threads is not target._threads
+    assert (await copied(SAMPLE)).response == "AND UNION ALL?"

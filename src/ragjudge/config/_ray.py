@@ -94,7 +94,9 @@ class RayConfig(BaseModel):
     address: str | None = None
     """The cluster to connect to (``host:port``, ``ray://host:port`` or ``auto``)."""
     workers: int | None = Field(default=None, ge=1, le=MAX_WORKERS)
-    """Worker actors (at most 1,024); default: the cluster's CPUs (at most 64)."""
+    """Worker actors, one whole CPU each (at most 1,024); default: the cluster's CPUs (at
+    most 64). More than the cluster's whole CPUs start as many workers as there are CPUs,
+    with a note."""
     batch_size: int | None = Field(default=None, ge=1)
     """Samples per batch sent to a worker; default: for a run with judge calls, about
     10 seconds of a worker's work (from the judge calls per sample, the concurrency and
@@ -105,7 +107,12 @@ class RayConfig(BaseModel):
     num_cpus: int | None = Field(default=None, ge=1)
     """CPUs of a local cluster the run starts (default: Ray's choice, all of them)."""
     max_retries: int = Field(default=2, ge=0)
-    """Times a batch is sent again when its worker died (a new worker replaces it)."""
+    """Times a batch is sent again when its worker died or its node was lost (to any
+    live worker; a new worker is started in the dead one's place when the cluster has
+    room)."""
+    start_timeout: float = Field(default=60.0, gt=0)
+    """Seconds the workers have to start; past it the run stops saying how many started
+    (finished results are kept and the run resumes)."""
     runtime_env: RuntimeEnvConfig | None = None
     """Code, packages and environment variables (by name) shipped to every node."""
 

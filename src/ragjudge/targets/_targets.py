@@ -212,6 +212,18 @@ class CallableTarget:
         self.supports_history = bool(set(self._arg_names) & _HISTORY_ARGUMENTS)
         """Whether the function receives the conversation (a dialogue can be held)."""
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The target without its running calls (threads, locks), so that it can be
+        pickled and shipped to another process (a Ray worker)."""
+        state = self.__dict__.copy()
+        del state["_threads"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Rebuild the running calls' state for the function received."""
+        self.__dict__.update(state)
+        self._threads = ThreadedCalls(self.fn, self.concurrency)
+
     async def __call__(self, sample: Sample) -> Output:
         started = time.perf_counter()
         try:

@@ -56,9 +56,9 @@ def _check_nodes(config: EvalConfig, address: str | None) -> None:
     this machine, where the run's own checks hold."""
     import ray
 
-    from ragjudge.run.ray._driver import ray_session
     from ragjudge.run.ray._preflight import check_nodes
     from ragjudge.run.ray._runtime_env import job_runtime_env
+    from ragjudge.run.ray._session import ray_session
 
     runtime_env = job_runtime_env(config)
     if address in (None, "local") and not ray.is_initialized():

@@ -16,18 +16,21 @@ them and their results — and the rows waiting for the next commit (at most
 from __future__ import annotations
 
 import asyncio
-import logging
+import sys
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
 import ray
 from ray.exceptions import RayActorError, RayTaskError
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from ragjudge.config import ConfigError, EvalConfig
-from ragjudge.config._ray import ClusterError, RayConfig, cluster_address
+from ragjudge.config import EvalConfig
+from ragjudge.config._ray import ClusterError, RayConfig
+from ragjudge.errors import TargetSetupError
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import Provider, RateLimits, ResponseCache
 from ragjudge.models._limits import Limiter
@@ -38,7 +41,9 @@ from ragjudge.run._progress import progress_display
 from ragjudge.run.ray._batch_sizing import batch_size_for_work, judge_calls_per_sample
 from ragjudge.run.ray._ledger import start_ledger
 from ragjudge.run.ray._permits import PermitKeeper, RemotePermits
+from ragjudge.run.ray._pool import WorkerPool, ray_error_line, worker_count
 from ragjudge.run.ray._runtime_env import env_var_values, job_runtime_env
+from ragjudge.run.ray._session import ray_session as ray_session
 from ragjudge.run.ray._worker import (
     Batch,
     BatchResult,
@@ -48,6 +53,7 @@ from ragjudge.run.ray._worker import (
     peak_rss_mb,
 )
 from ragjudge.schema import Output, Sample
+from ragjudge.store._events import NOTE
 from ragjudge.store._store import Store
 from ragjudge.targets._targets import Target
 
@@ -59,52 +65,6 @@ RAY_EXECUTION = "ray_execution"
 
 _LEASE_MARGIN = 60.0
 """Seconds beyond a model's timeout after which a permit whose worker died comes back."""
-
-
-@contextmanager
-def ray_session(
-    settings: RayConfig | None, runtime_env: dict[str, Any] | None = None
-) -> Iterator[None]:
-    """Ray connected for the run: the one already initialised in this process, the
-    cluster at ``ray.address`` or ``RAY_ADDRESS``, else a local one (stopped after).
-    ``runtime_env`` (:func:`~ragjudge.run.ray._runtime_env.job_runtime_env`) is the job's
-    runtime environment when this process connects."""
-    if ray.is_initialized():
-        _check_joinable(runtime_env)
-        yield
-        return
-    settings = settings or RayConfig()
-    address = cluster_address(settings)
-    try:
-        ray.init(
-            # "local": a cluster of its own, even when another one runs on this machine
-            address=address or "local",
-            num_cpus=settings.num_cpus if address is None else None,
-            include_dashboard=False,
-            log_to_driver=False,
-            logging_level=logging.WARNING,
-            runtime_env=runtime_env,
-        )
-    except (ValueError, ConnectionError, RuntimeError, TimeoutError) as exc:
-        where = "ray.address" if settings.address else "RAY_ADDRESS"
-        raise ConfigError(
-            f"{where}: cannot connect to a Ray cluster at {address!r}: {exc}"
-        ) from None
-    try:
-        yield
-    finally:
-        ray.shutdown()
-
-
-def _check_joinable(runtime_env: dict[str, Any] | None) -> None:
-    """Ray started by the caller keeps its own runtime environment: a folder or packages
-    to ship cannot be added to it (variables are, per worker)."""
-    shipped = [key for key in ("working_dir", "pip") if key in (runtime_env or {})]
-    if shipped:
-        raise ConfigError(
-            f"ray.runtime_env.{shipped[0]}: Ray is already initialised in this process, so "
-            "ragjudge cannot ship it; pass runtime_env to your own ray.init() instead"
-        )
 
 
 @dataclass
@@ -163,13 +123,15 @@ class RayExecution(Execution):
         self.cache = cache
         self.given_metrics = list(metrics) if given_metrics else None
         self.given_target = given_target
+        if given_target is not None:
+            require_shippable(given_target)
         self.provider = provider
         self.ledger: Any = None
         self._rpm: int | None = None
         """The lowest requests-per-minute limit of the run's endpoints, if any."""
         self.timings = Timings()
         self.keepers: dict[str, Any] = {}
-        self.worker_handles: list[Any] = []
+        self.pool: WorkerPool | None = None
         self._setup_ref: Any = None
 
     def stored_results(self) -> tuple[set[tuple[str, int, str]], dict[str, Output]]:
@@ -186,9 +148,11 @@ class RayExecution(Execution):
                 try:
                     self._start_keepers()
                     await self._start_ledger()
-                    await self._start_workers()
+                    pool = await self._start_workers()
                     size = self._batch_size(total, concurrency)
-                    await self._dispatch(self._pages(total, size, tracker), concurrency, tracker)
+                    await self._dispatch(
+                        pool, self._pages(total, size, tracker), concurrency, tracker
+                    )
                 finally:
                     self.writer.flush()
                     self._stop()
@@ -225,7 +189,12 @@ class RayExecution(Execution):
                 )
 
     def _start_keepers(self) -> None:
-        keeper_actor = _actor_class(PermitKeeper, num_cpus=0, max_concurrency=10_000)
+        # on this command's node: a keeper lost with another node would leave every
+        # worker without permits
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        keeper_actor = _actor_class(
+            PermitKeeper, num_cpus=0, max_concurrency=10_000, scheduling_strategy=here
+        )
         for model in self.models:
             key = limiter_key(model)
             if key in self.keepers:
@@ -246,16 +215,18 @@ class RayExecution(Execution):
         self.ledger = start_ledger(str(self.store.path), self.run_id, self.config, cache_path)
         await asyncio.wrap_future(self.ledger.cache_get.remote("").future())
 
-    async def _start_workers(self) -> None:
+    async def _start_workers(self) -> WorkerPool:
+        """Start the workers, one whole CPU each, and wait until they are up (see
+        :mod:`ragjudge.run.ray._pool`)."""
         resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
-        cpus = float(resources.get("CPU", 1.0))
-        count = self.settings.workers or max(1, min(64, int(cpus)))
-        retries = self.settings.max_retries
+        count, note = worker_count(self.settings, float(resources.get("CPU", 1.0)))
+        if note is not None:
+            self._note(note)
         worker_actor = _actor_class(
             SampleWorker,
-            num_cpus=min(1.0, cpus / count),
-            max_restarts=retries,
-            max_task_retries=retries,
+            num_cpus=1,
+            max_restarts=0,  # a dead worker's batch goes to a live one (the pool)
+            max_task_retries=0,
             max_concurrency=1,  # one batch at a time: its calls and cache entries are its own
             **_variables_option(self.config),
         )
@@ -268,51 +239,98 @@ class RayExecution(Execution):
             target=self.given_target,
             provider=self.provider,
         )
-        # held for the run: a restarted worker is built from it again
+        # held for the run: a replacement worker is built from it again
         self._setup_ref = ray.put(setup)
-        self.worker_handles = [worker_actor.remote(self._setup_ref) for _ in range(count)]
+        self.pool = pool = WorkerPool(worker_actor, self._setup_ref, self.settings)
         self.timings.workers = count
-        await asyncio.gather(
-            *(asyncio.wrap_future(w.ready.remote().future()) for w in self.worker_handles)
-        )
+        await pool.start(count)
+        return pool
 
-    async def _dispatch(self, batches: Iterator[Batch], concurrency: int, tracker: Any) -> None:
-        queued = self.settings.batches_per_worker
-        load = {i: 0 for i in range(len(self.worker_handles))}
-        waiting: dict[asyncio.Future[BatchResult], tuple[int, Batch]] = {}
+    def _note(self, note: str) -> None:
+        """Tell the user now and keep the note with the run."""
+        print(f"note: {note}", file=sys.stderr)
+        self.store.add_run_event(self.run_id, NOTE, {"text": note})
+
+    async def _dispatch(
+        self, pool: WorkerPool, batches: Iterator[Batch], concurrency: int, tracker: Any
+    ) -> None:
+        """Send batches to the least loaded live workers, at most ``batches_per_worker``
+        each; a batch whose worker was lost goes again to any live worker."""
+        again: deque[tuple[Batch, int]] = deque()
+        waiting: dict[asyncio.Future[BatchResult], tuple[int, Batch, int]] = {}
+        try:
+            await self._send_all(pool, batches, concurrency, tracker, again, waiting)
+        finally:
+            for future in waiting:  # a run stopped early: what is in flight is dropped
+                future.cancel()
+
+    async def _send_all(
+        self,
+        pool: WorkerPool,
+        batches: Iterator[Batch],
+        concurrency: int,
+        tracker: Any,
+        again: deque[tuple[Batch, int]],
+        waiting: dict[asyncio.Future[BatchResult], tuple[int, Batch, int]],
+    ) -> None:
+        per_worker = self.settings.batches_per_worker
+        read_all = False
         while True:
-            while len(waiting) >= queued * len(self.worker_handles):
-                await self._collect(waiting, load, tracker)
-            begun = time.perf_counter()
-            batch = next(batches, None)  # read from the store only when a slot is free
-            if batch is None:
-                break
-            worker = min(load, key=load.__getitem__)
-            ref = self.worker_handles[worker].run_batch.remote(batch, concurrency)
-            waiting[asyncio.wrap_future(ref.future())] = (worker, batch)
-            load[worker] += 1
-            self.timings.dispatching += time.perf_counter() - begun
-        while waiting:
-            await self._collect(waiting, load, tracker)
+            worker = pool.free(per_worker)
+            while worker is not None:
+                begun = time.perf_counter()
+                if again:
+                    batch, sent = again.popleft()
+                else:
+                    # read from the store only when a slot is free
+                    following = next(batches, None)
+                    if following is None:
+                        read_all = True
+                        break
+                    batch, sent = following, 0
+                waiting[pool.send(worker, batch, concurrency)] = (worker, batch, sent + 1)
+                self.timings.dispatching += time.perf_counter() - begun
+                worker = pool.free(per_worker)
+            if not waiting and not again and read_all:
+                return
+            if not pool.live:
+                await pool.replacement()
+                continue
+            await self._collect(pool, waiting, again, tracker)
 
     async def _collect(
         self,
-        waiting: dict[asyncio.Future[BatchResult], tuple[int, Batch]],
-        load: dict[int, int],
+        pool: WorkerPool,
+        waiting: dict[asyncio.Future[BatchResult], tuple[int, Batch, int]],
+        again: deque[tuple[Batch, int]],
         tracker: Any,
     ) -> None:
+        """Store the batches that came back; queue again those whose worker was lost;
+        let started replacements join the pool."""
         begun = time.perf_counter()
-        done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(
+            [*waiting, *pool.starting], return_when=asyncio.FIRST_COMPLETED
+        )
         self.timings.waiting += time.perf_counter() - begun
         for future in done:
-            worker, batch = waiting.pop(future)
-            load[worker] -= 1
+            if future in pool.starting:
+                pool.joined(future)
+                continue
+            worker, batch, sent = waiting.pop(future)
+            pool.returned(worker)
             try:
                 result = future.result()
-            except (RayActorError, RayTaskError) as exc:
-                raise ClusterError(
-                    f"a Ray worker failed beyond {self.settings.max_retries} retries: {exc}"
-                ) from None
+            except RayActorError as exc:
+                pool.died(worker)
+                if sent > self.settings.max_retries:
+                    raise ClusterError(
+                        f"a Ray worker failed beyond {self.settings.max_retries} retries: "
+                        f"{ray_error_line(exc)}"
+                    ) from None
+                again.append((self._unfinished(batch), sent))
+                continue
+            except RayTaskError as exc:
+                raise ClusterError(f"a Ray worker failed: {ray_error_line(exc)}") from None
             begun = time.perf_counter()
             self._write(result, batch)
             self.timings.writing += time.perf_counter() - begun
@@ -321,6 +339,14 @@ class RayExecution(Execution):
             self.timings.worker_peak_rss_mb[result.pid] = result.peak_rss_mb
             for _ in range(len(batch.samples)):
                 tracker.advance()
+
+    def _unfinished(self, batch: Batch) -> Batch:
+        """``batch`` with what the store holds for its samples now: results stored
+        since it was sent are not scored again."""
+        outputs, finished = self.store.stored_for(
+            self.run_id, [s.request_id for s in batch.samples]
+        )
+        return Batch(samples=batch.samples, outputs=outputs, finished=finished)
 
     def _write(self, result: BatchResult, batch: Batch) -> None:
         """Store a batch's outputs and new scores, as a local run does; what was stored
@@ -360,14 +386,16 @@ class RayExecution(Execution):
         for model in self.models:
             if isinstance(model.limiter, RemotePermits):
                 model.limiter.freeze()
-        for handle in [*self.worker_handles, *self.keepers.values()]:
+        if self.pool is not None:
+            self.pool.stop()
+        for handle in self.keepers.values():
             ray.kill(handle)
         if self.ledger is not None:
             # gone already (RayActorError): it wrote each call and entry as it came
             with suppress(RayActorError):
                 ray.get(self.ledger.close.remote())
             ray.kill(self.ledger)
-        self.worker_handles, self.keepers, self._setup_ref, self.ledger = [], {}, None, None
+        self.pool, self.keepers, self._setup_ref, self.ledger = None, {}, None, None
 
 
 def _variables_option(config: EvalConfig) -> dict[str, Any]:
@@ -375,6 +403,23 @@ def _variables_option(config: EvalConfig) -> dict[str, Any]:
     ``ray.runtime_env.env_vars`` (also when Ray was initialised by the caller)."""
     values = env_var_values(config)
     return {"runtime_env": {"env_vars": values}} if values else {}
+
+
+def require_shippable(target: Target) -> None:
+    """A :class:`TargetSetupError` naming the target and why, when the target the run
+    was given cannot be pickled to reach the workers (a function is pickled by value
+    when it is defined in ``__main__`` or its module is registered with
+    ``cloudpickle.register_pickle_by_value``; otherwise its module must be importable
+    on every node)."""
+    try:
+        ray.cloudpickle.dumps(target)  # type: ignore[no-untyped-call]
+    except Exception as exc:  # pickling runs arbitrary reducers; any failure is the answer
+        name = getattr(target, "name", None) or type(target).__name__
+        raise TargetSetupError(
+            f"target {name}: cannot be shipped to the Ray workers, it does not pickle "
+            f"({type(exc).__name__}: {exc}); give a function that holds no open "
+            "connection, lock or thread, or a target the config names (module:function)"
+        ) from None
 
 
 def _actor_class(cls: type, **options: Any) -> Any:
