@@ -152,20 +152,30 @@ def _check(gate: Gate, by_name: dict[str, MetricSummary], on: GateOn) -> GateRes
     if summary is None:
         known = ", ".join(by_name) or "none"
         reason = f"{gate.metric}: the run has no such score (its scores: {known})"
-        return GateResult(gate, None, measured, False, f"gate failed ({gate.option}): {reason}")
+        return _unmeasured(gate, measured, reason)
     value = _measured_value(summary, measured)
     if value is None:
         why = "no value" if summary.mean is None else "no confidence interval"
         reason = f"{gate.metric} has {why} ({summary.errors} errors, n={summary.n})"
-        return GateResult(gate, None, measured, False, f"gate failed ({gate.option}): {reason}")
-    passed = value >= gate.threshold if gate.floor else value <= gate.threshold
-    relation = (">=" if passed else "<") if gate.floor else ("<=" if passed else ">")
-    verb = "gate passed" if passed else "gate failed"
+        return _unmeasured(gate, measured, reason)
+    passed, relation, verb = _held(gate, value)
     reason = (
         f"{verb} ({gate.option}): {gate.metric} {measured} {value:.3f} {relation} "
         f"{gate.threshold:g}{_context(summary, measured)}"
     )
     return GateResult(gate, value, measured, passed, reason)
+
+
+def _held(gate: Gate, value: float) -> tuple[bool, str, str]:
+    """Whether ``value`` holds ``gate``, the relation to show and the verb."""
+    passed = value >= gate.threshold if gate.floor else value <= gate.threshold
+    relation = (">=" if passed else "<") if gate.floor else ("<=" if passed else ">")
+    return passed, relation, "gate passed" if passed else "gate failed"
+
+
+def _unmeasured(gate: Gate, measured: str, reason: str) -> GateResult:
+    """A gate that failed because its value could not be measured."""
+    return GateResult(gate, None, measured, False, f"gate failed ({gate.option}): {reason}")
 
 
 def _check_pass_rate(gate: Gate, rates: dict[str, PassRate], on: GateOn) -> GateResult:
@@ -175,15 +185,13 @@ def _check_pass_rate(gate: Gate, rates: dict[str, PassRate], on: GateOn) -> Gate
     if rate is None:
         known = ", ".join(rates) or "none"
         reason = f"{score} has no per-sample pass (give it a 'threshold'); scores with one: {known}"
-        return GateResult(gate, None, measured, False, f"gate failed ({gate.option}): {reason}")
+        return _unmeasured(gate, measured, reason)
     value = _measured_rate(rate, measured)
     if value is None:
         why = "no scored sample" if rate.rate is None else "no confidence interval"
         reason = f"{gate.metric} has {why} ({rate.unscored} not scored)"
-        return GateResult(gate, None, measured, False, f"gate failed ({gate.option}): {reason}")
-    passed = value >= gate.threshold if gate.floor else value <= gate.threshold
-    relation = (">=" if passed else "<") if gate.floor else ("<=" if passed else ">")
-    verb = "gate passed" if passed else "gate failed"
+        return _unmeasured(gate, measured, reason)
+    passed, relation, verb = _held(gate, value)
     reason = (
         f"{verb} ({gate.option}): share of samples with {score} {rate.condition}: "
         f"{measured} {value:.3f} {relation} {gate.threshold:g}{_rate_context(rate, measured)}"
