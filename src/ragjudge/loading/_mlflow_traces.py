@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from ragjudge._util.extras import require_extra
+from ragjudge._util.json_text import decoded_json
 from ragjudge.errors import DatasetError, RowProblem
 
 __all__ = [
@@ -87,10 +88,10 @@ def record_of_trace(trace: Any) -> dict[str, Any]:
     trace_id = info.get("trace_id") or info.get("request_id") if isinstance(info, Mapping) else None
     if trace_id:
         record["request_id"] = str(trace_id)
-    inputs = _decoded(attributes.get("mlflow.spanInputs"))
+    inputs = decoded_json(attributes.get("mlflow.spanInputs"))
     if inputs is not None:
         record["request"] = _request_of(inputs)
-    outputs = _decoded(attributes.get("mlflow.spanOutputs"))
+    outputs = decoded_json(attributes.get("mlflow.spanOutputs"))
     if isinstance(outputs, str):
         record["response"] = outputs
     tags = info.get("tags") if isinstance(info, Mapping) else None
@@ -202,15 +203,6 @@ def _root_span(trace: Mapping[str, Any]) -> Mapping[str, Any] | None:
         if isinstance(s, Mapping) and not s.get("parent_span_id", s.get("parent_id"))
     ]
     return roots[0] if roots else None
-
-
-def _decoded(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
 
 
 def _request_of(inputs: Any) -> Any:

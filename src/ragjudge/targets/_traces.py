@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragjudge._util.json_text import decoded_json
 from ragjudge.schema import ContextChunk, Output, Usage, response_text
 
 __all__ = ["TraceReading", "is_mlflow_trace", "read_trace", "with_trace"]
@@ -145,7 +146,7 @@ def _span(raw: Any) -> _Span | None:
         name=str(raw.get("name") or "span"),
         start=start,
         end=_nanoseconds(raw.get("end_time_unix_nano", raw.get("end_time"))),
-        attributes={str(k): _decoded(v) for k, v in attributes.items()},
+        attributes={str(k): decoded_json(v) for k, v in attributes.items()},
     )
 
 
@@ -167,16 +168,6 @@ def _text(value: Any) -> str | None:
     return None if value in (None, "") else str(value)
 
 
-def _decoded(value: Any) -> Any:
-    """An attribute value: MLflow stores them as JSON text."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
-
 # what the trace says ----------------------------------------------------------------
 
 
@@ -188,7 +179,7 @@ def _response(root: _Span | None, trace: dict[str, Any]) -> tuple[str | None, st
         candidates.append(root.outputs)
     data = trace.get("data")
     if isinstance(data, Mapping) and data.get("response") is not None:
-        candidates.append(_decoded(data["response"]))
+        candidates.append(decoded_json(data["response"]))
     if not candidates:
         reason = "the trace has no root span" if root is None else "its root span has no outputs"
         return None, reason
