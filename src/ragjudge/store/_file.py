@@ -101,6 +101,10 @@ CREATE TABLE IF NOT EXISTS run_events (
     data_json TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS store_marks (
+    name TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+);
 """
 
 
