@@ -134,9 +134,12 @@ def check_gates(
     by_name = {s.metric: s for s in summaries}
     rates = {r.metric: r for r in pass_rates}
     return [
-        _check_pass_rate(gate, rates, on)
-        if gate.on_pass_rate and gate.metric not in by_name
-        else _check(gate, by_name, on)
+        _check(
+            gate,
+            _pass_rate_reading(gate, rates, on)
+            if gate.on_pass_rate and gate.metric not in by_name
+            else _mean_reading(gate, by_name, on),
+        )
         for gate in gates
     ]
 
@@ -146,57 +149,71 @@ def failed_gates(results: Iterable[GateResult]) -> list[GateResult]:
     return [r for r in results if not r.passed]
 
 
-def _check(gate: Gate, by_name: dict[str, MetricSummary], on: GateOn) -> GateResult:
+@dataclass(frozen=True)
+class _Reading:
+    """What a gate is held against: the value (``None`` when it cannot be measured,
+    with ``missing`` saying why), what it is, and what else a reader needs to see."""
+
+    measured: str
+    value: float | None
+    missing: str = ""
+    subject: str = ""
+    context: str = ""
+
+
+def _check(gate: Gate, reading: _Reading) -> GateResult:
+    if reading.value is None:
+        reason = f"gate failed ({gate.option}): {reading.missing}"
+        return GateResult(gate, None, reading.measured, False, reason)
+    value = reading.value
+    passed = value >= gate.threshold if gate.floor else value <= gate.threshold
+    relation = (">=" if passed else "<") if gate.floor else ("<=" if passed else ">")
+    verb = "gate passed" if passed else "gate failed"
+    reason = (
+        f"{verb} ({gate.option}): {reading.subject} {value:.3f} {relation} "
+        f"{gate.threshold:g}{reading.context}"
+    )
+    return GateResult(gate, value, reading.measured, passed, reason)
+
+
+def _mean_reading(gate: Gate, by_name: dict[str, MetricSummary], on: GateOn) -> _Reading:
     measured = "mean" if on == "mean" else ("ci_low" if gate.floor else "ci_high")
     summary = by_name.get(gate.metric)
     if summary is None:
         known = ", ".join(by_name) or "none"
-        reason = f"{gate.metric}: the run has no such score (its scores: {known})"
-        return _unmeasured(gate, measured, reason)
+        return _Reading(
+            measured, None, f"{gate.metric}: the run has no such score (its scores: {known})"
+        )
     value = _measured_value(summary, measured)
     if value is None:
         why = "no value" if summary.mean is None else "no confidence interval"
-        reason = f"{gate.metric} has {why} ({summary.errors} errors, n={summary.n})"
-        return _unmeasured(gate, measured, reason)
-    passed, relation, verb = _held(gate, value)
-    reason = (
-        f"{verb} ({gate.option}): {gate.metric} {measured} {value:.3f} {relation} "
-        f"{gate.threshold:g}{_context(summary, measured)}"
+        missing = f"{gate.metric} has {why} ({summary.errors} errors, n={summary.n})"
+        return _Reading(measured, None, missing)
+    return _Reading(
+        measured, value, subject=f"{gate.metric} {measured}", context=_context(summary, measured)
     )
-    return GateResult(gate, value, measured, passed, reason)
 
 
-def _held(gate: Gate, value: float) -> tuple[bool, str, str]:
-    """Whether ``value`` holds ``gate``, the relation to show and the verb."""
-    passed = value >= gate.threshold if gate.floor else value <= gate.threshold
-    relation = (">=" if passed else "<") if gate.floor else ("<=" if passed else ">")
-    return passed, relation, "gate passed" if passed else "gate failed"
-
-
-def _unmeasured(gate: Gate, measured: str, reason: str) -> GateResult:
-    """A gate that failed because its value could not be measured."""
-    return GateResult(gate, None, measured, False, f"gate failed ({gate.option}): {reason}")
-
-
-def _check_pass_rate(gate: Gate, rates: dict[str, PassRate], on: GateOn) -> GateResult:
+def _pass_rate_reading(gate: Gate, rates: dict[str, PassRate], on: GateOn) -> _Reading:
     measured = "pass_rate" if on == "mean" else ("pass_ci_low" if gate.floor else "pass_ci_high")
     score = gate.metric.removesuffix(PASSED_SUFFIX)
     rate = rates.get(score)
     if rate is None:
         known = ", ".join(rates) or "none"
-        reason = f"{score} has no per-sample pass (give it a 'threshold'); scores with one: {known}"
-        return _unmeasured(gate, measured, reason)
+        missing = (
+            f"{score} has no per-sample pass (give it a 'threshold'); scores with one: {known}"
+        )
+        return _Reading(measured, None, missing)
     value = _measured_rate(rate, measured)
     if value is None:
         why = "no scored sample" if rate.rate is None else "no confidence interval"
-        reason = f"{gate.metric} has {why} ({rate.unscored} not scored)"
-        return _unmeasured(gate, measured, reason)
-    passed, relation, verb = _held(gate, value)
-    reason = (
-        f"{verb} ({gate.option}): share of samples with {score} {rate.condition}: "
-        f"{measured} {value:.3f} {relation} {gate.threshold:g}{_rate_context(rate, measured)}"
+        return _Reading(measured, None, f"{gate.metric} has {why} ({rate.unscored} not scored)")
+    return _Reading(
+        measured,
+        value,
+        subject=f"share of samples with {score} {rate.condition}: {measured}",
+        context=_rate_context(rate, measured),
     )
-    return GateResult(gate, value, measured, passed, reason)
 
 
 def _measured_rate(rate: PassRate, measured: str) -> float | None:
