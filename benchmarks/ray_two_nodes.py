@@ -27,9 +27,10 @@ Both nodes share this machine's disk, so the second node would see the project f
 it is started with ``BENCH_NODE_WITHOUT`` naming the folder, and the target module
 refuses to be imported from there on that node (a copy shipped by ``working_dir`` is
 imported). Only processes this script started are stopped (found among its own
-descendants); hold the shared Ray lock while it runs::
+descendants). On a machine shared with other Ray work, run one cluster at a time
+(e.g. under ``flock LOCKFILE``)::
 
-    flock /tmp/r29b/ray.lock .venv/bin/python benchmarks/ray_two_nodes.py [--rows N]
+    .venv/bin/python benchmarks/ray_two_nodes.py [--rows N] [--latency SECONDS]
 """
 
 from __future__ import annotations
