@@ -406,10 +406,13 @@ def run_scenarios(
     config = write_config(project, "judged", cluster.address, {})
     third = rows // 3
     checks = []
+    since = [time.monotonic()]
 
     def report(label: str, result: Outcome) -> None:
-        print(result.line(label, rows), flush=True)
+        seconds = time.monotonic() - since[0]
+        print(f"{result.line(label, rows)}  ({seconds:.0f} s)", flush=True)
         checks.append(result.holds(rows))
+        since[0] = time.monotonic()
 
     report("no fault", scenario(server, config, store_in(project, "a"), env, None, 0))
     report(
@@ -419,6 +422,7 @@ def run_scenarios(
         "driver killed, resumed", driver_killed(server, config, store_in(project, "c"), env, third)
     )
     checks.append(node_check(cluster, project, env, rows))
+    since[0] = time.monotonic()
     report(
         "second node stopped",
         scenario(
@@ -463,6 +467,7 @@ def node_check(cluster: Cluster, project: Path, env: dict[str, str], rows: int) 
         if "bench_app" in line or "node" in line.lower()
     ]
     print(f"node without the project    exit {run.returncode}: {' | '.join(named)[:400]}")
+    stopped = run.returncode == 2 and any("Ray node" in line for line in named)
     shipped = write_config(
         project,
         "shipped",
@@ -481,7 +486,7 @@ def node_check(cluster: Cluster, project: Path, env: dict[str, str], rows: int) 
     code = finish(run, "shipped")
     scored = recorded(store)[0]
     print(f"  with runtime_env working_dir: exit {code}, rows {scored}/{rows}", flush=True)
-    return run.returncode == 0 and scored == rows
+    return stopped and run.returncode == 0 and scored == rows
 
 
 if __name__ == "__main__":
