@@ -19,8 +19,9 @@ scenario uses a fresh store:
 For each it prints the rows completed, duplicated results (0 expected), the requests
 the test server answered for the rows (paid; the endpoint check before the run is not
 counted), and the judge calls the store holds (not from the cache): sent, returned and
-lost (in flight when their process died). ``paid = recorded`` holds when every paid
-request is in the store. Exit status 1 when a run leaves rows unscored, stores a
+lost (in flight when their process died). Every paid request is in the store when
+paid ≤ recorded (recorded is one more when a process died between storing a call and
+sending it). Exit status 1 when a run leaves rows unscored, stores a
 duplicate or pays for a call the store does not hold.
 
 Both nodes share this machine's disk, so the second node would see the project folder;
