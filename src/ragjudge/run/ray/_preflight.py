@@ -1,12 +1,15 @@
 """The check of every Ray node before a run is stored: on each node that can host
 workers, a small task imports the target, looks for the knowledge base and the judges'
-keys, as a worker there would. A node that lacks any of them stops the run with a
+keys, and opens a connection to each judge endpoint given by ``base_url``, as a worker
+there would (a connection only: nothing is asked, so nothing is paid or counted against
+a limit). A node that lacks any of them stops the run with a
 :class:`~ragjudge.config.ConfigError` naming the node and what it lacks (exit 2),
 before anything is paid for; nodes that pass are not named."""
 
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +46,12 @@ def node_problems(config: EvalConfig) -> list[str]:
     """What a worker on this node would lack: the target's module, the knowledge base,
     the keys the judges read from the environment (run on the node)."""
     config = on_this_node(config)
-    return [*_target_problems(config), *_knowledge_problems(config), *_key_problems(config)]
+    return [
+        *_target_problems(config),
+        *_knowledge_problems(config),
+        *_key_problems(config),
+        *_endpoint_problems(config),
+    ]
 
 
 def _target_problems(config: EvalConfig) -> list[str]:
@@ -122,6 +130,35 @@ def _first_line(exc: BaseException) -> str:
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     errors = [line for line in lines if "Error" in line.split(":")[0]]
     return (errors[-1] if errors else lines[0] if lines else type(exc).__name__)[:300]
+
+
+ENDPOINT_TIMEOUT = 5.0
+"""Seconds a node may take to open a connection to a judge endpoint."""
+
+
+def _endpoint_problems(config: EvalConfig) -> list[str]:
+    """Judge endpoints (``base_url``) this node cannot open a connection to."""
+    from urllib.parse import urlsplit
+
+    from ragjudge._util.redact import scrub_url
+
+    judges = {"judge": config.judge, **{f"judges.{k}": j for k, j in (config.judges or {}).items()}}
+    problems = []
+    for where, judge in judges.items():
+        url = judge.base_url if judge is not None else None
+        parts = urlsplit(url or "")
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            continue
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        try:
+            socket.create_connection((parts.hostname, port), timeout=ENDPOINT_TIMEOUT).close()
+        except OSError as exc:
+            reason = exc.strerror or str(exc) or type(exc).__name__
+            problems.append(
+                f"the judge endpoint {scrub_url(str(url))} ({where}.base_url) cannot be "
+                f"reached: {reason}"
+            )
+    return problems
 
 
 def _worker_nodes() -> list[dict[str, Any]]:
