@@ -59,6 +59,7 @@ class RunControls(BaseModel):
 COMMAND_LINE_SETTINGS: dict[str, str | None] = {
     "limit": "N",
     "sample": "N",
+    "data_where": "FILTER",
     "seed": "S",
     "concurrency": "N",
     "processes": "N",
