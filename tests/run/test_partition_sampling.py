@@ -117,3 +117,32 @@ def test_an_unknown_filter_column_exits_2_naming_it(tmp_path: Path) -> None:
     assert "'day'" in result.output and "date" in result.output
     bad = runner.invoke(app, ["run", str(yaml), "--no-progress", "--where", "date >>"])
     assert bad.exit_code == 2 and "data_where" in bad.output
+
+
+def test_a_delta_table_named_in_a_config_at_a_version(tmp_path: Path) -> None:
+    deltalake = pytest.importorskip("deltalake")
+    table = tmp_path / "requests"
+    for date, count in SIZES.items():
+        answers = [f"answer {i}" for i in range(count)]
+        rows = {"request_id": [f"{date}-{i}" for i in range(count)], "request": answers}
+        more = pa.table({**rows, "response": answers, "date": [date] * count})
+        deltalake.write_deltalake(str(table), more, mode="append", partition_by=["date"])
+    settings = {"base_dir": str(tmp_path), "metrics": ["exact_match"]}
+    at_one = EvalConfig.model_validate({**settings, "data": "delta:requests?version=1"})
+    assert len(load_config_samples(at_one, None)) == 40 + 7
+    where = {**settings, "data": "requests", "data_where": "date = '2026-11-03'"}
+    assert len(load_config_samples(EvalConfig.model_validate(where), None)) == 25
+
+
+def test_the_python_api_takes_the_filter(tmp_path: Path) -> None:
+    import ragjudge
+
+    logs = write_logs(tmp_path / "logs")
+    result = ragjudge.evaluate(
+        data=str(logs),
+        metrics=["exact_match"],
+        data_where="date > '2026-11-01'",
+        store=str(tmp_path / "runs.db"),
+        progress=False,
+    )
+    assert result.n_samples == 7 + 25

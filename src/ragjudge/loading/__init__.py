@@ -51,6 +51,7 @@ from ragjudge.loading._formats import FORMATS, FileFormat, detect_format, format
 from ragjudge.loading._mapping import Loc as Loc
 from ragjudge.loading._mapping import RowFormat, derived_chunk
 from ragjudge.loading._mlflow_traces import mlflow_trace_rows
+from ragjudge.loading._partitions import DELTA_PREFIX
 from ragjudge.loading._readers import (
     ReadResult,
     ReadRules,
@@ -75,6 +76,7 @@ from ragjudge.schema import Sample
 
 __all__ = [
     "COLUMN_FIELDS",
+    "DELTA_PREFIX",
     "FORMATS",
     "MAX_FIELD_BYTES",
     "SPLITTABLE_FIELDS",

@@ -25,7 +25,10 @@ from ragjudge.loading._row_filter import RowFilter, partition_verdict
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["delta_table_of", "is_delta_table", "table_batches"]
+__all__ = ["DELTA_PREFIX", "delta_table_of", "is_delta_table", "table_batches"]
+
+DELTA_PREFIX = "delta:"
+"""``data: delta:PATH`` names a Delta table."""
 
 _VERSION = re.compile(r"^(?P<path>.+)\?version=(?P<version>\d+)$")
 _INTEGER = re.compile(r"-?\d+")
@@ -39,11 +42,11 @@ def is_delta_table(path: Path) -> bool:
 def delta_table_of(source: str) -> tuple[Path, int | None] | None:
     """``(folder, version)`` when ``source`` names a Delta table (``delta:PATH``, a
     folder with a ``_delta_log``, either with ``?version=N``), else None."""
-    text = source.removeprefix("delta:")
+    text = source.removeprefix(DELTA_PREFIX)
     match = _VERSION.match(text)
     path = Path(match["path"] if match else text)
     version = int(match["version"]) if match else None
-    if source.startswith("delta:") or ((match or path.is_dir()) and is_delta_table(path)):
+    if source.startswith(DELTA_PREFIX) or ((match or path.is_dir()) and is_delta_table(path)):
         return path, version
     return None
 

@@ -13,7 +13,7 @@ from ragjudge._util.extras import require_extra
 from ragjudge._util.importing import import_object
 from ragjudge.config import ConfigError, EvalConfig, expand_environment
 from ragjudge.errors import MissingExtra, NothingNew
-from ragjudge.loading import DataShape, LoadReport, read_evaluation_set
+from ragjudge.loading import DELTA_PREFIX, DataShape, LoadReport, read_evaluation_set
 from ragjudge.loading._mlflow_traces import is_mlflow_data
 from ragjudge.metrics import ConfigSettings, Metric, create_metric
 from ragjudge.run._incremental import Continuation, check_named_rows, continuation
@@ -294,7 +294,7 @@ def load_config_samples(
     if data is None:
         if config.data is None:
             raise ConfigError("no evaluation set: give 'data' (a file, DataFrame or list of dicts)")
-        data = config.data if is_mlflow_data(config.data) else config.resolve(config.data)
+        data = _config_source(config, config.data)
     loaded = read_evaluation_set(
         data,
         format=format or config.format,
@@ -418,3 +418,13 @@ def check_sample_per(config: EvalConfig) -> None:
         raise ConfigError(
             f"{config.where('sample_per')}: give 'sample' (the most rows drawn per value) too"
         )
+
+
+def _config_source(config: EvalConfig, data: str) -> str | Path:
+    """The config's ``data``: a path relative to the config's folder (``delta:PATH``
+    too), or the traces of an MLflow experiment as named."""
+    if is_mlflow_data(data):
+        return data
+    if data.startswith(DELTA_PREFIX):
+        return DELTA_PREFIX + str(config.resolve(data.removeprefix(DELTA_PREFIX)))
+    return config.resolve(data)
