@@ -70,7 +70,7 @@ def test_the_streamed_reading_applies_the_filter(tmp_path: Path) -> None:
 
 
 def test_an_unknown_column_is_named_with_the_columns_that_exist(tmp_path: Path) -> None:
-    logs = write_logs(tmp_path / "logs")
+    logs = write_logs(tmp_path / "logs", corrupt="2026-10-31")  # the first file
     with pytest.raises(DatasetError) as raised:
         read_evaluation_set(logs, where="day >= '2026-11-01'")
     message = str(raised.value)

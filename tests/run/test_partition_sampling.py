@@ -61,6 +61,12 @@ def test_sample_per_partition_counts_and_seed(tmp_path: Path, reading: str) -> N
             assert spool.count == 10 + 7 + 10
         finally:
             spool.remove()
+        filtered = cfg.model_copy(update={"data_where": "date != '2026-11-02'"})
+        _, spool = prepare_streamed(filtered, logs)
+        try:
+            assert spool.count == 10 + 10
+        finally:
+            spool.remove()
         return
     drawn = load_config_samples(cfg, None)
     assert Counter(s.metadata["date"] for s in drawn) == {

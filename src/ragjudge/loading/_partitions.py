@@ -74,19 +74,31 @@ def _folder_batches(
         raise _error(label, "is a folder with no .parquet file; give the evaluation set's file")
     partitions = _typed_partitions({file: _partition_values(file, path) for file in files})
     kept = [f for f in files if _may_match(row_filter, partitions[f])]
-    checked = row_filter is None
+    if row_filter is not None and kept:
+        _check_columns(row_filter, _folder_columns(kept, partitions), label)
     for file in kept:
         refuse_lfs_parquet(file, str(file))
         try:
             parquet = pq.ParquetFile(file)
-            if not checked:
-                names = [*parquet.schema_arrow.names, *partitions[file]]
-                _check_columns(row_filter, names, label)
-                checked = True
             for batch in parquet.iter_batches(batch_size=rows):
                 yield _filtered(_with_partitions(batch, partitions[file]), row_filter)
         except (pyarrow.ArrowException, OSError, ValueError) as exc:
             raise _error(f"{file}", f"is not a readable Parquet file: {exc}") from None
+
+
+def _folder_columns(kept: list[Path], partitions: dict[Path, dict[str, Any]]) -> list[str]:
+    """The columns of the first kept file whose schema can be read (a broken file is
+    reported when its rows are read), with the partition columns."""
+    import pyarrow
+    import pyarrow.parquet as pq
+
+    for file in kept:
+        try:
+            names: list[str] = pq.read_schema(file).names
+        except (pyarrow.ArrowException, OSError, ValueError):
+            continue
+        return [*names, *(k for k in partitions[file] if k not in names)]
+    return list(partitions[kept[0]])
 
 
 def _partition_values(file: Path, root: Path) -> dict[str, str]:
