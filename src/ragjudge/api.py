@@ -70,6 +70,8 @@ async def aevaluate(
     dry_run_target_rows: int = setting_default("dry_run_target_rows"),
     limit: int | None = setting_default("limit"),
     sample: int | None = setting_default("sample"),
+    sample_per: str | None = setting_default("sample_per"),
+    data_where: str | None = setting_default("data_where"),
     incremental: bool = setting_default("incremental"),
     by: str | None = setting_default("by"),
     store: str | Path | None = setting_default("store"),
@@ -179,7 +181,7 @@ _PLAIN_SETTINGS = (
     "knowledge_base", "retriever", "judges", "cache", "trials", "trials_reduce",
     "trials_reduce_k", "trials_pass_threshold", "concurrency", "processes",
     "max_error_rate", "max_cost", "dry_run_target_rows", "limit", "sample", "incremental",
-    "by", "seed",
+    "by", "seed", "sample_per", "data_where",
     "report", "gate", "executor", "ray", "anchors", "reference_run",
 )  # fmt: skip
 """Arguments of :func:`aevaluate` that go into the config as they are given."""

@@ -316,3 +316,32 @@ def test_batch_mode_for_a_judge_without_a_batch_api_exits_2_naming_the_key(
     done = run_ragjudge(["run", "batch.yaml"], folder)
     assert (done.code, done.tracebacks) == (2, 0), done.out + done.err
     assert "judge.mode: batch" in done.err and "'openai/<model>'" in done.err
+
+
+def test_a_delta_table_without_the_extra_names_it(tmp_path: Path) -> None:
+    if extra_installed("delta"):
+        pytest.skip("the 'delta' extra is installed here (the core environment checks this)")
+    (tmp_path / "requests" / "_delta_log").mkdir(parents=True)
+    (tmp_path / "eval.yaml").write_text("data: requests\nmetrics: [exact_match]\n")
+    done = run_ragjudge(["run", "eval.yaml", "--where", "date >= '2026-11-01'"], tmp_path)
+    assert (done.code, done.tracebacks) == (2, 0), done.out + done.err
+    assert "pip install 'ragjudge[delta]'" in done.err
+
+
+def test_a_partitioned_folder_runs_with_a_row_filter(tmp_path: Path) -> None:
+    for day in ("2026-10-31", "2026-11-01"):
+        (tmp_path / "logs" / f"date={day}").mkdir(parents=True)
+    (tmp_path / "make.py").write_text(
+        "import pyarrow as pa, pyarrow.parquet as pq\n"
+        "rows = {'request': ['What is SQL?'], 'response': ['SQL'], 'expected_response': ['SQL']}\n"
+        "pq.write_table(pa.table(rows), 'logs/date=2026-11-01/part-0.parquet')\n"
+        "open('logs/date=2026-10-31/part-0.parquet', 'wb').write(b'unreadable')\n",
+        encoding="utf-8",
+    )
+    assert run_python(["make.py"], tmp_path).code == 0
+    (tmp_path / "eval.yaml").write_text("data: logs\nmetrics: [exact_match]\n")
+    done = run_ragjudge(["run", "eval.yaml", "--where", "date >= '2026-11-01'"], tmp_path)
+    assert (done.code, done.tracebacks) == (0, 0), done.out + done.err
+    unknown = run_ragjudge(["run", "eval.yaml", "--where", "day = 1"], tmp_path)
+    assert (unknown.code, unknown.tracebacks) == (2, 0), unknown.out + unknown.err
+    assert "'day'" in unknown.err

@@ -49,6 +49,7 @@ from ragjudge.cli._series import register as register_series
 from ragjudge.cli._setting_options import (
     RunBy,
     RunConcurrency,
+    RunDataWhere,
     RunExecutor,
     RunFailOver,
     RunFailUnder,
@@ -103,6 +104,7 @@ def run(
     retry_errors: RunRetryErrors = False,
     limit: RunLimit = None,
     sample: RunSample = None,
+    data_where: RunDataWhere = None,
     seed: RunSeed = None,
     concurrency: RunConcurrency = None,
     processes: RunProcesses = None,
@@ -167,6 +169,7 @@ def run(
             openai_evals,
             limit=limit,
             sample=sample,
+            data_where=data_where,
             seed=seed,
             concurrency=concurrency,
             processes=processes,

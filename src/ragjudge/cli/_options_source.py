@@ -46,6 +46,7 @@ OPTIONS = (
     CommandLineOption("retry_errors", "bool", control=True),
     CommandLineOption("limit", "int | None", "N"),
     CommandLineOption("sample", "int | None", "N"),
+    CommandLineOption("data_where", "str | None", "FILTER"),
     CommandLineOption("seed", "int | None", "S"),
     CommandLineOption("concurrency", "int | None", "N"),
     CommandLineOption("processes", "str | None", "N"),

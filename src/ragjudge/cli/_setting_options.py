@@ -15,6 +15,7 @@ import typer
 __all__ = [
     "RunBy",
     "RunConcurrency",
+    "RunDataWhere",
     "RunExecutor",
     "RunFailOver",
     "RunFailUnder",
@@ -67,6 +68,15 @@ RunSample = Annotated[
         "--sample",
         metavar="N",
         help="Evaluate N random rows, each subset of the breakdown (by) keeping its share.",
+    ),
+]
+
+RunDataWhere = Annotated[
+    str | None,
+    typer.Option(
+        "--where",
+        metavar="FILTER",
+        help="Evaluate only the rows of a Parquet folder or Delta table that match this filter, such as date >= '2026-11-01' and lang in ('en', 'fr'); the files of partitions it excludes are never opened.",
     ),
 ]
 

@@ -9,15 +9,7 @@ settings), nothing above them.
 
 from __future__ import annotations
 
-from ragjudge.config._eval import (
-    ConfigError,
-    EvalConfig,
-    JudgeConfig,
-    KnowledgeBaseConfig,
-    OpenAIEvalsConfig,
-    ReportConfig,
-    TargetConfig,
-)
+from ragjudge.config._eval import ConfigError, EvalConfig, JudgeConfig, KnowledgeBaseConfig
 from ragjudge.config._files import expand_environment, load_config
 from ragjudge.config._presets import PRESETS, Preset, expand_presets, preset_named
 from ragjudge.config._ray import (
@@ -28,6 +20,7 @@ from ragjudge.config._ray import (
     check_reachable,
     cluster_address,
 )
+from ragjudge.config._sections import OpenAIEvalsConfig, ReportConfig, TargetConfig
 from ragjudge.config._surface import RunControls
 
 __all__ = [

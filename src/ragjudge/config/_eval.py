@@ -34,16 +34,13 @@ from ragjudge.config._judges import (
     judge_from_spec,
     judges_from_specs,
 )
+from ragjudge.config._partitions import DataWhere, SamplePer
 from ragjudge.config._presets import expand_presets
 from ragjudge.config._ray import RayConfig
 from ragjudge.config._record import restore_references
 from ragjudge.config._sections import KnowledgeBaseConfig as KnowledgeBaseConfig
-from ragjudge.config._sections import OpenAIEvalsConfig as OpenAIEvalsConfig
-from ragjudge.config._sections import ReportConfig as ReportConfig
-from ragjudge.config._sections import TargetConfig as TargetConfig
-from ragjudge.config._trials import MAX_TRIAL_ROWS as MAX_TRIAL_ROWS
-from ragjudge.config._trials import MAX_TRIALS as MAX_TRIALS
-from ragjudge.config._trials import check_trial_rows, check_trials_reduce
+from ragjudge.config._sections import OpenAIEvalsConfig, ReportConfig, TargetConfig
+from ragjudge.config._trials import MAX_TRIALS, check_trial_rows, check_trials_reduce
 from ragjudge.errors import ConfigError as ConfigError
 from ragjudge.loading import MAX_FIELD_BYTES
 from ragjudge.schema import TrialsReduce, TrialsReduceMethod
@@ -188,6 +185,8 @@ class EvalConfig(BaseModel):
     """Evaluate only the first N rows."""
     sample: int | None = Field(default=None, ge=1)
     """Evaluate N random rows, each subset of the breakdown (``by``) keeping its share."""
+    sample_per: SamplePer = None
+    data_where: DataWhere = None
     incremental: bool = False
     """Evaluate only the rows whose request id no earlier run of the same config has
     scored (the new rows of an appended log); the rows must carry their own ids.

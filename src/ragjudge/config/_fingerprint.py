@@ -35,6 +35,8 @@ UNSCORED_SETTINGS = frozenset(
         "data",
         "limit",
         "sample",
+        "sample_per",
+        "data_where",
         "seed",
         "store",
         "base_dir",

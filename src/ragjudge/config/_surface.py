@@ -59,6 +59,7 @@ class RunControls(BaseModel):
 COMMAND_LINE_SETTINGS: dict[str, str | None] = {
     "limit": "N",
     "sample": "N",
+    "data_where": "FILTER",
     "seed": "S",
     "concurrency": "N",
     "processes": "N",
@@ -80,9 +81,14 @@ metavar (None for a flag); the option's value replaces the config file's."""
 _LITERAL = re.compile(r"``([^`]+)``")
 
 
+_SHORTER_FLAGS = {"data_where": "--where"}
+"""Settings whose option is not named after them (``data_where``: ``where`` is a method
+of the config)."""
+
+
 def flag_of(key: str) -> str:
     """The command-line option of setting ``key``: ``--max-error-rate``."""
-    return "--" + key.replace("_", "-")
+    return _SHORTER_FLAGS.get(key) or "--" + key.replace("_", "-")
 
 
 def setting_help(key: str) -> str:

@@ -51,6 +51,7 @@ from ragjudge.loading._formats import FORMATS, FileFormat, detect_format, format
 from ragjudge.loading._mapping import Loc as Loc
 from ragjudge.loading._mapping import RowFormat, derived_chunk
 from ragjudge.loading._mlflow_traces import mlflow_trace_rows
+from ragjudge.loading._partitions import DELTA_PREFIX
 from ragjudge.loading._readers import (
     ReadResult,
     ReadRules,
@@ -60,6 +61,7 @@ from ragjudge.loading._readers import (
     read_source,
 )
 from ragjudge.loading._report import LoadReport
+from ragjudge.loading._row_filter import parse_row_filter
 from ragjudge.loading._samples import BuildRules, build_samples
 from ragjudge.loading._shapes import (
     SPLITTABLE_FIELDS,
@@ -74,6 +76,7 @@ from ragjudge.schema import Sample
 
 __all__ = [
     "COLUMN_FIELDS",
+    "DELTA_PREFIX",
     "FORMATS",
     "MAX_FIELD_BYTES",
     "SPLITTABLE_FIELDS",
@@ -91,6 +94,7 @@ __all__ = [
     "detect_format",
     "format_named",
     "load_samples",
+    "parse_row_filter",
     "read_evaluation_set",
 ]
 
@@ -171,12 +175,16 @@ def read_evaluation_set(
     skip_invalid_rows: bool = False,
     max_field_bytes: int = MAX_FIELD_BYTES,
     shape: DataShape | None = None,
+    where: str | None = None,
 ) -> LoadedSet:
     """:func:`load_samples` with how the set was read (:class:`LoadReport`: the format
     assumed, the columns each field came from, the columns no field took). With
     ``skip_invalid_rows`` the rows that cannot be read are left out and listed in the
     report instead of failing the load (a file that cannot be read at all, or a set
-    with no readable row, still raises :class:`DatasetError`)."""
+    with no readable row, still raises :class:`DatasetError`). ``where`` keeps the rows
+    of a folder of Parquet files or a Delta table that match it (see
+    :mod:`ragjudge.loading._row_filter`); the files of partitions it excludes are not
+    opened."""
     shape = shape or DataShape()
     chosen = None if format is None else format_named(format)
     mapping = check_columns(columns or {})
@@ -189,7 +197,8 @@ def read_evaluation_set(
             raise ValueError(f"format {format!r} reads a benchmark file: pass its path")
         report = LoadReport(str(source), chosen.name, chosen.name, guessed=False)
         return LoadedSet(chosen.load(source), report)
-    rules = ReadRules(mapping, max_field_bytes, leave_out, shape.delimiter)
+    row_filter = None if where is None else parse_row_filter(where)
+    rules = ReadRules(mapping, max_field_bytes, leave_out, shape.delimiter, row_filter)
     read = read_source(source, ReadRules({}, max_field_bytes) if _traced(chosen) else rules)
     traces = _trace_format(chosen, read)
     if traces is not None:

@@ -34,6 +34,8 @@ from ragjudge.loading._values import MAX_FIELD_BYTES, MAX_NESTING, longer_than, 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ragjudge.loading._row_filter import RowFilter
+
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _ROW_LIST_KEYS = ("data", "samples", "rows")
 
@@ -61,6 +63,9 @@ class ReadRules:
     """The character between the cells of a delimited text file: a comma for ``.csv``
     and a tab for ``.tsv`` unless given; given, any file but JSON and Parquet is read
     as delimited text with it."""
+    row_filter: RowFilter | None = None
+    """The rows kept of a table in a folder (``--where``); see
+    :mod:`ragjudge.loading._row_filter`."""
 
 
 @dataclass
@@ -100,8 +105,16 @@ _DELIMITERS = {".csv": ",", ".tsv": "\t"}
 
 
 def _read_file(path: Path, label: str, rules: ReadRules) -> ReadResult:
-    if path.is_dir():
+    from ragjudge.loading._partitions import delta_table_of  # it reads through this module
+
+    if path.is_dir() or delta_table_of(str(path)) is not None:
         return _read_parquet_folder(path, label, rules)
+    if rules.row_filter is not None:
+        raise _file_error(
+            label,
+            f"the filter {rules.row_filter.text!r} reads a folder of Parquet files or a "
+            "Delta table, not one file",
+        )
     if not path.is_file():
         raise DataFileNotFound(f"evaluation set not found: {path}")
     suffix = path.suffix.lower()
@@ -137,14 +150,14 @@ def _read_parquet(path: Path, label: str) -> pd.DataFrame:
     import pandas as pd
     import pyarrow  # imported by pandas to read Parquet anyway; not needed before
 
-    _refuse_lfs_parquet(path, label)
+    refuse_lfs_parquet(path, label)
     try:
         return pd.read_parquet(path)
     except (pyarrow.ArrowException, OSError, ValueError) as exc:
         raise _file_error(label, f"is not a readable Parquet file: {exc}") from None
 
 
-def _refuse_lfs_parquet(path: Path, label: str) -> None:
+def refuse_lfs_parquet(path: Path, label: str) -> None:
     try:
         refuse_lfs_pointer(path, label)
     except TextFileError as exc:
@@ -163,33 +176,23 @@ def _read_parquet_folder(path: Path, label: str, rules: ReadRules) -> ReadResult
     as they are read. Rows are numbered across the files."""
     result = ReadResult(label)
     number = 0
-    for records in parquet_folder_batches(path, label, PARQUET_BATCH_ROWS):
+    for records in parquet_folder_batches(path, label, PARQUET_BATCH_ROWS, rules.row_filter):
         for record in records:
             number += 1
             _add_record(result, number, record, True, rules)
     return result
 
 
-def parquet_folder_batches(path: Path, label: str, rows: int) -> Iterator[list[Any]]:
-    """The records of a folder of Parquet files (in path order), ``rows`` at a time
-    (the last batch of each file may be shorter); a file that cannot be read stops
+def parquet_folder_batches(
+    path: Path, label: str, rows: int, row_filter: RowFilter | None = None
+) -> Iterator[list[Any]]:
+    """The records of a folder of Parquet files (in path order, partition folders'
+    values as columns) or of a Delta table that ``row_filter`` keeps, ``rows`` at a
+    time (see :mod:`ragjudge.loading._partitions`); a file that cannot be read stops
     the load with :class:`DatasetError`."""
-    import pyarrow
-    import pyarrow.parquet as pq
+    from ragjudge.loading._partitions import table_batches  # it reads through this module
 
-    files = sorted(p for p in path.rglob("*.parquet") if p.is_file())
-    if not files:
-        raise _file_error(
-            label, "is a folder with no .parquet file; give the evaluation set's file"
-        )
-    for file in files:
-        _refuse_lfs_parquet(file, str(file))
-        try:
-            batches = pq.ParquetFile(file).iter_batches(batch_size=rows)
-            while (batch := next(batches, None)) is not None:
-                yield batch.to_pylist()
-        except (pyarrow.ArrowException, OSError, ValueError) as exc:
-            raise _file_error(f"{file}", f"is not a readable Parquet file: {exc}") from None
+    yield from table_batches(path, label, rows, row_filter)
 
 
 def read_records(

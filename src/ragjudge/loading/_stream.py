@@ -36,6 +36,7 @@ from ragjudge.loading._readers import (
     read_records,
 )
 from ragjudge.loading._report import LoadReport
+from ragjudge.loading._row_filter import parse_row_filter
 from ragjudge.loading._samples import BuildRules, RequestIds, build_samples
 from ragjudge.loading._values import MAX_FIELD_BYTES
 from ragjudge.schema import Sample
@@ -49,7 +50,7 @@ STREAM_PAGE_ROWS = 2000
 class StreamedSet:
     """The evaluation set in a folder of Parquet files, as pages of samples (see the
     module docstring). ``format``, ``columns``, ``skip_invalid_rows`` and
-    ``max_field_bytes`` mean what they mean to
+    ``max_field_bytes`` and ``where`` mean what they mean to
     :func:`~ragjudge.loading.read_evaluation_set`."""
 
     def __init__(
@@ -61,6 +62,7 @@ class StreamedSet:
         skip_invalid_rows: bool = False,
         page_rows: int = STREAM_PAGE_ROWS,
         max_field_bytes: int = MAX_FIELD_BYTES,
+        where: str | None = None,
     ) -> None:
         self.folder = folder
         self.label = str(folder)
@@ -69,7 +71,8 @@ class StreamedSet:
             raise ValueError(f"format {format!r} reads one file, not a folder")
         self.chosen: RowFormat | None = chosen
         self.mapping = check_columns(columns or {})
-        self.rules = ReadRules(self.mapping, max_field_bytes)
+        row_filter = None if where is None else parse_row_filter(where)
+        self.rules = ReadRules(self.mapping, max_field_bytes, row_filter=row_filter)
         self.skip_invalid_rows = skip_invalid_rows
         self.page_rows = page_rows
         self.report: LoadReport | None = None
@@ -138,7 +141,9 @@ class StreamedSet:
 
     def _numbered_pages(self) -> Iterator[list[tuple[int, object]]]:
         number = 0
-        for records in parquet_folder_batches(self.folder, self.label, self.page_rows):
+        for records in parquet_folder_batches(
+            self.folder, self.label, self.page_rows, self.rules.row_filter
+        ):
             yield [(number + i, record) for i, record in enumerate(records, start=1)]
             number += len(records)
 

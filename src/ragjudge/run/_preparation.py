@@ -13,7 +13,7 @@ from ragjudge._util.extras import require_extra
 from ragjudge._util.importing import import_object
 from ragjudge.config import ConfigError, EvalConfig, expand_environment
 from ragjudge.errors import MissingExtra, NothingNew
-from ragjudge.loading import DataShape, LoadReport, read_evaluation_set
+from ragjudge.loading import DELTA_PREFIX, DataShape, LoadReport, read_evaluation_set
 from ragjudge.loading._mlflow_traces import is_mlflow_data
 from ragjudge.metrics import ConfigSettings, Metric, create_metric
 from ragjudge.run._incremental import Continuation, check_named_rows, continuation
@@ -30,7 +30,7 @@ from ragjudge.run._row_skipping import (
     check_filled,
     filled_fields,
 )
-from ragjudge.run._sampling import stratified_sample
+from ragjudge.run._sampling import per_group_sample, stratified_sample
 from ragjudge.run._thresholds import with_threshold
 from ragjudge.schema import Sample, TrialsReduce
 from ragjudge.store._frames import reserved_name_problem
@@ -287,12 +287,14 @@ def load_config_samples(
     columns or path), else the config's ``data``, read with the config's ``format``,
     ``columns`` and ``skip_invalid_rows``; with ``incremental``, only the rows no earlier
     run of the config scored; of those, the first ``limit`` rows when a limit is set, or
-    a random ``sample`` stratified by ``by``. ``notes`` receives what the reading decided,
+    a random ``sample`` stratified by ``by`` (or ``sample`` rows per value of
+    ``sample_per``). ``notes`` receives what the reading decided,
     ``continued`` what an incremental run continues."""
+    check_sample_per(config)
     if data is None:
         if config.data is None:
             raise ConfigError("no evaluation set: give 'data' (a file, DataFrame or list of dicts)")
-        data = config.data if is_mlflow_data(config.data) else config.resolve(config.data)
+        data = _config_source(config, config.data)
     loaded = read_evaluation_set(
         data,
         format=format or config.format,
@@ -300,12 +302,15 @@ def load_config_samples(
         skip_invalid_rows=config.skip_invalid_rows,
         max_field_bytes=config.max_field_bytes,
         shape=_data_shape(config),
+        where=config.data_where,
     )
     if notes is not None:
         notes.extend(loaded.report.notes())
     samples = loaded.samples
     if config.incremental:
         samples = _new_rows(config, loaded.report, samples, continued)
+    if config.sample and config.sample_per:
+        return per_group_sample(samples, config.sample, per=config.sample_per, seed=config.seed)
     if config.sample:
         return stratified_sample(samples, config.sample, by=config.by, seed=config.seed)
     return samples[: config.limit] if config.limit else samples
@@ -405,3 +410,21 @@ def build_retriever(config: EvalConfig) -> Any:
         raise MissingExtra(
             f"knowledge_base: retriever {kb.retriever!r}: {exc}", extra=exc.extra
         ) from None
+
+
+def check_sample_per(config: EvalConfig) -> None:
+    """``sample_per`` says how ``sample`` draws: alone it would be silently ignored."""
+    if config.sample_per is not None and config.sample is None:
+        raise ConfigError(
+            f"{config.where('sample_per')}: give 'sample' (the most rows drawn per value) too"
+        )
+
+
+def _config_source(config: EvalConfig, data: str) -> str | Path:
+    """The config's ``data``: a path relative to the config's folder (``delta:PATH``
+    too), or the traces of an MLflow experiment as named."""
+    if is_mlflow_data(data):
+        return data
+    if data.startswith(DELTA_PREFIX):
+        return DELTA_PREFIX + str(config.resolve(data.removeprefix(DELTA_PREFIX)))
+    return config.resolve(data)

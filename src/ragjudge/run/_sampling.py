@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ragjudge.schema import Sample
 
-__all__ = ["stratified_sample"]
+__all__ = ["per_group_positions", "per_group_sample", "stratified_sample"]
 
 
 def stratified_sample(
@@ -66,3 +66,32 @@ def _quotas(sizes: list[int], n: int) -> list[int]:
             quotas[donor] -= 1
             quotas[i] = 1
     return [min(q, size) for q, size in zip(quotas, sizes, strict=True)]
+
+
+def per_group_positions(values: Iterable[Any], n: int, *, seed: int = 0) -> list[int]:
+    """``sample`` with ``sample_per``: up to ``n`` positions drawn at random from each
+    group of rows with one value (``values``: each row's value, in order), in order.
+
+    The draw keeps a reservoir of ``n`` positions per group as it goes, so its memory
+    grows with the groups, not the rows; the same values and ``seed`` draw the same
+    rows."""
+    reservoirs: dict[str, list[int]] = {}
+    seen: dict[str, int] = {}
+    rng = random.Random(seed)
+    for position, value in enumerate(values):
+        group = json.dumps(value, sort_keys=True, default=str)
+        count = seen[group] = seen.get(group, 0) + 1
+        kept = reservoirs.setdefault(group, [])
+        if len(kept) < n:
+            kept.append(position)
+        elif (slot := rng.randrange(count)) < n:
+            kept[slot] = position
+    return sorted(p for kept in reservoirs.values() for p in kept)
+
+
+def per_group_sample(samples: Sequence[Sample], n: int, *, per: str, seed: int = 0) -> list[Sample]:
+    """Up to ``n`` samples from each value of metadata key ``per`` (rows without it
+    form a group of their own), in the set's order."""
+    key = per.removeprefix("metadata.")
+    values = (s.metadata.get(key) for s in samples)
+    return [samples[i] for i in per_group_positions(values, n, seed=seed)]

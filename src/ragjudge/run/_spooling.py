@@ -30,6 +30,7 @@ from ragjudge.run._preparation import (
     build_retriever,
     build_target,
     check_retriever,
+    check_sample_per,
     configured_metrics,
 )
 from ragjudge.run._row_skipping import (
@@ -39,7 +40,7 @@ from ragjudge.run._row_skipping import (
     missing_everywhere,
     skip_rows_lacking_inputs,
 )
-from ragjudge.run._sampling import stratified_positions
+from ragjudge.run._sampling import per_group_positions, stratified_positions
 from ragjudge.schema import Sample, ScoreMeaning
 from ragjudge.targets._targets import Target
 
@@ -103,6 +104,7 @@ def prepare_streamed(
             "systems and separators read a file (.jsonl, .json, .csv, .tsv, .parquet), "
             "not a folder of Parquet files"
         )
+    check_sample_per(config)
     metric_objects = configured_metrics(config, metrics)
     target_obj = build_target(config, target)
     notes: list[str] = []
@@ -112,6 +114,7 @@ def prepare_streamed(
         columns=config.columns,
         skip_invalid_rows=config.skip_invalid_rows,
         max_field_bytes=config.max_field_bytes,
+        where=config.data_where,
     )
     chosen = _drawn_positions(streamed, config) if config.sample else None
     spool = SpooledSet(Path(tempfile.mkstemp(prefix="ragjudge-spool-", suffix=".tsv")[1]))
@@ -148,7 +151,9 @@ def prepare_stored(
 
 def _drawn_positions(streamed: StreamedSet, config: EvalConfig) -> set[int]:
     """``sample:``: the positions drawn, from a pass over the set that keeps only each
-    row's value of the ``by`` key."""
+    row's value of the ``by`` key (of ``sample_per``: drawn as the pass goes)."""
+    if config.sample_per is not None:
+        return _drawn_per_group(streamed, config.sample_per, config)
     key = None if config.by is None else config.by.removeprefix("metadata.")
     while True:
         values: list[Any] = []
@@ -158,6 +163,18 @@ def _drawn_positions(streamed: StreamedSet, config: EvalConfig) -> set[int]:
             break
     assert config.sample is not None
     return set(stratified_positions(values, config.sample, seed=config.seed))
+
+
+def _drawn_per_group(streamed: StreamedSet, per: str, config: EvalConfig) -> set[int]:
+    """``sample`` positions per value of ``per``, drawn in one pass (or two when the
+    set must be read again) that keeps only the reservoirs."""
+    key = per.removeprefix("metadata.")
+    assert config.sample is not None
+    while True:
+        values = (s.metadata.get(key) for page in streamed.pages() for s in page)
+        chosen = set(per_group_positions(values, config.sample, seed=config.seed))
+        if not streamed.again:
+            return chosen
 
 
 def _spool(
