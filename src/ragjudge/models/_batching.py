@@ -30,7 +30,7 @@ import json
 import logging
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -49,9 +49,17 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["BatchLedger", "BatchResults", "BatchService", "BatchSettings", "BatchingProvider"]
 
-Admission = Callable[[Sequence[dict[str, Any]]], Awaitable[None]]
-"""A check run before each batch is created with the requests it holds; it raises
-(:class:`ModelError`) to keep the batch from being sent (a cost ceiling)."""
+
+class Admission(Protocol):
+    """What each batch passes before it is created (a cost ceiling)."""
+
+    async def admit(self, batch_key: str, requests: Sequence[dict[str, Any]]) -> None:
+        """Raise (:class:`ModelError`) to keep the batch of ``requests`` from being sent."""
+        ...
+
+    def settled(self, batch_key: str) -> None:
+        """The batch admitted under ``batch_key`` has ended (its calls are recorded)."""
+        ...
 
 
 class BatchService(Protocol):
@@ -168,6 +176,7 @@ class BatchingProvider:
         self._waiting = _Waiting()
         self._results: dict[str, asyncio.Task[BatchResults]] = {}
         self._found: dict[str, asyncio.Task[str | None]] = {}
+        self._admitted: dict[str, str] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def __repr__(self) -> str:
@@ -204,8 +213,11 @@ class BatchingProvider:
         return await self.inner.embed(texts)
 
     async def aclose(self) -> None:
-        """Stop watching batches (they go on at the provider and a resumed run finds
-        them) and close the connections."""
+        """Let the batches being created get their ids on record (for as long as one
+        request may take), stop watching batches (they go on at the provider and a
+        resumed run finds them) and close the connections."""
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=self.inner.timeout)
         tasks = [*self._tasks, *self._results.values(), *self._found.values()]
         for task in tasks:
             task.cancel()
@@ -272,9 +284,9 @@ class BatchingProvider:
     async def _submit(self, waiting: _Waiting) -> None:
         custom_ids = [custom_id for custom_id, _ in waiting.requests]
         try:
-            if self.admit is not None:
-                await self.admit([request for _, request in waiting.requests])
             intent = Intent.new(len(custom_ids))
+            if self.admit is not None:
+                await self.admit.admit(intent.key, [request for _, request in waiting.requests])
             self.ledger.record_batch(intent.mark, custom_ids)
             batch_id = await self.service.create(waiting.requests, intent)
         except ModelError as exc:
@@ -284,11 +296,17 @@ class BatchingProvider:
             _settle(waiting.sent, ModelError(f"batch not sent: {exc!r}", kind="server"))
             raise
         self.ledger.record_batch(batch_id, custom_ids)
+        self._admitted[batch_id] = intent.key
         self.submitted += 1
         logger.info("sent batch %s of %d judge calls", batch_id, len(waiting.requests))
         for future in waiting.sent:
             if not future.done():
                 future.set_result(batch_id)
+
+    def _settled(self, batch_id: str) -> None:
+        key = self._admitted.pop(batch_id, None)
+        if key is not None and self.admit is not None:
+            self.admit.settled(key)
 
     # waiting for a batch ---------------------------------------------------
 
@@ -305,6 +323,7 @@ class BatchingProvider:
             try:
                 results = await self.service.results(batch_id)
                 if results is not None:
+                    self._settled(batch_id)
                     return results
             except ModelError as exc:
                 if not exc.retryable:
