@@ -127,3 +127,25 @@ def stop_once_created(model: JudgeModel, server: OpenAITestServer) -> None:
             await task
 
     asyncio.run(stop())
+
+
+def test_a_direct_message_is_answered_with_its_tokens(server: OpenAITestServer) -> None:
+    provider = AnthropicProvider("claude-test", base_url=server.root_url, api_key="test-key")
+
+    async def ask() -> str:
+        try:
+            reply = await provider.complete(user("Grade answer 2"), GenerateConfig(max_tokens=8))
+        finally:
+            await provider.aclose()
+        assert reply.usage.input_tokens > 0
+        return reply.text
+
+    assert asyncio.run(ask()) == "Fine. [RESULT] 5"
+    assert server.anthropic.messages == 1
+
+
+def test_a_request_without_a_key_names_the_variable() -> None:
+    provider = AnthropicProvider("claude-test", api_key=None, base_url="http://127.0.0.1:9")
+    provider._api_key = None
+    with pytest.raises(Exception, match="ANTHROPIC_API_KEY"):
+        asyncio.run(provider.complete(user("hi"), GenerateConfig()))
