@@ -15,6 +15,7 @@ import pytest
 from model_helpers import MemoryRecorder, result_score, user
 
 from ragjudge.models import JudgeCallError, JudgeModel, ModelSettings, OpenAIProvider
+from ragjudge.models._batch_openai import OpenAIBatches
 from ragjudge.models._batching import BatchingProvider, BatchLedger, BatchSettings, MemoryLedger
 from ragjudge.models.scripted import ReplyScript
 from ragjudge.store._store import Store
@@ -62,7 +63,9 @@ def batched(
     server: OpenAITestServer, ledger: BatchLedger | None = None
 ) -> tuple[JudgeModel, BatchingProvider, MemoryRecorder]:
     inner = OpenAIProvider("test-model", base_url=server.base_url, timeout=30.0)
-    provider = BatchingProvider(inner, ledger=ledger or MemoryLedger(), settings=QUICK)
+    provider = BatchingProvider(
+        inner, OpenAIBatches(inner), ledger=ledger or MemoryLedger(), settings=QUICK
+    )
     recorder = MemoryRecorder()
     return JudgeModel(provider, settings=FAST, recorder=recorder), provider, recorder
 

@@ -103,7 +103,10 @@ def test_the_batch_price_share_is_the_configs() -> None:
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"judge": {"model": "scripted", "mode": "batch"}}, "needs an 'openai/<model>' judge"),
+        (
+            {"judge": {"model": "scripted", "mode": "batch"}},
+            "needs an 'openai/<model>' or 'anthropic/<model>' judge",
+        ),
         (
             {"judge": {"model": "openai/m", "mode": "batch"}, "executor": "ray"},
             "runs with 'executor: local'",

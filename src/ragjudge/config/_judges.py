@@ -117,10 +117,11 @@ def check_batch_mode(judge: JudgeConfig, executor: str, key: str = "judge") -> N
     or on Ray workers (each worker would send and watch batches of its own)."""
     if judge.mode != "batch":
         return
-    if not judge.model.startswith("openai/"):
+    if not judge.model.startswith(("openai/", "anthropic/")):
         raise ValueError(
-            f"{key}.mode: batch sends calls through OpenAI's Batch API, so it needs an "
-            f"'openai/<model>' judge, not {judge.model!r}"
+            f"{key}.mode: batch sends calls through OpenAI's Batch API or Anthropic's "
+            f"Message Batches, so it needs an 'openai/<model>' or 'anthropic/<model>' "
+            f"judge, not {judge.model!r}"
         )
     if executor == "ray":
         raise ValueError(f"{key}.mode: batch runs with 'executor: local'")

@@ -123,13 +123,18 @@ async def upload_requests(provider: OpenAIProvider, content: bytes) -> str:
     return _id_of(_object(reply, "uploading a batch file"), "uploading a batch file")
 
 
-async def create_batch(provider: OpenAIProvider, file_id: str) -> dict[str, Any]:
-    """Create a batch of the requests in ``file_id``; the batch object."""
-    payload = {
+async def create_batch(
+    provider: OpenAIProvider, file_id: str, metadata: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Create a batch of the requests in ``file_id`` (tagged with ``metadata``); the
+    batch object."""
+    payload: dict[str, Any] = {
         "input_file_id": file_id,
         "endpoint": CHAT_ENDPOINT,
         "completion_window": COMPLETION_WINDOW,
     }
+    if metadata:
+        payload["metadata"] = metadata
     reply = await _send(provider, "POST", "/batches", json_body=payload)
     body = _object(reply, "creating a batch")
     _id_of(body, "creating a batch")
@@ -140,6 +145,13 @@ async def retrieve_batch(provider: OpenAIProvider, batch_id: str) -> dict[str, A
     """The batch object of ``batch_id`` as it is now."""
     reply = await _send(provider, "GET", f"/batches/{batch_id}")
     return _object(reply, f"looking at batch {batch_id}")
+
+
+async def list_batches(provider: OpenAIProvider, limit: int = 100) -> list[dict[str, Any]]:
+    """The most recent batches of the account, newest first."""
+    reply = _object(await _send(provider, "GET", f"/batches?limit={limit}"), "listing batches")
+    data = reply.get("data")
+    return [batch for batch in data if isinstance(batch, dict)] if isinstance(data, list) else []
 
 
 async def result_lines(provider: OpenAIProvider, file_id: str) -> list[dict[str, Any]]:

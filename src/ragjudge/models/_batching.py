@@ -1,19 +1,25 @@
 """Judge calls through a provider's batch API (``mode: batch``): half the price, replies
 within hours instead of seconds.
 
-:class:`BatchingProvider` stands where an :class:`OpenAIProvider` would: the judge layer
-around it caches, retries, re-asks, records and prices each call exactly as in direct
-mode; only the way a call reaches the model differs. Calls are gathered until
-``batch_size`` are waiting or ``batch_wait`` seconds have passed since the first, then
-sent as one batch; the batch is looked at with growing pauses until it ends, and each
-call gets the line of the result files that bears its ``custom_id``.
+:class:`BatchingProvider` stands where a direct provider would: the judge layer around
+it caches, retries, re-asks, records and prices each call exactly as in direct mode;
+only the way a call reaches the model differs. Calls are gathered until ``batch_size``
+are waiting or ``batch_wait`` seconds have passed since the first, then sent as one
+batch through a :class:`BatchService` (OpenAI's Batch API, Anthropic's Message
+Batches); the batch is looked at with growing pauses until it ends, and each call gets
+the result that bears its ``custom_id``.
 
-Every batch is written to a :class:`BatchLedger` (the run's store) with its calls'
-``custom_id`` the moment it is created. A call whose ``custom_id`` is already there
-(the run was stopped and resumed) waits for that batch instead of being sent again, so
-nothing is paid twice. A ``custom_id`` is a digest of the endpoint and the request, with
-the count of identical requests before it in this process, so a restarted run gives its
-calls the ids they had.
+Nothing is paid twice when a run is stopped and resumed:
+
+- before a batch is created, its calls are written to the :class:`BatchLedger` (the
+  run's store) under an *intent* mark; the moment the provider names the batch, the mark
+  is replaced by the batch id. A resumed call whose ``custom_id`` has a batch id waits for
+  that batch; one that has only an intent (the process died between the provider's
+  reply and the record) asks the service to find the batch created for it, and is sent
+  again only when there is none.
+- a ``custom_id`` is a digest of the endpoint and the request, with the count of
+  identical requests before it in this process, so a restarted run gives its calls the
+  ids they had.
 """
 
 from __future__ import annotations
@@ -28,12 +34,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ragjudge.models import _batch_api as api
-from ragjudge.models._openai import OpenAIProvider, _message_text, _token_logprobs, _usage
+from ragjudge.models._anthropic import AnthropicProvider
+from ragjudge.models._batch_intents import BatchResults, Intent, missing_reply
+from ragjudge.models._openai import OpenAIProvider
 from ragjudge.models._types import (
     ChatMessage,
     EmbeddingResult,
-    ErrorKind,
     GenerateConfig,
     Generation,
 )
@@ -41,19 +47,60 @@ from ragjudge.models._types import ModelError as ModelError
 
 logger = logging.getLogger(__name__)
 
-BatchResults = dict[str, Generation | ModelError]
-"""Each call of an ended batch by ``custom_id``: its reply, or why it has none."""
+__all__ = ["BatchLedger", "BatchResults", "BatchService", "BatchSettings", "BatchingProvider"]
+
+
+class Admission(Protocol):
+    """What each batch passes before it is created (a cost ceiling)."""
+
+    async def admit(self, batch_key: str, requests: Sequence[dict[str, Any]]) -> None:
+        """Raise (:class:`ModelError`) to keep the batch of ``requests`` from being sent."""
+        ...
+
+    def settled(self, batch_key: str) -> None:
+        """The batch admitted under ``batch_key`` has ended (its calls are recorded)."""
+        ...
+
+
+class BatchService(Protocol):
+    """One provider's batch API."""
+
+    def request(self, messages: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
+        """The request body of one call."""
+        ...
+
+    async def create(self, requests: list[tuple[str, dict[str, Any]]], intent: Intent) -> str:
+        """Create a batch of ``(custom_id, request)``; its id."""
+        ...
+
+    async def find(self, intent: Intent, custom_ids: list[str], known: set[str]) -> str | None:
+        """The batch created for ``intent`` (never one of ``known``), or None if the
+        provider has none."""
+        ...
+
+    async def results(self, batch_id: str) -> BatchResults | None:
+        """Each call's result once the batch has ended; None while it runs."""
+        ...
 
 
 class BatchLedger(Protocol):
     """Where the batches sent are kept, so a restarted run finds them."""
 
     def submitted_batch(self, custom_id: str) -> str | None:
-        """The id of the batch the call ``custom_id`` was sent in, if any."""
+        """The id (or intent mark) of the batch the call ``custom_id`` was sent in."""
         ...
 
     def record_batch(self, batch_id: str, custom_ids: Sequence[str]) -> None:
-        """Keep that the calls ``custom_ids`` were sent in batch ``batch_id``."""
+        """Keep that the calls ``custom_ids`` were sent in batch ``batch_id`` (an id or
+        an intent mark)."""
+        ...
+
+    def calls_in(self, batch_id: str) -> list[str]:
+        """The ``custom_id`` of each call kept under ``batch_id``."""
+        ...
+
+    def batch_ids(self) -> set[str]:
+        """Every batch id (not intent mark) kept."""
         ...
 
 
@@ -70,6 +117,14 @@ class MemoryLedger:
     def record_batch(self, batch_id: str, custom_ids: Sequence[str]) -> None:
         """Keep the calls of a new batch."""
         self.batches.update(dict.fromkeys(custom_ids, batch_id))
+
+    def calls_in(self, batch_id: str) -> list[str]:
+        """The calls kept under ``batch_id``."""
+        return [cid for cid, kept in self.batches.items() if kept == batch_id]
+
+    def batch_ids(self) -> set[str]:
+        """The batch ids kept."""
+        return {b for b in self.batches.values() if Intent.from_mark(b) is None}
 
 
 @dataclass(frozen=True)
@@ -96,33 +151,39 @@ class _Waiting:
 
 
 class BatchingProvider:
-    """An OpenAI-compatible provider whose chat calls go through the Batch API
-    (embeddings are sent directly)."""
+    """A provider whose chat calls go through a batch API; ``inner``, the same model
+    asked directly, answers embeddings and the pre-flight question."""
 
     def __init__(
         self,
-        inner: OpenAIProvider,
+        inner: OpenAIProvider | AnthropicProvider,
+        service: BatchService,
         *,
         ledger: BatchLedger | None = None,
         settings: BatchSettings | None = None,
+        admit: Admission | None = None,
     ) -> None:
         self.inner = inner
+        self.service = service
         self.name = inner.name
         self.model = inner.model
         self.ledger: BatchLedger = ledger if ledger is not None else MemoryLedger()
         self.settings = settings or BatchSettings()
+        self.admit = admit
         self.submitted = 0
         """Batches this provider created."""
         self._seen: Counter[str] = Counter()
         self._waiting = _Waiting()
         self._results: dict[str, asyncio.Task[BatchResults]] = {}
+        self._found: dict[str, asyncio.Task[str | None]] = {}
+        self._admitted: dict[str, str] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def __repr__(self) -> str:
         return f"BatchingProvider({self.inner!r})"
 
     @property
-    def endpoint(self) -> str:
+    def endpoint(self) -> str | None:
         """The base URL without credentials (as the inner provider's)."""
         return self.inner.endpoint
 
@@ -139,9 +200,9 @@ class BatchingProvider:
     async def complete(self, messages: list[ChatMessage], config: GenerateConfig) -> Generation:
         """The reply to one chat call, sent in a batch (or found in one already sent)."""
         started = time.perf_counter()
-        payload = self.inner._chat_payload(messages, config)
+        payload = self.service.request(messages, config)
         custom_id = self._custom_id(payload)
-        batch_id = self.ledger.submitted_batch(custom_id)
+        batch_id = await self._batch_already_sent(custom_id)
         if batch_id is None:
             batch_id = await self._send_with_others(custom_id, payload)
         results = await asyncio.shield(self._results_of(batch_id))
@@ -152,14 +213,43 @@ class BatchingProvider:
         return await self.inner.embed(texts)
 
     async def aclose(self) -> None:
-        """Stop watching batches (they go on at the provider and a resumed run finds
-        them) and close the connections."""
-        for task in [*self._tasks, *self._results.values()]:
+        """Let the batches being created get their ids on record (for as long as one
+        request may take), stop watching batches (they go on at the provider and a
+        resumed run finds them) and close the connections."""
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=self.inner.timeout)
+        tasks = [*self._tasks, *self._results.values(), *self._found.values()]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, *self._results.values(), return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
         self._results.clear()
+        self._found.clear()
         await self.inner.aclose()
+
+    # a batch sent before -------------------------------------------------------
+
+    async def _batch_already_sent(self, custom_id: str) -> str | None:
+        """The batch the call was sent in by an earlier process, if any: a recorded
+        batch id, or the batch found for a recorded intent."""
+        mark = self.ledger.submitted_batch(custom_id)
+        if mark is None or Intent.from_mark(mark) is None:
+            return mark
+        task = self._found.get(mark)
+        if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
+            task = asyncio.get_running_loop().create_task(self._find(mark))
+            self._found[mark] = task
+        return await asyncio.shield(task)
+
+    async def _find(self, mark: str) -> str | None:
+        intent = Intent.from_mark(mark)
+        assert intent is not None
+        custom_ids = self.ledger.calls_in(mark)
+        batch_id = await self.service.find(intent, custom_ids, self.ledger.batch_ids())
+        if batch_id is not None:
+            self.ledger.record_batch(batch_id, custom_ids)
+            logger.info("found batch %s, created before the record of its calls", batch_id)
+        return batch_id
 
     # gathering and sending ------------------------------------------------
 
@@ -192,22 +282,31 @@ class BatchingProvider:
             task.add_done_callback(self._tasks.discard)
 
     async def _submit(self, waiting: _Waiting) -> None:
+        custom_ids = [custom_id for custom_id, _ in waiting.requests]
         try:
-            file_id = await api.upload_requests(self.inner, api.request_lines(waiting.requests))
-            batch = await api.create_batch(self.inner, file_id)
+            intent = Intent.new(len(custom_ids))
+            if self.admit is not None:
+                await self.admit.admit(intent.key, [request for _, request in waiting.requests])
+            self.ledger.record_batch(intent.mark, custom_ids)
+            batch_id = await self.service.create(waiting.requests, intent)
         except ModelError as exc:
             _settle(waiting.sent, exc)
             return
         except BaseException as exc:
             _settle(waiting.sent, ModelError(f"batch not sent: {exc!r}", kind="server"))
             raise
-        batch_id = str(batch["id"])
-        self.ledger.record_batch(batch_id, [custom_id for custom_id, _ in waiting.requests])
+        self.ledger.record_batch(batch_id, custom_ids)
+        self._admitted[batch_id] = intent.key
         self.submitted += 1
         logger.info("sent batch %s of %d judge calls", batch_id, len(waiting.requests))
         for future in waiting.sent:
             if not future.done():
                 future.set_result(batch_id)
+
+    def _settled(self, batch_id: str) -> None:
+        key = self._admitted.pop(batch_id, None)
+        if key is not None and self.admit is not None:
+            self.admit.settled(key)
 
     # waiting for a batch ---------------------------------------------------
 
@@ -222,9 +321,10 @@ class BatchingProvider:
         pause = self.settings.poll_interval
         while True:
             try:
-                batch = await api.retrieve_batch(self.inner, batch_id)
-                if batch.get("status") in api.FINISHED:
-                    return await self._read_results(batch)
+                results = await self.service.results(batch_id)
+                if results is not None:
+                    self._settled(batch_id)
+                    return results
             except ModelError as exc:
                 if not exc.retryable:
                     raise
@@ -233,64 +333,11 @@ class BatchingProvider:
             await asyncio.sleep(pause)
             pause = min(self.settings.poll_max, pause * 2)
 
-    async def _read_results(self, batch: dict[str, Any]) -> BatchResults:
-        results: BatchResults = {}
-        for key in ("output_file_id", "error_file_id"):
-            file_id = batch.get(key)
-            if isinstance(file_id, str) and file_id:
-                for line in await api.result_lines(self.inner, file_id):
-                    results[line["custom_id"]] = _line_result(line, self.model)
-        ended = str(batch.get("status"))
-        if ended != "completed":
-            logger.warning(
-                "batch %s ended %s; its calls without a result are retried", batch.get("id"), ended
-            )
-        return {**results, "": _missing(str(batch.get("id")), ended)}
-
 
 def _settle(futures: list[asyncio.Future[str]], error: ModelError) -> None:
     for future in futures:
         if not future.done():
             future.set_exception(error)
-
-
-def _missing(batch_id: str, status: str) -> ModelError:
-    """The error of a call an ended batch has no line for (expired, cancelled, failed)."""
-    return ModelError(f"batch {batch_id} ended {status} without this call's reply", kind="server")
-
-
-def _line_result(line: dict[str, Any], model: str) -> Generation | ModelError:
-    """One result line as a reply, or as the error it reports."""
-    response = line.get("response")
-    status = response.get("status_code") if isinstance(response, dict) else None
-    body = response.get("body") if isinstance(response, dict) else None
-    if status == 200 and isinstance(body, dict):
-        try:
-            text = _message_text(body)
-        except ModelError as exc:
-            return exc
-        return Generation(
-            text=text,
-            usage=_usage(body),
-            model=str(body.get("model") or model),
-            logprobs=_token_logprobs(body),
-        )
-    return _line_error(line.get("error"), status, body)
-
-
-def _line_error(error: Any, status: Any, body: Any) -> ModelError:
-    detail = error if error else body
-    if isinstance(detail, dict):
-        inner = detail.get("error", detail)
-        detail = inner.get("message", inner) if isinstance(inner, dict) else inner
-    code = status if isinstance(status, int) else None
-    kind: ErrorKind = "client"
-    if code == 429:
-        kind = "rate_limit"
-    elif code is None or code >= 500:
-        kind = "server"
-    where = f"HTTP {code}" if code is not None else "an error line"
-    return ModelError(f"batch result: {where}: {detail}", kind=kind, status=code)
 
 
 def _reply_of(
@@ -299,7 +346,7 @@ def _reply_of(
     result = results.get(custom_id)
     if result is None:
         missing = results.get("")
-        raise missing if isinstance(missing, ModelError) else _missing(batch_id, "unknown")
+        raise missing if isinstance(missing, ModelError) else missing_reply(batch_id, "unknown")
     if isinstance(result, ModelError):
         raise result
     update: dict[str, Any] = {"latency": time.perf_counter() - started}

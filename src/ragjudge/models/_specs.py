@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from ragjudge.models._anthropic import AnthropicProvider
 from ragjudge.models._litellm import LiteLLMProvider
 from ragjudge.models._openai import OpenAIProvider
 from ragjudge.models._settings import DEFAULT_MAX_REPLY_BYTES
 from ragjudge.models._types import Provider
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 
-SPEC_FORMS = "'openai/<model>', 'litellm/<provider>/<model>', 'scripted' or 'scripted/<name>'"
+SPEC_FORMS = "'openai/<model>', 'anthropic/<model>', 'litellm/<provider>/<model>', 'scripted' or 'scripted/<name>'"
 
 
 def make_provider(
@@ -23,6 +24,14 @@ def make_provider(
     kind, _, name = spec.strip().partition("/")
     if kind == "openai" and name:
         return OpenAIProvider(
+            name,
+            base_url=base_url,
+            api_key=api_key,
+            timeout=timeout,
+            max_reply_bytes=max_reply_bytes,
+        )
+    if kind == "anthropic" and name:
+        return AnthropicProvider(
             name,
             base_url=base_url,
             api_key=api_key,

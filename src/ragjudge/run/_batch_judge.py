@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from ragjudge.config import ConfigError, JudgeConfig
 from ragjudge.models import ModelSettings, OpenAIProvider, Provider, make_provider
-from ragjudge.models._batching import BatchingProvider, BatchLedger, BatchSettings
+from ragjudge.models._anthropic import AnthropicProvider
+from ragjudge.models._batch_anthropic import AnthropicBatches
+from ragjudge.models._batch_openai import OpenAIBatches
+from ragjudge.models._batching import (
+    Admission,
+    BatchingProvider,
+    BatchLedger,
+    BatchService,
+    BatchSettings,
+)
 
 BATCH_TIMEOUT = 26 * 3600.0
 """Seconds a batched call may wait for its reply: a batch's 24-hour window and the
@@ -13,11 +22,15 @@ time it waits to be sent and read."""
 
 
 def batching_provider(
-    judge: JudgeConfig, ledger: BatchLedger, api_key: str | None
+    judge: JudgeConfig,
+    ledger: BatchLedger,
+    api_key: str | None,
+    admit: Admission | None = None,
 ) -> BatchingProvider:
-    """The provider of a ``mode: batch`` judge: its OpenAI-compatible endpoint reached
-    through the Batch API, its batches kept in ``ledger``; ``api_key``: the key the
-    config names, if any."""
+    """The provider of a ``mode: batch`` judge: an ``openai/`` model's endpoint reached
+    through OpenAI's Batch API, an ``anthropic/`` model's through Anthropic's Message
+    Batches; its batches kept in ``ledger``; ``api_key``: the key the config names, if
+    any; ``admit``: the check each batch passes before it is created (the cost ceiling)."""
     inner = make_provider(
         judge.model,
         base_url=judge.base_url,
@@ -25,12 +38,20 @@ def batching_provider(
         timeout=judge.timeout,
         max_reply_bytes=judge.max_reply_bytes,
     )
-    if not isinstance(inner, OpenAIProvider):
-        raise ConfigError(f"judge.mode: batch needs an 'openai/<model>' judge, not {judge.model!r}")
+    service: BatchService
+    if isinstance(inner, OpenAIProvider):
+        service = OpenAIBatches(inner)
+    elif isinstance(inner, AnthropicProvider):
+        service = AnthropicBatches(inner, find_pause=judge.batch_poll)
+    else:
+        raise ConfigError(
+            "judge.mode: batch needs an 'openai/<model>' or 'anthropic/<model>' judge, "
+            f"not {judge.model!r}"
+        )
     settings = BatchSettings(
         batch_size=judge.batch_size, batch_wait=judge.batch_wait, poll_interval=judge.batch_poll
     )
-    return BatchingProvider(inner, ledger=ledger, settings=settings)
+    return BatchingProvider(inner, service, ledger=ledger, settings=settings, admit=admit)
 
 
 def batch_model_settings(settings: ModelSettings, judge: JudgeConfig) -> ModelSettings:

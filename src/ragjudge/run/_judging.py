@@ -32,7 +32,7 @@ from ragjudge.models._litellm import import_litellm
 from ragjudge.models._openai import resolve_base_url
 from ragjudge.models._structured import ReplySchemas
 from ragjudge.run._batch_judge import batch_model_settings, batching_provider, direct_provider
-from ragjudge.run._ceiling import call_recorded
+from ragjudge.run._ceiling import BatchSpending, call_recorded
 from ragjudge.store._store import Store
 
 
@@ -376,7 +376,9 @@ def _judge_model(
 ) -> JudgeModel:
     recorder = store_recorder(store, run_id, prices_of(judge), name)
     if provider is None and judge.mode == "batch":
-        provider = batching_provider(judge, store.batch_ledger(run_id), judge_api_key(judge))
+        spending = BatchSpending(store, run_id, prices_of(judge))
+        ledger = store.batch_ledger(run_id)
+        provider = batching_provider(judge, ledger, judge_api_key(judge), spending)
     return judge_model(judge, recorder, cache, provider)
 
 

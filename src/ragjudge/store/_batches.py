@@ -1,7 +1,8 @@
 """The ``judge_batches`` table: every batch a run sent to a provider's batch API and
-the calls in it (by ``custom_id``), written the moment the batch is created, so a run
-that is stopped and resumed waits for its batches instead of sending (and paying for)
-them again."""
+the calls in it (by ``custom_id``), written under an intent mark before the batch is
+created and under its id the moment it is, so a run that is stopped and resumed waits
+for its batches (or finds the one created for an intent) instead of sending (and paying
+for) them again."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ragjudge.models._batch_intents import INTENT_PREFIX
 from ragjudge.store._file import transaction
 
 __all__ = ["RunBatches", "SubmittedBatches"]
@@ -41,10 +43,21 @@ class SubmittedBatches:
         ).fetchone()
         return None if row is None else str(row[0])
 
-    def run_batches(self, run_id: str) -> dict[str, int]:
-        """The batches run ``run_id`` sent, each with its count of calls."""
+    def calls_in_batch(self, run_id: str, batch_id: str) -> list[str]:
+        """The calls run ``run_id`` keeps under ``batch_id`` (a batch id or an intent mark)."""
         rows = self._conn.execute(
-            "SELECT batch_id, COUNT(*) FROM judge_batches WHERE run_id = ? GROUP BY batch_id"
+            "SELECT custom_id FROM judge_batches WHERE run_id = ? AND batch_id = ?"
+            " ORDER BY custom_id",
+            (run_id, batch_id),
+        ).fetchall()
+        return [str(row[0]) for row in rows]
+
+    def run_batches(self, run_id: str) -> dict[str, int]:
+        """The batches run ``run_id`` sent, each with its count of calls (calls kept
+        under an intent whose batch was never found are not in it)."""
+        rows = self._conn.execute(
+            "SELECT batch_id, COUNT(*) FROM judge_batches WHERE run_id = ?"
+            f" AND batch_id NOT LIKE '{INTENT_PREFIX}%' GROUP BY batch_id"
             " ORDER BY MIN(created_at), batch_id",
             (run_id,),
         ).fetchall()
@@ -68,5 +81,13 @@ class RunBatches:
         return self.store.submitted_batch(self.run_id, custom_id)
 
     def record_batch(self, batch_id: str, custom_ids: Sequence[str]) -> None:
-        """Keep the calls of a new batch."""
+        """Keep the calls of a new batch (or of a batch about to be created)."""
         self.store.record_batch(self.run_id, batch_id, custom_ids)
+
+    def calls_in(self, batch_id: str) -> list[str]:
+        """The calls kept under ``batch_id``."""
+        return self.store.calls_in_batch(self.run_id, batch_id)
+
+    def batch_ids(self) -> set[str]:
+        """The run's batch ids (not intent marks)."""
+        return set(self.store.run_batches(self.run_id))

@@ -1,5 +1,5 @@
 """The Batch API of the test server: ``/v1/files`` (upload, content) and
-``/v1/batches`` (create, retrieve, cancel), answered from the server's scripted replies.
+``/v1/batches`` (create with metadata, retrieve, list, cancel), answered from the server's scripted replies.
 
 A batch stays ``in_progress`` for :attr:`BatchDesk.batch_seconds` (on the server's
 clock), then ends ``completed`` with each line answered as ``/v1/chat/completions``
@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 from collections.abc import Callable
 from email.parser import BytesParser
 from email.policy import HTTP
@@ -60,6 +61,8 @@ class BatchDesk:
             return self._content(parts[1])
         if parts == ["batches"] and method == "POST":
             return await self._create(request)
+        if parts == ["batches"] and method == "GET":
+            return self._list()
         if len(parts) == 2 and parts[0] == "batches" and method == "GET":
             return self._retrieve(parts[1])
         if len(parts) == 3 and parts[0] == "batches" and parts[2] == "cancel" and method == "POST":
@@ -125,6 +128,8 @@ class BatchDesk:
                 "error_file_id": None,
                 "ends_at": self._clock() + self.batch_seconds,
                 "expires": self.expire_next > 0,
+                "metadata": body.get("metadata"),
+                "created_at": int(time.time()),
             }
             self.expire_next = max(0, self.expire_next - 1)
             self.created += 1
@@ -139,6 +144,12 @@ class BatchDesk:
             if batch["status"] == "in_progress" and self._clock() >= batch["ends_at"]:
                 self._end(batch)
         return JSONResponse(self._public(batch_id))
+
+    def _list(self) -> Response:
+        """Every batch, newest first (one page: the test server keeps few)."""
+        with self._lock:
+            data = [self._public(batch_id) for batch_id in reversed(self._batches)]
+        return JSONResponse({"object": "list", "data": data, "has_more": False})
 
     def _cancel(self, batch_id: str) -> Response:
         if batch_id not in self._batches:

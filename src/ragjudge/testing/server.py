@@ -57,6 +57,7 @@ from ragjudge.models._structured import SCHEMA_REFUSAL, format_schema
 from ragjudge.models._tokens import estimate_tokens
 from ragjudge.models._types import ModelError
 from ragjudge.models.scripted import ReplyScript, hash_embedding, prompt_text
+from ragjudge.testing._anthropic_batches import AnthropicDesk
 from ragjudge.testing._batches import BatchDesk
 from ragjudge.testing._documents import reply_kept_to
 from ragjudge.testing._faults import FAULT_KINDS as FAULT_KINDS
@@ -135,6 +136,9 @@ class OpenAITestServer(StartStopContext):
         self._ids = itertools.count(1)
         self.batches = BatchDesk(self._chat_payload, clock)
         """The Batch API endpoints (``/v1/files``, ``/v1/batches``) and their settings."""
+        self.anthropic = AnthropicDesk(self._chat_payload, clock)
+        """Anthropic's endpoints (``/v1/messages``, ``/v1/messages/batches``) and their
+        settings; an Anthropic client's base URL is :attr:`root_url`."""
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -147,6 +151,11 @@ class OpenAITestServer(StartStopContext):
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT/v1``, the base URL an OpenAI client expects."""
         return f"{self._background.url}/v1"
+
+    @property
+    def root_url(self) -> str:
+        """``http://127.0.0.1:PORT``, the base URL an Anthropic client expects."""
+        return self._background.url
 
     def start(self) -> None:
         """Bind the port and serve in a background thread; returns once it accepts requests."""
@@ -197,7 +206,10 @@ class OpenAITestServer(StartStopContext):
             endpoint: Endpoint = "chat" if path.endswith("completions") else "embeddings"
             response = await self._handle_post(Request(scope, receive), endpoint)
         else:
-            batch_api = await self.batches.handle(method, path, Request(scope, receive))
+            request = Request(scope, receive)
+            batch_api = await self.anthropic.handle(method, path, request)
+            if batch_api is None:
+                batch_api = await self.batches.handle(method, path, request)
             response = batch_api or error_response(404, f"no route {method} {path}", "not_found")
         if isinstance(response, Drop):
             await drop_connection(send)
