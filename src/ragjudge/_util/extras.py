@@ -20,6 +20,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "litellm": ("litellm",),
     "serve": ("starlette", "uvicorn"),
     "ray": ("ray",),
+    "delta": ("deltalake",),
     "jsonschema": ("jsonschema",),
     "traces": ("openinference.semconv", "opentelemetry.semconv"),
 }

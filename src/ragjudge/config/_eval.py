@@ -37,6 +37,7 @@ from ragjudge.config._judges import (
 from ragjudge.config._presets import expand_presets
 from ragjudge.config._ray import RayConfig
 from ragjudge.config._record import restore_references
+from ragjudge.config._results_table import ResultsTableConfig
 from ragjudge.config._sections import KnowledgeBaseConfig as KnowledgeBaseConfig
 from ragjudge.config._sections import OpenAIEvalsConfig as OpenAIEvalsConfig
 from ragjudge.config._sections import ReportConfig as ReportConfig
@@ -223,6 +224,9 @@ class EvalConfig(BaseModel):
     """Where samples are evaluated: ``local`` (this process) or ``ray`` (Ray workers)."""
     ray: RayConfig | None = None
     """The Ray cluster and batching settings for ``executor: ray``."""
+    results_table: ResultsTableConfig | None = None
+    """Also append the results, batch by batch, to a table for warehouses: a folder, or
+    ``{path, format: parquet|delta, partition_by: [KEY]}`` (docs/results.md)."""
     anchors: str | list[dict[str, Any]] | None = None
     """Anchor samples with the verdict each judge should give them: a file (.jsonl, .json
     or .csv, relative to the config) or a list of rows ``{request_id, metric, expected}``
