@@ -71,7 +71,7 @@ def score_schema(partitions: Sequence[str] = ()) -> pa.Schema:
             ("details", pa.string()),
             ("judge", pa.string()),
             ("judge_model", pa.string()),
-            ("written_at", pa.timestamp("s", tz="UTC")),
+            ("written_at", pa.timestamp("ms", tz="UTC")),
         ]
     )
 
@@ -91,7 +91,7 @@ def output_schema(partitions: Sequence[str] = ()) -> pa.Schema:
             ("latency", pa.float64()),
             ("input_tokens", pa.int64()),
             ("output_tokens", pa.int64()),
-            ("written_at", pa.timestamp("s", tz="UTC")),
+            ("written_at", pa.timestamp("ms", tz="UTC")),
         ]
     )
 
