@@ -90,7 +90,7 @@ def same_scores(store: Path, table: Path) -> bool:
     unique = len(pc.unique(keys))
     summed = round(pc.sum(read.column("value")).as_py() or 0.0, 4)
     print(f"table rows {read.num_rows}, unique keys {unique}, store rows {stored}")
-    return read.num_rows == unique == stored and summed == total
+    return bool(read.num_rows == unique == stored and summed == total)
 
 
 def main() -> None:
