@@ -82,6 +82,7 @@ async def aevaluate(
     gate: str = setting_default("gate"),
     executor: str = setting_default("executor"),
     ray: dict[str, Any] | None = setting_default("ray"),
+    results_table: str | dict[str, Any] | None = setting_default("results_table"),
     anchors: str | list[dict[str, Any]] | None = setting_default("anchors"),
     reference_run: str | None = setting_default("reference_run"),
     resume: str | None = control_default("resume"),
@@ -182,7 +183,7 @@ _PLAIN_SETTINGS = (
     "trials_reduce_k", "trials_pass_threshold", "concurrency", "processes",
     "max_error_rate", "max_cost", "dry_run_target_rows", "limit", "sample", "incremental",
     "by", "seed", "sample_per", "data_where",
-    "report", "gate", "executor", "ray", "anchors", "reference_run",
+    "report", "gate", "executor", "ray", "results_table", "anchors", "reference_run",
 )  # fmt: skip
 """Arguments of :func:`aevaluate` that go into the config as they are given."""
 

@@ -51,6 +51,7 @@ def test_every_extra_of_the_package_that_code_imports_is_known() -> None:
         "litellm",
         "serve",
         "ray",
+        "delta",
         "jsonschema",
         "traces",
     }

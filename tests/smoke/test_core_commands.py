@@ -152,6 +152,11 @@ NEEDS_AN_EXTRA = [
     ),
     ("ray", "metrics: [exact_match]\nexecutor: ray", "ragjudge[ray]"),
     (
+        "delta",
+        "metrics: [exact_match]\nresults_table: {path: table, format: delta}",
+        "ragjudge[delta]",
+    ),
+    (
         "jsonschema",
         "metrics: [{metric: json_schema, json_schema: {type: object}}]",
         "ragjudge[jsonschema]",
@@ -172,6 +177,23 @@ def test_a_run_needing_a_missing_extra_names_it(
     done = run_ragjudge(["run", "needs.yaml"], folder)
     assert (done.code, done.tracebacks) == (2, 0), done.out + done.err
     assert says in done.err
+
+
+def test_a_results_table_is_written_and_read_back_on_the_core_install(tmp_path: Path) -> None:
+    folder = copy_quickstart(tmp_path)
+    (folder / "table.yaml").write_text(
+        "data: evalset.jsonl\ntarget: rag_app:answer\nmetrics: [exact_match]\n"
+        "results_table: table\n",
+        encoding="utf-8",
+    )
+    for args, says in [
+        (["run", "table.yaml", "--no-progress"], "exact_match"),
+        (["show", "latest", "--table", "table"], "exact_match"),
+        (["export", "latest", "--table", "table", "-o", "rows.csv"], "wrote 31 rows"),
+    ]:
+        done = run_ragjudge(args, folder)
+        assert (done.code, done.tracebacks) == (0, 0), done.out + done.err
+        assert says in done.out + done.err
 
 
 def test_mlflow_export_without_the_extra_names_it(quickstart_run: tuple[Path, str]) -> None:

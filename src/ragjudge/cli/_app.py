@@ -69,6 +69,7 @@ from ragjudge.cli._setting_options import (
     RunTrials,
     RunUseCache,
 )
+from ragjudge.cli._table import TableOption, show_from_table
 from ragjudge.cli._trials import register as register_trials
 
 # Each command imports what it needs when it runs: `ragjudge --help`, `runs` and
@@ -287,11 +288,18 @@ def show(
     store: StoreOption = DEFAULT_STORE,
     by: Annotated[str | None, typer.Option(help="Break down by a metadata key.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+    table: TableOption = None,
 ) -> None:
-    """Show a stored run's summary."""
+    """Show a stored run's summary (with --table, the counts and values of each score
+    read from the results table instead)."""
     from ragjudge.analysis._results import summarize_run
     from ragjudge.terminal import print_result
 
+    if table is not None:
+        if by is not None:
+            raise fail("--by reads the samples' metadata from the store; leave out --table")
+        show_from_table(table, run_id, as_json)
+        return
     with opened_store(store) as s:
         run = s.run(run_id)
         result = summarize_run(s, run.run_id, by=by or run.config.get("by"))

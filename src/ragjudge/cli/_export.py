@@ -11,6 +11,7 @@ import typer
 from rich.text import Text
 
 from ragjudge.cli._common import DEFAULT_STORE, RunArgument, StoreOption, err, fail, opened_store
+from ragjudge.cli._table import TableOption, export_from_table
 
 __all__ = ["register"]
 
@@ -56,14 +57,15 @@ def export(
         ),
     ] = False,
     layout: Annotated[
-        ExportLayout,
+        ExportLayout | None,
         typer.Option(
-            help="wide: one row per sample and trial, a column per score; long: one row "
-            "per score, with metric and judge columns when the run has several judges; "
-            "databricks: the eval_results table of Databricks Agent Evaluation (yes/no "
-            "ratings, rationales, chunk ratings, its column names).",
+            help="wide (the default): one row per sample and trial, a column per score; "
+            "long: one row per score, with metric and judge columns when the run has "
+            "several judges (with --table, the table's score rows); databricks: the "
+            "eval_results table of Databricks Agent Evaluation (yes/no ratings, "
+            "rationales, chunk ratings, its column names).",
         ),
-    ] = ExportLayout.wide,
+    ] = None,
     store: StoreOption = DEFAULT_STORE,
     to: Annotated[
         ExportTarget | None,
@@ -90,13 +92,15 @@ def export(
         Path | None,
         typer.Option(metavar="FILE", help="With --to mlflow: an HTML report to log with the run."),
     ] = None,
+    table: TableOption = None,
 ) -> None:
     """Export a run's rows to a file or standard output, or log it to MLflow.
 
     One row per sample and trial: request, response, reference, the retrieved contexts
     and those each judge was shown, every metric's value, error and rationale (and
     METRIC.left_out where a mean leaves values out); --with-calls adds every judge
-    prompt and reply. --layout long writes one row per score instead."""
+    prompt and reply. --layout long writes one row per score instead. --table reads the
+    run's score rows from a results table, a page at a time."""
     from ragjudge.export._files import (
         STDOUT,
         databricks_frame,
@@ -111,6 +115,12 @@ def export(
         "--experiment": experiment,
         "--report": report,
     }
+    if table is not None:
+        _check_table_export(to, layout, with_calls, output)
+        assert output is not None
+        export_from_table(table, run_id, output, export_format(output, fmt and fmt.value))
+        return
+    layout = layout or ExportLayout.wide
     if to is ExportTarget.mlflow:
         if output is not None or fmt is not None or with_calls:
             raise fail("--to mlflow writes no file; leave out -o, --format and --with-calls")
@@ -140,6 +150,20 @@ def export(
     write_export(frame, output, chosen)
     where = "standard output" if output == STDOUT else output
     err.print(Text(f"wrote {len(frame)} rows to {where} ({chosen})"), highlight=False)
+
+
+def _check_table_export(
+    to: ExportTarget | None, layout: ExportLayout | None, with_calls: bool, output: str | None
+) -> None:
+    """--table writes the table's score rows (the long layout) to a file."""
+    if to is not None:
+        raise fail("--table exports to a file; log the run from the store with --to mlflow")
+    if with_calls or layout not in (None, ExportLayout.long):
+        raise fail(
+            "--table holds one row per score: leave out --with-calls and --layout wide/databricks"
+        )
+    if output is None:
+        raise fail("give the file to write (-o FILE) or '-o -' for standard output")
 
 
 def _export_to_mlflow(

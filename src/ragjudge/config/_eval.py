@@ -38,6 +38,7 @@ from ragjudge.config._partitions import DataWhere, SamplePer
 from ragjudge.config._presets import expand_presets
 from ragjudge.config._ray import RayConfig
 from ragjudge.config._record import restore_references
+from ragjudge.config._results_table import ResultsTable
 from ragjudge.config._sections import KnowledgeBaseConfig as KnowledgeBaseConfig
 from ragjudge.config._sections import OpenAIEvalsConfig, ReportConfig, TargetConfig
 from ragjudge.config._trials import MAX_TRIALS, check_trial_rows, check_trials_reduce
@@ -179,8 +180,7 @@ class EvalConfig(BaseModel):
     """Rows the dry run sends to the target, whose real answers size the judge prompts
     that show them (0: the target is not called and the estimate is a lower bound).
 
-    The rows are spread over the set; a row not asked is sized by the nearest one
-    asked."""
+    The rows are spread over the set; a row not asked is sized by the nearest one asked."""
     limit: int | None = Field(default=None, ge=1)
     """Evaluate only the first N rows."""
     sample: int | None = Field(default=None, ge=1)
@@ -222,6 +222,7 @@ class EvalConfig(BaseModel):
     """Where samples are evaluated: ``local`` (this process) or ``ray`` (Ray workers)."""
     ray: RayConfig | None = None
     """The Ray cluster and batching settings for ``executor: ray``."""
+    results_table: ResultsTable = None
     anchors: str | list[dict[str, Any]] | None = None
     """Anchor samples with the verdict each judge should give them: a file (.jsonl, .json
     or .csv, relative to the config) or a list of rows ``{request_id, metric, expected}``

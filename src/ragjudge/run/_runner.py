@@ -40,6 +40,7 @@ from ragjudge.run._incremental import record_continuation
 from ragjudge.run._judging import check_judges, prices_of, record_calls
 from ragjudge.run._models import RunModels, close_all
 from ragjudge.run._preparation import MetricSpec, Prepared, RequirementError, prepare
+from ragjudge.run._results_table import check_results_table, results_table_kept
 from ragjudge.run._resuming import resumed_config, stored_run
 from ragjudge.schema import Sample
 from ragjudge.store._events import NOTE
@@ -121,6 +122,7 @@ async def run_evaluation(
     )
     kind = executor_kind(config.executor)
     kind.check(config)
+    check_results_table(config)
     with fewer_collections():
         setup, spool = _prepared(kind, config, data, target, metrics, stored_samples, resumed)
         try:
@@ -251,7 +253,10 @@ async def _execute(
             await record_calls(store, run_id, config.primary_judge, models.asked)
             for name, asked in models.asked_by_judge.items():
                 await record_calls(store, run_id, (config.judges or {})[name], asked, name)
-            with spending_watched(store, run_id, config.max_cost) as reached:
+            with (
+                results_table_kept(config, store, run_id, execution.writer),
+                spending_watched(store, run_id, config.max_cost) as reached,
+            ):
                 try:
                     with outcome_recorded(store, run_id):
                         await execution.run(setup.samples, config.concurrency, options.progress)

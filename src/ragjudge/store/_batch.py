@@ -13,23 +13,31 @@ together:
 So every finished result is stored within one batch window: a process killed outright
 (``kill -9``) loses at most the results of its last :data:`BATCH_SECONDS`, which a
 resumed run computes again (their judge replies are usually in the response cache).
-Judge calls are not batched: each is stored before its request goes out.
+Judge calls are not batched: each is stored before its request goes out. Each committed
+batch is appended to the results table too when the run has one (:attr:`ResultWriter.sink`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from ragjudge.schema import Output, Score
 from ragjudge.store._store import OutputRow, ScoreRow, Store, output_row, score_rows
 
-__all__ = ["BATCH_ROWS", "BATCH_SECONDS", "ResultWriter"]
+__all__ = ["BATCH_ROWS", "BATCH_SECONDS", "CommittedRows", "ResultWriter"]
 
 BATCH_SECONDS = 0.5
 """The batch window: the longest a finished result waits before it is committed."""
 BATCH_ROWS = 2000
 """Rows (outputs and scores) that make a batch commit before its window ends."""
+
+
+class CommittedRows(Protocol):
+    """Where rows go once the store committed them (the results table's sink)."""
+
+    def append(self, outputs: Sequence[OutputRow], scores: Sequence[ScoreRow]) -> None: ...
 
 
 class ResultWriter:
@@ -53,6 +61,8 @@ class ResultWriter:
         self._timer: asyncio.TimerHandle | None = None
         self.commits = 0
         """Batches committed so far."""
+        self.sink: CommittedRows | None = None
+        """Where each committed batch is appended as well (the results table), if anywhere."""
 
     @property
     def pending(self) -> int:
@@ -89,8 +99,11 @@ class ResultWriter:
         if not self._outputs and not self._scores:
             return
         self.store.write_results(self._outputs, self._scores)  # kept when it fails
+        outputs, scores = self._outputs, self._scores
         self._outputs, self._scores = [], []
         self.commits += 1
+        if self.sink is not None:  # after the commit: the store is the record
+            self.sink.append(outputs, scores)
 
     def _added(self) -> None:
         if self.pending >= self.rows:

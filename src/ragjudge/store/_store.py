@@ -35,6 +35,7 @@ from ragjudge.store._rows import score_name_of as score_name_of
 from ragjudge.store._rows import score_rows as score_rows
 from ragjudge.store._samples import SampleReads
 from ragjudge.store._scores import ScoreColumnReads
+from ragjudge.store._table_rows import TableRowReads
 from ragjudge.store._tallies import RunTallies
 
 if TYPE_CHECKING:
@@ -90,7 +91,9 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
-class Store(SampleReads, ScoreColumnReads, RunTallies, JudgeCallStore, SubmittedBatches):
+class Store(
+    SampleReads, ScoreColumnReads, RunTallies, JudgeCallStore, SubmittedBatches, TableRowReads
+):
     """A SQLite file holding every run. Safe to reopen while another process has it open."""
 
     def __init__(self, path: str | Path, *, write: bool = False) -> None:
