@@ -212,12 +212,17 @@ class Limiter:
 
     def reserve(self, tokens: int = 0) -> Slot:
         """Take the earliest start the budgets allow without waiting for it (for a
-        keeper whose permit holders wait in their own processes); counted as granted."""
+        keeper whose permit holders wait in their own processes); count it with
+        :meth:`count_granted` once it was used."""
         now, slot, _ = self._reserve(tokens)
         with self._lock:
-            self._granted += 1
             self._waited += max(0.0, slot.started - now)
         return slot
+
+    def count_granted(self, requests: int) -> None:
+        """Count ``requests`` started on starts from :meth:`reserve`."""
+        with self._lock:
+            self._granted += requests
 
     @property
     def epoch(self) -> int:

@@ -97,7 +97,10 @@ class BlockIssuer:
             slot = held.permits.get(permit) or self._settled.pop(permit, None)
             if slot is not None:
                 self.limiter.settle(slot, tokens)
-        freed = 0
+        freed = used = 0
+        for permit in usage.released:
+            used += permit in held.permits
+        self.limiter.count_granted(used)
         for permit in (*usage.released, *usage.unused):
             slot = held.permits.pop(permit, None)
             if slot is not None:

@@ -295,6 +295,9 @@ class RemotePermits:
         import ray
 
         if self.keeper is not None:
+            if self._usage:  # sent first, so the counters include it
+                usage, self._usage = self._usage, Usage()
+                self.keeper.report.remote(self._name, usage)
             try:
                 self._last = LimiterStats.model_validate(
                     ray.get(self.keeper.stats.remote(), timeout=5)
