@@ -25,7 +25,8 @@ from ragjudge._util.known_secrets import register_secrets
 from ragjudge.config import EvalConfig
 from ragjudge.config._secrets import config_secrets
 from ragjudge.models import JudgeCallRecord, ResponseCache
-from ragjudge.run._judging import StoreRecorder, prices_of
+from ragjudge.run._judging import prices_of
+from ragjudge.run.ray._group_commit import GroupWriter
 from ragjudge.store._store import Store
 
 __all__ = ["CallLedger", "LedgerCache", "LedgerRecorder", "start_ledger"]
@@ -33,7 +34,9 @@ __all__ = ["CallLedger", "LedgerCache", "LedgerRecorder", "start_ledger"]
 
 class CallLedger:
     """The body of the ledger actor: stores the run's judge calls and keeps its reply
-    cache (see the module docstring). Its methods run one at a time."""
+    cache (see the module docstring). Its methods share one event loop: the call
+    records arriving together are committed in one transaction, each answered once
+    stored (:mod:`ragjudge.run.ray._group_commit`)."""
 
     def __init__(
         self, store_path: str, run_id: str, config: EvalConfig, cache_path: str | None
@@ -41,7 +44,7 @@ class CallLedger:
         # this process writes calls and cache entries: it masks the run's secrets too
         register_secrets(config_secrets(config))
         self.store = Store(store_path, write=True)
-        self.recorder = StoreRecorder(self.store, run_id, prices_of(config.judge))
+        self.recorder = GroupWriter(self.store, run_id, prices_of(config.judge))
         self.cache = ResponseCache(cache_path) if cache_path is not None else None
 
     async def begin(self, record: JudgeCallRecord) -> int:
@@ -54,7 +57,7 @@ class CallLedger:
 
     async def save(self, record: JudgeCallRecord) -> int:
         """Store a finished call that was not stored in flight (a cache hit)."""
-        return await self.recorder(record)
+        return await self.recorder.save(record)
 
     def cache_get(self, key: str) -> dict[str, Any] | None:
         """The cached reply under ``key``, or None."""
@@ -68,6 +71,7 @@ class CallLedger:
 
     def close(self) -> None:
         """Write what is queued and close the files."""
+        self.recorder.flush()
         if self.cache is not None:
             self.cache.close()
         self.store.close()
@@ -80,7 +84,7 @@ def start_ledger(store_path: str, run_id: str, config: EvalConfig, cache_path: s
     remote: Any = ray.remote
     actor = remote(
         num_cpus=0,
-        max_concurrency=1,
+        max_concurrency=10_000,  # the calls of every worker wait for one commit together
         scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=here, soft=False),
     )(CallLedger)
     return actor.remote(store_path, run_id, config, cache_path)
@@ -126,8 +130,9 @@ class LedgerCache(ResponseCache):
         return value
 
     def put(self, key: str, value: dict[str, Any]) -> None:
-        """Send a reply to the ledger (the ledger runs a worker's requests in order, so
-        it is stored before the call that made it is completed)."""
+        """Send a reply to the ledger (the ledger starts a worker's requests in order
+        and stores a reply at once, so it is stored before the call that made it is
+        completed)."""
         self.ledger.cache_put.remote(key, value)
 
     def flush(self) -> None:
