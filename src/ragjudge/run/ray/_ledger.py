@@ -16,6 +16,7 @@ finished call stored.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import ray
@@ -26,7 +27,7 @@ from ragjudge.config import EvalConfig
 from ragjudge.config._secrets import config_secrets
 from ragjudge.models import JudgeCallRecord, ResponseCache
 from ragjudge.run._judging import prices_of
-from ragjudge.run.ray._group_commit import GroupWriter
+from ragjudge.run.ray._group_commit import MAX_DELAY, GroupWriter
 from ragjudge.store._store import Store
 
 __all__ = ["CallLedger", "LedgerCache", "LedgerRecorder", "start_ledger"]
@@ -54,6 +55,19 @@ class CallLedger:
     async def end(self, call_id: int, record: JudgeCallRecord) -> None:
         """Complete a call stored by :meth:`begin`."""
         await self.recorder.end(call_id, record)
+
+    async def write(self, writes: list[tuple[str, int | None, JudgeCallRecord]]) -> list[int]:
+        """Several writes of one worker — ``("begin" | "end" | "save", call id or None,
+        record)`` — stored together; the calls' ids, in order."""
+        return list(await asyncio.gather(*(self._write(*write) for write in writes)))
+
+    async def _write(self, kind: str, call_id: int | None, record: JudgeCallRecord) -> int:
+        if kind == "begin":
+            return await self.recorder.begin(record)
+        if kind == "end" and call_id is not None:
+            await self.recorder.end(call_id, record)
+            return call_id
+        return await self.recorder.save(record)
 
     async def save(self, record: JudgeCallRecord) -> int:
         """Store a finished call that was not stored in flight (a cache hit)."""
@@ -92,24 +106,66 @@ def start_ledger(store_path: str, run_id: str, config: EvalConfig, cache_path: s
 
 class LedgerRecorder:
     """A worker's call recorder: each call goes to the ledger as it is sent and as it
-    ends; the ids are the store's."""
+    ends; the ids are the store's. The writes of the worker's concurrent calls that
+    come within :data:`~ragjudge.run.ray._group_commit.MAX_DELAY` travel to the ledger
+    in one request, and each caller hears back once its write is stored."""
 
     def __init__(self, ledger: Any) -> None:
         self.ledger = ledger
+        self._queue: list[tuple[str, int | None, JudgeCallRecord]] = []
+        self._waiting: list[asyncio.Future[int]] = []
+        self._due: asyncio.TimerHandle | None = None
+        self._sending: set[asyncio.Task[None]] = set()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"ledger": self.ledger}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["ledger"])  # type: ignore[misc]
 
     async def __call__(self, record: JudgeCallRecord) -> int:
         """Store a finished call; return its id."""
-        call_id: int = await self.ledger.save.remote(record)
-        return call_id
+        return await self._write("save", None, record)
 
     async def begin(self, record: JudgeCallRecord) -> int:
         """Store a call whose request is about to go out; return its id."""
-        call_id: int = await self.ledger.begin.remote(record)
-        return call_id
+        return await self._write("begin", None, record)
 
     async def end(self, call_id: int, record: JudgeCallRecord) -> None:
         """Complete a call stored by :meth:`begin`."""
-        await self.ledger.end.remote(call_id, record)
+        await self._write("end", call_id, record)
+
+    def _write(
+        self, kind: str, call_id: int | None, record: JudgeCallRecord
+    ) -> asyncio.Future[int]:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[int] = loop.create_future()
+        self._queue.append((kind, call_id, record))
+        self._waiting.append(done)
+        if self._due is None:
+            self._due = loop.call_later(MAX_DELAY, self._send)
+        return done
+
+    def _send(self) -> None:
+        self._due = None
+        writes, self._queue = self._queue, []
+        waiting, self._waiting = self._waiting, []
+        task = asyncio.ensure_future(self._deliver(self.ledger.write.remote(writes), waiting))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    @staticmethod
+    async def _deliver(reply: Any, waiting: list[asyncio.Future[int]]) -> None:
+        try:
+            ids: list[int] = await reply
+        except Exception as exc:  # the ledger is gone or refused: every caller hears it
+            for done in waiting:
+                if not done.done():
+                    done.set_exception(exc)
+            return
+        for done, call_id in zip(waiting, ids, strict=True):
+            if not done.done():
+                done.set_result(call_id)
 
 
 class LedgerCache(ResponseCache):
