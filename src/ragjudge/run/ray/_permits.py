@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import math
 import time
 import uuid
 from collections import deque
@@ -170,6 +171,8 @@ class RemotePermits:
         """Permits used since the last block came: the size of the next one."""
         self._report_due: asyncio.TimerHandle | None = None
         self._watcher: asyncio.Task[None] | None = None
+        self._last_start = (-math.inf, -math.inf)
+        """The keeper's start of the last permit taken here, and its local start."""
 
     def __getstate__(self) -> dict[str, Any]:
         # a copy sent to another process starts with no permits of its own
@@ -245,6 +248,12 @@ class RemotePermits:
             return
         for permit, started in grant.permits:
             local = received + started - grant.now
+            # a block that came back faster than the one before must not bunch its
+            # starts onto the earlier block's: keep the keeper's spacing between them
+            planned, went = self._last_start
+            if started >= planned:
+                local = max(local, went + started - planned)
+            self._last_start = (started, local)
             self._ready.append((permit, local, started, self._generation))
 
     def _drop_ready(self) -> None:
