@@ -201,6 +201,35 @@ class Limiter:
         finally:
             self._semaphore.release()
 
+    def try_place(self) -> bool:
+        """Take a concurrency place if one is free, without waiting (for a keeper that
+        hands places to other processes; give it back with :meth:`release_place`)."""
+        return self._semaphore.try_acquire()
+
+    def release_place(self) -> None:
+        """Give back a place taken by :meth:`try_place`."""
+        self._semaphore.release()
+
+    def reserve(self, tokens: int = 0) -> Slot:
+        """Take the earliest start the budgets allow without waiting for it (for a
+        keeper whose permit holders wait in their own processes); count it with
+        :meth:`count_granted` once it was used."""
+        now, slot, _ = self._reserve(tokens)
+        with self._lock:
+            self._waited += max(0.0, slot.started - now)
+        return slot
+
+    def count_granted(self, requests: int) -> None:
+        """Count ``requests`` started on starts from :meth:`reserve`."""
+        with self._lock:
+            self._granted += requests
+
+    @property
+    def epoch(self) -> int:
+        """Rate-limit answers that paused callers so far: starts reserved under an
+        older epoch after the pause began are void."""
+        return self._epoch
+
     def settle(self, slot: Slot, used_tokens: int) -> None:
         """Correct the token budget once the real usage of a request is known."""
         if self._tokens is None or not slot.token_entries or used_tokens <= 0:

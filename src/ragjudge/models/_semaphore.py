@@ -49,6 +49,14 @@ class SharedSemaphore:
             self._forget(loop, waiter)
             raise
 
+    def try_acquire(self) -> bool:
+        """Take a free place if there is one and nobody waits for it; never waits."""
+        with self._lock:
+            if self._waiters or self._active >= self._capacity():
+                return False
+            self._take()
+            return True
+
     def release(self) -> None:
         """Give a place back and hand free places to waiters."""
         with self._lock:

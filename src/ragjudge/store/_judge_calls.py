@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -199,6 +200,11 @@ class JudgeCallStore:
         """Complete a call stored in flight with how it ended."""
         with transaction(self._conn, self.path) as conn:
             update_call(conn, call_id, record, cost)
+
+    def judge_call_writes(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One transaction for many writes of calls (:func:`insert_call` and
+        :func:`update_call` on the connection it gives), committed together."""
+        return transaction(self._conn, self.path)
 
     def mark_lost_calls(self, run_id: str) -> int:
         """Mark calls left in flight by a process that ended (killed) as lost; returns

@@ -48,6 +48,8 @@ async def test_the_concurrency_cap_holds_across_holders(cluster: str) -> None:
             inside -= 1
 
     await asyncio.gather(*(attempt(holders[i % 6]) for i in range(18)))
+    for holder in holders:  # each sends the use it has gathered, then reads
+        holder.stats()
     stats = holders[0].stats()
     assert most == 2 and stats.granted == 18 and stats.max_in_flight == 2
 
@@ -143,3 +145,42 @@ def test_four_workers_stay_under_the_servers_limit_together(
     # four workers pacing on their own would open with 4 × 5 = 20 requests in one
     # second against the server's 10 (arithmetic, not run here): 10 refused at least
     assert refused <= 4
+
+
+async def test_a_pause_voids_the_starts_another_worker_holds(cluster: str) -> None:
+    # evenly paced: each worker holds a few starts planned ahead of time
+    shared = keeper(RateLimits(rpm=600, burst=1, tolerated_429_share=0.0))
+    refused, other = RemotePermits(shared), RemotePermits(shared)
+    async with other.slot():  # its pause watch is on
+        pass
+    async with refused.slot() as slot:
+        pass
+    other._waiting = 4  # as if four attempts waited: it takes a block of starts ahead
+    await other._refill(0)
+    other._waiting = 0
+    assert len(other._ready) >= 2
+    refused.on_rate_limit(slot, 1.5)
+    for _ in range(500):  # the other worker hears of the pause through its watch
+        if other._epoch == 1:
+            break
+        await asyncio.sleep(0.01)
+    async with other.slot() as later:
+        pass
+    assert later.started - slot.started >= 1.5  # not a start planned before the pause
+
+
+async def test_places_a_worker_no_longer_uses_go_to_another(cluster: str) -> None:
+    shared = keeper(RateLimits(max_concurrency=4))
+    first, second = RemotePermits(shared), RemotePermits(shared)
+
+    async def busy(permits: RemotePermits, seconds: float) -> None:
+        async with permits.slot():
+            await asyncio.sleep(seconds)
+
+    await asyncio.gather(*(busy(first, 0.05) for _ in range(4)))  # all four places
+    async with asyncio.timeout(60):  # a safety net: the places never coming back hangs
+        await asyncio.gather(*(busy(second, 0.05) for _ in range(4)))
+    for permits in (first, second):
+        permits.stats()
+    stats = second.stats()
+    assert stats.granted == 8 and stats.max_in_flight == 4

@@ -1,0 +1,73 @@
+"""The call ledger's writes in groups, without Ray: calls begun and ended together are
+committed in few transactions, every record is stored once with its ending, and a
+caller hears back only once its write is on disk (another connection reads it)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+from ragjudge.models import JudgeCallRecord
+from ragjudge.run.ray._group_commit import GroupWriter
+from ragjudge.store._judge_calls import IN_FLIGHT
+from ragjudge.store._store import Store
+
+RECORD = JudgeCallRecord(
+    provider="openai", model="judge", messages=[{"role": "user", "content": "q"}], config={}
+)
+
+
+def stored(path: Path) -> list[tuple[int, str | None, str | None]]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute(
+            "SELECT call_id, text, error FROM judge_calls ORDER BY call_id"
+        ).fetchall()
+
+
+async def test_calls_arriving_together_are_stored_once_each_in_few_transactions(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "runs.db"
+    with Store(path, write=True) as store:
+        writer = GroupWriter(store, "run", None)
+
+        async def call(i: int) -> int:
+            call_id = await writer.begin(RECORD)
+            await writer.end(call_id, RECORD.model_copy(update={"text": f"reply {i}"}))
+            return call_id
+
+        ids = await asyncio.gather(*(call(i) for i in range(300)))
+        hit = await writer.save(RECORD.model_copy(update={"text": "cached", "cached": True}))
+    rows = stored(path)
+    assert len(set(ids)) == 300 and len(rows) == 301
+    assert sorted(text for _, text, _ in rows[:300]) == sorted(f"reply {i}" for i in range(300))
+    assert all(error is None for _, _, error in rows)
+    assert rows[-1][0] == hit
+    # 601 writes: begins together, ends together, the cache hit on its own
+    assert writer.groups <= 6
+
+
+async def test_a_begun_call_is_on_disk_when_its_id_comes_back(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    with Store(path, write=True) as store:
+        writer = GroupWriter(store, "run", None)
+        call_id = await writer.begin(RECORD)
+        assert stored(path) == [(call_id, None, IN_FLIGHT)]  # read by another connection
+
+
+async def test_a_refused_group_fails_every_caller_in_it(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    with Store(path, write=True) as store:
+        writer = GroupWriter(store, "run", None)
+        blocker = sqlite3.connect(path, timeout=0)
+        blocker.execute("BEGIN EXCLUSIVE")  # another process holds the file
+        store._conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            results = await asyncio.gather(
+                writer.begin(RECORD), writer.begin(RECORD), return_exceptions=True
+            )
+        finally:
+            blocker.rollback()
+            blocker.close()
+    assert all(isinstance(result, Exception) for result in results)
