@@ -27,6 +27,7 @@ from ragjudge.store._batches import SubmittedBatches
 from ragjudge.store._file import StoreError as StoreError
 from ragjudge.store._file import open_store_file, transaction
 from ragjudge.store._judge_calls import JudgeCallStore
+from ragjudge.store._pages import PageReads
 from ragjudge.store._rows import OutputRow as OutputRow
 from ragjudge.store._rows import ScoreRow as ScoreRow
 from ragjudge.store._rows import dumps, timestamp
@@ -90,7 +91,7 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
-class Store(SampleReads, ScoreColumnReads, RunTallies, JudgeCallStore, SubmittedBatches):
+class Store(SampleReads, PageReads, ScoreColumnReads, RunTallies, JudgeCallStore, SubmittedBatches):
     """A SQLite file holding every run. Safe to reopen while another process has it open."""
 
     def __init__(self, path: str | Path, *, write: bool = False) -> None:

@@ -1,0 +1,116 @@
+"""Reads of a run's results one page of samples at a time: the samples at a range of
+positions with their outputs, scores and judge calls. What the exports and the report
+of a large run read, so that none holds the whole run."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ragjudge.schema import STORED_FORM, Output, Sample, Score
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["PAGE_SAMPLES", "PageReads", "ResultPage"]
+
+PAGE_SAMPLES = 2000
+"""Samples read per page: a few MB of Python objects for runs of lexical metrics."""
+_IDS_PER_QUERY = 500
+"""Ids per query, within SQLite's bound on parameters."""
+
+_SCORES = (
+    "SELECT sc.request_id, sc.trial, sc.metric, sc.value, sc.error, sc.rationale,"
+    " sc.details_json, sc.judge_call_ids_json, sc.skipped, sc.judge"
+    " FROM samples sa CROSS JOIN scores sc"
+    " ON sc.run_id = sa.run_id AND sc.request_id = sa.request_id"
+    " WHERE sa.run_id = ? AND sa.position >= ? AND sa.position < ?"
+    " ORDER BY sa.position, sc.trial, sc.rowid"
+)
+_OUTPUTS = (
+    "SELECT o.request_id, o.output_json FROM samples sa CROSS JOIN outputs o"
+    " ON o.run_id = sa.run_id AND o.request_id = sa.request_id"
+    " WHERE sa.run_id = ? AND sa.position >= ? AND sa.position < ?"
+)
+
+
+@dataclass(frozen=True)
+class ResultPage:
+    """The samples of one page, in evaluation-set order, with what is stored for them."""
+
+    samples: list[Sample]
+    outputs: dict[str, Output]
+    scores: list[tuple[str, int, Score]]
+    """(request_id, trial, score) in sample order, as ``Store.scores`` gives them."""
+
+
+class PageReads:
+    """The paged reads of :class:`~ragjudge.store._store.Store` (its connection)."""
+
+    _conn: sqlite3.Connection
+
+    def result_pages(self, run_id: str, size: int = PAGE_SAMPLES) -> Iterator[ResultPage]:
+        """The run's samples with their outputs and scores, ``size`` samples a page."""
+        (last,) = self._conn.execute(
+            "SELECT COALESCE(MAX(position), -1) FROM samples WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        for start in range(0, int(last) + 1, size):
+            yield self.result_page(run_id, start, size)
+
+    def result_page(self, run_id: str, start: int, size: int) -> ResultPage:
+        """The samples at positions ``start`` to ``start + size`` and their results."""
+        window = (run_id, start, start + size)
+        samples = [
+            Sample.model_validate_json(text, context={STORED_FORM: True})
+            for (text,) in self._conn.execute(
+                "SELECT sample_json FROM samples WHERE run_id = ? AND position >= ?"
+                " AND position < ? ORDER BY position",
+                window,
+            )
+        ]
+        outputs = {
+            rid: Output.model_validate_json(text)
+            for rid, text in self._conn.execute(_OUTPUTS, window)
+        }
+        scores = [_score_of(row) for row in self._conn.execute(_SCORES, window)]
+        return ResultPage(samples, outputs, scores)
+
+    def judge_calls_by_id(self, run_id: str, call_ids: Sequence[int]) -> pd.DataFrame:
+        """The run's stored judge calls with these ids (the columns of
+        ``Store.judge_calls``), in call order."""
+        import pandas as pd
+
+        ids = sorted(set(call_ids))
+        frames = []
+        for at in range(0, len(ids), _IDS_PER_QUERY):
+            chunk = ids[at : at + _IDS_PER_QUERY]
+            marks = ", ".join("?" * len(chunk))
+            frames.append(
+                pd.read_sql_query(
+                    f"SELECT * FROM judge_calls WHERE run_id = ? AND call_id IN ({marks})"
+                    " ORDER BY call_id",
+                    self._conn,
+                    params=(run_id, *chunk),
+                )
+            )
+        if not frames:
+            return pd.read_sql_query("SELECT * FROM judge_calls WHERE 0", self._conn)
+        return pd.concat(frames, ignore_index=True)
+
+
+def _score_of(row: tuple[Any, ...]) -> tuple[str, int, Score]:
+    request_id, trial, metric, value, error, rationale, details, ids, skipped, judge = row
+    score = Score(
+        metric=metric,
+        value=value,
+        error=error,
+        rationale=rationale,
+        details=json.loads(details),
+        judge_call_ids=json.loads(ids),
+        skipped=skipped,
+        judge=judge,
+    )
+    return request_id, trial, score
