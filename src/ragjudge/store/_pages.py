@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PAGE_SAMPLES", "PageReads", "ResultPage"]
 
+_VALUE_ROWS = 200_000
+"""Score rows per chunk of :meth:`PageReads.score_values`."""
+
 PAGE_SAMPLES = 2000
 """Samples read per page: a few MB of Python objects for runs of lexical metrics."""
 _IDS_PER_QUERY = 500
@@ -77,6 +80,73 @@ class PageReads:
         }
         scores = [_score_of(row) for row in self._conn.execute(_SCORES, window)]
         return ResultPage(samples, outputs, scores)
+
+    def results_at(self, run_id: str, positions: Sequence[int]) -> ResultPage:
+        """The samples at these positions (in evaluation-set order) and their results."""
+        ordered = sorted(set(positions))
+        pages = self._results_at(run_id, ordered) if ordered else []
+        samples = [s for page in pages for s in page.samples]
+        outputs = {k: v for page in pages for k, v in page.outputs.items()}
+        scores = [row for page in pages for row in page.scores]
+        return ResultPage(samples, outputs, scores)
+
+    def _results_at(self, run_id: str, positions: list[int]) -> list[ResultPage]:
+        """The pages of runs of consecutive ``positions`` (sorted, distinct)."""
+        pages = []
+        start = previous = positions[0]
+        for position in [*positions[1:], None]:
+            if position is not None and position == previous + 1:
+                previous = position
+                continue
+            pages.append(self.result_page(run_id, start, previous - start + 1))
+            if position is not None:
+                start = previous = position
+        return pages
+
+    def worst_positions(self, run_id: str, count: int) -> list[int]:
+        """The positions of up to ``count`` samples that failed or scored lowest: those
+        with a failed result (target or score) first, then by their lowest value."""
+        rows = self._conn.execute(
+            "SELECT sa.position FROM samples sa"
+            " LEFT JOIN scores sc ON sc.run_id = sa.run_id AND sc.request_id = sa.request_id"
+            " LEFT JOIN outputs o ON o.run_id = sa.run_id AND o.request_id = sa.request_id"
+            " WHERE sa.run_id = ? GROUP BY sa.position"
+            " ORDER BY MAX(sc.error IS NOT NULL OR o.error IS NOT NULL) DESC,"
+            " MIN(sc.value) ASC, sa.position LIMIT ?",
+            (run_id, count),
+        ).fetchall()
+        return [int(position) for (position,) in rows]
+
+    def score_values(self, run_id: str) -> pd.DataFrame:
+        """The applicable scores as a frame of ``sample_id`` (the sample's position),
+        ``trial``, ``metric`` (categorical), ``value`` and ``error``: the columns the
+        report's plots read, read in chunks and small per row at any run size."""
+        import pandas as pd
+
+        chunks = pd.read_sql_query(
+            "SELECT sa.position AS sample_id, sc.trial, sc.metric, sc.value, sc.error"
+            " FROM samples sa CROSS JOIN scores sc"
+            " ON sc.run_id = sa.run_id AND sc.request_id = sa.request_id"
+            " WHERE sa.run_id = ? AND (sc.skipped IS NULL OR sc.skipped = '')"
+            " ORDER BY sa.position, sc.trial, sc.rowid",
+            self._conn,
+            params=(run_id,),
+            chunksize=_VALUE_ROWS,
+            dtype={"value": "float64"},
+        )
+        names = [
+            str(name)
+            for (name,) in self._conn.execute(
+                "SELECT DISTINCT metric FROM scores WHERE run_id = ?", (run_id,)
+            )
+        ]
+        frames = [
+            chunk.assign(metric=pd.Categorical(chunk["metric"], categories=names))
+            for chunk in chunks
+        ]
+        if not frames:
+            return pd.DataFrame(columns=["sample_id", "trial", "metric", "value", "error"])
+        return pd.concat(frames, ignore_index=True)
 
     def judge_calls_by_id(self, run_id: str, call_ids: Sequence[int]) -> pd.DataFrame:
         """The run's stored judge calls with these ids (the columns of
