@@ -128,6 +128,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--max-mb", type=float, default=1024.0)
+    parser.add_argument(
+        "--only", nargs="*", help="measure only these commands (e.g. 'export jsonl' report)"
+    )
     args = parser.parse_args()
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
@@ -159,6 +162,8 @@ def main() -> int:
             "compare": ([*cli, "compare", first, second, *store_option], None),
         }
         for name, (command, output) in commands.items():
+            if args.only and name not in args.only:
+                continue
             peak, wall, size, status = measure(command, output)
             passed = status == 0 and peak <= args.max_mb
             ok = ok and passed
