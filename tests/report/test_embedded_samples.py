@@ -5,12 +5,14 @@ every sample as before."""
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
+import httpx
 import pytest
 
 import ragjudge as rj
-from ragjudge.report import _embedded
+from ragjudge.report import _embedded, make_server
 from ragjudge.report._run import run_report_html
 from ragjudge.store import Store
 
@@ -82,3 +84,31 @@ def test_the_plots_of_a_large_run_read_every_score(run: tuple[Path, str]) -> Non
     assert len(values) == len(whole) == SAMPLES
     assert list(values["value"]) == list(whole["value"])
     assert list(values["metric"].astype(str)) == list(whole["metric"])
+
+
+def test_the_viewer_opens_a_sample_the_page_does_not_embed(
+    run: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store_path, run_id = run
+    monkeypatch.setattr(_embedded, "EMBEDDED_SAMPLES", 10)
+    with Store(store_path) as store:
+        left_out = sorted(
+            {f"q{i:02d}" for i in range(SAMPLES)}
+            - set(embedded_ids(run_report_html(store, run_id)))
+        )
+    server = make_server(store_path, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        found = httpx.get(f"{server.url}/run/{run_id}/sample/{left_out[0]}")
+        missing = httpx.get(f"{server.url}/run/{run_id}/sample/nope")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+    assert found.status_code == 200
+    number = int(left_out[0][1:])
+    assert f'data-request-id="{left_out[0]}"' in found.text
+    assert f"UNION ALL keeps duplicates {number}" in found.text
+    assert missing.status_code == 404
+    assert "has no sample" in missing.text

@@ -103,6 +103,14 @@ class PageReads:
                 start = previous = position
         return pages
 
+    def sample_position(self, run_id: str, request_id: str) -> int | None:
+        """The position of the run's sample ``request_id``, or None without one."""
+        row = self._conn.execute(
+            "SELECT position FROM samples WHERE run_id = ? AND request_id = ?",
+            (run_id, request_id),
+        ).fetchone()
+        return None if row is None else int(row[0])
+
     def worst_positions(self, run_id: str, count: int) -> list[int]:
         """The positions of up to ``count`` samples that failed or scored lowest: those
         with a failed result (target or score) first, then by their lowest value."""
