@@ -101,14 +101,8 @@ def export(
     METRIC.left_out where a mean leaves values out); --with-calls adds every judge
     prompt and reply. --layout long writes one row per score instead. --table reads the
     run's score rows from a results table, a page at a time."""
-    from ragjudge.export._files import (
-        STDOUT,
-        databricks_frame,
-        export_format,
-        export_frame,
-        long_frame,
-        write_export,
-    )
+    from ragjudge.export._files import STDOUT, databricks_frame, export_format, write_export
+    from ragjudge.export._paged import long_pages, wide_pages, write_paged_export
 
     mlflow_options = {
         "--tracking-uri": tracking_uri,
@@ -141,15 +135,19 @@ def export(
         )
     chosen = export_format(output, None if fmt is None else fmt.value)
     with opened_store(store) as s:
-        if layout is ExportLayout.long:
-            frame = long_frame(s, run_id)
-        elif layout is ExportLayout.databricks:
+        if layout is ExportLayout.databricks:
             frame = databricks_frame(s, run_id)
+            write_export(frame, output, chosen)
+            rows = len(frame)
         else:
-            frame = export_frame(s, run_id, with_calls=with_calls)
-    write_export(frame, output, chosen)
+            pages = (
+                long_pages(s, run_id)
+                if layout is ExportLayout.long
+                else wide_pages(s, run_id, with_calls=with_calls)
+            )
+            rows = write_paged_export(pages, output, chosen)
     where = "standard output" if output == STDOUT else output
-    err.print(Text(f"wrote {len(frame)} rows to {where} ({chosen})"), highlight=False)
+    err.print(Text(f"wrote {rows} rows to {where} ({chosen})"), highlight=False)
 
 
 def _check_table_export(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -18,18 +18,22 @@ from ragjudge.analysis._judges import judge_labels, run_has_judges
 from ragjudge.analysis._meanings import exclusions, run_meanings
 from ragjudge.errors import ExportError as ExportError
 from ragjudge.export._databricks_table import databricks_table
-from ragjudge.schema import ScoreMeaning
+from ragjudge.schema import Score, ScoreMeaning
 from ragjudge.store._store import Store
 
 __all__ = [
     "EXPORT_FORMATS",
     "ExportError",
+    "calls_per_row",
     "databricks_frame",
     "export_format",
     "export_frame",
     "long_frame",
+    "long_rows_frame",
     "masked_frame",
+    "writable_path_problem",
     "write_export",
+    "write_text",
 ]
 
 EXPORT_FORMATS: dict[str, str] = {
@@ -71,7 +75,7 @@ def export_frame(store: Store, run_id: str, *, with_calls: bool = False) -> pd.D
     meanings = run_meanings(run)
     frame = store.sample_frame(run.run_id, exclusions(meanings), meanings)
     if with_calls:
-        frame["judge_calls"] = _calls_per_row(store, run.run_id, frame)
+        frame["judge_calls"] = calls_per_row(store.judge_calls(run.run_id), frame)
     return frame
 
 
@@ -81,11 +85,18 @@ def long_frame(store: Store, run_id: str) -> pd.DataFrame:
     the run names several judges, then ``value``, ``passed`` (empty for a score without
     a pass or a value), ``error``, ``rationale``, ``skipped`` and ``details`` (JSON). Rows of a score's several judges sit side by side."""
     run = store.run(run_id)
-    meanings = run_meanings(run)
+    return long_rows_frame(run_meanings(run), store.scores(run.run_id))
+
+
+def long_rows_frame(
+    meanings: Mapping[str, ScoreMeaning], scores: Iterable[tuple[str, int, Score]]
+) -> pd.DataFrame:
+    """The long layout (see :func:`long_frame`) of these scores of a run whose scores
+    mean ``meanings``."""
     judged = run_has_judges(meanings)
     labels = judge_labels(meanings, list(meanings))
     rows = []
-    for request_id, trial, score in store.scores(run.run_id):
+    for request_id, trial, score in scores:
         row: dict[str, Any] = {"request_id": request_id, "trial": trial}
         if judged:
             metric, judge = labels.get(score.metric, (score.metric, None))
@@ -116,8 +127,9 @@ def _passed(meaning: ScoreMeaning | None, value: float | None) -> bool | None:
     return None if meaning is None else meaning.passed(value)
 
 
-def _calls_per_row(store: Store, run_id: str, frame: pd.DataFrame) -> list[str | None]:
-    calls = store.judge_calls(run_id)
+def calls_per_row(calls: pd.DataFrame, frame: pd.DataFrame) -> list[str | None]:
+    """The ``judge_calls`` column of ``frame``: per row, as JSON, the ``calls`` (stored
+    judge calls) its scores name, or None when they name none."""
     # the frame holds a missing text (a parsed value, an error) as NaN: back to None
     records = calls.astype(object).where(calls.notna(), None).to_dict(orient="records")
     by_id = {int(row["call_id"]): _call(row) for row in records}
@@ -160,7 +172,7 @@ def write_export(frame: pd.DataFrame, output: str, fmt: str, stdout: IO[str] | N
     Known secrets are masked in every cell (:func:`masked_frame`)."""
     frame = masked_frame(frame)
     if output == STDOUT:
-        _write_text(frame, stdout or sys.stdout, fmt)
+        write_text(frame, stdout or sys.stdout, fmt)
         return
     path = Path(output)
     try:
@@ -169,12 +181,12 @@ def write_export(frame: pd.DataFrame, output: str, fmt: str, stdout: IO[str] | N
             frame.to_parquet(path, index=False)
             return
         with path.open("w", encoding="utf-8", newline="") as handle:
-            _write_text(frame, handle, fmt)
+            write_text(frame, handle, fmt)
     except OSError as exc:
-        raise ExportError(f"cannot write {output}: {_unwritable(path, exc)}") from None
+        raise ExportError(f"cannot write {output}: {writable_path_problem(path, exc)}") from None
 
 
-def _unwritable(path: Path, exc: OSError) -> str:
+def writable_path_problem(path: Path, exc: OSError) -> str:
     """Why ``path`` could not be written, in words (a file where a folder should be
     is named)."""
     blocking = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
@@ -183,7 +195,8 @@ def _unwritable(path: Path, exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _write_text(frame: pd.DataFrame, handle: IO[str], fmt: str) -> None:
+def write_text(frame: pd.DataFrame, handle: IO[str], fmt: str) -> None:
+    """Write ``frame`` to ``handle`` as JSON Lines, a JSON array or CSV (``fmt``)."""
     if fmt == "jsonl":
         if len(frame):
             frame.to_json(handle, orient="records", lines=True, force_ascii=False)

@@ -14,6 +14,7 @@ from ragjudge.analysis._meanings import exclusions
 from ragjudge.analysis._passes import PassRate
 from ragjudge.analysis._results import EvaluationResult, summarize_run
 from ragjudge.meta._evaluation import meta_for_run
+from ragjudge.report._embedded import embedded_results
 from ragjudge.report._page import pack_fragments, render_fragment, render_page
 from ragjudge.report._plots import (
     HumanPlots,
@@ -24,7 +25,6 @@ from ragjudge.report._plots import (
 )
 from ragjudge.report._samples import (
     WIDE_TABLE,
-    calls_by_id,
     column_labels,
     drill_views,
     pass_words,
@@ -60,14 +60,11 @@ def run_report_html(
     run = store.run(run_id)
     by = by if by is not None else run.config.get("by")
     result = summarize_run(store, run.run_id, by=by)
-    frame = store.score_frame(run.run_id)
-    samples = store.samples(run.run_id)
-    outputs = store.outputs(run.run_id)
-    scores = store.scores(run.run_id)
+    shown = embedded_results(store, run, whole_frame=bool(human))
+    frame, samples, outputs, scores = shown.frame, shown.samples, shown.outputs, shown.scores
     metrics = [s.metric for s in result.summaries]
     rows = sample_rows(samples, outputs, scores, metrics, result.meanings, by)
-    calls = calls_by_id(store.judge_calls(run.run_id))
-    drills = drill_views(samples, outputs, scores, calls, result.meanings)
+    drills = drill_views(samples, outputs, scores, shown.calls, result.meanings)
     fragments = [render_fragment("drill.html.jinja", d=d) for d in drills]
     plots: dict[str, Any] = {
         "distributions": distribution_figures(frame, result.summaries, result.meanings),
@@ -87,6 +84,7 @@ def run_report_html(
         labels=column_labels(metrics),
         wide_table=WIDE_TABLE,
         rows=rows,
+        embedded=shown,
         groups=group_names(r.group for r in rows),
         plots=plots,
         summary_bars={s.metric: _summary_bar(s, result.meanings) for s in result.summaries},

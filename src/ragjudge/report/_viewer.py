@@ -22,17 +22,21 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from ragjudge.analysis._listing import RunListing, list_runs
+from ragjudge.errors import AnalysisError
 from ragjudge.report._compare import comparison_report_html
 from ragjudge.report._page import content_policy, render_page
 from ragjudge.report._run import run_report_html
+from ragjudge.report._sample_page import sample_page_html
 from ragjudge.report._samples import column_labels
 from ragjudge.store._store import Store
 
 __all__ = ["ViewerServer", "make_server", "stores_in"]
 
+_SAMPLE = "/sample/"
+"""Between a run id and a request id in the address of one sample's page."""
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _CACHED_PAGES = 8
 REFRESH_SECONDS = 5
@@ -159,6 +163,9 @@ class _Handler(BaseHTTPRequestHandler):
         path = parts.path
         if path == "/":
             return self._index()
+        if path.startswith("/run/") and _SAMPLE in path:
+            run_id, request_id = path.removeprefix("/run/").split(_SAMPLE, 1)
+            return self._sample(_run_id(run_id), unquote(request_id), query)
         if path.startswith("/run/"):
             return self._run(_run_id(path.removeprefix("/run/")), query)
         if path == "/compare":
@@ -232,6 +239,15 @@ class _Handler(BaseHTTPRequestHandler):
                 ),
                 keep=not running,
             )
+
+    def _sample(self, run_id: str, request_id: str, query: dict[str, list[str]]) -> str:
+        given = _one(query, "store")
+        number = self._holding(run_id) if given is None else _store_number(given)
+        with self._store(number) as store:
+            try:
+                return sample_page_html(store, run_id, request_id, home="/")
+            except AnalysisError as exc:
+                raise _NotFound(str(exc)) from None
 
     def _compare(self, query: dict[str, list[str]]) -> str:
         (store_a, a), (store_b, b) = _run_ref(_one(query, "a")), _run_ref(_one(query, "b"))

@@ -27,6 +27,7 @@ from ragjudge.store._batches import SubmittedBatches
 from ragjudge.store._file import StoreError as StoreError
 from ragjudge.store._file import open_store_file, transaction
 from ragjudge.store._judge_calls import JudgeCallStore
+from ragjudge.store._pages import PageReads
 from ragjudge.store._rows import OutputRow as OutputRow
 from ragjudge.store._rows import ScoreRow as ScoreRow
 from ragjudge.store._rows import dumps, timestamp
@@ -92,7 +93,13 @@ def new_run_id() -> str:
 
 
 class Store(
-    SampleReads, ScoreColumnReads, RunTallies, JudgeCallStore, SubmittedBatches, TableRowReads
+    SampleReads,
+    PageReads,
+    ScoreColumnReads,
+    RunTallies,
+    JudgeCallStore,
+    SubmittedBatches,
+    TableRowReads,
 ):
     """A SQLite file holding every run. Safe to reopen while another process has it open."""
 
