@@ -22,6 +22,21 @@ from ragjudge.store._store import Store
 
 RELEVANCE = "response/llm_judged/relevance_to_query/rating"
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "databricks"
+NO_MLFLOW = "the mlflow extra is not installed (pip install 'ragjudge[mlflow]')"
+
+
+@pytest.fixture(scope="module")
+def mlflow() -> Any:
+    return pytest.importorskip("mlflow", reason=NO_MLFLOW)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A folder to work in: MLflow puts the artifacts of a SQLite store under ./mlruns."""
+    folder = tmp_path_factory.mktemp("mlflow-rows")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        yield folder
 
 
 @pytest.fixture

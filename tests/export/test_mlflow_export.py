@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,21 @@ from ragjudge.store._store import Store
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "databricks"
 GLOBAL = {"english": ["The response must be in English"], "clarity": ["Be clear"]}
+NO_MLFLOW = "the mlflow extra is not installed (pip install 'ragjudge[mlflow]')"
+
+
+@pytest.fixture(scope="module")
+def mlflow() -> Any:
+    return pytest.importorskip("mlflow", reason=NO_MLFLOW)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A folder to work in: MLflow puts the artifacts of a SQLite store under ./mlruns."""
+    folder = tmp_path_factory.mktemp("mlflow")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        yield folder
 
 
 @pytest.fixture(scope="module")
