@@ -128,8 +128,8 @@ def test_an_interrupted_paged_run_resumes_page_by_page(
     run_id = run(cfg).run_id
     with Store(cfg.store_path, write=True) as store, store._tx() as conn:
         # as if the process had stopped in the third page: later results never stored
-        conn.execute("DELETE FROM scores WHERE request_id NOT IN (%s)" % _first(17))
-        conn.execute("DELETE FROM outputs WHERE request_id NOT IN (%s)" % _first(15))
+        conn.execute(f"DELETE FROM scores WHERE request_id NOT IN ({_marks(17)})", _first(17))
+        conn.execute(f"DELETE FROM outputs WHERE request_id NOT IN ({_marks(15)})", _first(15))
         conn.execute("UPDATE runs SET status = 'interrupted'")
     assert len(stored_scores(cfg.store_path, run_id)) == 17 * len(METRICS)
     refuse_whole_reads(monkeypatch)
@@ -140,8 +140,12 @@ def test_an_interrupted_paged_run_resumes_page_by_page(
     assert stored_scores(cfg.store_path, run_id) == expected
 
 
-def _first(count: int) -> str:
-    return ", ".join(f"'r{i}'" for i in range(count))
+def _first(count: int) -> list[str]:
+    return [f"r{i}" for i in range(count)]
+
+
+def _marks(count: int) -> str:
+    return ", ".join("?" * count)
 
 
 @pytest.mark.usefixtures("paged")
