@@ -243,6 +243,31 @@ def test_a_wide_tsv_of_two_systems_evaluates_and_resumes_from_python(tmp_path: P
     assert done.out.splitlines() == ["['a', 'b'] 2", "['b'] True"]
 
 
+def test_a_parquet_folder_read_in_pages_runs_and_resumes_locally(tmp_path: Path) -> None:
+    (tmp_path / "paged.py").write_text(
+        "import dataclasses, sys\n"
+        "import pyarrow as pa, pyarrow.parquet as pq\n"
+        "import ragjudge as rj\n"
+        "from ragjudge.run import _executors\n"
+        "from ragjudge.run._paged import PagedExecution\n"
+        "local = _executors.executor_kind('local')\n"
+        "_executors._KINDS['local'] = dataclasses.replace(local, held_whole_up_to=0)\n"
+        "PagedExecution.page_rows = 2\n"
+        "rows = [{'request': f'q{i}', 'response': f'a{i}', 'expected_response': 'a1'}\n"
+        "    for i in range(5)]\n"
+        "import pathlib; pathlib.Path('set').mkdir()\n"
+        "pq.write_table(pa.Table.from_pylist(rows), 'set/part.parquet')\n"
+        "settings = dict(metrics=['exact_match'], store='runs.db', progress=False)\n"
+        "result = rj.evaluate('set', **settings)\n"
+        "again = rj.evaluate(None, resume=result.run_id, **settings)\n"
+        "print(result.n_samples, result.summaries[0].mean, again.status)\n",
+        encoding="utf-8",
+    )
+    done = run_python(["paged.py"], tmp_path)
+    assert (done.code, done.tracebacks) == (0, 0), done.out + done.err
+    assert done.out.splitlines() == ["5 0.2 completed"]
+
+
 def test_an_opentelemetry_trace_file_without_the_extra_names_it(tmp_path: Path) -> None:
     if extra_installed("traces"):
         pytest.skip("the 'traces' extra is installed here (the core environment checks this)")

@@ -77,6 +77,9 @@ class ExecutionParts:
     given_metrics: bool
     given_target: Any
     """The target object handed to the call (None when it came from the config)."""
+    samples_in_store: bool = False
+    """The run's samples are read back from the store a page at a time (the set was
+    read in pages, or a resumed run's were left there), not held by the caller."""
 
 
 class Execution:
@@ -290,8 +293,14 @@ class Execution:
         """In a scoring worker: one sample's output row (when not stored yet) and its
         score rows per pending trial."""
         sample, pending = item
+        return self._scored_with(sample, pending, self.outputs.get(sample.request_id))
+
+    def _scored_with(
+        self, sample: Sample, pending: Sequence[tuple[int, Metric]], output: Output | None
+    ) -> ScoredSample:
+        """One sample's output row (when ``output``, the stored one, is None) and its
+        score rows per pending trial; nothing is recorded."""
         rid = sample.request_id
-        output = self.outputs.get(rid)
         output_row_ = None
         if output is None:
             output = self._target_output_now(sample)

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from ragjudge._util.parallel import usable_cpus
 from ragjudge.run._execution import Execution, ExecutionParts
+from ragjudge.run._paged import PagedExecution
 
 if TYPE_CHECKING:
     from ragjudge.config import EvalConfig
 
-__all__ = ["ExecutionParts", "ExecutorKind", "executor_kind"]
+__all__ = ["LOCAL_WHOLE_ROWS", "ExecutionParts", "ExecutorKind", "executor_kind"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,9 @@ class ExecutorKind:
     reads_in_pages: bool
     """Samples it can take page by page: a resumed run's stay in the store and a folder
     of Parquet files is spooled, rather than either being held whole."""
+    held_whole_up_to: int
+    """Sets of at most this many rows are held whole all the same (see
+    :meth:`in_pages`)."""
     plans_before_storing: bool
     """A new run's work is planned (and its scoring processes started) before the run
     and its samples are stored, so that they score meanwhile."""
@@ -37,14 +41,29 @@ class ExecutorKind:
     executor cannot run (a missing extra, a cluster that does not answer)."""
     build: Callable[[ExecutionParts], Execution]
 
+    def in_pages(self, rows: int | None) -> bool:
+        """Whether a set of ``rows`` rows (None: not known before reading it) that can
+        be read in pages is: always on Ray; locally above :data:`LOCAL_WHOLE_ROWS`,
+        where holding the set would cost more memory than planning it all at once
+        saves time."""
+        return self.reads_in_pages and (rows is None or rows > self.held_whole_up_to)
+
 
 def _no_check(config: EvalConfig) -> None:
     return None
 
 
+LOCAL_WHOLE_ROWS = 50_000
+"""The most rows a local run holds whole when it could read them in pages (a folder of
+Parquet files, a resumed run's stored samples): a set this small takes some 200 MB, and
+held whole its work is planned and its scoring processes started while the run is
+stored."""
+
+
 def _local_execution(parts: ExecutionParts) -> Execution:
     processes = parts.config.processes
-    return Execution(
+    kind = PagedExecution if parts.samples_in_store else Execution
+    return kind(
         parts.store,
         parts.run_id,
         parts.metrics,
@@ -62,7 +81,8 @@ def _ray(name: str) -> Any:
 _KINDS = {
     "local": ExecutorKind(
         "local",
-        reads_in_pages=False,
+        reads_in_pages=True,
+        held_whole_up_to=LOCAL_WHOLE_ROWS,
         plans_before_storing=True,
         check=_no_check,
         build=_local_execution,
@@ -70,6 +90,7 @@ _KINDS = {
     "ray": ExecutorKind(
         "ray",
         reads_in_pages=True,
+        held_whole_up_to=0,
         plans_before_storing=False,
         check=lambda config: _ray("require_ray")(config),
         build=lambda parts: _ray("ray_execution")(parts),

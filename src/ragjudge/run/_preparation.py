@@ -75,6 +75,9 @@ class Prepared:
     left unread, rows skipped or not applicable (see :mod:`ragjudge.loading`)."""
     continued: Continuation | None = None
     """For an incremental run: the earlier runs of its config it continues."""
+    in_store: bool = False
+    """The samples are not held (``samples`` is empty): the run reads them back from
+    the store a page at a time."""
 
 
 def prepare(

@@ -37,6 +37,7 @@ __all__ = [
     "MIN_SAMPLES",
     "blocks_of",
     "scoring_pool",
+    "standing_pool",
     "worker_count",
 ]
 
@@ -103,6 +104,48 @@ def scoring_pool(
         pool.shutdown(wait=True)  # idle by now: the workers exit at once
     finally:
         _WORK = None
+
+
+@contextmanager
+def standing_pool(
+    score: Callable[[T], R], workers: int
+) -> Iterator[Callable[[Sequence[T]], Future[list[R]]]]:
+    """Fork ``workers`` processes that stay for the block and apply ``score`` to every
+    item of each block sent to them; yields the function that sends a block (its
+    items pickled) and gives its future. For work that is read a page at a time after
+    the fork: ``score`` (the target, the metrics) reaches the workers by the fork, the
+    items and results go through pipes. Leaving the block stops the workers as
+    :func:`scoring_pool` does."""
+    global _WORK
+    _WORK = _Work(score, [])
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_ignore_interrupts,
+    )
+    try:
+        for _ in range(workers):  # fork them now, before the caller starts threads
+            pool.submit(_score_items, []).result()
+
+        def send(items: Sequence[T]) -> Future[list[R]]:
+            return pool.submit(_score_items, items)
+
+        yield send
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        _WORK = None
+
+
+def _score_items(items: Sequence[Any]) -> list[Any]:
+    """In a standing worker: score the items sent."""
+    work = _WORK
+    if work is None:  # pragma: no cover - only when not forked from standing_pool
+        raise RuntimeError("a scoring worker started without its work")
+    return [work.score(item) for item in items]
 
 
 def _ignore_interrupts() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ragjudge._util.redact import MASK
@@ -13,15 +14,17 @@ __all__ = ["holds_mask", "resumed_config", "stored_run", "stored_system"]
 
 
 def stored_run(
-    config: EvalConfig, run_id: str, *, read: bool = True
+    config: EvalConfig, run_id: str, *, read: bool | Callable[[RunInfo], bool] = True
 ) -> tuple[RunInfo, list[Sample] | None]:
-    """The run to resume and its samples (None unless ``read``);
-    :class:`~ragjudge.store.RunNotFound` (a ``KeyError``) when there is none."""
+    """The run to resume and its samples (None unless ``read``, or ``read(run)`` when it
+    is a function of the run); :class:`~ragjudge.store.RunNotFound` (a ``KeyError``) when
+    there is none."""
     if not config.store_path.exists():
         raise RunNotFound(f"no run {run_id!r}: there is no store at {config.store_path}")
     with Store(config.store_path) as store:
         run = store.run(run_id)
-        return run, store.samples(run.run_id) if read else None
+        wanted = read(run) if callable(read) else read
+        return run, store.samples(run.run_id) if wanted else None
 
 
 def resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:

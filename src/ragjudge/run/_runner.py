@@ -36,6 +36,7 @@ from ragjudge.run._dryrun import DryRunPlan, TargetAnswers, ask_target, plan_eva
 from ragjudge.run._estimates import check_estimate, expected_calls
 from ragjudge.run._execution import outcome_recorded
 from ragjudge.run._executors import ExecutionParts, ExecutorKind, executor_kind
+from ragjudge.run._holding import held_whole_warning
 from ragjudge.run._incremental import record_continuation
 from ragjudge.run._judging import check_judges, prices_of, record_calls
 from ragjudge.run._models import RunModels, close_all
@@ -106,8 +107,10 @@ async def run_evaluation(
     resumed, stored_samples = None, None
     if resume is not None:
         # a resumed run's samples stay in the store when the executor reads them in pages
-        in_pages = executor_kind(config.executor).reads_in_pages and metrics is None
-        resumed, stored_samples = stored_run(config, resume, read=not in_pages)
+        kind = executor_kind(config.executor)
+        resumed, stored_samples = stored_run(
+            config, resume, read=lambda run: metrics is not None or not kind.in_pages(run.n_samples)
+        )
         config = resumed_config(resumed, config)
     elif retry_errors:
         raise ConfigError("retry_errors (--retry-errors) goes with resume (--resume RUN)")
@@ -146,12 +149,21 @@ def _prepared(
     file). A set the executor takes in pages (a folder of Parquet files, a resumed run's
     stored samples) is not held whole; the collector policy follows suit (see
     :mod:`ragjudge._util.gc`)."""
-    from ragjudge.run._spooling import parquet_folder, prepare_stored, prepare_streamed
+    from ragjudge.run._spooling import (
+        parquet_folder,
+        parquet_folder_rows,
+        prepare_stored,
+        prepare_streamed,
+    )
 
     if resumed is not None and stored is None:
         with loading(held_whole=False):
             return prepare_stored(config, target=target, metrics=metrics), None
     folder = parquet_folder(config, data) if resumed is None and kind.reads_in_pages else None
+    if folder is not None and not kind.in_pages(parquet_folder_rows(folder)):
+        folder = None  # small enough to hold whole
+    if folder is not None and config.incremental and kind.held_whole_up_to:
+        folder = None  # an incremental run reads its set whole; this executor can hold it
     if folder is not None and config.incremental:
         raise ConfigError(
             f"{config.where('incremental')}: an incremental run reads its set whole; "
@@ -161,7 +173,11 @@ def _prepared(
         with loading(held_whole=False):
             return prepare_streamed(config, folder, target=target, metrics=metrics)
     with loading(held_whole=True):  # the samples live as long as the run
-        return prepare(config, data=data, target=target, metrics=metrics, samples=stored), None
+        setup = prepare(config, data=data, target=target, metrics=metrics, samples=stored)
+    if (warning := held_whole_warning(len(setup.samples))) is not None:
+        _warn(warning)
+        setup.notes.append(warning)
+    return setup, None
 
 
 async def _run_prepared(
@@ -243,7 +259,7 @@ async def _execute(
             )
         # A new run may plan (and start its scoring processes) before it is stored, so
         # they score meanwhile; a resumed run learns what is left once stored again.
-        plan_first = resumed is None and kind.plans_before_storing
+        plan_first = resumed is None and kind.plans_before_storing and not setup.in_store
         with execution.planned(setup.samples) if plan_first else nullcontext():
             _record_start(store, run_id, config, setup, resumed, options.retry_errors, spool)
             stored = True
@@ -320,7 +336,13 @@ def _parts(
         provider=options.provider,
         given_metrics=options.given_metrics,
         given_target=setup.target if options.given_target else None,
+        samples_in_store=setup.in_store,
     )
+
+
+def _warn(text: str) -> None:
+    """A warning line on standard error, shown with or without the progress display."""
+    Console(stderr=True).print(f"warning: {text}", highlight=False, markup=False, soft_wrap=True)
 
 
 def _tell(notes: list[str], progress: bool) -> None:

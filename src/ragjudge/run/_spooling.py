@@ -1,4 +1,4 @@
-"""Preparing a run on Ray whose evaluation set is a folder of Parquet files without
+"""Preparing a run whose evaluation set is a folder of Parquet files without
 holding the set: it is read, validated and checked a page at a time
 (:class:`~ragjudge.loading.StreamedSet`), and the samples the run keeps are written to
 a spool file (one line per sample: its request id and stored form) that the run's
@@ -44,7 +44,13 @@ from ragjudge.run._sampling import per_group_positions, stratified_positions
 from ragjudge.schema import Sample, ScoreMeaning
 from ragjudge.targets._targets import Target
 
-__all__ = ["SpooledSet", "parquet_folder", "prepare_stored", "prepare_streamed"]
+__all__ = [
+    "SpooledSet",
+    "parquet_folder",
+    "parquet_folder_rows",
+    "prepare_stored",
+    "prepare_streamed",
+]
 
 SpoolRow = tuple[str, str]
 """A sample's request id and its stored form (JSON)."""
@@ -89,6 +95,22 @@ def parquet_folder(config: EvalConfig, data: Any) -> Path | None:
     return None
 
 
+def parquet_folder_rows(folder: Path) -> int | None:
+    """The rows of a folder of Parquet files, from the files' footers (nothing else is
+    read); None when a file cannot be read (reading the set names it)."""
+    import pyarrow
+    import pyarrow.parquet as pq
+
+    try:
+        return sum(
+            int(pq.ParquetFile(path).metadata.num_rows)
+            for path in folder.rglob("*.parquet")
+            if path.is_file()
+        )
+    except (pyarrow.ArrowException, OSError, ValueError):
+        return None
+
+
 def prepare_streamed(
     config: EvalConfig,
     folder: Path,
@@ -127,7 +149,8 @@ def prepare_streamed(
         checks.finish(notes)
         config.check_run_size(spool.count)
         check_retriever(config, metric_objects)
-        prepared = Prepared([], metric_objects, target_obj, build_retriever(config), notes)
+        retriever = build_retriever(config)
+        prepared = Prepared([], metric_objects, target_obj, retriever, notes, in_store=True)
     except BaseException:
         spool.remove()
         raise
@@ -137,7 +160,7 @@ def prepare_streamed(
 def prepare_stored(
     config: EvalConfig, *, target: Any = None, metrics: Sequence[MetricSpec] | None = None
 ) -> Prepared:
-    """:func:`~ragjudge.run._preparation.prepare` for a resumed run on Ray: its samples
+    """:func:`~ragjudge.run._preparation.prepare` for a resumed run read in pages: its samples
     stay in the store (they were checked when the run was created); the metrics, the
     target and the retriever are built and checked."""
     metric_objects = configured_metrics(config, metrics)
@@ -146,7 +169,7 @@ def prepare_stored(
     if problems:
         raise RequirementError(problems, hint=False)
     check_retriever(config, metric_objects)
-    return Prepared([], metric_objects, target_obj, build_retriever(config))
+    return Prepared([], metric_objects, target_obj, build_retriever(config), in_store=True)
 
 
 def _drawn_positions(streamed: StreamedSet, config: EvalConfig) -> set[int]:
