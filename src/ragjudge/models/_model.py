@@ -87,7 +87,7 @@ class JudgeModel:
                 rpm=self.settings.rpm,
                 tpm=self.settings.tpm,
                 window=self.settings.rate_window,
-                burst=self.settings.burst,
+                burst=self.settings.start_burst,
             )
         )
         """Where every attempt gets its permit (see :class:`PermitSource`); models of

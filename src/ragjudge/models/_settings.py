@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Self
+import math
+from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ragjudge.models._structured import StructuredMode
+
+SMOOTH_SECONDS = 1.0
+"""Without ``burst``, at most this many seconds' share of ``rpm`` starts at once."""
 
 DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
 """Bytes of one reply read at most, a judge's as a target's."""
@@ -22,13 +26,14 @@ class ModelSettings(BaseModel):
     """Requests per ``rate_window``; ``None`` for no limit."""
     tpm: int | None = Field(default=None, gt=0)
     """Tokens (prompt + expected output) per ``rate_window``; ``None`` for no limit."""
-    burst: int | None = Field(default=None, ge=1)
+    burst: Annotated[int, Field(ge=1)] | Literal["window"] | None = None
     """Requests that may start at once under ``rpm``: at most ``burst`` in any
-    ``rate_window * burst / rpm`` seconds (and the same share of ``tpm``). ``None``: the
-    whole window's budget, so a workload that fits one window goes out at once — right
-    for providers that count over the window. A provider that enforces its per-minute
-    limit per second (240 RPM as 4 per second) wants ``burst: 4``; ``1`` spaces every
-    request evenly."""
+    ``rate_window * burst / rpm`` seconds (and the same share of ``tpm``). ``None``
+    (smooth pacing): one second's share of ``rpm`` (``rpm: 600`` starts at most 10 in
+    any second), right for providers that enforce their per-minute limit over shorter
+    periods as well. ``window``: the whole window's budget may go out at once, so a
+    workload that fits one window starts at once (for providers that count over the
+    window only); ``1`` spaces every request evenly."""
     max_retries: int = Field(default=4, ge=0)
     """Retries after the first attempt: at most ``max_retries + 1`` attempts per call."""
     backoff_base: float = Field(default=0.5, ge=0)
@@ -65,6 +70,16 @@ class ModelSettings(BaseModel):
     endpoint refuses it, asks again for a text reply — once refused, every later call
     of the run to that endpoint is a text call, and the run's notes say so; ``always``
     sends it and a refusal fails the call; ``never`` asks for text replies only."""
+
+    @property
+    def start_burst(self) -> int | None:
+        """``burst`` as the limiter takes it: requests that may start at once, ``None``
+        for the whole window's budget."""
+        if self.burst == "window" or self.rpm is None:
+            return None
+        if self.burst is None:
+            return max(1, math.ceil(self.rpm * SMOOTH_SECONDS / self.rate_window))
+        return self.burst
 
     @model_validator(mode="after")
     def _burst_needs_rpm(self) -> Self:
