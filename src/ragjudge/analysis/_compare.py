@@ -180,8 +180,8 @@ def compare_runs(
     carries ``by``.
     """
     info_a, info_b = store_a.run(run_a), store_b.run(run_b)
-    frame_a = _scores_of(store_a, info_a.run_id)
-    frame_b = _scores_of(store_b, info_b.run_id)
+    frame_a = _scores_of(store_a, info_a.run_id, by)
+    frame_b = _scores_of(store_b, info_b.run_id, by)
     if not set(frame_a["sample_id"]) & set(frame_b["sample_id"]):
         raise AnalysisError(
             f"runs {info_a.run_id} and {info_b.run_id} share no request_id; "
@@ -237,8 +237,9 @@ def compare_runs(
     )
 
 
-def _scores_of(store: Store, run_id: str) -> pd.DataFrame:
-    frame = store.score_frame(run_id)
+def _scores_of(store: Store, run_id: str, by: str | None) -> pd.DataFrame:
+    """The run's scores, with the samples' metadata only when subsets are asked for."""
+    frame = store.score_frame(run_id, metadata=by is not None)
     if frame.empty:
         raise AnalysisError(f"run {run_id} in {store.path} has no scores")
     return frame

@@ -59,7 +59,7 @@ def _side(store: Store, run_id: str, exclude: Mapping[str, Sequence[float]]) -> 
         rationales.setdefault((request_id, score.metric), _why(score))
     return _Side(
         info=info,
-        means=sample_means(store.score_frame(run_id), exclude),
+        means=sample_means(store.score_frame(run_id, metadata=False), exclude),
         samples={s.request_id: s for s in store.samples(run_id)},
         outputs=store.outputs(run_id),
         rationales=rationales,

@@ -120,6 +120,8 @@ def score_frame_of_rows(
             "error": list(errors),
         }
     )
+    if not metadata:
+        return frame
     positions: dict[str, int] = {}
     for request_id in request_ids:
         positions.setdefault(request_id, len(positions))

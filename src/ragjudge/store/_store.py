@@ -386,10 +386,11 @@ class Store(
 
     # frames -----------------------------------------------------------------
 
-    def score_frame(self, run_id: str) -> pd.DataFrame:
+    def score_frame(self, run_id: str, *, metadata: bool = True) -> pd.DataFrame:
         """One row per (sample, trial, metric) with the sample's metadata as
-        ``metadata.KEY`` columns; the input of :mod:`ragjudge.stats`. Built from the
-        stored columns (no :class:`Score` objects)."""
+        ``metadata.KEY`` columns (none with ``metadata=False``); the input of
+        :mod:`ragjudge.stats`. Built from the stored columns (no :class:`Score`
+        objects)."""
         rows = self._conn.execute(
             "SELECT sc.request_id, sc.trial, sc.metric, sc.value, sc.error FROM scores sc"
             " JOIN samples sa ON sa.run_id = sc.run_id AND sa.request_id = sc.request_id"
@@ -397,7 +398,7 @@ class Store(
             " ORDER BY sa.position, sc.trial, sc.rowid",
             (run_id,),
         ).fetchall()
-        return frames.score_frame_of_rows(self.sample_metadata(run_id), rows)
+        return frames.score_frame_of_rows(self.sample_metadata(run_id) if metadata else {}, rows)
 
     def sample_frame(
         self,
