@@ -1,0 +1,120 @@
+"""A batched judge fills its batches by itself: with ``concurrency`` unset, a run keeps a
+batch's worth of samples in flight, so the calls of a large run go out in full batches;
+an explicit ``concurrency`` still bounds them, and the run's notes say which was used."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ragjudge as rj
+from ragjudge.config import EvalConfig
+from ragjudge.models.scripted import ReplyScript
+from ragjudge.run._batch_judge import with_batch_concurrency
+from ragjudge.store._store import Store
+from ragjudge.testing.server import OpenAITestServer
+from served import running
+
+ROWS = [
+    {"request_id": f"q{i}", "request": f"Question {i}?", "expected_response": f"Answer {i}."}
+    for i in range(40)
+]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[OpenAITestServer]:
+    yield from running(OpenAITestServer(replies=ReplyScript(default="Ok. [RESULT] 5")))
+
+
+def evaluate(tmp_path: Path, server: OpenAITestServer, **settings: Any) -> rj.EvaluationResult:
+    batch_wait = settings.pop("batch_wait")
+    return rj.evaluate(
+        ROWS,
+        target=lambda query: f"About {query}",
+        metrics=[{"metric": "answer_accuracy", "contexts": "none"}],
+        judge={
+            "model": "openai/test-model",
+            "base_url": server.base_url,
+            "preflight": False,
+            "timeout": 30,
+            "mode": "batch",
+            "batch_size": 20,
+            "batch_wait": batch_wait,
+            "batch_poll": 0.05,
+        },
+        cache=False,
+        store=tmp_path / "runs.db",
+        progress=False,
+        **settings,
+    )
+
+
+def stored_batch_sizes(tmp_path: Path, run_id: str) -> list[int]:
+    with Store(tmp_path / "runs.db") as store:
+        return sorted(store.run_batches(run_id).values())
+
+
+def test_without_concurrency_a_run_sends_full_batches(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    before = len(server.batches.sizes)
+    # a batch goes out only when full (or after a minute): 8 samples in flight would
+    # send batches of 8
+    run = evaluate(tmp_path, server, batch_wait=60.0)
+    assert run.status == "completed"
+    assert server.batches.sizes[before:] == [20, 20]
+    assert stored_batch_sizes(tmp_path, run.run_id) == [20, 20]
+    assert "batch mode: up to 20 samples in flight (concurrency not set)" in run.notes
+
+
+def test_an_explicit_concurrency_bounds_the_batches(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    before = len(server.batches.sizes)
+    run = evaluate(tmp_path, server, batch_wait=0.2, concurrency=4)
+    assert run.status == "completed"
+    sizes = server.batches.sizes[before:]
+    assert sum(sizes) == len(ROWS) and max(sizes) <= 4
+    assert "batch mode: up to 4 samples in flight (concurrency set)" in run.notes
+
+
+def config(concurrency: int | None = None, **judge: Any) -> EvalConfig:
+    settings: dict[str, Any] = {"metrics": ["answer_accuracy"], "judge": {"model": "openai/m"}}
+    settings["judge"].update(judge)
+    if concurrency is not None:
+        settings["concurrency"] = concurrency
+    return EvalConfig.model_validate(settings)
+
+
+@pytest.mark.parametrize(("batch_size", "chosen"), [(20, 20), (1000, 1000), (50_000, 1000)])
+def test_an_unset_concurrency_is_the_batch_size_up_to_the_most_allowed(
+    batch_size: int, chosen: int
+) -> None:
+    resolved, note = with_batch_concurrency(config(mode="batch", batch_size=batch_size))
+    assert resolved.concurrency == chosen
+    assert note == f"batch mode: up to {chosen} samples in flight (concurrency not set)"
+
+
+def test_a_named_batched_judge_counts_too() -> None:
+    named = EvalConfig.model_validate(
+        {
+            "metrics": ["answer_accuracy"],
+            "judges": {
+                "quick": {"model": "openai/m"},
+                "slow": {"model": "openai/m", "mode": "batch", "batch_size": 300},
+            },
+        }
+    )
+    assert with_batch_concurrency(named)[0].concurrency == 300
+
+
+@pytest.mark.parametrize(
+    "given", [config(concurrency=4, mode="batch"), config(), config(concurrency=50)]
+)
+def test_a_set_concurrency_or_a_direct_judge_keeps_the_config(given: EvalConfig) -> None:
+    resolved, note = with_batch_concurrency(given)
+    assert resolved.concurrency == given.concurrency
+    assert (note is None) == (given.judge is not None and given.judge.mode != "batch")
