@@ -118,3 +118,13 @@ def test_a_set_concurrency_or_a_direct_judge_keeps_the_config(given: EvalConfig)
     resolved, note = with_batch_concurrency(given)
     assert resolved.concurrency == given.concurrency
     assert (note is None) == (given.judge is not None and given.judge.mode != "batch")
+
+
+def test_a_resumed_run_chooses_again_unless_given_a_concurrency(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    first = evaluate(tmp_path, server, batch_wait=0.2, concurrency=4)
+    again = evaluate(tmp_path, server, batch_wait=0.2, resume=first.run_id)
+    assert again.run_id == first.run_id
+    assert "batch mode: up to 20 samples in flight (concurrency not set)" in again.notes
+    assert "batch mode: up to 4 samples in flight (concurrency set)" in again.notes
