@@ -4,16 +4,23 @@ an explicit ``concurrency`` still bounds them, and the run's notes say which was
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import ragjudge as rj
-from ragjudge.config import EvalConfig
+from ragjudge.config import EvalConfig, JudgeConfig
+from ragjudge.models import JudgeModel, ModelSettings, OpenAIProvider
+from ragjudge.models._batch_openai import OpenAIBatches
+from ragjudge.models._batching import BatchingProvider, BatchSettings
+from ragjudge.models._types import GenerateConfig
 from ragjudge.models.scripted import ReplyScript
-from ragjudge.run._batch_judge import with_batch_concurrency
+from ragjudge.run._batch_judge import batch_model_settings, with_batch_concurrency
 from ragjudge.store._store import Store
 from ragjudge.testing.server import OpenAITestServer
 from served import running
@@ -128,3 +135,41 @@ def test_a_resumed_run_chooses_again_unless_given_a_concurrency(
     assert again.run_id == first.run_id
     assert "batch mode: up to 20 samples in flight (concurrency not set)" in again.notes
     assert "batch mode: up to 4 samples in flight (concurrency set)" in again.notes
+
+
+class Clock:
+    """A test server's time, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_calls_waiting_in_a_batch_do_not_hold_back_the_next_one() -> None:
+    clock = Clock()
+    slow = OpenAITestServer(replies=ReplyScript(default="Ok. [RESULT] 5"), clock=clock)
+    slow.batches.batch_seconds = 3600.0  # the batches end when the test moves the clock
+    judge = JudgeConfig(model="openai/test-model", mode="batch", batch_size=5)
+    with ExitStack() as stack:
+        stack.enter_context(contextlib.contextmanager(running)(slow))
+        inner = OpenAIProvider("test-model", base_url=slow.base_url, timeout=30.0)
+        quick = BatchSettings(batch_size=5, batch_wait=60.0, poll_interval=0.02, poll_max=0.05)
+        provider = BatchingProvider(inner, OpenAIBatches(inner), settings=quick)
+        settings = batch_model_settings(ModelSettings(max_concurrency=2), judge)
+        model = JudgeModel(provider, settings=settings)
+        asked = [
+            model.generate([{"role": "user", "content": f"Grade {i}"}], GenerateConfig())
+            for i in range(10)
+        ]
+        calls = asyncio.gather(*asked)
+        for _ in range(600):  # a safety net, not a measure: both batches go out at once
+            if slow.batches.created == 2:
+                break
+            await asyncio.sleep(0.1)
+        assert slow.batches.sizes == [5, 5]
+        clock.now = 3600.0
+        replies = await calls
+        await model.aclose()
+    assert [reply.text for reply in replies] == ["Ok. [RESULT] 5"] * 10
