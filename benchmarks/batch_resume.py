@@ -3,13 +3,13 @@ and Anthropic's Message Batches.
 
 For each batch API, starts the local test server (its batches stay in progress until
 the script moves the server's clock), runs ``ragjudge run`` on ``--rows`` rows with
-``mode: batch`` in a child process, kills the child with SIGKILL once every batch is
-created and being polled (only the calls of samples in flight wait together, so
-the first batches wait for their replies), lets the batches end, and resumes the run
-with ``--resume``. Then counts the requests the server received in batches and answered
-(what a provider bills) against the store's calls answered with a reply. The check: the
-two are equal and equal to the rows (each request sent, and paid, once). Exit status 1 when
-it fails. Run with::
+``mode: batch`` and ``concurrency`` unset in a child process, kills the child with
+SIGKILL once its batches are created and being polled (the run keeps ``batch_size``
+samples in flight, so the first batch waits for its replies before more are sent),
+lets the batches end, and resumes the run with ``--resume``. Then counts the requests
+the server received in batches and answered (what a provider bills) against the
+store's calls answered with a reply. The check: the two are equal and equal to the
+rows (each request sent, and paid, once). Exit status 1 when it fails. Run with::
 
     .venv/bin/python benchmarks/batch_resume.py [--rows N] [--batch-size N]
 """
@@ -59,7 +59,6 @@ def write_project(folder: Path, flavour: str, url: str, rows: int, batch_size: i
     config = folder / "eval.yaml"
     config.write_text(
         "data: set.jsonl\nmetrics: [{metric: answer_accuracy, contexts: none}]\n"
-        f"concurrency: {rows}\n"
         f"judge:\n  model: {FLAVOURS[flavour]}\n  base_url: '{url}'\n"
         "  prices: {test-model: [1.0, 4.0]}\n"
         f"  mode: batch\n  batch_size: {batch_size}\n  batch_wait: 1.0\n"
@@ -74,11 +73,7 @@ def desk_counts(server: OpenAITestServer, flavour: str) -> tuple[int, int, int]:
         desk = server.anthropic
         return desk.created, desk.requests_created, desk.lines_answered
     batches = server.batches
-    sent = sum(
-        len(batches._files[batches.batch(b)["input_file_id"]].splitlines())
-        for b in list(batches._batches)
-    )
-    return batches.created, sent, batches.lines_answered
+    return batches.created, sum(batches.sizes), batches.lines_answered
 
 
 def wait_for_batches(

@@ -63,7 +63,7 @@ async def aevaluate(
     trials_reduce: str = setting_default("trials_reduce"),
     trials_reduce_k: int | None = setting_default("trials_reduce_k"),
     trials_pass_threshold: float | None = setting_default("trials_pass_threshold"),
-    concurrency: int = setting_default("concurrency"),
+    concurrency: int | None = None,
     processes: int | str = setting_default("processes"),
     max_error_rate: float = setting_default("max_error_rate"),
     max_cost: float | None = setting_default("max_cost"),
@@ -132,6 +132,8 @@ async def _evaluate_each(arguments: dict[str, Any]) -> list[tuple[str, Evaluatio
     target_spec, target_object = _spec_or_object(arguments["target"], str)
     judge_spec, judge_provider = _spec_or_object(arguments["judge"], str | dict)
     settings = {name: arguments[name] for name in _PLAIN_SETTINGS}
+    if settings["concurrency"] is None:  # not given: the config's default, or batch mode's
+        del settings["concurrency"]
     settings.update(
         {
             "data": None if data_spec is None else str(data_spec),

@@ -27,6 +27,9 @@ SETTINGS = [k for k in EvalConfig.model_fields if k != "base_dir"]
 CONTROLS = list(RunControls.model_fields)
 EMPTY_BY_NONE = {"columns", "separators", "systems", "specs", "fail_under", "fail_over"}
 """Settings whose API default None stands for the config's empty container."""
+CHOSEN_BY_RUN = {"concurrency"}
+"""Settings whose API default None leaves them unset, for the run to choose (a batched
+judge fills its batches)."""
 COMMAND_ONLY = {"config", "openai_evals", "as_json", "plan"}
 """``ragjudge run``'s parameters that are neither a setting nor a run control."""
 API_OMITS = {"use_cache"}
@@ -47,6 +50,8 @@ def test_every_setting_is_an_api_keyword_with_the_config_default() -> None:
             assert default is inspect.Parameter.empty  # the one required keyword
         elif key in EMPTY_BY_NONE:
             assert default is None and not setting_default(key)
+        elif key in CHOSEN_BY_RUN:
+            assert default is None and setting_default(key) is not None
         else:
             assert default == setting_default(key), key
 

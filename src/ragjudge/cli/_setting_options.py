@@ -94,7 +94,7 @@ RunConcurrency = Annotated[
     typer.Option(
         "--concurrency",
         metavar="N",
-        help="Samples in flight at once (at most 1,000).",
+        help="Samples in flight at once (at most 1,000; a batched judge's batch_size if unset).",
     ),
 ]
 

@@ -43,7 +43,8 @@ class JudgeConfig(ModelSettings):
     resumed with ``--resume`` waits for the batches it already sent."""
     batch_size: int = Field(default=1000, ge=1, le=50_000)
     """``mode: batch``: judge calls in one batch at most (only the calls of the samples
-    in flight wait together: raise ``concurrency`` for large batches)."""
+    in flight wait together: with ``concurrency`` unset, a run keeps this many samples
+    in flight, at most 1,000)."""
     batch_wait: float = Field(default=5.0, ge=0)
     """``mode: batch``: seconds the first waiting call waits for others before its
     batch is sent."""

@@ -34,10 +34,10 @@ def resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
     holds one is taken from ``given``, the config the resume was started with, and so
     is any other setting (or judge setting) that holds one — a value that came from the
     environment is masked wherever it appears."""
-    settings = {key: value for key, value in run.config.items() if key != "system"}
+    # the concurrency is the one given now; left unset, a batched run chooses its own
+    settings = {k: v for k, v in run.config.items() if k not in ("system", "concurrency")}
     stored = EvalConfig.model_validate(settings)
     update: dict[str, Any] = {
-        "concurrency": given.concurrency,
         "executor": given.executor,
         "ray": given.ray,
         "by": given.by or stored.by,
@@ -58,6 +58,8 @@ def resumed_config(run: RunInfo, given: EvalConfig) -> EvalConfig:
     for key in [key for key, value in run.config.items() if holds_mask(value)]:
         if key in EvalConfig.model_fields and key not in update and key not in _SECTIONS:
             update[key] = getattr(given, key)
+    if "concurrency" in given.model_fields_set:
+        update["concurrency"] = given.concurrency
     resumed = stored.model_copy(update=update)
     resumed._system = stored_system(run, stored)
     return resumed

@@ -31,6 +31,7 @@ from ragjudge.errors import SpendingLimitReached
 from ragjudge.loading import STREAM_PAGE_ROWS
 from ragjudge.metrics import Metric
 from ragjudge.models import Provider
+from ragjudge.run._batch_judge import with_batch_concurrency
 from ragjudge.run._ceiling import recorded_spend, spending_watched
 from ragjudge.run._dryrun import DryRunPlan, TargetAnswers, ask_target, plan_evaluation
 from ragjudge.run._estimates import check_estimate, expected_calls
@@ -114,6 +115,7 @@ async def run_evaluation(
         config = resumed_config(resumed, config)
     elif retry_errors:
         raise ConfigError("retry_errors (--retry-errors) goes with resume (--resume RUN)")
+    config, batch_note = with_batch_concurrency(config)
     options = _Options(
         progress,
         use_cache,
@@ -128,6 +130,8 @@ async def run_evaluation(
     check_results_table(config)
     with fewer_collections():
         setup, spool = _prepared(kind, config, data, target, metrics, stored_samples, resumed)
+        if batch_note is not None:
+            setup.notes.append(batch_note)
         try:
             return await _run_prepared(kind, config, setup, spool, resumed, options)
         finally:
@@ -371,6 +375,7 @@ def _record_start(
         if retry_errors:
             store.discard_errors(run_id)
         store.set_status(run_id, "running")
+        _record_notes(store, run_id, setup.notes)
         return
     store.create_run(
         run_id=run_id,

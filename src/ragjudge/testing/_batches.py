@@ -41,6 +41,8 @@ class BatchDesk:
         """A request body → an error message to put in the error file, or None."""
         self.created = 0
         """Batches created."""
+        self.sizes: list[int] = []
+        """Requests in each batch created, in the order they were created."""
         self.lines_answered = 0
         """Lines of ended batches answered with a reply (what a provider bills)."""
         self.retrievals = 0
@@ -133,6 +135,7 @@ class BatchDesk:
             }
             self.expire_next = max(0, self.expire_next - 1)
             self.created += 1
+            self.sizes.append(len(self._files[file_id].splitlines()))
         return JSONResponse(self._public(batch_id))
 
     def _retrieve(self, batch_id: str) -> Response:
