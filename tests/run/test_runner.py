@@ -9,7 +9,8 @@ import ragjudge as rj
 from ragjudge.analysis._results import summarize_run
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.metrics import Metric, MetricContext
-from ragjudge.run._runner import RequirementError, _record_notes, run_evaluation
+from ragjudge.run._run_notes import record_notes
+from ragjudge.run._runner import RequirementError, run_evaluation
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store._events import NOTE
 from ragjudge.store._store import Store
@@ -288,8 +289,8 @@ def test_a_note_of_the_execution_is_stored_once_per_run(tmp_path: Path) -> None:
             samples=[Sample(request_id="s", request="q")],
             trials=1,
         )
-        _record_notes(store, run_id, [note])
-        _record_notes(store, run_id, [note, "another"])  # a resumed execution says it again
+        record_notes(store, run_id, [note])
+        record_notes(store, run_id, [note, "another"])  # a resumed execution says it again
 
         assert [event["text"] for event in store.run_events(run_id, NOTE)] == [note, "another"]
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ragjudge.analysis._rate_limits import calls_done, calls_status, live_status
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeModel
+from ragjudge.run._execution_parts import ExecutionParts, outcome_recorded
 from ragjudge.run._matrix import judge_of
 from ragjudge.run._processes import blocks_of, scoring_pool, worker_count
 from ragjudge.run._progress import Tracker, progress_display, report_calls
@@ -36,8 +37,6 @@ from ragjudge.store._batch import ResultWriter
 from ragjudge.store._store import OutputRow, ScoreRow, Store, output_row, score_name_of, score_rows
 
 if TYPE_CHECKING:
-    from ragjudge.config import EvalConfig
-    from ragjudge.models import Provider, ResponseCache
     from ragjudge.targets import Target
 
 __all__ = ["SLICE_SECONDS", "Execution", "ExecutionParts", "outcome_recorded"]
@@ -60,26 +59,6 @@ class _Planned:
     now: list[tuple[Sample, list[tuple[int, Metric]]]]
     later: list[Sample]
     futures: list[Future[list[ScoredSample]]]
-
-
-@dataclass(frozen=True)
-class ExecutionParts:
-    """What every execution is built from."""
-
-    store: Store
-    run_id: str
-    config: EvalConfig
-    metrics: Sequence[Metric]
-    context: MetricContext
-    agents: dict[str, dict[str, JudgeModel]]
-    cache: ResponseCache | None
-    provider: Provider | None
-    given_metrics: bool
-    given_target: Any
-    """The target object handed to the call (None when it came from the config)."""
-    samples_in_store: bool = False
-    """The run's samples are read back from the store a page at a time (the set was
-    read in pages, or a resumed run's were left there), not held by the caller."""
 
 
 class Execution:
@@ -441,18 +420,3 @@ class Execution:
 def _keep_failure(task: asyncio.Future[None], failed: list[asyncio.Future[None]]) -> None:
     if task.cancelled() or task.exception() is not None:
         failed.append(task)
-
-
-@contextmanager
-def outcome_recorded(store: Store, run_id: str) -> Iterator[None]:
-    """Mark the run completed, interrupted (Ctrl-C, cancellation) or failed by how the
-    block ends."""
-    try:
-        yield
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        store.set_status(run_id, "interrupted")
-        raise
-    except BaseException:
-        store.set_status(run_id, "failed")
-        raise
-    store.set_status(run_id, "completed")

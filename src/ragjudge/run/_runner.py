@@ -10,7 +10,6 @@ Setting up lives in :mod:`ragjudge.run._preparation`, executing in
 from __future__ import annotations
 
 import asyncio
-import platform
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
@@ -18,18 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rich.console import Console
-
 from ragjudge._util.gc import fewer_collections, loading
 from ragjudge._util.known_secrets import register_secrets
-from ragjudge._version import __version__
 from ragjudge.analysis._rate_limits import record_rate_limits
 from ragjudge.analysis._results import EvaluationResult, summarize_run
 from ragjudge.config import ConfigError, EvalConfig
 from ragjudge.config._secrets import config_secrets
 from ragjudge.errors import SpendingLimitReached
 from ragjudge.loading import STREAM_PAGE_ROWS
-from ragjudge.metrics import Metric
 from ragjudge.models import Provider
 from ragjudge.run._batch_judge import with_batch_concurrency
 from ragjudge.run._ceiling import recorded_spend, spending_watched
@@ -39,11 +34,12 @@ from ragjudge.run._execution import outcome_recorded
 from ragjudge.run._executors import ExecutionParts, ExecutorKind, executor_kind
 from ragjudge.run._holding import held_whole_warning
 from ragjudge.run._incremental import record_continuation
-from ragjudge.run._judging import check_judges, prices_of, record_calls
+from ragjudge.run._judging import check_judges, record_calls
 from ragjudge.run._models import RunModels, close_all
 from ragjudge.run._preparation import MetricSpec, Prepared, RequirementError, prepare
 from ragjudge.run._results_table import check_results_table, results_table_kept
 from ragjudge.run._resuming import resumed_config, stored_run
+from ragjudge.run._run_notes import prices_note, record_notes, tell, versions, warn
 from ragjudge.schema import Sample
 from ragjudge.store._events import NOTE
 from ragjudge.store._lock import run_lock
@@ -179,7 +175,7 @@ def _prepared(
     with loading(held_whole=True):  # the samples live as long as the run
         setup = prepare(config, data=data, target=target, metrics=metrics, samples=stored)
     if (warning := held_whole_warning(len(setup.samples))) is not None:
-        _warn(warning)
+        warn(warning)
         setup.notes.append(warning)
     return setup, None
 
@@ -196,7 +192,7 @@ async def _run_prepared(
     check_judges(config, setup.metrics, provider=options.provider)
     estimate: DryRunPlan | None = None
     if resumed is None and options.provider is None:
-        setup.notes.extend(_prices_note(config, setup.metrics))
+        setup.notes.extend(prices_note(config, setup.metrics))
         estimate = await check_estimate(
             config,
             setup.samples,
@@ -269,7 +265,7 @@ async def _execute(
             stored = True
             if options.on_start is not None:
                 options.on_start(run_id)
-            _tell(setup.notes, options.progress)
+            tell(setup.notes, options.progress)
             await record_calls(store, run_id, config.primary_judge, models.asked)
             for name, asked in models.asked_by_judge.items():
                 await record_calls(store, run_id, (config.judges or {})[name], asked, name)
@@ -288,7 +284,7 @@ async def _execute(
         await models.close()
         if stored:
             record_rate_limits(store, run_id, models.all)
-            _record_notes(store, run_id, models.notes())
+            record_notes(store, run_id, models.notes())
 
 
 def _stopped_at_ceiling(store: Store, run_id: str, config: EvalConfig) -> None:
@@ -303,22 +299,6 @@ def _stopped_at_ceiling(store: Store, run_id: str, config: EvalConfig) -> None:
     )
     store.add_run_event(run_id, NOTE, {"text": note})
     raise SpendingLimitReached(note)
-
-
-def _prices_note(config: EvalConfig, metrics: Sequence[Metric]) -> list[str]:
-    """Where each judge's prices come from (or why it has none), for the run's notes."""
-    if not any(m.needs_judge for m in metrics):
-        return []
-    judges = config.judges or ({"": config.judge} if config.judge is not None else {})
-    notes = []
-    for name, judge in judges.items():
-        if judge.model == "scripted":
-            continue
-        prices = prices_of(judge)
-        source = prices.source(judge.model)
-        found = f"prices: {source}" if source is not None else prices.missing_reason(judge.model)
-        notes.append(f"judge {name}: {found}" if name else f"judge {found}")
-    return notes
 
 
 def _parts(
@@ -344,20 +324,6 @@ def _parts(
     )
 
 
-def _warn(text: str) -> None:
-    """A warning line on standard error, shown with or without the progress display."""
-    Console(stderr=True).print(f"warning: {text}", highlight=False, markup=False, soft_wrap=True)
-
-
-def _tell(notes: list[str], progress: bool) -> None:
-    """Say what preparing the run decided (the format assumed, rows skipped …) before
-    the progress bar; the summary repeats it."""
-    if progress:
-        console = Console(stderr=True)
-        for note in notes:
-            console.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
-
-
 def _record_start(
     store: Store,
     run_id: str,
@@ -375,13 +341,13 @@ def _record_start(
         if retry_errors:
             store.discard_errors(run_id)
         store.set_status(run_id, "running")
-        _record_notes(store, run_id, setup.notes)
+        record_notes(store, run_id, setup.notes)
         return
     store.create_run(
         run_id=run_id,
         name=config.name,
         config=config.to_record(),
-        versions=_versions(),
+        versions=versions(),
         samples=setup.samples,
         trials=config.trials,
         meanings=spool.meanings
@@ -397,27 +363,6 @@ def _record_start(
         store.add_run_event(run_id, NOTE, {"text": note})
     if setup.continued is not None:
         record_continuation(store, run_id, setup.continued, len(setup.samples))
-
-
-def _record_notes(store: Store, run_id: str, notes: Sequence[str]) -> None:
-    """Add what the run's execution found worth telling (an endpoint that refused reply
-    schemas) to its notes; a note a resumed run already holds is not repeated."""
-    held = {event.get("text") for event in store.run_events(run_id, NOTE)}
-    for note in notes:
-        if note not in held:
-            store.add_run_event(run_id, NOTE, {"text": note})
-
-
-def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    found = {"ragjudge": __version__, "python": platform.python_version()}
-    for package in ("pydantic", "numpy", "scipy", "bm25s", "fugashi"):
-        try:
-            found[package] = version(package)
-        except PackageNotFoundError:
-            continue
-    return found
 
 
 async def dry_run(

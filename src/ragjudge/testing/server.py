@@ -40,7 +40,6 @@ Manual use::
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import itertools
 import json
@@ -59,6 +58,7 @@ from ragjudge.models._types import ModelError
 from ragjudge.models.scripted import ReplyScript, hash_embedding, prompt_text
 from ragjudge.testing._anthropic_batches import AnthropicDesk
 from ragjudge.testing._batches import BatchDesk
+from ragjudge.testing._command_line import parse_server_args
 from ragjudge.testing._documents import reply_kept_to
 from ragjudge.testing._faults import FAULT_KINDS as FAULT_KINDS
 from ragjudge.testing._faults import WINDOW_SECONDS as WINDOW_SECONDS
@@ -395,40 +395,9 @@ class OpenAITestServer(StartStopContext):
 # -- command line ---------------------------------------------------------------
 
 
-def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m ragjudge.testing.server",
-        description="Serve a local OpenAI-compatible test endpoint on 127.0.0.1.",
-    )
-    parser.add_argument("--port", type=int, default=8999)
-    parser.add_argument("--latency", type=float, nargs=2, metavar=("LOW", "HIGH"))
-    parser.add_argument("--rpm", type=int, help="requests-per-minute limit")
-    parser.add_argument("--tpm", type=int, help="tokens-per-minute limit")
-    parser.add_argument(
-        "--per-second",
-        action="store_true",
-        help="enforce the limits per sliding second (rpm/60 requests in any second)",
-    )
-    parser.add_argument("--error-rate", type=float, default=0.0, help="share of 500 answers")
-    parser.add_argument("--timeout-rate", type=float, default=0.0)
-    parser.add_argument("--hang-seconds", type=float, default=30.0)
-    parser.add_argument(
-        "--garbled-rate", type=float, default=0.0, help="share of chat replies spoiled"
-    )
-    parser.add_argument(
-        "--refuse-schemas",
-        action="store_true",
-        help="answer requests with a reply schema (response_format json_schema) 400",
-    )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--reply", default="OK", help="the reply to every prompt")
-    parser.add_argument("--embedding-dim", type=int, default=16)
-    return parser.parse_args(argv)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the test server in the foreground until interrupted."""
-    args = _parse_args(argv)
+    args = parse_server_args(argv)
     plan = FaultPlan(
         latency=tuple(args.latency) if args.latency else (0.0, 0.0),
         rpm_limit=args.rpm,

@@ -1,0 +1,54 @@
+"""What every execution of a run is built from, and how its end is recorded."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ragjudge.metrics import Metric, MetricContext
+from ragjudge.models import JudgeModel
+from ragjudge.store._store import Store
+
+if TYPE_CHECKING:
+    from ragjudge.config import EvalConfig
+    from ragjudge.models import Provider, ResponseCache
+
+__all__ = ["ExecutionParts", "outcome_recorded"]
+
+
+@dataclass(frozen=True)
+class ExecutionParts:
+    """What every execution is built from."""
+
+    store: Store
+    run_id: str
+    config: EvalConfig
+    metrics: Sequence[Metric]
+    context: MetricContext
+    agents: dict[str, dict[str, JudgeModel]]
+    cache: ResponseCache | None
+    provider: Provider | None
+    given_metrics: bool
+    given_target: Any
+    """The target object handed to the call (None when it came from the config)."""
+    samples_in_store: bool = False
+    """The run's samples are read back from the store a page at a time (the set was
+    read in pages, or a resumed run's were left there), not held by the caller."""
+
+
+@contextmanager
+def outcome_recorded(store: Store, run_id: str) -> Iterator[None]:
+    """Mark the run completed, interrupted (Ctrl-C, cancellation) or failed by how the
+    block ends."""
+    try:
+        yield
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        store.set_status(run_id, "interrupted")
+        raise
+    except BaseException:
+        store.set_status(run_id, "failed")
+        raise
+    store.set_status(run_id, "completed")
