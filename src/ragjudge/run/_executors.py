@@ -46,7 +46,9 @@ class ExecutorKind:
         be read in pages is: always on Ray; locally above :data:`LOCAL_WHOLE_ROWS`,
         where holding the set would cost more memory than planning it all at once
         saves time."""
-        return self.reads_in_pages and (rows is None or rows > self.held_whole_up_to)
+        if not self.reads_in_pages:
+            return False
+        return self.held_whole_up_to == 0 or rows is None or rows > self.held_whole_up_to
 
 
 def _no_check(config: EvalConfig) -> None:
