@@ -62,6 +62,7 @@ __all__ = [
     "compare_runs",
     "compare_values",
     "stored_run_values",
+    "unique_ids",
 ]
 
 # --------------------------------------------------------------------------- per-sample values
@@ -102,7 +103,7 @@ def stored_run_values(
     metrics = metric_values(store.score_columns(info.run_id), exclude, run_meanings(info))
     if not metrics:
         raise AnalysisError(f"run {info.run_id} in {store.path} has no scores")
-    ids = _unique_ids(store.request_ids(info.run_id))
+    ids = unique_ids(store.request_ids(info.run_id))
     if by is None:
         return RunValues(ids, metrics, None, frozenset(), None)
     # ``by`` names a key, or its column (``metadata.KEY``) as a score frame has it.
@@ -119,7 +120,7 @@ def stored_run_values(
     return RunValues(ids, metrics, labels[chosen], frozenset(keys), chosen)
 
 
-def _unique_ids(ids: Sequence[str | None]) -> pd.Index:
+def unique_ids(ids: Sequence[str | None]) -> pd.Index:
     """The ids as an index; a gap in the positions gets a name no request id has."""
     return pd.Index(
         [f"\0gap {i}" if rid is None else rid for i, rid in enumerate(ids)], dtype=object
