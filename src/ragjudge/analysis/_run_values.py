@@ -74,21 +74,17 @@ def metric_values(
     non-empty values other than those its meaning leaves out, as the run's pass rates
     are.
     """
-    import pandas as pd
-
-    frames = [chunk for chunk in chunks if len(chunk)]
-    if not frames:
+    order: dict[str, int] = {}
+    parts: list[tuple[IntArray, npt.NDArray[np.int16], FloatArray, npt.NDArray[np.bool_]]] = []
+    for chunk in chunks:
+        if len(chunk):
+            parts.append(_compact(chunk, order))
+    if not parts:
         return {}
-    rows = pd.concat(frames, ignore_index=True)
-    del frames
-    order = list(dict.fromkeys(rows["metric"]))
-    codes = pd.Categorical(rows["metric"], categories=order).codes
-    samples = rows["sample"].to_numpy(dtype=np.int64)
-    values = rows["value"].to_numpy(dtype=np.float64, na_value=np.nan)
-    errors = rows["error"].to_numpy(dtype=bool)
-    del rows
+    samples, codes, values, errors = (np.concatenate(column) for column in zip(*parts, strict=True))
+    del parts
     results = {}
-    for code, metric in enumerate(order):
+    for metric, code in order.items():
         chosen = np.flatnonzero(codes == code)
         results[metric] = _one_metric(
             samples[chosen],
@@ -98,6 +94,24 @@ def metric_values(
             meanings.get(metric),
         )
     return results
+
+
+def _compact(
+    chunk: pd.DataFrame, order: dict[str, int]
+) -> tuple[IntArray, npt.NDArray[np.int16], FloatArray, npt.NDArray[np.bool_]]:
+    """A chunk's columns as arrays, each metric name replaced by its number (numbered
+    in order of first appearance across the chunks): a few bytes per row."""
+    import pandas as pd
+
+    for name in dict.fromkeys(chunk["metric"]):
+        order.setdefault(str(name), len(order))
+    codes = pd.Categorical(chunk["metric"].astype(str), categories=list(order)).codes
+    return (
+        chunk["sample"].to_numpy(dtype=np.int64),
+        codes.astype(np.int16),
+        chunk["value"].to_numpy(dtype=np.float64, na_value=np.nan),
+        chunk["error"].to_numpy(dtype=bool),
+    )
 
 
 def _one_metric(
