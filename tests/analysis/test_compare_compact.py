@@ -12,7 +12,7 @@ import pytest
 
 from ragjudge.analysis._compare import compare_runs
 from ragjudge.analysis._paired_passes import paired_pass_rates
-from ragjudge.analysis._passes import run_passes
+from ragjudge.analysis._passes import run_passes, sample_passes
 from ragjudge.schema import Sample, Score, ScoreMeaning
 from ragjudge.stats import paired_difference, sample_means
 from ragjudge.store._store import Store
@@ -117,10 +117,21 @@ def test_paired_pass_rates_are_those_of_the_runs_sample_passes(store: Store) -> 
     run_a, run_b = random_run(store, 7, 150), random_run(store, 8, 150)
     comparison = compare_runs(store, run_a, store, run_b, n_resamples=50)
     expected = paired_pass_rates(
-        run_passes(store, run_a, MEANINGS),
-        run_passes(store, run_b, MEANINGS),
+        sample_passes(store.scores(run_a), MEANINGS),
+        sample_passes(store.scores(run_b), MEANINGS),
         ["acc", "f1", "loss"],
     )
     assert [p.metric for p in comparison.pass_rates] == ["acc", "f1"]
     assert comparison.pass_rates == expected
     assert all(p.n > 50 for p in comparison.pass_rates)
+
+
+def test_a_runs_passes_read_compactly_are_those_of_its_scores(store: Store) -> None:
+    run_id = random_run(store, 9, 150)
+    expected = sample_passes(store.scores(run_id), MEANINGS)
+    found = run_passes(store, run_id, MEANINGS)
+    assert found == expected
+    assert list(found) == list(expected)
+    assert sorted(found) == ["acc", "f1"]
+    assert list(found["f1"]) == list(expected["f1"])  # sample order
+    assert set(found["f1"].values()) == {True, False, None}

@@ -156,19 +156,21 @@ class PageReads:
             return pd.DataFrame(columns=["sample_id", "trial", "metric", "value", "error"])
         return pd.concat(frames, ignore_index=True)
 
-    def score_columns(self, run_id: str) -> Iterator[pd.DataFrame]:
-        """The applicable scores in chunks of ``sample`` (the sample's position),
-        ``metric``, ``value`` (NaN without one) and ``error`` (whether the row has an
-        error message), in stored order: what a paired comparison reduces, small per
-        row at any run size."""
+    def score_columns(self, run_id: str, *, skipped: bool = False) -> Iterator[pd.DataFrame]:
+        """The applicable scores (all of them with ``skipped``) in chunks of ``sample``
+        (the sample's position), ``metric``, ``value`` (NaN without one) and ``error``
+        (whether the row has an error message), in stored order: what a paired
+        comparison reduces, small per row at any run size."""
         import pandas as pd
+
+        applicable = "" if skipped else " AND (sc.skipped IS NULL OR sc.skipped = '')"
 
         yield from pd.read_sql_query(
             "SELECT sa.position AS sample, sc.metric, sc.value,"
             " (sc.error IS NOT NULL AND sc.error != '') AS error"
             " FROM samples sa CROSS JOIN scores sc"
             " ON sc.run_id = sa.run_id AND sc.request_id = sa.request_id"
-            " WHERE sa.run_id = ? AND (sc.skipped IS NULL OR sc.skipped = '')"
+            f" WHERE sa.run_id = ?{applicable}"
             " ORDER BY sa.position, sc.trial, sc.rowid",
             self._conn,
             params=(run_id,),
