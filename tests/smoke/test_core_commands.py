@@ -190,6 +190,7 @@ def test_a_results_table_is_written_and_read_back_on_the_core_install(tmp_path: 
         (["run", "table.yaml", "--no-progress"], "exact_match"),
         (["show", "latest", "--table", "table"], "exact_match"),
         (["export", "latest", "--table", "table", "-o", "rows.csv"], "wrote 31 rows"),
+        (["compare", "latest", "latest", "--table", "table"], "exact_match"),
     ]:
         done = run_ragjudge(args, folder)
         assert (done.code, done.tracebacks) == (0, 0), done.out + done.err

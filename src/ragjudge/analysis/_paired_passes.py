@@ -10,7 +10,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["PASS_TEST", "PairedPassRate", "paired_pass_rates"]
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["PASS_TEST", "PairedPassRate", "paired_pass_counts", "paired_pass_rates"]
 
 PASS_TEST = "McNemar exact test (two-sided binomial test on the discordant samples)"
 
@@ -83,16 +86,27 @@ def _paired(
     pairs = [
         (pass_a, b[i]) for i, pass_a in a.items() if pass_a is not None and b.get(i) is not None
     ]
-    only_a = sum(1 for pa, pb in pairs if pa and not pb)
-    only_b = sum(1 for pa, pb in pairs if pb and not pa)
+    return paired_pass_counts(
+        metric, np.array([pa for pa, _ in pairs], bool), np.array([pb for _, pb in pairs], bool)
+    )
+
+
+def paired_pass_counts(
+    metric: str, passed_a: npt.NDArray[np.bool_], passed_b: npt.NDArray[np.bool_]
+) -> PairedPassRate:
+    """The paired pass rates of one score from whether each sample judged in both runs
+    passed in A and in B (the same samples, in the same order, in both arrays)."""
+    only_a = int(np.count_nonzero(passed_a & ~passed_b))
+    only_b = int(np.count_nonzero(passed_b & ~passed_a))
+    n = int(passed_a.size)
     return PairedPassRate(
         metric=metric,
-        n=len(pairs),
-        passed_a=sum(1 for pa, _ in pairs if pa),
-        passed_b=sum(1 for _, pb in pairs if pb),
+        n=n,
+        passed_a=int(np.count_nonzero(passed_a)),
+        passed_b=int(np.count_nonzero(passed_b)),
         only_a=only_a,
         only_b=only_b,
-        p_value=_mcnemar_exact(only_a, only_b) if pairs else None,
+        p_value=_mcnemar_exact(only_a, only_b) if n else None,
     )
 
 

@@ -69,7 +69,7 @@ from ragjudge.cli._setting_options import (
     RunTrials,
     RunUseCache,
 )
-from ragjudge.cli._table import TableOption, show_from_table
+from ragjudge.cli._table import TableOption, compare_from_table, show_from_table
 from ragjudge.cli._trials import register as register_trials
 
 # Each command imports what it needs when it runs: `ragjudge --help`, `runs` and
@@ -325,11 +325,18 @@ def compare(
         list[str] | None, typer.Option(help="Compare only this metric (repeat for several).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+    table: TableOption = None,
 ) -> None:
-    """Paired comparison of two runs: B − A per metric with bootstrap CIs and p-values."""
+    """Paired comparison of two runs: B − A per metric with bootstrap CIs and p-values
+    (with --table, both runs' scores read from the results table)."""
     from ragjudge.analysis._compare import compare_runs
     from ragjudge.terminal import render_comparison, render_paired_passes
 
+    if table is not None:
+        if by is not None:
+            raise fail("--by reads the samples' metadata from the store; leave out --table")
+        compare_from_table(table, run_a, run_b, store, current_names(metric), as_json)
+        return
     with opened_store(store) as first:
         if store_b is None or store_b.resolve() == store.resolve():
             comparison = compare_runs(

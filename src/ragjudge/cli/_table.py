@@ -1,6 +1,6 @@
 """Reading a run from a results table (``results_table`` setting) on the command line:
-``ragjudge show RUN --table PATH`` and ``ragjudge export RUN --table PATH``, a page
-at a time, so the memory they take does not grow with the run."""
+``ragjudge show RUN --table PATH``, ``ragjudge export RUN --table PATH`` and
+``ragjudge compare A B --table PATH``, a page at a time, so the memory they take does not grow with the run."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from ragjudge.cli._common import err, table_console
+from ragjudge.cli._common import err, opened_store, table_console
 
-__all__ = ["TableOption", "export_from_table", "show_from_table"]
+__all__ = ["TableOption", "compare_from_table", "export_from_table", "show_from_table"]
 
 TableOption = Annotated[
     Path | None,
@@ -53,3 +53,27 @@ def export_from_table(root: Path, reference: str, output: str, fmt: str) -> None
     rows = write_pages(table.score_pages(run_id), output, fmt)
     where = "standard output" if output == STDOUT else output
     err.print(Text(f"wrote {rows} rows of run {run_id} to {where} ({fmt})"), highlight=False)
+
+
+def compare_from_table(
+    root: Path, run_a: str, run_b: str, store: Path, metrics: list[str] | None, as_json: bool
+) -> None:
+    """Print the paired comparison of two runs read from the table; the scores'
+    meanings come from the store at ``store`` when it exists and holds the runs."""
+    from ragjudge.analysis._table_compare import compare_table_runs
+    from ragjudge.store._table_reader import ResultsTable
+    from ragjudge.terminal import render_comparison, render_paired_passes
+
+    table = ResultsTable.open(root)
+    if store.exists():
+        with opened_store(store) as opened:
+            comparison = compare_table_runs(table, run_a, run_b, store=opened, metrics=metrics)
+    else:
+        comparison = compare_table_runs(table, run_a, run_b, metrics=metrics)
+    if as_json:
+        print(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))
+        return
+    console = table_console()
+    console.print(render_comparison(comparison))
+    if (passes := render_paired_passes(comparison)) is not None:
+        console.print(passes)

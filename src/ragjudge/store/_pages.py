@@ -156,6 +156,52 @@ class PageReads:
             return pd.DataFrame(columns=["sample_id", "trial", "metric", "value", "error"])
         return pd.concat(frames, ignore_index=True)
 
+    def score_columns(self, run_id: str, *, skipped: bool = False) -> Iterator[pd.DataFrame]:
+        """The applicable scores (all of them with ``skipped``) in chunks of ``sample``
+        (the sample's position), ``metric``, ``value`` (NaN without one) and ``error``
+        (whether the row has an error message), in stored order: what a paired
+        comparison reduces, small per row at any run size."""
+        import pandas as pd
+
+        applicable = "" if skipped else " AND (sc.skipped IS NULL OR sc.skipped = '')"
+
+        yield from pd.read_sql_query(
+            "SELECT sa.position AS sample, sc.metric, sc.value,"
+            " (sc.error IS NOT NULL AND sc.error != '') AS error"
+            " FROM samples sa CROSS JOIN scores sc"
+            " ON sc.run_id = sa.run_id AND sc.request_id = sa.request_id"
+            f" WHERE sa.run_id = ?{applicable}"
+            " ORDER BY sa.position, sc.trial, sc.rowid",
+            self._conn,
+            params=(run_id,),
+            chunksize=_VALUE_ROWS,
+            dtype={"sample": "int64", "value": "float64", "error": "bool"},
+        )
+
+    def request_ids(self, run_id: str) -> list[str | None]:
+        """The request id of the run's sample at each position (None at a gap)."""
+        (last,) = self._conn.execute(
+            "SELECT COALESCE(MAX(position), -1) FROM samples WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        ids: list[str | None] = [None] * (int(last) + 1)
+        for position, request_id in self._conn.execute(
+            "SELECT position, request_id FROM samples WHERE run_id = ?", (run_id,)
+        ):
+            ids[int(position)] = str(request_id)
+        return ids
+
+    def metadata_pages(
+        self, run_id: str, size: int = PAGE_SAMPLES
+    ) -> Iterator[list[tuple[int, dict[str, Any]]]]:
+        """The run's samples' metadata as (position, metadata) pairs, ``size`` a page."""
+        cursor = self._conn.execute(
+            "SELECT position, json_extract(sample_json, '$.metadata') FROM samples"
+            " WHERE run_id = ? ORDER BY position",
+            (run_id,),
+        )
+        while page := cursor.fetchmany(size):
+            yield [(int(position), json.loads(text) if text else {}) for position, text in page]
+
     def judge_calls_by_id(self, run_id: str, call_ids: Sequence[int]) -> pd.DataFrame:
         """The run's stored judge calls with these ids (the columns of
         ``Store.judge_calls``), in call order."""

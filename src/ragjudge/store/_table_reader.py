@@ -22,10 +22,12 @@ if TYPE_CHECKING:
 
     from ragjudge.store._store import Store
 
-__all__ = ["PAGE_ROWS", "ResultsTable", "store_score_pages"]
+__all__ = ["PAGE_ROWS", "VALUE_COLUMNS", "ResultsTable", "store_score_pages"]
 
 PAGE_ROWS = 50_000
 """Score rows per page: a few MB of Arrow columns."""
+VALUE_COLUMNS = ("request_id", "score", "value", "error", "skipped")
+"""The score columns a paired comparison reads."""
 
 
 def store_score_pages(
@@ -112,6 +114,13 @@ class ResultsTable:
         """The run's score rows (the table's ``scores`` columns, without partition
         columns), ``page_rows`` at most per page."""
         yield from self._pages("scores", run_id, list(SCORE_COLUMNS), page_rows)
+
+    def score_value_pages(
+        self, run_id: str, page_rows: int = PAGE_ROWS
+    ) -> Iterator[pa.RecordBatch]:
+        """The run's score rows with only ``request_id``, ``score``, ``value``,
+        ``error`` and ``skipped``: what a paired comparison reads."""
+        yield from self._pages("scores", run_id, list(VALUE_COLUMNS), page_rows)
 
     def _pages(
         self, name: str, run_id: str, columns: list[str], page_rows: int
