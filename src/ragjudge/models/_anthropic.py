@@ -8,13 +8,13 @@ a failure is a :class:`~ragjudge.models.ModelError` with the key scrubbed.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import TYPE_CHECKING, Any
 
 from ragjudge._util.redact import scrub_text, scrub_url, url_secrets
 from ragjudge._util.urls import join_path
 from ragjudge.models._openai import error_from_status, error_from_transport
+from ragjudge.models._reply_bodies import json_object
 from ragjudge.models._settings import DEFAULT_MAX_REPLY_BYTES
 from ragjudge.models._types import (
     ChatMessage,
@@ -152,17 +152,6 @@ class AnthropicProvider:
         return ModelError(
             message, kind=error.kind, status=error.status, retry_after=error.retry_after
         )
-
-
-def json_object(content: bytes, what: str) -> dict[str, Any]:
-    """A reply body that must be a JSON object."""
-    try:
-        body = json.loads(content)
-    except ValueError as exc:
-        raise ModelError(f"{what}: the reply is not JSON ({exc})", kind="bad_response") from None
-    if not isinstance(body, dict):
-        raise ModelError(f"{what}: the reply is not a JSON object", kind="bad_response")
-    return body
 
 
 def generation_of(message: dict[str, Any], model: str) -> Generation:

@@ -14,12 +14,12 @@ is taken.
 from __future__ import annotations
 
 import asyncio
-import json
 from datetime import datetime
 from typing import Any
 
-from ragjudge.models._anthropic import AnthropicProvider, generation_of, json_object
+from ragjudge.models._anthropic import AnthropicProvider, generation_of
 from ragjudge.models._batch_intents import BatchResults, Intent, missing_reply
+from ragjudge.models._reply_bodies import custom_id_lines, json_object
 from ragjudge.models._types import ChatMessage, ErrorKind, GenerateConfig, ModelError
 
 BATCHES = "/v1/messages/batches"
@@ -78,7 +78,7 @@ class AnthropicBatches:
         results: BatchResults = {}
         url = batch.get("results_url")
         if isinstance(url, str) and url:
-            for line in _lines(await self.provider.send("GET", _path_of(url))):
+            for line in custom_id_lines(await self.provider.send("GET", _path_of(url))):
                 results[line["custom_id"]] = _result_of(line, self.provider.model)
         return {**results, "": missing_reply(batch_id, "ended")}
 
@@ -119,18 +119,6 @@ def _path_of(url: str) -> str:
         return url
     rest = url.split("://", 1)[1]
     return "/" + rest.split("/", 1)[1] if "/" in rest else "/"
-
-
-def _lines(content: bytes) -> list[dict[str, Any]]:
-    lines: list[dict[str, Any]] = []
-    for raw in content.decode("utf-8", errors="replace").splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
-            lines.append(line)
-    return lines
 
 
 def _result_of(line: dict[str, Any], model: str) -> Any:

@@ -16,6 +16,7 @@ from typing import Any
 from ragjudge._util.redact import scrub_text, scrub_url
 from ragjudge._util.urls import join_path
 from ragjudge.models._openai import OpenAIProvider, error_from_status, error_from_transport
+from ragjudge.models._reply_bodies import custom_id_lines, json_object
 from ragjudge.models._types import ModelError
 
 COMPLETION_WINDOW = "24h"
@@ -99,16 +100,6 @@ def _scrubbed(error: ModelError, provider: OpenAIProvider) -> ModelError:
     return ModelError(message, kind=error.kind, status=error.status, retry_after=error.retry_after)
 
 
-def _object(content: bytes, what: str) -> dict[str, Any]:
-    try:
-        body = json.loads(content)
-    except ValueError as exc:
-        raise ModelError(f"{what}: the reply is not JSON ({exc})", kind="bad_response") from None
-    if not isinstance(body, dict):
-        raise ModelError(f"{what}: the reply is not a JSON object", kind="bad_response")
-    return body
-
-
 def _id_of(body: dict[str, Any], what: str) -> str:
     ident = body.get("id")
     if not isinstance(ident, str) or not ident:
@@ -120,7 +111,7 @@ async def upload_requests(provider: OpenAIProvider, content: bytes) -> str:
     """Upload a batch's input file (purpose ``batch``); its file id."""
     body, content_type = _form({"purpose": "batch"}, "requests.jsonl", content)
     reply = await _send(provider, "POST", "/files", content=body, content_type=content_type)
-    return _id_of(_object(reply, "uploading a batch file"), "uploading a batch file")
+    return _id_of(json_object(reply, "uploading a batch file"), "uploading a batch file")
 
 
 async def create_batch(
@@ -136,7 +127,7 @@ async def create_batch(
     if metadata:
         payload["metadata"] = metadata
     reply = await _send(provider, "POST", "/batches", json_body=payload)
-    body = _object(reply, "creating a batch")
+    body = json_object(reply, "creating a batch")
     _id_of(body, "creating a batch")
     return body
 
@@ -144,12 +135,12 @@ async def create_batch(
 async def retrieve_batch(provider: OpenAIProvider, batch_id: str) -> dict[str, Any]:
     """The batch object of ``batch_id`` as it is now."""
     reply = await _send(provider, "GET", f"/batches/{batch_id}")
-    return _object(reply, f"looking at batch {batch_id}")
+    return json_object(reply, f"looking at batch {batch_id}")
 
 
 async def list_batches(provider: OpenAIProvider, limit: int = 100) -> list[dict[str, Any]]:
     """The most recent batches of the account, newest first."""
-    reply = _object(await _send(provider, "GET", f"/batches?limit={limit}"), "listing batches")
+    reply = json_object(await _send(provider, "GET", f"/batches?limit={limit}"), "listing batches")
     data = reply.get("data")
     return [batch for batch in data if isinstance(batch, dict)] if isinstance(data, list) else []
 
@@ -158,12 +149,4 @@ async def result_lines(provider: OpenAIProvider, file_id: str) -> list[dict[str,
     """The lines of a result file (output or errors), each a JSON object; lines that
     are not are left out (their calls then count as missing from the batch)."""
     content = await _send(provider, "GET", f"/files/{file_id}/content")
-    lines: list[dict[str, Any]] = []
-    for raw in content.decode("utf-8", errors="replace").splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
-            lines.append(line)
-    return lines
+    return custom_id_lines(content)
