@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ragjudge.errors import DatasetError, RowProblem
 from ragjudge.loading._columns import COLUMN_FIELDS, check_columns, unfound_columns
+from ragjudge.loading._file_checks import file_problem
 from ragjudge.loading._formats import FORMATS, FileFormat, detect_format, format_named, row_format
 from ragjudge.loading._mapping import Loc as Loc
 from ragjudge.loading._mapping import RowFormat, derived_chunk
@@ -56,7 +57,6 @@ from ragjudge.loading._readers import (
     ReadResult,
     ReadRules,
     all_keys,
-    file_problem,
     read_records,
     read_source,
 )

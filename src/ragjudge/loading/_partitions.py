@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragjudge._util.extras import require_extra
 from ragjudge.errors import DatasetError
-from ragjudge.loading._readers import file_problem, refuse_lfs_parquet
+from ragjudge.loading._file_checks import file_problem, refuse_lfs_parquet
 from ragjudge.loading._row_filter import RowFilter, partition_verdict
 
 if TYPE_CHECKING:

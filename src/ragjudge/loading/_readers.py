@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragjudge._util.textfiles import read_text_file, read_text_lines, refuse_lfs_pointer
-from ragjudge.errors import DataFileNotFound, DatasetError, RowProblem, TextFileError
+from ragjudge._util.textfiles import read_text_file, read_text_lines
+from ragjudge.errors import DataFileNotFound, RowProblem, TextFileError
 from ragjudge.loading._cells import clean_record, is_data_frame
 from ragjudge.loading._column_dict import COLUMNS_LABEL, rows_of_columns
 from ragjudge.loading._columns import nested_value, rename_columns
 from ragjudge.loading._csv import read_csv_rows
+from ragjudge.loading._file_checks import file_error, file_problem, refuse_lfs_parquet
 from ragjudge.loading._json import JsonReader, NotJson
 from ragjudge.loading._values import MAX_FIELD_BYTES, MAX_NESTING, longer_than, value_problem
 
@@ -110,7 +111,7 @@ def _read_file(path: Path, label: str, rules: ReadRules) -> ReadResult:
     if path.is_dir() or delta_table_of(str(path)) is not None:
         return _read_parquet_folder(path, label, rules)
     if rules.row_filter is not None:
-        raise _file_error(
+        raise file_error(
             label,
             f"the filter {rules.row_filter.text!r} reads a folder of Parquet files or a "
             "Delta table, not one file",
@@ -122,7 +123,7 @@ def _read_file(path: Path, label: str, rules: ReadRules) -> ReadResult:
         return _read_records(label, _frame_records(_read_parquet(path, label)), True, rules)
     delimited = rules.delimiter is not None and suffix not in (*JSONL_SUFFIXES, ".json")
     if suffix not in _TEXT_SUFFIXES and not delimited:
-        raise _file_error(
+        raise file_error(
             label,
             f"unsupported file type {suffix or '(no extension)'!r}; "
             "use .jsonl, .ndjson, .json, .csv, .tsv or .parquet (or give the delimiter "
@@ -135,15 +136,10 @@ def _read_file(path: Path, label: str, rules: ReadRules) -> ReadResult:
     except TextFileError as exc:
         return ReadResult(label, problems=[file_problem(label, exc.reason)])
     except OSError as exc:
-        raise _file_error(label, f"cannot be read: {exc.strerror or exc}") from None
+        raise file_error(label, f"cannot be read: {exc.strerror or exc}") from None
     if suffix == ".json":
         return _read_json(text, label, rules)
     return _read_csv(text, label, rules, rules.delimiter or _DELIMITERS[suffix])
-
-
-def _file_error(label: str, reason: str) -> DatasetError:
-    """A problem that stops the whole file from being read."""
-    return DatasetError([file_problem(label, reason)])
 
 
 def _read_parquet(path: Path, label: str) -> pd.DataFrame:
@@ -154,16 +150,7 @@ def _read_parquet(path: Path, label: str) -> pd.DataFrame:
     try:
         return pd.read_parquet(path)
     except (pyarrow.ArrowException, OSError, ValueError) as exc:
-        raise _file_error(label, f"is not a readable Parquet file: {exc}") from None
-
-
-def refuse_lfs_parquet(path: Path, label: str) -> None:
-    try:
-        refuse_lfs_pointer(path, label)
-    except TextFileError as exc:
-        raise _file_error(label, exc.reason) from None
-    except OSError as exc:
-        raise _file_error(label, f"cannot be read: {exc.strerror or exc}") from None
+        raise file_error(label, f"is not a readable Parquet file: {exc}") from None
 
 
 PARQUET_BATCH_ROWS = 10_000
@@ -371,8 +358,3 @@ def all_keys(rows: Iterable[RawRow]) -> list[str]:
     for raw in rows:
         keys.update(dict.fromkeys(raw.data))
     return list(keys)
-
-
-def file_problem(label: str, reason: str) -> RowProblem:
-    """A problem with the source as a whole (row 0)."""
-    return RowProblem(source=label, row=0, field="<file>", reason=reason)

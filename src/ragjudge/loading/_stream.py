@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ragjudge.errors import DatasetError, RowProblem
 from ragjudge.loading._columns import check_columns, unfound_columns
+from ragjudge.loading._file_checks import file_problem
 from ragjudge.loading._formats import (
     FileFormat,
     TraceFormat,
@@ -31,7 +32,6 @@ from ragjudge.loading._mapping import RowFormat
 from ragjudge.loading._readers import (
     ReadResult,
     ReadRules,
-    file_problem,
     parquet_folder_batches,
     read_records,
 )
