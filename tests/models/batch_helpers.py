@@ -24,7 +24,10 @@ from ragjudge.testing.server import OpenAITestServer
 FAST = ModelSettings(
     max_retries=2, backoff_base=0.01, backoff_max=0.02, timeout=60.0, in_flight_grace=0.0
 )
+"""As a batched judge runs: a batch left behind is not waited for (a resumed run
+finds it)."""
 QUICK = BatchSettings(batch_size=100, batch_wait=0.3, poll_interval=0.02, poll_max=0.05)
+"""Calls started together go in one batch, however busy the machine."""
 PROMPTS = [f"Grade answer {i}" for i in range(6)]
 FLAVOURS = ["openai", "anthropic"]
 

@@ -12,41 +12,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from batch_helpers import FAST, PROMPTS, QUICK, Clock, replies
 from model_helpers import MemoryRecorder, result_score, user
 
-from ragjudge.models import JudgeCallError, JudgeModel, ModelSettings, OpenAIProvider
+from ragjudge.models import JudgeCallError, JudgeModel, OpenAIProvider
 from ragjudge.models._batch_openai import OpenAIBatches
-from ragjudge.models._batching import BatchingProvider, BatchLedger, BatchSettings, MemoryLedger
-from ragjudge.models.scripted import ReplyScript
+from ragjudge.models._batching import BatchingProvider, BatchLedger, MemoryLedger
 from ragjudge.store._store import Store
 from ragjudge.testing.server import OpenAITestServer
 from served import running
-
-FAST = ModelSettings(
-    max_retries=2, backoff_base=0.01, backoff_max=0.02, timeout=60.0, in_flight_grace=0.0
-)
-"""As a batched judge runs: a batch left behind is not waited for (a resumed run
-finds it)."""
-QUICK = BatchSettings(batch_size=100, batch_wait=0.3, poll_interval=0.02, poll_max=0.05)
-"""Calls started together go in one batch, however busy the machine."""
-PROMPTS = [f"Grade answer {i}" for i in range(6)]
-
-
-class Clock:
-    """The server's time, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def replies() -> ReplyScript:
-    return ReplyScript(
-        rules=[(r"answer [024]", "Fine. [RESULT] 5"), (r"answer 5", "no verdict")],
-        default="Weak. [RESULT] 2",
-    )
 
 
 @pytest.fixture
