@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import ragjudge as rj
+from ragjudge._util.parallel import fork_is_safe
 from ragjudge.config import EvalConfig
 from ragjudge.run import _executors, _holding, _paged, _processes
 from ragjudge.run._paged import PagedExecution
@@ -89,6 +90,8 @@ def pages_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_a_paged_local_run_stores_the_scores_of_a_whole_load(
     folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, processes: int
 ) -> None:
+    if processes > 1 and not fork_is_safe():
+        pytest.skip("another thread runs in this test process, so no scoring worker is forked")
     expected = whole_scores(folder, tmp_path, processes=processes, trials=2)
     monkeypatch.setattr(_processes, "MIN_SAMPLES", 1)  # workers even for a few samples
     monkeypatch.setattr(_processes, "BLOCK_SAMPLES", 3)
