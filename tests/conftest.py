@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -12,6 +13,20 @@ from types import ModuleType
 import pytest
 
 from ragjudge._util.known_secrets import forget_secrets
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C and hang-up as a terminal delivers them, however the suite was started.
+
+    A suite started in the background (``cmd &`` in a script, ``nohup``) inherits
+    SIGINT and SIGHUP ignored, and ragjudge keeps an ignored signal ignored, as
+    ``nohup`` asks; the tests that stop a run with these signals would then see no
+    stop. The children the tests start inherit the defaults set here."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "examples" / "quickstart"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
