@@ -32,16 +32,6 @@ PROMPTS = [f"Grade answer {i}" for i in range(6)]
 FLAVOURS = ["openai", "anthropic"]
 
 
-class Clock:
-    """The server's time, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def replies() -> ReplyScript:
     return ReplyScript(
         rules=[(r"answer [024]", "Fine. [RESULT] 5"), (r"answer 5", "no verdict")],

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from batch_helpers import PROMPTS, Clock, batched, grade_all, replies
+from batch_helpers import PROMPTS, batched, grade_all, replies
 from model_helpers import user
 
 from ragjudge.models import JudgeCallError, JudgeModel
@@ -17,15 +17,16 @@ from ragjudge.models._types import GenerateConfig
 from ragjudge.store._store import Store
 from ragjudge.testing.server import OpenAITestServer
 from served import running
+from virtual_time import ManualClock
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture
-def server(clock: Clock) -> Iterator[OpenAITestServer]:
+def server(clock: ManualClock) -> Iterator[OpenAITestServer]:
     yield from running(OpenAITestServer(replies=replies(), clock=clock))
 
 
@@ -96,7 +97,7 @@ def test_an_expired_request_is_asked_again_in_a_new_batch(server: OpenAITestServ
 
 
 def test_a_resumed_run_waits_for_the_batch_in_the_store(
-    server: OpenAITestServer, clock: Clock, tmp_path: Path
+    server: OpenAITestServer, clock: ManualClock, tmp_path: Path
 ) -> None:
     server.anthropic.batch_seconds = 3600.0
     store = Store(tmp_path / "runs.db")

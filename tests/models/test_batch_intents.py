@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from batch_helpers import FLAVOURS, PROMPTS, Clock, answered, batched, created, grade_all, replies
+from batch_helpers import FLAVOURS, PROMPTS, answered, batched, created, grade_all, replies
 
 from ragjudge.models import JudgeCallError, JudgeModel
 from ragjudge.models._batch_intents import Intent
@@ -18,6 +18,7 @@ from ragjudge.store._batches import RunBatches
 from ragjudge.store._store import Store
 from ragjudge.testing.server import OpenAITestServer
 from served import running
+from virtual_time import ManualClock
 
 
 class DiesBeforeTheRecord(RunBatches):
@@ -30,12 +31,12 @@ class DiesBeforeTheRecord(RunBatches):
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture
-def server(clock: Clock) -> Iterator[OpenAITestServer]:
+def server(clock: ManualClock) -> Iterator[OpenAITestServer]:
     yield from running(OpenAITestServer(replies=replies(), clock=clock))
 
 
@@ -54,7 +55,7 @@ def die_after_creating(model: JudgeModel, server: OpenAITestServer, flavour: str
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_a_batch_created_but_not_recorded_is_found_and_paid_once(
-    flavour: str, server: OpenAITestServer, clock: Clock, tmp_path: Path
+    flavour: str, server: OpenAITestServer, clock: ManualClock, tmp_path: Path
 ) -> None:
     server.batches.batch_seconds = server.anthropic.batch_seconds = 3600.0
     store = Store(tmp_path / "runs.db")

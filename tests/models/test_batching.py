@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from batch_helpers import FAST, PROMPTS, QUICK, Clock, replies
+from batch_helpers import FAST, PROMPTS, QUICK, replies
 from model_helpers import MemoryRecorder, result_score, user
 
 from ragjudge.models import JudgeCallError, JudgeModel, OpenAIProvider
@@ -21,15 +21,16 @@ from ragjudge.models._batching import BatchingProvider, BatchLedger, MemoryLedge
 from ragjudge.store._store import Store
 from ragjudge.testing.server import OpenAITestServer
 from served import running
+from virtual_time import ManualClock
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture
-def server(clock: Clock) -> Iterator[OpenAITestServer]:
+def server(clock: ManualClock) -> Iterator[OpenAITestServer]:
     yield from running(OpenAITestServer(replies=replies(), clock=clock))
 
 
@@ -119,7 +120,7 @@ def test_calls_an_expired_batch_did_not_answer_are_sent_again(
 
 
 def test_a_stopped_run_waits_for_its_batch_instead_of_sending_it_again(
-    server: OpenAITestServer, clock: Clock, tmp_path: Path
+    server: OpenAITestServer, clock: ManualClock, tmp_path: Path
 ) -> None:
     server.batches.batch_seconds = 3600.0
     store = Store(tmp_path / "runs.db")

@@ -24,6 +24,7 @@ from ragjudge.run._batch_judge import batch_model_settings, with_batch_concurren
 from ragjudge.store._store import Store
 from ragjudge.testing.server import OpenAITestServer
 from served import running
+from virtual_time import ManualClock
 
 ROWS = [
     {"request_id": f"q{i}", "request": f"Question {i}?", "expected_response": f"Answer {i}."}
@@ -137,18 +138,8 @@ def test_a_resumed_run_chooses_again_unless_given_a_concurrency(
     assert "batch mode: up to 4 samples in flight (concurrency set)" in again.notes
 
 
-class Clock:
-    """A test server's time, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 async def test_calls_waiting_in_a_batch_do_not_hold_back_the_next_one() -> None:
-    clock = Clock()
+    clock = ManualClock()
     slow = OpenAITestServer(replies=ReplyScript(default="Ok. [RESULT] 5"), clock=clock)
     slow.batches.batch_seconds = 3600.0  # the batches end when the test moves the clock
     judge = JudgeConfig(model="openai/test-model", mode="batch", batch_size=5)

@@ -19,6 +19,7 @@ from ragjudge.models.scripted import ReplyScript
 from ragjudge.store._judge_calls import LOST
 from ragjudge.testing.server import OpenAITestServer
 from served import running, write_project
+from virtual_time import ManualClock
 
 ROWS = [
     {"request_id": f"q{i}", "request": f"Question {i}?", "response": f"Answer {i}.",
@@ -27,23 +28,13 @@ ROWS = [
 ]  # fmt: skip
 
 
-class Clock:
-    """The server's time, moved by the test: the batch ends when the test says."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def server(clock: Clock) -> Iterator[OpenAITestServer]:
+def server(clock: ManualClock) -> Iterator[OpenAITestServer]:
     script = ReplyScript(default="Feedback: ok. [RESULT] 4")
     yield from running(OpenAITestServer(replies=script, clock=clock))
 
@@ -68,7 +59,7 @@ def counted(store: Path) -> tuple[int, int, int]:
 
 
 def test_a_killed_batched_run_resumes_without_sending_its_batch_again(
-    tmp_path: Path, server: OpenAITestServer, clock: Clock
+    tmp_path: Path, server: OpenAITestServer, clock: ManualClock
 ) -> None:
     server.batches.batch_seconds = 3600.0
     config = project(tmp_path, server)

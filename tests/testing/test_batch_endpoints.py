@@ -14,23 +14,16 @@ import pytest
 from ragjudge.models.scripted import ReplyScript
 from ragjudge.testing.server import OpenAITestServer
 from served import running
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
+from virtual_time import ManualClock
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture
-def server(clock: Clock) -> Iterator[OpenAITestServer]:
+def server(clock: ManualClock) -> Iterator[OpenAITestServer]:
     script = ReplyScript(rules=[(r"capital", "Paris")], default="OK")
     yield from running(OpenAITestServer(replies=script, clock=clock))
 
@@ -66,7 +59,7 @@ def file_lines(client: httpx.Client, file_id: str) -> dict[str, dict[str, Any]]:
 
 
 def test_a_batch_ends_after_its_time_with_each_line_answered(
-    server: OpenAITestServer, clock: Clock
+    server: OpenAITestServer, clock: ManualClock
 ) -> None:
     server.batches.batch_seconds = 60.0
     server.batches.fail_line = lambda body: "too long" if "long" in str(body) else None
@@ -91,7 +84,7 @@ def test_a_batch_ends_after_its_time_with_each_line_answered(
     assert server.batches.lines_answered == 2
 
 
-def test_a_cancelled_batch_answers_nothing(server: OpenAITestServer, clock: Clock) -> None:
+def test_a_cancelled_batch_answers_nothing(server: OpenAITestServer, clock: ManualClock) -> None:
     server.batches.batch_seconds = 60.0
     with httpx.Client(base_url=server.base_url) as client:
         batch_id = create(client, [line("a", "hello")])
