@@ -35,12 +35,15 @@ _EXPORTS = {
     "ChoiceCount": "ragjudge.analysis._choices",
     "choice_counts": "ragjudge.analysis._choices",
     "run_meanings": "ragjudge.analysis._meanings",
+    "CalibratedEstimate": "ragjudge.analysis._calibrated",
+    "calibrated_estimates": "ragjudge.analysis._calibrated",
     "RunState": "ragjudge.analysis._status",
     "SystemRuns": "ragjudge.analysis._systems",
     "run_states": "ragjudge.analysis._status",
 }
 
 if TYPE_CHECKING:
+    from ragjudge.analysis._calibrated import CalibratedEstimate, calibrated_estimates
     from ragjudge.analysis._choices import ChoiceCount, choice_counts
     from ragjudge.analysis._compare import Comparison, MetricComparison, compare_runs
     from ragjudge.analysis._gates import Gate, GateResult, check_gates, parse_gate
@@ -54,6 +57,7 @@ if TYPE_CHECKING:
     from ragjudge.analysis._systems import SystemRuns
 
 __all__ = [
+    "CalibratedEstimate",
     "ChoiceCount",
     "Comparison",
     "EvaluationResult",
@@ -66,6 +70,7 @@ __all__ = [
     "StabilityTable",
     "SystemRuns",
     "Verdict",
+    "calibrated_estimates",
     "check_gates",
     "choice_counts",
     "compare_runs",

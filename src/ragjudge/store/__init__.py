@@ -25,6 +25,9 @@ _EXPORTS = {
     "RunBusy": "ragjudge.store._lock",
     "run_lock": "ragjudge.store._lock",
     "ResultCount": "ragjudge.store._tallies",
+    "Label": "ragjudge.store._labels",
+    "LabelDrawn": "ragjudge.store._labels",
+    "LabelKind": "ragjudge.store._labels",
     "LATEST": "ragjudge.store._store",
     "RunInfo": "ragjudge.store._store",
     "RunStatus": "ragjudge.store._store",
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
     from ragjudge.store._batch import BATCH_ROWS, BATCH_SECONDS, ResultWriter
     from ragjudge.store._file import StoreError, open_store_file
     from ragjudge.store._frames import sample_frame, score_frame
+    from ragjudge.store._labels import Label, LabelDrawn, LabelKind
     from ragjudge.store._lock import RunBusy, run_lock
     from ragjudge.store._store import (
         LATEST,
@@ -56,6 +60,9 @@ __all__ = [
     "BATCH_ROWS",
     "BATCH_SECONDS",
     "LATEST",
+    "Label",
+    "LabelDrawn",
+    "LabelKind",
     "ResultCount",
     "ResultWriter",
     "RunBusy",

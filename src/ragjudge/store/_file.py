@@ -101,6 +101,18 @@ CREATE TABLE IF NOT EXISTS run_events (
     data_json TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS labels (
+    run_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    annotator TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    value_json TEXT NOT NULL,
+    comment TEXT,
+    drawn TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, request_id, metric, annotator)
+);
 CREATE TABLE IF NOT EXISTS store_marks (
     name TEXT PRIMARY KEY,
     value INTEGER NOT NULL

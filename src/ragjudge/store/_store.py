@@ -27,6 +27,7 @@ from ragjudge.store._batches import SubmittedBatches
 from ragjudge.store._file import StoreError as StoreError
 from ragjudge.store._file import open_store_file, transaction
 from ragjudge.store._judge_calls import JudgeCallStore
+from ragjudge.store._labels import StoredLabels
 from ragjudge.store._pages import PageReads
 from ragjudge.store._rows import OutputRow as OutputRow
 from ragjudge.store._rows import ScoreRow as ScoreRow
@@ -100,6 +101,7 @@ class Store(
     JudgeCallStore,
     SubmittedBatches,
     TableRowReads,
+    StoredLabels,
 ):
     """A SQLite file holding every run. Safe to reopen while another process has it open."""
 
