@@ -13,7 +13,12 @@ from typing import Any, Literal, ParamSpec, TypeVar, get_args
 
 from pydantic import ValidationError
 
-from ragjudge.analysis._gates import check_gates, configured_gates, failed_gates
+from ragjudge.analysis._gates import (
+    check_gates,
+    configured_gates,
+    failed_gates,
+    needs_calibrated,
+)
 from ragjudge.analysis._results import EvaluationResult
 from ragjudge.analysis._systems import SystemRuns
 from ragjudge.config import ConfigError, EvalConfig, expand_presets
@@ -169,11 +174,13 @@ async def _evaluate_each(arguments: dict[str, Any]) -> list[tuple[str, Evaluatio
             judge_provider=judge_provider,
             progress=arguments["progress"],
         )
+        gates = configured_gates(config)
         result.gates = check_gates(
             result.summaries,
-            configured_gates(config),
+            gates,
             on=config.gate,
             pass_rates=result.pass_rates,
+            calibrated=result.calibrated() if needs_calibrated(gates) else None,
         )
         results.append((system, result))
     return [(system, _checked(result, on_failure)) for system, result in results]

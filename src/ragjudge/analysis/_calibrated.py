@@ -21,7 +21,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -63,6 +63,34 @@ class CalibratedEstimate:
         if not human or not best:
             return None
         return self.used * (human / best) ** 2
+
+    @property
+    def method(self) -> str:
+        """Which estimate :attr:`best` is: ``PPI++`` (power-tuned) or ``PPI``."""
+        return "PPI++" if self.estimate.tuned.value is not None else "PPI"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form: the best estimate with its interval, the judge-only and
+        humans-only figures, the labels used and left out, and what they are worth."""
+        best, judge, human = self.best, self.estimate.judge, self.estimate.human
+        return {
+            "score": self.score,
+            "target": self.target,
+            "method": self.method,
+            "value": best.value,
+            "ci_low": None if best.ci is None else best.ci.low,
+            "ci_high": None if best.ci is None else best.ci.high,
+            "std_error": best.std_error,
+            "judge_mean": judge.value,
+            "humans_only": human.value,
+            "labels_used": self.used,
+            "targeted_left_out": self.targeted,
+            "unjudged": self.unjudged,
+            "annotators": self.annotators,
+            "samples": self.estimate.total,
+            "worth_labels": self.worth,
+            "tuned_lambda": self.estimate.tuned_lam,
+        }
 
 
 def labels_of(labels: Iterable[Label], score: str, meaning: ScoreMeaning | None) -> list[Label]:

@@ -3,13 +3,16 @@ metric where lower is better) checked on a run's mean, or with ``--gate ci`` on 
 conservative bound of its 95% CI (``ci_low`` for a floor, ``ci_high`` for a ceiling),
 so a CI pipeline fails only when the evidence says the metric is off. A gate on
 ``NAME.passed`` checks the share of samples passing ``NAME``'s per-sample threshold
-instead (with ``--gate ci``, the bound of that share's interval). Each failed gate
-gives one line saying why; ``ragjudge run`` then exits :data:`EXIT_GATE`."""
+instead (with ``--gate ci``, the bound of that share's interval), and a gate on
+``NAME.calibrated`` the estimate of ``NAME`` calibrated to the labels people gave the
+run (:mod:`ragjudge.analysis._calibrated`; with ``--gate ci``, the bound of its
+interval); a score without labels fails such a gate. Each failed gate gives one line
+saying why; ``ragjudge run`` then exits :data:`EXIT_GATE`."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -19,10 +22,12 @@ from ragjudge.errors import ConfigError
 from ragjudge.stats import MetricSummary
 
 if TYPE_CHECKING:  # the config is not read to show or gate a stored run
+    from ragjudge.analysis._calibrated import CalibratedEstimate
     from ragjudge.analysis._passes import PassRate
     from ragjudge.config import EvalConfig
 
 __all__ = [
+    "CALIBRATED_SUFFIX",
     "EXIT_GATE",
     "PASSED_SUFFIX",
     "Gate",
@@ -39,6 +44,12 @@ GateOn = Literal["mean", "ci"]
 
 PASSED_SUFFIX = ".passed"
 """A gate on ``NAME.passed`` checks ``NAME``'s pass rate, not its mean."""
+
+CALIBRATED_SUFFIX = ".calibrated"
+"""A gate on ``NAME.calibrated`` checks ``NAME``'s estimate calibrated to people's
+labels, not the judge's mean."""
+
+LABELLING_HINT = "label samples with `ragjudge view RUN --label` or `ragjudge labels import`"
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,16 @@ class Gate:
         return self.metric.endswith(PASSED_SUFFIX)
 
     @property
+    def on_calibrated(self) -> bool:
+        """Whether the gate checks a score's estimate calibrated to people's labels."""
+        return self.metric.endswith(CALIBRATED_SUFFIX)
+
+    @property
+    def score(self) -> str:
+        """The score the gate is about (without ``.passed`` or ``.calibrated``)."""
+        return self.metric.removesuffix(PASSED_SUFFIX).removesuffix(CALIBRATED_SUFFIX)
+
+    @property
     def option(self) -> str:
         """The command-line option that states this gate."""
         flag = "--fail-under" if self.floor else "--fail-over"
@@ -74,7 +95,8 @@ class GateResult:
     value: float | None
     measured: str
     """``mean``, ``ci_low`` or ``ci_high``; for a gate on a pass rate ``pass_rate``,
-    ``pass_ci_low`` or ``pass_ci_high``."""
+    ``pass_ci_low`` or ``pass_ci_high``; for a gate on a calibrated estimate
+    ``calibrated``, ``calibrated_ci_low`` or ``calibrated_ci_high``."""
     passed: bool
     reason: str
 
@@ -127,21 +149,36 @@ def check_gates(
     *,
     on: GateOn = "mean",
     pass_rates: Sequence[PassRate] = (),
+    calibrated: Mapping[str, CalibratedEstimate] | None = None,
 ) -> list[GateResult]:
-    """Every gate checked against the run's per-metric summaries, and a gate on
-    ``NAME.passed`` against ``NAME``'s pass rate (a score literally named so is gated
-    on its mean)."""
+    """Every gate checked against the run's per-metric summaries, a gate on
+    ``NAME.passed`` against ``NAME``'s pass rate and one on ``NAME.calibrated``
+    against the estimates ``calibrated`` to people's labels (a score literally named
+    so is gated on its mean)."""
     by_name = {s.metric: s for s in summaries}
     rates = {r.metric: r for r in pass_rates}
-    return [
-        _check(
-            gate,
-            _pass_rate_reading(gate, rates, on)
-            if gate.on_pass_rate and gate.metric not in by_name
-            else _mean_reading(gate, by_name, on),
-        )
-        for gate in gates
-    ]
+    return [_check(gate, _reading(gate, by_name, rates, calibrated or {}, on)) for gate in gates]
+
+
+def needs_calibrated(gates: Iterable[Gate]) -> bool:
+    """Whether any gate checks a calibrated estimate (so the run's labels must be read)."""
+    return any(gate.on_calibrated for gate in gates)
+
+
+def _reading(
+    gate: Gate,
+    by_name: dict[str, MetricSummary],
+    rates: dict[str, PassRate],
+    calibrated: Mapping[str, CalibratedEstimate],
+    on: GateOn,
+) -> _Reading:
+    if gate.metric in by_name:
+        return _mean_reading(gate, by_name, on)
+    if gate.on_pass_rate:
+        return _pass_rate_reading(gate, rates, on)
+    if gate.on_calibrated:
+        return _calibrated_reading(gate, calibrated, on)
+    return _mean_reading(gate, by_name, on)
 
 
 def failed_gates(results: Iterable[GateResult]) -> list[GateResult]:
@@ -216,6 +253,57 @@ def _pass_rate_reading(gate: Gate, rates: dict[str, PassRate], on: GateOn) -> _R
     )
 
 
+def _calibrated_reading(
+    gate: Gate, calibrated: Mapping[str, CalibratedEstimate], on: GateOn
+) -> _Reading:
+    measured = (
+        "calibrated"
+        if on == "mean"
+        else ("calibrated_ci_low" if gate.floor else "calibrated_ci_high")
+    )
+    found = calibrated.get(gate.score)
+    if found is None:
+        labelled = ", ".join(calibrated) or "none"
+        missing = (
+            f"{gate.score} has no labels drawn at random to calibrate it "
+            f"(scores with labels: {labelled}); {LABELLING_HINT}"
+        )
+        return _Reading(measured, None, missing)
+    value = _measured_calibrated(found, measured)
+    if value is None:
+        missing = f"{gate.score} has {found.used} label(s) drawn at random; an estimate needs 2"
+        return _Reading(measured, None, missing)
+    return _Reading(
+        measured,
+        value,
+        subject=f"{gate.score} calibrated to {found.used} labels: {measured}",
+        context=_calibrated_context(found, measured),
+    )
+
+
+def _measured_calibrated(found: CalibratedEstimate, measured: str) -> float | None:
+    best = found.best
+    if measured == "calibrated":
+        return best.value
+    if best.ci is None:
+        return None
+    return best.ci.low if measured == "calibrated_ci_low" else best.ci.high
+
+
+def _calibrated_context(found: CalibratedEstimate, measured: str) -> str:
+    best = found.best
+    parts = []
+    if measured != "calibrated" and best.value is not None:
+        parts.append(f"estimate {best.value:.3f}")
+    if best.ci is not None:
+        parts.append(f"95% CI [{best.ci.low:.3f}, {best.ci.high:.3f}]")
+    if found.estimate.judge.value is not None:
+        parts.append(f"judge mean {found.estimate.judge.value:.3f}")
+    if found.targeted:
+        parts.append(f"{found.targeted} targeted labels left out")
+    return f" ({', '.join(parts)})"
+
+
 def _measured_rate(rate: PassRate, measured: str) -> float | None:
     if measured == "pass_rate":
         return rate.rate
@@ -257,11 +345,7 @@ def _context(summary: MetricSummary, measured: str) -> str:
 
 
 def unknown_gate_metrics(gates: Iterable[Gate], score_names: Iterable[str]) -> list[str]:
-    """The gates' metrics that are none of ``score_names`` (``NAME.passed`` is known
-    when ``NAME`` is)."""
+    """The gates' metrics that are none of ``score_names`` (``NAME.passed`` and
+    ``NAME.calibrated`` are known when ``NAME`` is)."""
     known = set(score_names)
-    return [
-        g.metric
-        for g in gates
-        if g.metric not in known and g.metric.removesuffix(PASSED_SUFFIX) not in known
-    ]
+    return [g.metric for g in gates if g.metric not in known and g.score not in known]

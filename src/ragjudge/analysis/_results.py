@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragjudge.analysis._calibrated import CalibratedEstimate, calibrated_estimates
 from ragjudge.analysis._columns import ColumnSummary, UnknownKeyError, summarize_columns
 from ragjudge.analysis._drift import DriftReport, judge_drift
 from ragjudge.analysis._gates import GateResult
@@ -145,6 +146,16 @@ class EvaluationResult:
     def _subsets_by(self, by: str) -> dict[str, list[MetricSummary]]:
         with Store(self.store_path) as store:
             return summarize_run(store, self.run_id, by=by).subsets
+
+    def calibrated(self, confidence: float = 0.95) -> dict[str, CalibratedEstimate]:
+        """Each score people labelled (in the store, e.g. with ``ragjudge view RUN
+        --label`` or ``ragjudge labels import``), with its mean calibrated to their
+        labels: the power-tuned prediction-powered estimate (``.best``, with its
+        interval at ``confidence``), the labels it used and those left out because
+        they were not drawn at random, and how many labels alone it is worth
+        (``.worth``). Empty when the run has no labels; read afresh on every call."""
+        with Store(self.store_path) as store:
+            return calibrated_estimates(store, self.run_id, self.meanings, confidence=confidence)
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per sample and trial, with every metric's value, error and rationale

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from ragjudge._util.gc import fewer_collections
 from ragjudge.cli._cache import register as register_cache
+from ragjudge.cli._calibrated import CalibratedOption
 from ragjudge.cli._classify import register as register_classify
 from ragjudge.cli._common import (
     DEFAULT_STORE,
@@ -289,24 +290,32 @@ def show(
     by: Annotated[str | None, typer.Option(help="Break down by a metadata key.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
     table: TableOption = None,
+    calibrated: CalibratedOption = False,
 ) -> None:
     """Show a stored run's summary (with --table, the counts and values of each score
     read from the results table instead)."""
     from ragjudge.analysis._results import summarize_run
+    from ragjudge.cli._calibrated import calibrated_json, print_calibrated
     from ragjudge.terminal import print_result
 
     if table is not None:
-        if by is not None:
-            raise fail("--by reads the samples' metadata from the store; leave out --table")
+        if by is not None or calibrated:
+            raise fail("--by and --calibrated read the store; leave out --table")
         show_from_table(table, run_id, as_json)
         return
     with opened_store(store) as s:
         run = s.run(run_id)
         result = summarize_run(s, run.run_id, by=by or run.config.get("by"))
+    found = result.calibrated() if calibrated else {}
     if as_json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        shown = result.to_dict()
+        if calibrated:
+            shown["calibrated"] = calibrated_json(result, found)
+        print(json.dumps(shown, ensure_ascii=False, indent=2))
     else:
         print_result(result, out)
+    if calibrated:
+        print_calibrated(result, found, as_json=as_json)
 
 
 register_export(app)
@@ -326,34 +335,44 @@ def compare(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
     table: TableOption = None,
+    calibrated: CalibratedOption = False,
 ) -> None:
     """Paired comparison of two runs: B − A per metric with bootstrap CIs and p-values
-    (with --table, both runs' scores read from the results table)."""
+    (with --table, both runs' scores read from the results table; with --calibrated,
+    also each run's means calibrated to its people's labels and their difference)."""
     from ragjudge.analysis._compare import compare_runs
+    from ragjudge.cli._calibrated import (
+        calibrated_comparison_json,
+        compared_calibrated,
+        print_calibrated_comparison,
+    )
     from ragjudge.terminal import render_comparison, render_paired_passes
 
     if table is not None:
-        if by is not None:
-            raise fail("--by reads the samples' metadata from the store; leave out --table")
+        if by is not None or calibrated:
+            raise fail("--by and --calibrated read the store; leave out --table")
         compare_from_table(table, run_a, run_b, store, current_names(metric), as_json)
         return
+    names = current_names(metric) or None
     with opened_store(store) as first:
         if store_b is None or store_b.resolve() == store.resolve():
-            comparison = compare_runs(
-                first, run_a, first, run_b, by=by, metrics=current_names(metric) or None
-            )
+            comparison = compare_runs(first, run_a, first, run_b, by=by, metrics=names)
+            differences = compared_calibrated(first, first, comparison) if calibrated else []
         else:
             with opened_store(store_b) as second:
-                comparison = compare_runs(
-                    first, run_a, second, run_b, by=by, metrics=current_names(metric) or None
-                )
+                comparison = compare_runs(first, run_a, second, run_b, by=by, metrics=names)
+                differences = compared_calibrated(first, second, comparison) if calibrated else []
     if as_json:
-        print(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))
+        shown = comparison.to_dict()
+        if calibrated:
+            shown["calibrated"] = calibrated_comparison_json(differences)
+        print(json.dumps(shown, ensure_ascii=False, indent=2))
     else:
         console = table_console()
         console.print(render_comparison(comparison))
         if (passes := render_paired_passes(comparison)) is not None:
             console.print(passes)
+        print_calibrated_comparison(differences)
 
 
 @app.command()

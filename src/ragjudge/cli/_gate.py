@@ -74,7 +74,7 @@ def check_gate_names(gates: Sequence[Gate], config: EvalConfig) -> None:
         {
             g.metric
             for g in gates
-            if g.on_pass_rate and g.metric not in meanings and not meanings[_score(g)].has_pass
+            if g.on_pass_rate and g.metric not in meanings and not meanings[g.score].has_pass
         }
     )
     if no_pass:
@@ -83,13 +83,6 @@ def check_gate_names(gates: Sequence[Gate], config: EvalConfig) -> None:
             f"the gate(s) {', '.join(no_pass)} need a per-sample pass: give the score a "
             f"'threshold' in its metric entry (scores with one: {with_pass or 'none'})"
         )
-
-
-def _score(gate: Gate) -> str:
-    """The score whose pass rate a ``NAME.passed`` gate checks."""
-    from ragjudge.analysis._gates import PASSED_SUFFIX
-
-    return gate.metric.removesuffix(PASSED_SUFFIX)
 
 
 def _names_depend_on_rows(metric: Metric) -> bool:
@@ -103,9 +96,12 @@ def gate_outcome(
 ) -> tuple[int, list[GateResult]]:
     """The gates checked on a finished run, and the command's exit code: the run's own
     when scores are missing, else :data:`EXIT_GATE` when a gate failed, else 0."""
-    from ragjudge.analysis._gates import EXIT_GATE, check_gates
+    from ragjudge.analysis._gates import EXIT_GATE, check_gates, needs_calibrated
 
-    results = check_gates(result.summaries, gates, on=on, pass_rates=result.pass_rates)
+    calibrated = result.calibrated() if needs_calibrated(gates) else None
+    results = check_gates(
+        result.summaries, gates, on=on, pass_rates=result.pass_rates, calibrated=calibrated
+    )
     code = result.verdict.exit_code
     if code == 0 and any(not g.passed for g in results):
         code = EXIT_GATE

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ragjudge._util.score_names import current_score_name
-from ragjudge.analysis._gates import Gate, GateOn, GateResult, check_gates
+from ragjudge.analysis._gates import Gate, GateOn, GateResult, check_gates, needs_calibrated
 
 if TYPE_CHECKING:
     from ragjudge.analysis._results import EvaluationResult
@@ -75,10 +75,14 @@ def assert_gates(
 ) -> None:
     """Assert several floors at once (``{"rouge_l": 0.4, "answer_accuracy": 3.5}``);
     ``NAME.passed`` is the share of samples passing ``NAME``'s per-sample threshold
-    (``{"faithfulness.passed": 0.9}``). The message lists every one that failed."""
+    (``{"faithfulness.passed": 0.9}``) and ``NAME.calibrated`` its estimate calibrated
+    to the labels people gave the run. The message lists every one that failed."""
     __tracebackhide__ = True
     gates = [Gate(m, v) for m, v in floors.items()]
-    results = check_gates(result.summaries, gates, on=on, pass_rates=result.pass_rates)
+    calibrated = result.calibrated() if needs_calibrated(gates) else None
+    results = check_gates(
+        result.summaries, gates, on=on, pass_rates=result.pass_rates, calibrated=calibrated
+    )
     if failed := [_message(r) for r in results if not r.passed]:
         raise AssertionError(_with_run("\n".join(failed), result))
 

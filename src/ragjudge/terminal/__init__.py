@@ -14,6 +14,8 @@ _EXPORTS = {
     "agreement_grids": "ragjudge.terminal._agreement",
     "annotator_notes": "ragjudge.terminal._agreement",
     "ppi_grid": "ragjudge.terminal._agreement",
+    "calibrated_comparison_table": "ragjudge.terminal._calibrated",
+    "calibrated_table": "ragjudge.terminal._calibrated",
     "render_comparison": "ragjudge.terminal._compare",
     "render_paired_passes": "ragjudge.terminal._compare",
     "correlation_table": "ragjudge.terminal._correlation_table",
@@ -39,6 +41,7 @@ _EXPORTS = {
 
 if TYPE_CHECKING:
     from ragjudge.terminal._agreement import agreement_grids, annotator_notes, ppi_grid
+    from ragjudge.terminal._calibrated import calibrated_comparison_table, calibrated_table
     from ragjudge.terminal._compare import render_comparison, render_paired_passes
     from ragjudge.terminal._correlation_table import (
         correlation_table,
@@ -73,6 +76,8 @@ __all__ = [
     "Grid",
     "agreement_grids",
     "annotator_notes",
+    "calibrated_comparison_table",
+    "calibrated_table",
     "correlation_table",
     "correlation_table_markdown",
     "errors_table",
