@@ -9,6 +9,7 @@ from typing import Any
 from markupsafe import Markup
 
 from ragjudge._util.redact import mask_record
+from ragjudge.analysis._calibrated import calibrated_estimates
 from ragjudge.analysis._judges import grouped_names, judge_labels
 from ragjudge.analysis._meanings import exclusions
 from ragjudge.analysis._passes import PassRate
@@ -90,6 +91,7 @@ def run_report_html(
         summary_bars={s.metric: _summary_bar(s, result.meanings) for s in result.summaries},
         summary_rows=_summary_rows(result),
         pass_rates=_declared_pass_rates(result),
+        calibrated=list(calibrated_estimates(store, run.run_id, result.meanings).values()),
         pass_at={name: pass_words(m) for name, m in result.meanings.items()},
         judge_cells=_judge_cells(result),
         usage_total=_usage_total(result.judge_usage),
