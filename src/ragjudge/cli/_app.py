@@ -39,6 +39,7 @@ from ragjudge.cli._gate import (
     print_gates,
     resume_command,
 )
+from ragjudge.cli._gate_command import register as register_gate
 from ragjudge.cli._help import version_option
 from ragjudge.cli._init import register as register_init
 from ragjudge.cli._meta import register as register_meta
@@ -319,6 +320,7 @@ def show(
 
 
 register_export(app)
+register_gate(app)
 
 
 @app.command()

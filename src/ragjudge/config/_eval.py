@@ -210,7 +210,7 @@ class EvalConfig(BaseModel):
 
     In the config a mapping, ``fail_under: {faithfulness: 0.8}``; the score is named as
     ``ragjudge show`` names it. NAME.passed gates the share of samples passing NAME's
-    per-sample threshold instead of its mean: ``faithfulness.passed: 0.9``."""
+    threshold: ``faithfulness.passed: 0.9``; NAME.calibrated its labels' estimate."""
     fail_over: dict[str, float] = Field(default_factory=dict)
     """Quality gates for scores where lower is better: a score and the value its mean
     (with gate ci, the high end of its 95% CI) may not exceed, or ragjudge run exits 5;
