@@ -1,15 +1,18 @@
 """The run report's block "Calibrated to people's labels": there with the figures of
-the stored labels' estimate when the run has labels, absent when it has none."""
+the stored labels' estimate when the run has labels, absent when it has none, and on
+the viewer's run page as soon as labels are stored."""
 
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
+import httpx
 from pages import Page
 
-from labelled_run import evaluated_run, expected_estimate, labelled_run
-from ragjudge.report import run_report_html
+from labelled_run import add_labels, evaluated_run, expected_estimate, labelled_run
+from ragjudge.report import make_server, run_report_html
 from ragjudge.store import Store
 
 
@@ -50,3 +53,23 @@ def test_a_run_without_labels_has_no_calibrated_block(tmp_path: Path) -> None:
 
     assert "Calibrated to people's labels" not in Page(html).words
     assert 'id="calibrated"' not in html
+
+
+def test_the_viewers_run_page_shows_labels_given_after_it_was_first_served(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "runs.db"
+    run_id = evaluated_run(store).run_id
+    server = make_server(store, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        before = httpx.get(f"{server.url}run/{run_id}").text
+        add_labels(store, run_id)
+        after = httpx.get(f"{server.url}run/{run_id}").text
+    finally:
+        server.shutdown()
+        server.server_close()
+
+    assert 'id="calibrated"' not in before
+    assert 'id="calibrated"' in after and _calibrated_row(after)[4] == "20"

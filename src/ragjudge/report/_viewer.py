@@ -226,7 +226,9 @@ class _Handler(BaseHTTPRequestHandler):
         with self._store(number) as store:
             run = store.run(run_id)
             running = run.status == "running"
-            key = ("run", number, run.run_id, run.finished_at, by, tuple(human))
+            # the page shows the estimates calibrated to the run's labels: new ones rebuild it
+            labels = _labels_state(store, run.run_id)
+            key = ("run", number, run.run_id, run.finished_at, by, tuple(human), labels)
             return self.server.cached(
                 key,
                 lambda: run_report_html(
@@ -265,6 +267,17 @@ class _Handler(BaseHTTPRequestHandler):
                 lambda: comparison_report_html(first, a, second, b, by=by, home="/"),
                 keep="running" not in (run_a.status, run_b.status),
             )
+
+
+def _labels_state(store: Store, run_id: str) -> int:
+    """A fingerprint of the labels people gave run ``run_id``: it changes when one is
+    added, replaced or deleted."""
+    return hash(
+        tuple(
+            (label.request_id, label.metric, label.annotator, label.created_at, repr(label.value))
+            for label in store.labels(run_id)
+        )
+    )
 
 
 def _run_id(text: str) -> str:
