@@ -16,6 +16,9 @@ first n items with the human target, and estimates with
 - ``informative, random share``: the informative queue with half its slots random,
   only the random labels used, targeted labels in the random prefix promoted
   (what the labelling page and the calibrated estimate do);
+- ``informative, not promoted``: the same, but the targeted labels in the random
+  prefix left out (the random labels are then a draw from the samples the targeted
+  stream did not take, which is biased);
 - ``informative, all labels``: the same labels all used, as if they were a random
   draw (the misuse the random share avoids).
 
@@ -48,7 +51,12 @@ from ragjudge.store import Label, Store
 FILE = "reference_subset_with_human_evaluations.json"
 SCORE = "faithfulness@ragas"
 JUDGES = {SCORE: ("rl_f", 0.5), "faithfulness@llm": ("rb_llm", 0.75)}
-WAYS = ("random", "informative, random share", "informative, all labels")
+WAYS = (
+    "random",
+    "informative, random share",
+    "informative, not promoted",
+    "informative, all labels",
+)
 
 
 @dataclass
@@ -134,6 +142,10 @@ class Labeller:
             for item in items
         ]
 
+    def as_drawn(self, items: Sequence[QueueItem]) -> list[Label]:
+        """Labels as the queue marks them, nothing promoted."""
+        return [self.label(item.request_id, item.drawn) for item in items]
+
     def all_random(self, items: Sequence[QueueItem]) -> list[Label]:
         return [self.label(item.request_id, "random") for item in items]
 
@@ -171,7 +183,8 @@ def simulate(folder: Path, repetitions: int, sizes: Sequence[int]) -> dict[tuple
                 record(tallies[(WAYS[0], n)], labeller.all_random(plain[:n]), judged, truth)
                 queued = labeller.as_queued(mixed[:n], order)
                 record(tallies[(WAYS[1], n)], queued, judged, truth)
-                record(tallies[(WAYS[2], n)], labeller.all_random(mixed[:n]), judged, truth)
+                record(tallies[(WAYS[2], n)], labeller.as_drawn(mixed[:n]), judged, truth)
+                record(tallies[(WAYS[3], n)], labeller.all_random(mixed[:n]), judged, truth)
         store.close()
     return tallies
 

@@ -78,7 +78,7 @@ def test_the_random_share_covers_the_truth_and_misusing_every_label_is_biased(
     store, human = _run(tmp_path)
     judged = store.sample_means("r", "m")
     truth = float(np.mean(list(human.values())))
-    ids = list(judged)
+    ids = [f"s{i}" for i in range(SAMPLES)]  # the run's order, which the shuffle starts from
     honest, misused = [], []
     for seed in range(REPETITIONS):
         items = labelling_queue(store, "r", "m", MEANING, seed=seed)[:LABELS]
@@ -93,6 +93,6 @@ def test_the_random_share_covers_the_truth_and_misusing_every_label_is_biased(
     misused_coverage = np.mean([covered for covered, _ in misused])
     misused_bias = np.mean([error for _, error in misused])
     assert 0.88 <= coverage <= 0.995, coverage
-    assert abs(bias) < 0.03, bias
+    assert abs(bias) < 0.02, bias
     assert misused_bias > 0.05, misused_bias  # near the line people accept more often
     assert misused_coverage < coverage - 0.1, (misused_coverage, coverage)

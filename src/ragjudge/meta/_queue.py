@@ -68,7 +68,8 @@ class QueueItem:
 
 
 def random_order(ids: Sequence[str], run_id: str, score: str, seed: int) -> list[str]:
-    """The random stream: the samples ``ids`` in the seeded shuffle of ``score``'s queue."""
+    """The random stream: the samples ``ids`` (all of the run's, in the run's order) in
+    the seeded shuffle of ``score``'s queue."""
     shuffled = list(ids)
     random.Random(f"{seed}:{run_id}:{score}").shuffle(shuffled)
     return shuffled
