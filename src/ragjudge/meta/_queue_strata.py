@@ -4,6 +4,7 @@ informative first, or, with strata, from the subset with the fewest labels so fa
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
@@ -44,6 +45,8 @@ class TargetedStream:
             queue.reverse()  # popped from the end: the most informative last
         self._count: Counter[str] = Counter(self._of(i) for i in labelled)
         self._order = {name: n for n, name in enumerate(self._queues)}
+        self._heap = [(self._count[name], self._order[name], name) for name in self._queues]
+        heapq.heapify(self._heap)
 
     def _of(self, request_id: str) -> str:
         if not self._key:
@@ -52,7 +55,10 @@ class TargetedStream:
 
     def note(self, request_id: str) -> None:
         """Count a sample the queue took from elsewhere (the random stream) as labelled."""
-        self._count[self._of(request_id)] += 1
+        name = self._of(request_id)
+        self._count[name] += 1
+        if name in self._queues:
+            heapq.heappush(self._heap, (self._count[name], self._order[name], name))
 
     def take(self, seen: Collection[str]) -> tuple[str, tuple[str, ...]] | None:
         """The next sample not in ``seen`` with why it comes; None when none is left."""
@@ -61,19 +67,22 @@ class TargetedStream:
             return None
         item = self._queues[name].pop()
         self._count[name] += 1
+        heapq.heappush(self._heap, (self._count[name], self._order[name], name))
         if not self._key:
             return item.request_id, item.reasons
         return item.request_id, (*item.reasons, f"few labels in {name}")
 
     def _fewest(self, seen: Collection[str]) -> str | None:
         """The subset with the fewest labels that still has a sample not in ``seen``
-        (ties: the subset first met in the ranking)."""
-        open_names = []
-        for name, queue in self._queues.items():
+        (ties: the subset first met in the ranking). Every change of a subset's count
+        pushes an entry; entries with an old count, or of an emptied subset, are dropped
+        as they surface."""
+        while self._heap:
+            count, _, name = self._heap[0]
+            queue = self._queues[name]
             while queue and queue[-1].request_id in seen:
                 queue.pop()
-            if queue:
-                open_names.append(name)
-        if not open_names:
-            return None
-        return min(open_names, key=lambda name: (self._count[name], self._order[name]))
+            heapq.heappop(self._heap)
+            if queue and count == self._count[name]:
+                return name
+        return None
