@@ -134,8 +134,7 @@ def ranked_samples(
 ) -> list[Ranked]:
     """The samples ``ids``, most informative label first (ties in a seeded order)."""
     judged = store.sample_means(run_id, score)
-    info = store.run(run_id)
-    meanings = info.meanings if info is not None and info.meanings else {}
+    meanings = store.run(run_id).meanings or {}
     others = judge_group(score, meaning, meanings)
     judges = _judge_spreads(store, run_id, judged, others, meaning)
     trials = _trial_spreads(store, run_id, score, meaning)
