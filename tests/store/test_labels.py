@@ -103,3 +103,13 @@ def test_sample_means_average_trials_and_leave_out_failures(tmp_path: Path) -> N
         store.save_scores(run_id, "b", 0, [Score.failed("m", "judge failed")])
         store.save_scores(run_id, "c", 0, [Score(metric="other", value=1.0)])
         assert store.sample_means(run_id, "m") == {"a": 0.5}
+
+
+def test_sample_ranges_give_each_samples_lowest_and_highest_trial(tmp_path: Path) -> None:
+    with Store(tmp_path / "runs.db") as store:
+        run_id = _run(store)
+        store.save_scores(run_id, "a", 0, [Score(metric="m", value=0.25)])
+        store.save_scores(run_id, "a", 1, [Score(metric="m", value=0.75)])
+        store.save_scores(run_id, "b", 0, [Score(metric="m", value=0.5)])
+        store.save_scores(run_id, "b", 1, [Score.failed("m", "judge failed")])
+        assert store.sample_ranges(run_id, "m") == {"a": (0.25, 0.75), "b": (0.5, 0.5)}

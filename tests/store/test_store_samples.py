@@ -43,3 +43,15 @@ def test_runs_created_in_the_same_second_list_in_creation_order(tmp_path: Path) 
         listed = [run.run_id for run in store.runs()]
 
     assert listed == ["run-z", "run-a", "run-m"]
+
+
+def test_metadata_texts_read_one_key_of_every_sample(tmp_path: Path) -> None:
+    samples = [
+        Sample(request_id="a", request="q", metadata={"topic": "tax", "n": 2}),
+        Sample(request_id="b", request="q", metadata={"topic": ["x", "y"]}),
+        Sample(request_id="c", request="q"),
+    ]
+    with Store(tmp_path / "runs.db") as store:
+        store.create_run(run_id="run", name=None, config={}, versions={}, samples=samples, trials=1)
+        assert store.metadata_texts("run", "topic") == {"a": "tax", "b": '["x","y"]', "c": None}
+        assert store.metadata_texts("run", "n") == {"a": "2", "b": None, "c": None}

@@ -196,3 +196,14 @@ class StoredLabels:
             (run_id, score),
         ).fetchall()
         return {str(request_id): float(value) for request_id, value in rows}
+
+    def sample_ranges(self, run_id: str, score: str) -> dict[str, tuple[float, float]]:
+        """Each sample's lowest and highest trial value of ``score`` in run ``run_id``
+        (the same trials :meth:`sample_means` averages): how much its trials disagree."""
+        rows = self._conn.execute(
+            "SELECT request_id, MIN(value), MAX(value) FROM scores WHERE run_id = ?"
+            " AND metric = ? AND value IS NOT NULL AND (error IS NULL OR error = '')"
+            " AND (skipped IS NULL OR skipped = '') GROUP BY request_id",
+            (run_id, score),
+        ).fetchall()
+        return {str(request_id): (float(low), float(high)) for request_id, low, high in rows}

@@ -66,3 +66,13 @@ class SampleReads:
             (run_id,),
         ).fetchall()
         return {r[0]: json.loads(r[1]) if r[1] else {} for r in rows}
+
+    def metadata_texts(self, run_id: str, key: str) -> dict[str, str | None]:
+        """Each sample's metadata value under ``key`` by request id, as text (a list or
+        an object as its JSON; None without the key), read by SQLite alone."""
+        path = '$.metadata."' + key.replace('"', '""') + '"'
+        rows = self._conn.execute(
+            "SELECT request_id, json_extract(sample_json, ?) FROM samples WHERE run_id = ?",
+            (path, run_id),
+        ).fetchall()
+        return {str(r[0]): None if r[1] is None else str(r[1]) for r in rows}
