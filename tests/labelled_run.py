@@ -81,4 +81,4 @@ def expected_estimate() -> PPIEstimate:
     human = np.full(40, np.nan)
     for i in LABELLED:
         human[i] = 1.0 if human_says(i) else 0.0
-    return ppi_estimate(judge, human)
+    return ppi_estimate(judge, human, label_range=(0.0, 1.0), judge_range=(0.0, 1.0))

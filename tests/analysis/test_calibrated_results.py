@@ -25,7 +25,10 @@ def test_calibrated_equals_the_estimate_from_the_same_arrays(tmp_path: Path) -> 
     expected = expected_estimate()
     assert (estimate.used, estimate.targeted, estimate.target) == (20, 2, "mean")
     assert estimate.best.value == pytest.approx(expected.tuned.value)
-    assert estimate.best.ci == pytest.approx(expected.tuned.ci)
+    assert estimate.best.ci is not None and expected.tuned.ci is not None
+    assert (estimate.best.ci.low, estimate.best.ci.high) == pytest.approx(
+        (expected.tuned.ci.low, expected.tuned.ci.high)
+    )
     assert estimate.estimate.judge.value == pytest.approx(0.75)
     shown = estimate.to_dict()
     assert shown["method"] == "PPI++" and shown["labels_used"] == 20

@@ -85,3 +85,35 @@ def test_ppi_covers_the_truth_where_the_biased_judge_does_not(binary: bool) -> N
     # the judge's values on all samples narrow the interval of the 100 human labels
     assert found["ppi"][1] < found["human"][1]
     assert found["tuned"][1] <= found["ppi"][1] + 1e-9
+
+
+def test_few_labels_that_all_agree_still_get_an_interval_when_the_range_is_known() -> None:
+    judge = np.ones(200)
+    human = np.where(np.arange(200) < 25, 1.0, np.nan)
+    plain = ppi_estimate(judge, human).ppi
+    corrected = ppi_estimate(judge, human, label_range=(0.0, 1.0)).ppi
+    assert plain.width == pytest.approx(0.0)
+    assert corrected.width is not None and corrected.width > 0.05
+    assert corrected.value == plain.value == pytest.approx(1.0)
+
+
+def test_the_few_labels_correction_keeps_coverage_at_25_labels() -> None:
+    """A judge that agrees with people on about 87% of answers, 25 random labels of
+    400 answers: the plain interval covers the truth too rarely, the corrected one
+    about as often as it says."""
+    rng = np.random.default_rng(7)
+    truth, repetitions = 0.8, 1000
+    covered = {"plain": 0, "corrected": 0}
+    for _ in range(repetitions):
+        y = (rng.random(400) < truth).astype(float)
+        flip = rng.random(400) < 0.13
+        f = np.where(flip, 1.0 - y, y)
+        human = np.full(400, np.nan)
+        chosen = rng.choice(400, size=25, replace=False)
+        human[chosen] = y[chosen]
+        for name, ranges in (("plain", None), ("corrected", (0.0, 1.0))):
+            ci = ppi_mean(f, human, label_range=ranges).ci
+            assert ci is not None
+            covered[name] += ci.low <= truth <= ci.high
+    assert covered["plain"] < covered["corrected"] - 10
+    assert 0.93 <= covered["corrected"] / repetitions <= 0.98

