@@ -63,7 +63,7 @@ def test_three_people_get_fleiss_kappa_over_the_samples_all_labelled(tmp_path: P
     store.save_labels(_labels(run_id, "correct", people))
     (found,) = annotator_agreements(store, run_id, n_resamples=50)
     # per sample agreement 1, 1/3, 1, 1/3 (mean 2/3); yes in 6 of 12 votes: chance 0.5
-    assert found.fleiss_n == 4
+    assert (found.fleiss_n, found.fleiss_raters) == (4, 3)
     assert found.fleiss_kappa == pytest.approx((2 / 3 - 0.5) / 0.5)
     kappas = {(p.first, p.second): (p.n, p.kappa) for p in found.pairs}
     assert kappas[("ann", "bob")] == (4, pytest.approx(0.5))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import statistics
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -93,6 +94,8 @@ class AnnotatorAgreement:
     pairs: list[PairKappa]
     fleiss_kappa: float | None
     fleiss_n: int
+    fleiss_raters: int
+    """How many people labelled each of the ``fleiss_n`` samples Fleiss' kappa is over."""
     alpha: ReliabilityAlpha | None
     judges: list[JudgeAgreement]
 
@@ -144,7 +147,7 @@ def annotator_agreement(
     kind = _kind(labels)
     table = _label_table(labels, kind)
     people = sorted(table)
-    fleiss, fleiss_n = _fleiss(table, people)
+    fleiss, fleiss_n, fleiss_raters = _fleiss(table, people)
     return AnnotatorAgreement(
         metric=metric,
         kind=kind,
@@ -152,6 +155,7 @@ def annotator_agreement(
         pairs=[_pair(table, a, b, kind) for a, b in itertools.combinations(people, 2)],
         fleiss_kappa=fleiss,
         fleiss_n=fleiss_n,
+        fleiss_raters=fleiss_raters,
         alpha=_alpha(table, people, kind, settings),
         judges=[
             agreement
@@ -192,16 +196,22 @@ def _pair(table: Mapping[str, Mapping[str, float]], a: str, b: str, kind: str) -
 
 def _fleiss(
     table: Mapping[str, Mapping[str, float]], people: Sequence[str]
-) -> tuple[float | None, int]:
-    """Fleiss' kappa over the samples every one of three or more people labelled."""
-    if len(people) < 3:
-        return None, 0
-    common = sorted(set.intersection(*(set(table[p]) for p in people)))
-    if not common:
-        return None, 0
-    levels = sorted({table[p][s] for p in people for s in common})
-    counts = [[sum(1 for p in people if table[p][s] == level) for level in levels] for s in common]
-    return fleiss_kappa_of_counts(counts), len(common)
+) -> tuple[float | None, int, int]:
+    """Fleiss' kappa over the samples labelled by the same number of people (the
+    commonest number, three or more: every person when all labelled every sample), the
+    number of those samples and of people on each."""
+    ratings: dict[str, list[float]] = {}
+    for person in people:
+        for sample, value in table[person].items():
+            ratings.setdefault(sample, []).append(value)
+    sizes = Counter(len(values) for values in ratings.values() if len(values) >= 3)
+    if not sizes:
+        return None, 0, 0
+    raters = max(sizes, key=lambda size: (sizes[size], size))
+    kept = [values for values in ratings.values() if len(values) == raters]
+    levels = sorted({v for values in kept for v in values})
+    counts = [[values.count(level) for level in levels] for values in kept]
+    return fleiss_kappa_of_counts(counts), len(kept), raters
 
 
 def _alpha(

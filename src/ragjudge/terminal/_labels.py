@@ -69,7 +69,12 @@ def _people_grid(found: AnnotatorAgreement) -> Grid:
         grid.add(cells)
     if found.fleiss_n:
         grid.add(
-            ["all (Fleiss' κ)", str(found.fleiss_n), number(found.fleiss_kappa)] + [""] * weighted
+            [
+                f"Fleiss' κ ({found.fleiss_raters} people a sample)",
+                str(found.fleiss_n),
+                number(found.fleiss_kappa),
+            ]
+            + [""] * weighted
         )
     if found.alpha is not None:
         alpha = found.alpha
