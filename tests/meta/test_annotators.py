@@ -6,7 +6,8 @@ import pytest
 
 from label_runs import label_run
 from ragjudge.meta._annotators import annotator_agreements
-from ragjudge.store import Label
+from ragjudge.schema import Sample, Score, ScoreMeaning
+from ragjudge.store import Label, Store
 
 
 def _labels(run_id: str, metric: str, people: dict[str, list[object]]) -> list[Label]:
@@ -94,3 +95,37 @@ def test_one_person_has_no_agreement_among_people_but_the_judge_is_compared(
     assert found.pairs == [] and found.alpha is None
     (row,) = found.judges
     assert row.accuracy is not None and row.accuracy.value == pytest.approx(1.0)
+
+
+def test_labels_of_a_metric_are_set_against_each_judges_score_of_it(tmp_path: Path) -> None:
+    store = Store(tmp_path / "runs.db")
+    meanings = {name: ScoreMeaning(binary=True) for name in ("ok@big", "ok@small", "other")}
+    run_id = store.create_run(
+        name=None,
+        config={},
+        versions={},
+        samples=[Sample(request_id=f"s{i}", request="q") for i in range(4)],
+        trials=1,
+        meanings=meanings,
+    )
+    for i in range(4):
+        scores = [Score(metric=name, value=float(i < 2)) for name in meanings]
+        store.save_scores(run_id, f"s{i}", 0, scores)
+    store.save_labels(
+        Label(
+            run_id=run_id,
+            request_id=f"s{i}",
+            metric="ok",
+            annotator="ann",
+            kind="yesno",
+            value=i < 3,
+        )
+        for i in range(4)
+    )
+    (found,) = annotator_agreements(store, run_id, n_resamples=50)
+    assert [(row.score, row.human, row.n) for row in found.judges] == [
+        ("ok@big", "ann", 4),
+        ("ok@small", "ann", 4),
+    ]
+    assert found.judges[0].accuracy is not None
+    assert found.judges[0].accuracy.value == pytest.approx(0.75)

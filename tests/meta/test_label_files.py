@@ -95,8 +95,13 @@ def test_a_csv_file_reads_numbers_words_and_rubrics_from_text(tmp_path: Path) ->
 
 def test_the_options_fill_only_rows_that_leave_the_field_out(tmp_path: Path) -> None:
     store, run_id = label_run(tmp_path)
-    rows = [{"request_id": "s0", "label": True}, {"request_id": "s1", "metric": "quality", "annotator": "x", "label": 2}]  # fmt: skip
-    import_labels(store, run_id, _write_jsonl(tmp_path / "in.jsonl", rows), annotator="ann", metric="correct")  # fmt: skip
+    rows = [
+        {"request_id": "s0", "label": True},
+        {"request_id": "s1", "metric": "quality", "annotator": "x", "label": 2},
+    ]
+    import_labels(
+        store, run_id, _write_jsonl(tmp_path / "in.jsonl", rows), annotator="ann", metric="correct"
+    )
     found = sorted((x.request_id, x.metric, x.annotator) for x in store.labels(run_id))
     assert found == [("s0", "correct", "ann"), ("s1", "quality", "x")]
 

@@ -62,7 +62,8 @@ def _people_grid(found: AnnotatorAgreement) -> Grid:
     grid = Grid(
         title=f"Agreement among people: {_score(found.metric)} ({found.kind})", headers=headers
     )
-    for pair in found.pairs:
+    apart = [p for p in found.pairs if p.n == 0]
+    for pair in (p for p in found.pairs if p.n):
         cells = [f"{pair.first} – {pair.second}", str(pair.n), number(pair.kappa)]
         if weighted:
             cells.append(number(pair.weighted_kappa))
@@ -82,6 +83,9 @@ def _people_grid(found: AnnotatorAgreement) -> Grid:
         grid.add([f"Krippendorff's α ({alpha.level})", str(alpha.units), cell] + [""] * weighted)
     people = ", ".join(f"{name} ({count})" for name, count in found.annotators.items())
     grid.notes.append(f"labelled by {people}")
+    if apart:
+        names = ", ".join(f"{p.first} – {p.second}" for p in apart)
+        grid.notes.append(f"no sample in common (left out): {names}")
     if len(found.annotators) < 2:
         grid.notes.append("one person only: no agreement among people yet")
     return grid
