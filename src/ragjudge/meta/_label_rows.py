@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast, get_args
 
+from ragjudge.errors import DataError
 from ragjudge.store._labels import Label, LabelDrawn, LabelKind, LabelValue, value_problem
 from ragjudge.store._rows import timestamp
 
@@ -33,8 +34,9 @@ _YES = frozenset({"true", "yes"})
 _NO = frozenset({"false", "no"})
 
 
-class RowError(ValueError):
-    """What is wrong with one field of a row: ``field`` names it."""
+class RowError(DataError):
+    """What is wrong with one field of a row: ``field`` names it (the file reader adds
+    the file and the line)."""
 
     def __init__(self, field: str, reason: str) -> None:
         super().__init__(reason)
