@@ -397,3 +397,31 @@ def test_a_partitioned_folder_runs_with_a_row_filter(tmp_path: Path) -> None:
     unknown = run_ragjudge(["run", "eval.yaml", "--where", "day = 1"], tmp_path)
     assert (unknown.code, unknown.tracebacks) == (2, 0), unknown.out + unknown.err
     assert "'day'" in unknown.err
+
+
+def test_labels_are_imported_listed_and_agreed_on_with_the_core_install(
+    quickstart_run: tuple[Path, str],
+) -> None:
+    folder, run_id = quickstart_run
+    rows = [
+        {"request_id": f"q0{i}", "metric": "rouge_l", "annotator": who, "label": label}
+        for i, (ann, bob) in enumerate([(4, 4), (2, 3), (5, 5), (1, 1)], start=1)
+        for who, label in (("ann", ann), ("bob", bob))
+    ]
+    labels = folder / "labels.jsonl"
+    labels.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    for args, says in [
+        (["labels", "import", run_id, "labels.jsonl"], "stored 8 label(s)"),
+        (["labels", "list", run_id], "ann 4, bob 4"),
+        (["labels", "agreement", run_id, "--resamples", "50"], "ann – bob"),
+        (["labels", "export", run_id, "-o", "labels.csv"], "wrote 8 label(s)"),
+    ]:
+        done = run_ragjudge(args, folder)
+        assert (done.code, done.tracebacks) == (0, 0), done.out + done.err
+        assert says in done.out + done.err
+    done = run_ragjudge(["labels", "import", run_id, "labels.jsonl", "--metric", "nope"], folder)
+    assert (done.code, done.tracebacks) == (0, 0)  # rows name their metric: the option fills none
+    labels.write_text('{"request_id": "q99", "annotator": "ann", "label": "yes"}\n', "utf-8")
+    done = run_ragjudge(["labels", "import", run_id, "labels.jsonl"], folder)
+    assert (done.code, done.tracebacks) == (2, 0)
+    assert "labels.jsonl, line 1, field 'request_id'" in done.err

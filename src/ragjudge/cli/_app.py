@@ -42,6 +42,7 @@ from ragjudge.cli._gate import (
 from ragjudge.cli._gate_command import register as register_gate
 from ragjudge.cli._help import version_option
 from ragjudge.cli._init import register as register_init
+from ragjudge.cli._labels import register as register_labels
 from ragjudge.cli._meta import register as register_meta
 from ragjudge.cli._metrics import register as register_metrics
 from ragjudge.cli._prompts import register as register_prompts
@@ -403,6 +404,7 @@ register_init(app)
 register_classify(app)
 register_trials(app)
 register_meta(app)
+register_labels(app)
 register_metrics(app)
 register_prompts(app)
 register_cache(app)

@@ -72,12 +72,21 @@ def parse_human_exclusions(items: list[str]) -> dict[str, list[float]]:
 def meta(
     run_id: RunArgument,
     human: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option(
             help="Metadata key holding a human label (repeat for several), or "
             "NAME=KEY1,KEY2 for one label whose annotators are under several keys."
         ),
-    ],
+    ] = None,
+    labels: Annotated[
+        bool,
+        typer.Option(
+            "--labels",
+            help="Use the labels stored with the run (`ragjudge labels`) as human "
+            "labels: one per labelled score, named labels:SCORE, its annotators "
+            "combined as --combine says.",
+        ),
+    ] = False,
     combine: Annotated[
         str, typer.Option(help="How to combine several annotators: mean, median or majority.")
     ] = "mean",
@@ -228,6 +237,8 @@ def meta(
     weights = cast(KappaWeights, _choice("--kappa-weights", kappa_weights, _WEIGHTS))
     _choice("--correlation", correlation, _CORRELATIONS)
     _choice("--level", level, _LEVELS)
+    if not human and not labels:
+        raise fail("name the human labels: --human KEY (a field of the data) or --labels")
     if not table and (as_csv or output is not None):
         raise fail("--csv and --output write the judge table: add --table")
     options: dict[str, Any] = dict(
@@ -246,15 +257,21 @@ def meta(
         group=group,
         positive=positive,
         exclude_human=parse_human_exclusions(exclude_human or []),
+        stored_labels=labels,
     )
     if table:
         _judge_table(
-            run_id, human, options, _JudgeTableOutput(within, as_json, as_csv, output), store
+            run_id, human or [], options, _JudgeTableOutput(within, as_json, as_csv, output), store
         )
         return
     with opened_store(store) as s:
         result = meta_for_run(
-            s, run_id, human, ppi=ppi or ppi_labels is not None, ppi_labels=ppi_labels, **options
+            s,
+            run_id,
+            human or [],
+            ppi=ppi or ppi_labels is not None,
+            ppi_labels=ppi_labels,
+            **options,
         )
     if as_json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))

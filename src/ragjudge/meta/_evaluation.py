@@ -46,6 +46,7 @@ from ragjudge.meta._labels import (
 from ragjudge.meta._levels import Level, check_level, level_correlations
 from ragjudge.meta._pairs import pair_frames
 from ragjudge.meta._result import MetaBlock, MetaRow, MetaTable
+from ragjudge.meta._stored_labels import with_stored_labels
 from ragjudge.meta._where import rows_matching
 from ragjudge.schema import ScoreMeaning
 from ragjudge.stats import (
@@ -399,6 +400,7 @@ def meta_for_run(
     by: str | None = None,
     seed: int = 0,
     extra: Sequence[str] = (),
+    stored_labels: bool = False,
     **options: Any,
 ) -> MetaTable:
     """Meta-evaluate a stored run (a unique prefix of its id is enough) from its score
@@ -408,7 +410,8 @@ def meta_for_run(
 
     Values the run's metrics leave out of their mean (from the meanings stored with
     the run, such as answer accuracy's 0) are left out here too, and the meanings give
-    each metric's direction and default threshold. Raises
+    each metric's direction and default threshold. ``stored_labels`` adds the labels
+    stored with the run as human labels (:mod:`ragjudge.meta._stored_labels`). Raises
     :class:`~ragjudge.store.RunNotFound` (a ``KeyError``) for an unknown run and
     :class:`~ragjudge.errors.AnalysisError` (a ``ValueError``) when the run has no
     scores or no sample carries a named key.
@@ -417,10 +420,14 @@ def meta_for_run(
     frame = store.score_frame(run.run_id)
     if frame.empty:
         raise AnalysisError(f"run {run.run_id} has no scores")
+    humans = list(human)
+    if stored_labels:
+        frame, stored = with_stored_labels(frame, store.labels(run.run_id), run.run_id)
+        humans += stored
     meanings = run_meanings(run)
     table = meta_evaluate(
         frame,
-        list(human),
+        humans,
         combine=combine,
         by=by,
         seed=seed,
