@@ -56,9 +56,10 @@ def _script() -> str:
     return script
 
 
-def label_policy() -> str:
+def label_policy(*, header: bool = True) -> str:
     """The labelling page's Content-Security-Policy: the inlined style and its script
-    by hash, and requests to its own server only (the label writes)."""
+    by hash, and requests to its own server only (the label writes); the header's
+    also keeps other sites from framing the page (a page's own copy cannot)."""
     css, _ = _assets()
     return "; ".join(
         [
@@ -69,7 +70,7 @@ def label_policy() -> str:
             "img-src data:",
             "base-uri 'none'",
             "form-action 'none'",
-            "frame-ancestors 'none'",
+            *(["frame-ancestors 'none'"] if header else []),
         ]
     )
 
@@ -140,7 +141,7 @@ def label_page_html(store: Store, session: LabellingSession, *, writable: bool) 
         environment()
         .get_template("label.html.jinja")
         .render(
-            csp=label_policy(),
+            csp=label_policy(header=False),
             css=Markup(css),
             script=Markup(_script()),
             title=f"label {task.metric} · {task.run_id}",
