@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import ragjudge as rj
 from ragjudge.report import ViewerServer, make_server
@@ -37,10 +38,10 @@ def labelled_run(store: Path) -> str:
 
 @contextmanager
 def serving(
-    store: Path, run_id: str, annotator: str, **options: object
+    store: Path, run_id: str, annotator: str, **options: Any
 ) -> Iterator[tuple[ViewerServer, LabellingSession]]:
     """A viewer labelling ``run_id`` as ``annotator``, running in a thread."""
-    session = labelling_session(store, run_id, SCORE, annotator, **options)  # type: ignore[arg-type]
+    session = labelling_session(store, run_id, SCORE, annotator, **options)
     server = make_server(store, "127.0.0.1", 0, labelling=session)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
