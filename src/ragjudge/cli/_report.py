@@ -21,6 +21,20 @@ from ragjudge.cli._common import (
     opened_store,
     out,
 )
+from ragjudge.cli._label_view import (
+    AnnotatorOption,
+    ChoicesOption,
+    HideVerdictOption,
+    KindOption,
+    LabelOption,
+    LabelOrder,
+    MetricOption,
+    OrderOption,
+    RandomShareOption,
+    ScaleOption,
+    SeedOption,
+    labelling_for,
+)
 
 __all__ = ["register"]
 
@@ -85,10 +99,21 @@ def view(
     open_browser: Annotated[
         bool, typer.Option("--open", help="Open the list of runs in the default browser.")
     ] = False,
+    label: LabelOption = None,
+    metric: MetricOption = None,
+    annotator: AnnotatorOption = None,
+    kind: KindOption = None,
+    scale: ScaleOption = "1-5",
+    choices: ChoicesOption = None,
+    hide_verdict: HideVerdictOption = False,
+    order: OrderOption = LabelOrder.informative,
+    random_share: RandomShareOption = 0.5,
+    seed: SeedOption = 0,
 ) -> None:
     """Serve the runs of one or more stores on a local, read-only web server: the list
     of runs (state, headline means, sorting and filtering), any run's report (a running
-    run's page reloads itself), and the comparison of two runs. Ctrl-C stops it."""
+    run's page reloads itself), and the comparison of two runs. With --label RUN, also
+    a page to label one score of that run's samples in the browser. Ctrl-C stops it."""
     from ragjudge.report import make_server
     from ragjudge.report._viewer import stores_in
 
@@ -105,8 +130,25 @@ def view(
         with opened_store(path):
             pass  # checked, and runs of an older version given their meanings (see opened_store)
     store = ", ".join(map(str, given))
+    labelling = None
+    if label is not None:
+        labelling = labelling_for(
+            found,
+            label,
+            metric,
+            annotator,
+            kind=kind,
+            scale=scale,
+            choices=choices,
+            hide_verdict=hide_verdict,
+            order=order,
+            random_share=random_share,
+            seed=seed,
+        )
+    elif metric is not None or annotator is not None:
+        raise fail("--metric and --annotator go with --label RUN")
     try:
-        server = make_server(found, host, port)
+        server = make_server(found, host, port, labelling=labelling)
     except OSError as exc:
         raise fail(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}; pass --port N"
@@ -119,12 +161,26 @@ def view(
                 style="yellow",
             )
         )
-    out.print(
-        Text(f"serving the runs of {store} at {server.url} (read-only; Ctrl-C stops)"),
-        soft_wrap=True,
-    )
+    first_page = server.url
+    if labelling is None:
+        out.print(
+            Text(f"serving the runs of {store} at {server.url} (read-only; Ctrl-C stops)"),
+            soft_wrap=True,
+        )
+    else:
+        from ragjudge.report._label_routes import label_address
+
+        first_page = label_address(labelling, server.url)
+        out.print(
+            Text(
+                f"serving the runs of {store} at {server.url}; label {labelling.task.metric} of "
+                f"run {labelling.task.run_id} as {labelling.task.annotator} at {first_page} "
+                "(this address holds the key that lets the page save labels; Ctrl-C stops)"
+            ),
+            soft_wrap=True,
+        )
     if open_browser:
-        webbrowser.open(server.url)
+        webbrowser.open(first_page)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -18,6 +18,7 @@ import threading
 import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from html import escape
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -27,6 +28,15 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from ragjudge.analysis._listing import RunListing, list_runs
 from ragjudge.errors import AnalysisError
 from ragjudge.report._compare import comparison_report_html
+from ragjudge.report._label_page import label_policy
+from ragjudge.report._label_routes import (
+    LABEL_PATH,
+    json_body,
+    label_address,
+    label_page,
+    label_write,
+)
+from ragjudge.report._labelling import LabellingSession, LabelProblem
 from ragjudge.report._page import content_policy, render_page
 from ragjudge.report._run import run_report_html
 from ragjudge.report._sample_page import sample_page_html
@@ -58,11 +68,19 @@ class ViewerServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(
-        self, address: tuple[str, int], store_paths: Sequence[Path], *, quiet: bool = True
+        self,
+        address: tuple[str, int],
+        store_paths: Sequence[Path],
+        *,
+        quiet: bool = True,
+        labelling: LabellingSession | None = None,
     ) -> None:
         super().__init__(address, _Handler)
         self.store_paths = list(store_paths)
         self.quiet = quiet
+        self.labelling = labelling
+        """The labelling session (``ragjudge view --label``): the only writer; None
+        for the read-only viewer, which refuses every write."""
         self._pages: OrderedDict[tuple[Any, ...], str] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -110,7 +128,32 @@ class _Handler(BaseHTTPRequestHandler):
     def _refuse(self) -> None:
         self._send(HTTPStatus.METHOD_NOT_ALLOWED, _message_page("read-only: only GET"), True)
 
-    do_POST = do_PUT = do_DELETE = do_PATCH = _refuse
+    do_PUT = do_DELETE = do_PATCH = _refuse
+
+    def do_POST(self) -> None:
+        session = self.server.labelling
+        if session is None or not urlsplit(self.path).path.startswith(LABEL_PATH):
+            self._refuse()
+            return
+        if self.headers.get("Host", "") not in self.server.allowed_hosts():
+            status: int = HTTPStatus.MISDIRECTED_REQUEST
+            reply: dict[str, Any] = {"error": "not addressed to this server"}
+        else:
+            origins = {f"http://{host}" for host in self.server.allowed_hosts()}
+            status, reply = label_write(session, self.path, self.headers, self._body(), origins)
+        body = json_body(reply)
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _body(self) -> bytes:
+        length = self.headers.get("Content-Length", "0")
+        size = int(length) if length.isdigit() else 0
+        return self.rfile.read(min(size, 65_536))
 
     def log_message(self, format: str, *args: Any) -> None:
         if not self.server.quiet:
@@ -121,8 +164,15 @@ class _Handler(BaseHTTPRequestHandler):
             page = _message_page("This server answers only requests addressed to it.")
             self._send(HTTPStatus.MISDIRECTED_REQUEST, page, send_body)
             return
+        policy = None
         try:
-            status, page = HTTPStatus.OK, self._page()
+            if self.server.labelling is not None and self.path.startswith(LABEL_PATH):
+                policy = label_policy()
+                status, page = HTTPStatus.OK, label_page(self.server.labelling, self.path)
+            else:
+                status, page = HTTPStatus.OK, self._page()
+        except LabelProblem as exc:
+            status, page, policy = HTTPStatus(exc.status), _message_page(str(exc)), None
         except _NotFound as exc:
             status, page = HTTPStatus.NOT_FOUND, _message_page(str(exc))
         except (_BadRequest, ValueError) as exc:
@@ -138,15 +188,18 @@ class _Handler(BaseHTTPRequestHandler):
                 HTTPStatus.INTERNAL_SERVER_ERROR,
                 _message_page("the page failed; see the server's output"),
             )
-        self._send(status, page, send_body)
+        self._send(status, page, send_body, policy)
 
-    def _send(self, status: HTTPStatus, page: str, send_body: bool) -> None:
+    def _send(
+        self, status: HTTPStatus, page: str, send_body: bool, policy: str | None = None
+    ) -> None:
         body = page.encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.send_header(
-            "Content-Security-Policy", content_policy(forms=True) + "; frame-ancestors 'none'"
+            "Content-Security-Policy",
+            policy or content_policy(forms=True) + "; frame-ancestors 'none'",
         )
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
@@ -229,7 +282,7 @@ class _Handler(BaseHTTPRequestHandler):
             # the page shows the estimates calibrated to the run's labels: new ones rebuild it
             labels = _labels_state(store, run.run_id)
             key = ("run", number, run.run_id, run.finished_at, by, tuple(human), labels)
-            return self.server.cached(
+            page = self.server.cached(
                 key,
                 lambda: run_report_html(
                     store,
@@ -241,6 +294,17 @@ class _Handler(BaseHTTPRequestHandler):
                 ),
                 keep=not running,
             )
+        return self._with_label_link(run.run_id, page)
+
+    def _with_label_link(self, run_id: str, page: str) -> str:
+        """The run's page with a link to the labelling page when this viewer labels it."""
+        session = self.server.labelling
+        if session is None or session.task.run_id != run_id:
+            return page
+        link = escape(label_address(session, "/"), quote=True)
+        text = escape(f"label {session.task.metric} as {session.task.annotator}")
+        anchor = f'<a class="home" id="label-link" href="{link}">{text}</a>'
+        return page.replace('<header class="top">', f'<header class="top">{anchor}', 1)
 
     def _sample(self, run_id: str, request_id: str, query: dict[str, list[str]]) -> str:
         given = _one(query, "store")
@@ -325,9 +389,11 @@ def make_server(
     port: int = 8765,
     *,
     quiet: bool = True,
+    labelling: LabellingSession | None = None,
 ) -> ViewerServer:
     """A viewer of the stores at ``store_paths`` (a store file, a folder of stores, or
     several of either) listening on ``host:port`` (port 0: any free port); call
-    ``serve_forever()`` on it. ``OSError`` when it cannot listen."""
+    ``serve_forever()`` on it; with ``labelling``, it also serves that session's
+    labelling page and takes its label writes. ``OSError`` when it cannot listen."""
     paths = [store_paths] if isinstance(store_paths, Path) else list(store_paths)
-    return ViewerServer((host, port), stores_in(paths), quiet=quiet)
+    return ViewerServer((host, port), stores_in(paths), quiet=quiet, labelling=labelling)

@@ -1,0 +1,65 @@
+"""The labelling page's progress panel: counts by how each label was drawn, the judge's
+agreement with the labels, and the calibrated estimate from the random draws only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from label_sessions import SCORE, labelled_run
+from ragjudge.report._label_progress import label_progress
+from ragjudge.report._labelling import labelling_session
+from ragjudge.store import Label, Store
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    store = tmp_path_factory.mktemp("progress") / "runs.db"
+    return store, labelled_run(store)
+
+
+def test_the_panel_counts_agreement_and_the_calibrated_interval(run: tuple[Path, str]) -> None:
+    store, run_id = run
+    session = labelling_session(store, run_id, SCORE, "ana")
+    with Store(store) as s:
+        empty = label_progress(s, session.task)
+        assert (empty["samples"], empty["agreement"]["kind"]) == (0, "none")
+        assert "No randomly drawn label" in empty["hint"]
+        # the judge passes every response but q0, q3, q6, q9; people reject q1 too
+        people = {f"q{i}": i % 3 != 0 and i != 1 for i in range(8)}
+        drawn = {f"q{i}": "targeted" if i >= 6 else "random" for i in range(8)}
+        s.save_labels(
+            Label(
+                run_id=run_id,
+                request_id=r,
+                metric=SCORE,
+                annotator="ana",
+                kind="yesno",
+                value=v,
+                drawn=drawn[r],
+            )
+            for r, v in people.items()
+        )
+        s.save_label(
+            Label(
+                run_id=run_id,
+                request_id="q2",
+                metric=SCORE,
+                annotator="ben",
+                kind="yesno",
+                value=True,
+            )
+        )
+        found = label_progress(s, session.task)
+    assert (found["samples"], found["random"], found["targeted"]) == (8, 6, 2)
+    assert (found["mine"], found["labels"], found["annotators"]) == (8, 9, 2)
+    agreement = found["agreement"]
+    assert agreement["kind"] == "yesno" and agreement["n"] == 8
+    assert agreement["accuracy"]["value"] == pytest.approx(7 / 8)
+    calibrated = found["calibrated"]
+    assert calibrated["used"] == 6 and calibrated["target"] == "rate"
+    low, high = calibrated["ci"]
+    assert low <= calibrated["value"] <= high
+    assert calibrated["width"] == pytest.approx(high - low)
+    assert "wide" in found["hint"]
