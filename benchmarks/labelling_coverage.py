@@ -66,6 +66,7 @@ class Tally:
     used: list[int] = field(default_factory=list)
     ppi: list[bool] = field(default_factory=list)
     tuned: list[bool] = field(default_factory=list)
+    ppi_width: list[float] = field(default_factory=list)
     width: list[float] = field(default_factory=list)
     human_width: list[float] = field(default_factory=list)
     error: list[float] = field(default_factory=list)
@@ -89,7 +90,9 @@ def load(folder: Path) -> tuple[list[str], dict[str, bool], dict[str, dict[str, 
     return ids, human, judged
 
 
-def store_run(store: Store, ids: Sequence[str], judged: dict[str, dict[str, float]]) -> str:
+def store_run(
+    store: Store, ids: Sequence[str], judged: dict[str, dict[str, float]], run_id: str
+) -> str:
     """The answers stored as one run with both judges' scores."""
     meanings = {
         score: ScoreMeaning(metric="faithfulness", judge=score.split("@")[1], threshold=line)
@@ -103,7 +106,7 @@ def store_run(store: Store, ids: Sequence[str], judged: dict[str, dict[str, floa
         samples=samples,
         trials=1,
         meanings=meanings,
-        run_id="mtrag-human",
+        run_id=run_id,
     )
     for request_id in ids:
         scores = [Score(metric=s, value=v) for s, v in judged[request_id].items()]
@@ -159,23 +162,45 @@ def record(tally: Tally, labels: list[Label], judged: dict[str, float], truth: f
     tally.used.append(found.used)
     tally.ppi.append(ppi.ci.low <= truth <= ppi.ci.high)
     tally.tuned.append(tuned.ci.low <= truth <= tuned.ci.high)
+    tally.ppi_width.append(ppi.ci.high - ppi.ci.low)
     tally.width.append(tuned.ci.high - tuned.ci.low)
     tally.human_width.append(human.ci.high - human.ci.low)
     tally.error.append(float(tuned.value or 0.0) - truth)
 
 
-def simulate(folder: Path, repetitions: int, sizes: Sequence[int]) -> dict[tuple[str, int], Tally]:
-    ids, human, judged_all = load(folder)
-    truth = float(np.mean([human[i] for i in ids]))
-    print(f"{len(ids)} answers, share acceptable to people (the truth): {truth:.3f}")
+def drawn_run(
+    ids: list[str], human: dict[str, bool], judged: dict[str, dict[str, float]], seed: int
+) -> tuple[list[str], dict[str, bool], dict[str, dict[str, float]]]:
+    """A new set of as many answers, drawn with replacement from the file's: the
+    answers a team's next evaluation set might hold."""
+    picks = np.random.default_rng(10_000 + seed).integers(0, len(ids), len(ids))
+    drawn = [f"{ids[j]}#{k}" for k, j in enumerate(picks)]
+    return (
+        drawn,
+        {d: human[ids[j]] for d, j in zip(drawn, picks, strict=True)},
+        {d: judged[ids[j]] for d, j in zip(drawn, picks, strict=True)},
+    )
+
+
+def simulate(
+    folder: Path, repetitions: int, sizes: Sequence[int], population: str
+) -> dict[tuple[str, int], Tally]:
+    file_ids, file_human, file_judged = load(folder)
+    truth = float(np.mean([file_human[i] for i in file_ids]))
+    print(f"{len(file_ids)} answers, share acceptable to people (the truth): {truth:.3f}")
     tallies = {(way, n): Tally() for way in WAYS for n in sizes}
+    meaning = ScoreMeaning(metric="faithfulness", judge="ragas", threshold=JUDGES[SCORE][1])
+    most = max(sizes)
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "runs.db")
-        run_id = store_run(store, ids, judged_all)
-        judged = store.sample_means(run_id, SCORE)
-        meaning = ScoreMeaning(metric="faithfulness", judge="ragas", threshold=JUDGES[SCORE][1])
-        labeller, most = Labeller(run_id, human), max(sizes)
+        ids, human, judged_all = file_ids, file_human, file_judged
+        run_id = store_run(store, ids, judged_all, "mtrag-human")
         for seed in range(repetitions):
+            if population == "drawn":
+                ids, human, judged_all = drawn_run(file_ids, file_human, file_judged, seed)
+                run_id = store_run(store, ids, judged_all, f"drawn-{seed}")
+            judged = store.sample_means(run_id, SCORE)
+            labeller = Labeller(run_id, human)
             plain = labelling_queue(store, run_id, SCORE, meaning, order="random", seed=seed)
             mixed = labelling_queue(store, run_id, SCORE, meaning, seed=seed)[:most]
             order = random_order(ids, run_id, SCORE, seed)
@@ -194,19 +219,31 @@ def main() -> int:
     parser.add_argument("--repetitions", type=int, default=1000)
     parser.add_argument("--sizes", type=int, nargs="+", default=[25, 50, 100])
     parser.add_argument(
+        "--population",
+        choices=["drawn", "file"],
+        default="drawn",
+        help="drawn: each repetition labels a new set drawn with replacement from the"
+        " file's answers, and the truth is the file's share (what the interval claims:"
+        " the mean over answers like these); file: every repetition labels the file's"
+        " own 477 answers (the interval is then conservative, as it also allows for"
+        " the answers' own sampling)",
+    )
+    parser.add_argument(
         "--data", type=Path, default=Path(__file__).parents[2] / "shared/data/mtrag-human"
     )
     args = parser.parse_args()
     wall = time.perf_counter()
-    tallies = simulate(args.data, args.repetitions, args.sizes)
+    tallies = simulate(args.data, args.repetitions, args.sizes, args.population)
+    print(f"population: {args.population}")
     print(
         f"{'way of labelling':<27} {'labels':>6} {'used':>6} {'PPI cov':>8} {'PPI++ cov':>9}"
-        f" {'PPI++ width':>11} {'humans width':>12} {'PPI++ bias':>10}"
+        f" {'PPI width':>9} {'PPI++ width':>11} {'humans width':>12} {'PPI++ bias':>10}"
     )
     for (way, n), tally in tallies.items():
         print(
             f"{way:<27} {n:>6} {np.mean(tally.used):>6.1f} {np.mean(tally.ppi):>8.1%}"
-            f" {np.mean(tally.tuned):>9.1%} {np.mean(tally.width):>11.3f}"
+            f" {np.mean(tally.tuned):>9.1%} {np.mean(tally.ppi_width):>9.3f}"
+            f" {np.mean(tally.width):>11.3f}"
             f" {np.mean(tally.human_width):>12.3f} {np.mean(tally.error):>+10.3f}"
         )
     print(f"{args.repetitions} repetitions in {time.perf_counter() - wall:.0f} s")

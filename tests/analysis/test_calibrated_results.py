@@ -24,15 +24,15 @@ def test_calibrated_equals_the_estimate_from_the_same_arrays(tmp_path: Path) -> 
     estimate = found["exact_match"]
     expected = expected_estimate()
     assert (estimate.used, estimate.targeted, estimate.target) == (20, 2, "mean")
-    assert estimate.best.value == pytest.approx(expected.tuned.value)
-    assert estimate.best.ci is not None and expected.tuned.ci is not None
+    assert estimate.best.value == pytest.approx(expected.ppi.value)
+    assert estimate.best.ci is not None and expected.ppi.ci is not None
     assert (estimate.best.ci.low, estimate.best.ci.high) == pytest.approx(
-        (expected.tuned.ci.low, expected.tuned.ci.high)
+        (expected.ppi.ci.low, expected.ppi.ci.high)
     )
     assert estimate.estimate.judge.value == pytest.approx(0.75)
     shown = estimate.to_dict()
-    assert shown["method"] == "PPI++" and shown["labels_used"] == 20
-    assert shown["ci_low"] == pytest.approx(expected.tuned.ci.low)  # type: ignore[union-attr]
+    assert shown["method"] == "PPI" and shown["labels_used"] == 20
+    assert shown["ci_low"] == pytest.approx(expected.ppi.ci.low)  # type: ignore[union-attr]
     assert shown["worth_labels"] == pytest.approx(estimate.worth)
 
 
@@ -51,7 +51,7 @@ def test_a_gate_passes_on_the_judge_but_fails_on_the_calibrated_lower_bound(
     )
 
     assert on_judge.passed and on_judge.measured == "ci_low"
-    low = expected_estimate().tuned.ci.low  # type: ignore[union-attr]
+    low = expected_estimate().ppi.ci.low  # type: ignore[union-attr]
     assert not on_calibrated.passed and on_calibrated.measured == "calibrated_ci_low"
     assert on_calibrated.value == pytest.approx(low)
     assert on_calibrated.reason.startswith(

@@ -33,13 +33,13 @@ def test_show_calibrated_json_holds_the_estimate_and_says_which_scores_have_none
 
     assert done.exit_code == 0, done.output
     shown = json.loads(done.stdout)["calibrated"]
-    expected = expected_estimate().tuned
+    expected = expected_estimate().ppi
     assert expected.ci is not None
     assert shown["token_f1"] is None
     found = shown["exact_match"]
     assert found["value"] == pytest.approx(expected.value)
     assert (found["ci_low"], found["ci_high"]) == pytest.approx((expected.ci.low, expected.ci.high))
-    assert (found["labels_used"], found["targeted_left_out"], found["method"]) == (20, 2, "PPI++")
+    assert (found["labels_used"], found["targeted_left_out"], found["method"]) == (20, 2, "PPI")
 
 
 def test_show_calibrated_prints_the_table(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ def test_show_calibrated_prints_the_table(tmp_path: Path) -> None:
 
     assert done.exit_code == 0, done.output
     assert "Calibrated to people's labels" in done.output
-    expected = expected_estimate().tuned
+    expected = expected_estimate().ppi
     assert expected.ci is not None
     row = next(line for line in done.output.splitlines() if "exact_match" in line and "PPI" in line)
     assert f"{expected.value:.3f} [{expected.ci.low:.3f}, {expected.ci.high:.3f}]" in row
@@ -80,7 +80,7 @@ def test_compare_calibrated_gives_the_difference_with_the_variances_added(tmp_pa
 
     assert done.exit_code == 0, done.output
     [row] = json.loads(done.stdout)["calibrated"]
-    expected = expected_estimate().tuned
+    expected = expected_estimate().ppi
     assert expected.std_error is not None
     half = 1.959964 * math.sqrt(2) * expected.std_error
     assert row["score"] == "exact_match" and row["difference"] == pytest.approx(0.0)
@@ -100,7 +100,7 @@ def test_gate_fails_on_the_calibrated_lower_bound_where_the_judge_passes(tmp_pat
     on_judge, on_calibrated = json.loads(done.stdout)["gates"]
     assert on_judge["passed"] is True and on_judge["measured"] == "ci_low"
     assert on_calibrated["passed"] is False and on_calibrated["measured"] == "calibrated_ci_low"
-    assert on_calibrated["value"] == pytest.approx(expected_estimate().tuned.ci.low)  # type: ignore[union-attr]
+    assert on_calibrated["value"] == pytest.approx(expected_estimate().ppi.ci.low)  # type: ignore[union-attr]
 
 
 def test_gate_on_a_score_nobody_labelled_fails_and_an_unknown_score_is_refused(

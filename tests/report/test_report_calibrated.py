@@ -31,14 +31,14 @@ def test_a_labelled_run_shows_its_calibrated_figures(tmp_path: Path) -> None:
     store = tmp_path / "runs.db"
     html = _report(store, labelled_run(store).run_id)
 
-    expected = expected_estimate().tuned
+    expected = expected_estimate().ppi
     assert expected.value is not None and expected.ci is not None
     assert "Calibrated to people's labels" in Page(html).words
     judge, value, interval, method, used, targeted, people, worth = _calibrated_row(html)
     assert (judge, value, method, used, targeted, people) == (
         "0.750",
         f"{expected.value:.3f}",
-        "PPI++",
+        "PPI",
         "20",
         "2",
         "1",

@@ -32,6 +32,12 @@ from ragjudge.stats import PPIEstimate, ppi_estimate
 from ragjudge.stats._ppi import MeanEstimate
 from ragjudge.store import Label, Store
 
+TUNED_FROM = 100
+"""The random labels from which the power-tuned estimate is the headline one. Its weight
+of the judge is tuned on the same labels, which the interval does not allow for: with
+fewer labels it covers the truth too rarely (simulated on real human labels: 90% at 25
+labels, 92.5% at 50, 93.4% at 100, where classic PPI's stays at 94–95%)."""
+
 __all__ = ["CalibratedEstimate", "calibrated_estimate", "calibrated_estimates", "labels_of"]
 
 
@@ -53,10 +59,14 @@ class CalibratedEstimate:
     annotators: int
 
     @property
+    def _tuned_counts(self) -> bool:
+        return self.estimate.tuned.value is not None and self.used >= TUNED_FROM
+
+    @property
     def best(self) -> MeanEstimate:
-        """The power-tuned estimate when it exists, else classic PPI."""
-        tuned = self.estimate.tuned
-        return tuned if tuned.value is not None else self.estimate.ppi
+        """The power-tuned estimate from :data:`TUNED_FROM` random labels on, else
+        classic PPI."""
+        return self.estimate.tuned if self._tuned_counts else self.estimate.ppi
 
     @property
     def worth(self) -> float | None:
@@ -69,7 +79,7 @@ class CalibratedEstimate:
     @property
     def method(self) -> str:
         """Which estimate :attr:`best` is: ``PPI++`` (power-tuned) or ``PPI``."""
-        return "PPI++" if self.estimate.tuned.value is not None else "PPI"
+        return "PPI++" if self._tuned_counts else "PPI"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form: the best estimate with its interval, the judge-only and
