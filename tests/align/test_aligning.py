@@ -1,0 +1,109 @@
+"""``align`` against a scripted judge with a known systematic error (it passes any
+answer naming the right author, whatever the year, while the people fail a wrong
+year): agreement before and after, cross-validated; no candidate sees a held-out
+label; the proposed judge runs as a judge file; the plan calls nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+import ragjudge as rj
+from aligned_runs import METRIC, REWRITTEN, kinds, labelled_run, scripted_judge
+from ragjudge.align import CANDIDATES, AlignSettings, align_judge, align_plan
+from ragjudge.errors import ConfigError
+from ragjudge.store import Store
+
+
+async def test_every_candidate_agrees_more_with_the_people_on_labels_it_never_saw(
+    tmp_path: Path,
+) -> None:
+    store, run_id = labelled_run(tmp_path, 40)
+    found = await align_judge(store, run_id, METRIC, provider=scripted_judge())
+
+    assert found.plan.labelled == 40 and found.plan.disagreements == 16
+    assert [c.name for c in found.candidates] == list(CANDIDATES)
+    for result in found.candidates:
+        assert result.before.n == result.after.n == 40  # every label held out once
+        assert result.before.accuracy.value == pytest.approx(0.6)
+        assert result.after.accuracy.value == pytest.approx(1.0)
+        assert result.after.kappa.value == pytest.approx(1.0)
+        assert result.before.kappa.value is not None and result.before.kappa.value < 0.5
+    assert found.best is not None and found.best.name == "examples"  # the cheapest of a tie
+    assert found.spec is not None and all(e["verdict"] == "no" for e in found.spec["examples"])
+
+
+async def test_no_candidate_is_shown_a_label_of_the_fold_it_is_measured_on(
+    tmp_path: Path,
+) -> None:
+    store, run_id = labelled_run(tmp_path, 30)
+    found = await align_judge(
+        store, run_id, METRIC, AlignSettings(folds=3), provider=scripted_judge()
+    )
+
+    for result in found.candidates:
+        held = [i for fold in result.folds for i in fold.held_out]
+        assert sorted(held) == sorted(f"w{i:02d}" for i in range(30))  # each once
+        for fold in result.folds:
+            assert fold.shown, "a candidate that learned nothing tests nothing"
+            assert not set(fold.shown) & set(fold.held_out)
+
+
+async def test_rewritten_criteria_come_from_the_judge_model_and_reach_the_judge(
+    tmp_path: Path,
+) -> None:
+    store, run_id = labelled_run(tmp_path, 20)
+    judge = scripted_judge()
+    settings = AlignSettings(folds=2, candidates=("criteria",))
+    found = await align_judge(store, run_id, METRIC, settings, provider=judge)
+
+    assert found.spec is not None and found.spec["criteria"] == REWRITTEN
+    rewrites = [c for c in judge.calls if "New criteria:" in str(c)]
+    assert len(rewrites) == 3  # one per fold and one from every label
+    assert all("<<<BEGIN CASE 1 RESPONSE>>>" in str(c) for c in rewrites)
+    assert found.calls == 20 + 3
+
+
+async def test_the_proposed_judge_file_runs_and_agrees_with_the_people(tmp_path: Path) -> None:
+    store, run_id = labelled_run(tmp_path, 40)
+    found = await align_judge(store, run_id, METRIC, provider=scripted_judge())
+    assert found.spec is not None
+    spec = tmp_path / "judge.yaml"
+    spec.write_text(yaml.safe_dump(found.spec), encoding="utf-8")
+
+    await rj.aevaluate(
+        data=str(tmp_path / "works.jsonl"),
+        metrics=[{"metric": "custom_judge", "name": METRIC, "spec": str(spec)}],
+        judge=scripted_judge(),
+        store=str(tmp_path / "adopted.db"),
+        cache=False,
+    )
+    with Store(tmp_path / "adopted.db") as adopted:
+        values = adopted.sample_means(adopted.runs()[0].run_id, METRIC)
+    assert values == {f"w{i:02d}": float(kind == "right") for i, kind in enumerate(kinds(40))}
+
+
+def test_the_plan_counts_the_calls_and_calls_nothing(tmp_path: Path) -> None:
+    store, run_id = labelled_run(tmp_path, 20)
+    plan = align_plan(store, run_id, METRIC, AlignSettings(folds=4))
+
+    assert plan.calls == 20 * 3 + 4 + 1 and plan.cost is None  # the scripted judge is free
+    assert store.runs()[0].run_id == run_id and len(store.runs()) == 1
+
+
+@pytest.mark.parametrize(
+    ("metric", "labelled", "folds", "message"),
+    [
+        ("rihgt", 20, 5, "no score 'rihgt'; did you mean 'right'?"),
+        (METRIC, 0, 5, "has no labels of right"),
+        (METRIC, 7, 5, "7 labelled samples are too few for 5 folds"),
+    ],
+)
+def test_a_score_it_cannot_align_is_named_with_why(
+    tmp_path: Path, metric: str, labelled: int, folds: int, message: str
+) -> None:
+    store, run_id = labelled_run(tmp_path, 20, labelled=labelled)
+    with pytest.raises(ConfigError, match=message):
+        align_plan(store, run_id, metric, AlignSettings(folds=folds))

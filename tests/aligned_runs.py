@@ -1,0 +1,111 @@
+"""A stored run of a yes/no custom judge with a known systematic error, and people's
+labels of it: the judge passes any answer that names the right author, even with the
+wrong year, while the people fail those. Shown worked examples of a failing answer, or
+criteria saying a wrong year fails, the judge checks the year too. Shared by the align
+tests of the API and of the command line."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import ragjudge as rj
+from ragjudge.models import ChatMessage
+from ragjudge.models.scripted import ReplyScript, ScriptedProvider, prompt_text
+from ragjudge.store import Store
+from ragjudge.store._labels import Label
+
+METRIC = "right"
+ENTRY: dict[str, Any] = {
+    "metric": "custom_judge",
+    "name": METRIC,
+    "scale": "yes/no",
+    "score": "argmax",
+    "threshold": 0.5,
+    "criteria": "The response names who wrote the work.",
+}
+REWRITTEN = (
+    "The response names who wrote the work and the year it was written; a wrong year fails."
+)
+_RESPONSE = re.compile(r"<<<BEGIN RESPONSE>>>\n(.*?)\n<<<END RESPONSE>>>", re.DOTALL)
+
+
+def kinds(count: int) -> list[str]:
+    """Per sample: ``right``, ``wrong year`` (right author) or ``wrong author``."""
+    cycle = ["right", "wrong year", "right", "wrong year", "wrong author"]
+    return [cycle[i % len(cycle)] for i in range(count)]
+
+
+def rows(count: int) -> list[dict[str, Any]]:
+    """The evaluation set: who wrote work N and when (written 16NN)."""
+    answers = {
+        "right": "Shakespeare, in 16{:02d}.",
+        "wrong year": "Shakespeare, in 19{:02d}.",
+        "wrong author": "Marlowe, in 16{:02d}.",
+    }
+    return [
+        {
+            "request_id": f"w{i:02d}",
+            "request": f"Who wrote work {i}, and in which year?",
+            "response": answers[kind].format(i),
+        }
+        for i, kind in enumerate(kinds(count))
+    ]
+
+
+def judge_reply(messages: list[ChatMessage]) -> str:
+    """The scripted judge: lenient on the year unless told otherwise."""
+    prompt = prompt_text(messages)
+    if "New criteria:" in prompt:
+        return f"The person fails a wrong year.\nNew criteria:\n{REWRITTEN}"
+    found = _RESPONSE.findall(prompt)
+    if not found:
+        return "OK"
+    response = found[-1]
+    instructions = prompt.split("# What to evaluate")[0]
+    careful = "a wrong year fails" in instructions or "Answer: no" in instructions
+    passes = "Shakespeare" in response and (not careful or ", in 16" in response)
+    return f"Rationale: checked.\nAnswer: {'yes' if passes else 'no'}"
+
+
+def scripted_judge() -> ScriptedProvider:
+    """A fresh scripted judge (its ``calls`` list every prompt it answered)."""
+    return ScriptedProvider(ReplyScript(function=judge_reply))
+
+
+def labelled_run(
+    folder: Path, count: int = 40, *, labelled: int | None = None, judge: Any = None
+) -> tuple[Store, str]:
+    """A run of ``count`` samples with the first ``labelled`` (all) labelled by the
+    people: yes for the right answers only, a comment on each wrong year."""
+    data = folder / "works.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in rows(count)) + "\n", encoding="utf-8")
+    path = folder / "runs.db"
+    rj.evaluate(
+        data=str(data),
+        metrics=[ENTRY],
+        judge=judge if judge is not None else scripted_judge(),
+        store=str(path),
+        cache=False,
+    )
+    store = Store(path, write=True)
+    run_id = store.runs()[0].run_id
+    store.save_labels(_labels(run_id, kinds(count)[: labelled if labelled is not None else count]))
+    return store, run_id
+
+
+def _labels(run_id: str, found: list[str]) -> list[Label]:
+    return [
+        Label(
+            run_id=run_id,
+            request_id=f"w{i:02d}",
+            metric=METRIC,
+            annotator="reviewer",
+            kind="yesno",
+            value=kind == "right",
+            comment="the year is wrong" if kind == "wrong year" else None,
+        )
+        for i, kind in enumerate(found)
+    ]
