@@ -9,7 +9,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragjudge.align._crossval import agreement, cross_validate, split_folds
-from ragjudge.align._labelled import LabelledSample, labelled_samples, score_meaning
+from ragjudge.align._labelled import (
+    LabelledSample,
+    check_pass_line,
+    labelled_samples,
+    score_meaning,
+)
 from ragjudge.align._learning import Learned, Learner
 from ragjudge.align._result import (
     CANDIDATES,
@@ -113,6 +118,7 @@ def _setting(store: Store, run_id: str, metric: str, settings: AlignSettings) ->
     run = store.run(run_id)
     meaning = score_meaning(store, run.run_id, metric)
     entry = custom_judge_entry(run.config, metric)
+    check_pass_line(meaning, metric)
     labelled = labelled_samples(store, run.run_id, metric, meaning)
     folds = split_folds([s.request_id for s in labelled], settings.folds, settings.seed)
     rewrites = len(folds) + 1 if any("criteria" in c for c in settings.candidates) else 0

@@ -13,7 +13,7 @@ from ragjudge.schema import Output, Sample, ScoreMeaning
 from ragjudge.store import Store
 from ragjudge.store._labels import Label
 
-__all__ = ["LabelledSample", "labelled_samples", "score_meaning"]
+__all__ = ["LabelledSample", "check_pass_line", "labelled_samples", "score_meaning"]
 
 
 @dataclass(frozen=True)
@@ -42,19 +42,22 @@ class LabelledSample:
 
 def score_meaning(store: Store, run_id: str, metric: str) -> ScoreMeaning:
     """The stored meaning of score ``metric``; :class:`ConfigError` for a score the run
-    does not have, or one without a pass (nothing to agree on)."""
+    does not have."""
     meanings = store.run(run_id).meanings or {}
     if metric not in meanings:
         hint = did_you_mean(metric, list(meanings))
         known = ", ".join(sorted(meanings)) or "none"
         raise ConfigError(f"--metric: run {run_id} has no score {metric!r}; {hint}scores: {known}")
-    meaning = meanings[metric]
+    return meanings[metric]
+
+
+def check_pass_line(meaning: ScoreMeaning, metric: str) -> None:
+    """:class:`ConfigError` for a score without a pass (nothing to agree on)."""
     if meaning.passed(meaning.high) is None:
         raise ConfigError(
             f"--metric: {metric} has no pass line (no threshold and not yes/no), so a "
             "judge's verdict cannot be held against a person's; give it a threshold"
         )
-    return meaning
 
 
 def labelled_samples(

@@ -14,6 +14,7 @@ import typer
 from rich.text import Text
 
 from ragjudge._util.gc import fewer_collections
+from ragjudge.cli._align import register as register_align
 from ragjudge.cli._cache import register as register_cache
 from ragjudge.cli._classify import register as register_classify
 from ragjudge.cli._common import (
@@ -382,6 +383,7 @@ register_init(app)
 register_classify(app)
 register_trials(app)
 register_meta(app)
+register_align(app)
 register_metrics(app)
 register_prompts(app)
 register_cache(app)
