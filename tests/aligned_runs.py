@@ -26,9 +26,7 @@ ENTRY: dict[str, Any] = {
     "threshold": 0.5,
     "criteria": "The response names who wrote the work.",
 }
-REWRITTEN = (
-    "The response names who wrote the work and the year it was written; a wrong year fails."
-)
+REWRITTEN = "The response names who wrote the work and the year it was written; a wrong year fails."
 _RESPONSE = re.compile(r"<<<BEGIN RESPONSE>>>\n(.*?)\n<<<END RESPONSE>>>", re.DOTALL)
 
 
