@@ -74,16 +74,29 @@ def scripted_judge() -> ScriptedProvider:
 
 
 def labelled_run(
-    folder: Path, count: int = 40, *, labelled: int | None = None, judge: Any = None
+    folder: Path,
+    count: int = 40,
+    *,
+    labelled: int | None = None,
+    judge: Any = None,
+    judge_file: bool = False,
 ) -> tuple[Store, str]:
     """A run of ``count`` samples with the first ``labelled`` (all) labelled by the
-    people: yes for the right answers only, a comment on each wrong year."""
+    people: yes for the right answers only, a comment on each wrong year. With
+    ``judge_file`` the judge is read from ``judges/right.yaml``, named relative to the
+    config's folder (the working folder: the caller changes to ``folder``)."""
     data = folder / "works.jsonl"
     data.write_text("\n".join(json.dumps(r) for r in rows(count)) + "\n", encoding="utf-8")
     path = folder / "runs.db"
+    entry = ENTRY
+    if judge_file:
+        (folder / "judges").mkdir()
+        options = {k: v for k, v in ENTRY.items() if k not in ("metric", "name")}
+        (folder / "judges" / "right.yaml").write_text(json.dumps(options), encoding="utf-8")
+        entry = {"metric": "custom_judge", "name": METRIC, "spec": "judges/right.yaml"}
     rj.evaluate(
         data=str(data),
-        metrics=[ENTRY],
+        metrics=[entry],
         judge=judge if judge is not None else scripted_judge(),
         store=str(path),
         cache=False,

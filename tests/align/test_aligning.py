@@ -85,6 +85,20 @@ async def test_the_proposed_judge_file_runs_and_agrees_with_the_people(tmp_path:
     assert values == {f"w{i:02d}": float(kind == "right") for i, kind in enumerate(kinds(40))}
 
 
+async def test_a_judge_read_from_a_file_named_relative_to_the_config_is_aligned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    store, run_id = labelled_run(tmp_path, 20, judge_file=True)
+    monkeypatch.chdir(tmp_path.parent)  # align reads the file where the run found it
+    settings = AlignSettings(folds=2, candidates=("examples",))
+    found = await align_judge(store, run_id, METRIC, settings, provider=scripted_judge())
+
+    assert found.spec is not None and found.spec["scale"] == "yes/no"
+    assert found.spec["criteria"] == "The response names who wrote the work."
+    assert "spec" not in found.spec  # a self-contained judge file
+
+
 def test_the_plan_counts_the_calls_and_calls_nothing(tmp_path: Path) -> None:
     store, run_id = labelled_run(tmp_path, 20)
     plan = align_plan(store, run_id, METRIC, AlignSettings(folds=4))

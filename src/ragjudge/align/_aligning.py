@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ragjudge.align._crossval import agreement, cross_validate, split_folds
@@ -28,6 +29,7 @@ from ragjudge.config._judges import JudgeConfig
 from ragjudge.config._presets import entry_name
 from ragjudge.errors import SpendingLimitReached
 from ragjudge.metrics import MetricContext
+from ragjudge.metrics.custom._spec import read_judge_file
 from ragjudge.models import GenerateConfig, JudgeModel, Provider
 from ragjudge.run._judging import generate_config, judge_model
 from ragjudge.schema import ScoreMeaning
@@ -144,7 +146,7 @@ def custom_judge_entry(config: Mapping[str, Any], metric: str) -> dict[str, Any]
         if entry_name(entry) != metric:
             continue
         if isinstance(entry, dict) and entry.get("metric") == "custom_judge":
-            return {k: v for k, v in entry.items() if k != "metric"}
+            return _with_spec_resolved(entry, config.get("base_dir"))
         kind = entry if isinstance(entry, str) else entry.get("metric", metric)
         raise ConfigError(
             f"--metric: {metric} is the built-in metric {kind!r}; align proposes better "
@@ -154,6 +156,20 @@ def custom_judge_entry(config: Mapping[str, Any], metric: str) -> dict[str, Any]
         f"--metric: {metric} is not one of the run's metrics entries (a score of a "
         "metric with several scores, or a judge matrix's score, cannot be aligned)"
     )
+
+
+def _with_spec_resolved(entry: dict[str, Any], base_dir: object) -> dict[str, Any]:
+    """The entry without its kind, its judge file's keys read in (the record names the
+    file relative to the config's folder) and replaced by the options given beside it,
+    as the judge itself merges them."""
+    found = {k: v for k, v in entry.items() if k not in ("metric", "spec")}
+    spec = entry.get("spec")
+    if not isinstance(spec, str):
+        return found
+    path = Path(spec)
+    if not path.is_absolute() and isinstance(base_dir, str):
+        path = Path(base_dir) / path
+    return {**read_judge_file(path), **found}
 
 
 def _judge_config(

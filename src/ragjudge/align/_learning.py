@@ -12,6 +12,7 @@ from ragjudge.align._examples import as_examples, chosen_disagreements
 from ragjudge.align._labelled import LabelledSample
 from ragjudge.align._result import Candidate
 from ragjudge.align._rewrite import rewrite_criteria
+from ragjudge.errors import ConfigError
 from ragjudge.metrics import Metric, create_metric
 from ragjudge.metrics.custom._spec import CustomJudgeOptions
 from ragjudge.models import GenerateConfig, JudgeModel
@@ -85,5 +86,9 @@ class Learner:
 
 
 def build_judge(entry: dict[str, Any]) -> Metric:
-    """A custom judge from its metrics entry."""
-    return create_metric({**entry, "metric": "custom_judge"})
+    """A custom judge from its metrics entry; :class:`ConfigError` when it is no judge
+    (its judge file changed or went away since the run)."""
+    try:
+        return create_metric({**entry, "metric": "custom_judge"})
+    except ValueError as exc:
+        raise ConfigError(f"the run's judge {entry.get('name')!r}: {exc}") from None
