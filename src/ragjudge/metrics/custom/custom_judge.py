@@ -290,7 +290,8 @@ def _verdict_form(scale: Scale) -> str:
 
 def _example(example: JudgeExample, scale: Scale, number: int) -> dict[str, Any]:
     """An example's inputs as data inside delimiters (they may be evaluated texts a
-    person labelled), its reason and verdict as instructions."""
+    person labelled) and its reason (a person's comment) as data inside delimiters, its
+    verdict as an instruction."""
     return {
         "inputs": [
             {
@@ -300,7 +301,8 @@ def _example(example: JudgeExample, scale: Scale, number: int) -> dict[str, Any]
             }
             for key, text in example.inputs.items()
         ],
-        "reason": Instruction(example.reason or ""),
+        "reason": Data(example.reason) if example.reason else None,
+        "reason_block": Instruction(f"EXAMPLE {number} REASONING"),
         "verdict": Instruction(_written_verdict(scale, scale.answer_of(example.verdict))),
     }
 
