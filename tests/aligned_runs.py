@@ -26,6 +26,9 @@ ENTRY: dict[str, Any] = {
     "threshold": 0.5,
     "criteria": "The response names who wrote the work.",
 }
+SCALE_ENTRY: dict[str, Any] = {**ENTRY, "scale": "1-5", "threshold": 3}
+"""The same judge on a 1-5 scale: 5 for an answer it accepts, 1 (2 for a wrong author)
+for one it does not."""
 REWRITTEN = "The response names who wrote the work and the year it was written; a wrong year fails."
 _RESPONSE = re.compile(r"<<<BEGIN RESPONSE>>>\n(.*?)\n<<<END RESPONSE>>>", re.DOTALL)
 
@@ -63,8 +66,12 @@ def judge_reply(messages: list[ChatMessage]) -> str:
         return "OK"
     response = found[-1]
     instructions = prompt.split("# What to evaluate")[0]
-    careful = "a wrong year fails" in instructions or "Answer: no" in instructions
+    careful = any(
+        told in instructions for told in ("a wrong year fails", "Answer: no", "[RESULT] 1")
+    )
     passes = "Shakespeare" in response and (not careful or ", in 16" in response)
+    if "[RESULT] n" in prompt:
+        return f"Checked.\n[RESULT] {5 if passes else 1 if 'Shakespeare' in response else 2}"
     return f"Rationale: checked.\nAnswer: {'yes' if passes else 'no'}"
 
 
@@ -80,18 +87,20 @@ def labelled_run(
     labelled: int | None = None,
     judge: Any = None,
     judge_file: bool = False,
+    on_scale: bool = False,
 ) -> tuple[Store, str]:
     """A run of ``count`` samples with the first ``labelled`` (all) labelled by the
     people: yes for the right answers only, a comment on each wrong year. With
     ``judge_file`` the judge is read from ``judges/right.yaml``, named relative to the
-    config's folder (the working folder: the caller changes to ``folder``)."""
+    config's folder (the working folder: the caller changes to ``folder``). With
+    ``on_scale`` the judge and the labels are on a 1–5 scale (5 right, 1 wrong)."""
     data = folder / "works.jsonl"
     data.write_text("\n".join(json.dumps(r) for r in rows(count)) + "\n", encoding="utf-8")
     path = folder / "runs.db"
-    entry = ENTRY
+    entry = SCALE_ENTRY if on_scale else ENTRY
     if judge_file:
         (folder / "judges").mkdir()
-        options = {k: v for k, v in ENTRY.items() if k not in ("metric", "name")}
+        options = {k: v for k, v in entry.items() if k not in ("metric", "name")}
         (folder / "judges" / "right.yaml").write_text(json.dumps(options), encoding="utf-8")
         entry = {"metric": "custom_judge", "name": METRIC, "spec": "judges/right.yaml"}
     rj.evaluate(
@@ -103,19 +112,20 @@ def labelled_run(
     )
     store = Store(path, write=True)
     run_id = store.runs()[0].run_id
-    store.save_labels(_labels(run_id, kinds(count)[: labelled if labelled is not None else count]))
+    found = kinds(count)[: labelled if labelled is not None else count]
+    store.save_labels(_labels(run_id, found, on_scale=on_scale))
     return store, run_id
 
 
-def _labels(run_id: str, found: list[str]) -> list[Label]:
+def _labels(run_id: str, found: list[str], *, on_scale: bool) -> list[Label]:
     return [
         Label(
             run_id=run_id,
             request_id=f"w{i:02d}",
             metric=METRIC,
             annotator="reviewer",
-            kind="yesno",
-            value=kind == "right",
+            kind="scale" if on_scale else "yesno",
+            value=(5 if kind == "right" else 1) if on_scale else kind == "right",
             comment="the year is wrong" if kind == "wrong year" else None,
         )
         for i, kind in enumerate(found)

@@ -35,6 +35,22 @@ async def test_every_candidate_agrees_more_with_the_people_on_labels_it_never_sa
     assert found.spec is not None and all(e["verdict"] == "no" for e in found.spec["examples"])
 
 
+async def test_labels_on_a_scale_are_compared_as_values_too(tmp_path: Path) -> None:
+    store, run_id = labelled_run(tmp_path, 40, on_scale=True)
+    settings = AlignSettings(candidates=("examples",))
+    found = await align_judge(store, run_id, METRIC, settings, provider=scripted_judge())
+
+    [result] = found.candidates
+    assert result.before.accuracy.value == pytest.approx(0.6)
+    assert result.after.accuracy.value == pytest.approx(1.0)
+    assert result.before.exact is not None and result.after.exact is not None
+    # the judge says 2 where the people say 1 for a wrong author: passes agree, values not
+    assert result.before.exact.value == pytest.approx(0.4)
+    assert result.after.exact.value == pytest.approx(0.8)
+    assert result.after.weighted_kappa is not None and result.after.weighted_kappa.value
+    assert found.spec is not None and {e["verdict"] for e in found.spec["examples"]} == {1}
+
+
 async def test_no_candidate_is_shown_a_label_of_the_fold_it_is_measured_on(
     tmp_path: Path,
 ) -> None:

@@ -26,9 +26,11 @@ def server() -> Iterator[OpenAITestServer]:
         yield started
 
 
-def _run(tmp_path: Path, server: OpenAITestServer, labelled: int | None = None) -> str:
+def _run(
+    tmp_path: Path, server: OpenAITestServer, labelled: int | None = None, on_scale: bool = False
+) -> str:
     judge = {"model": "openai/test-judge", "base_url": server.base_url, "prices": PRICES}
-    store, run_id = labelled_run(tmp_path, 30, labelled=labelled, judge=judge)
+    store, run_id = labelled_run(tmp_path, 30, labelled=labelled, judge=judge, on_scale=on_scale)
     store.close()
     return run_id
 
@@ -56,6 +58,18 @@ def test_align_prints_agreement_before_and_after_and_writes_a_judge_file(
     written = read_judge_file(spec)
     assert len(written["examples"]) == 4 and written["scale"] == "yes/no"
     assert f"name: {METRIC}, spec: {spec}" in said.replace("\n", "")
+
+
+def test_labels_on_a_scale_show_how_often_the_values_are_equal(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    run_id = _run(tmp_path, server, on_scale=True)
+    code, said = _align(tmp_path, run_id, "--metric", METRIC, "--candidate", "examples")
+
+    assert code == 0, said
+    assert "examples, labels on a scale: same value 0.40 [" in said
+    assert "→ 0.80 [" in said and "weighted kappa" in said
+    assert "+  verdict: 1" in said
 
 
 def test_the_dry_run_estimates_from_the_runs_own_calls_and_calls_nothing(

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragjudge.align._crossval import agreement, cross_validate, split_folds
+from ragjudge.align._crossval import before_and_after, cross_validate, split_folds
 from ragjudge.align._labelled import (
     LabelledSample,
     check_pass_line,
@@ -103,8 +103,8 @@ async def _aligned(
         folds, verdicts = await cross_validate(
             learner, name, setting.labelled, setting.folds, ctx, setting.meaning
         )
-        before = agreement(verdicts.human, verdicts.before, settings.seed)
-        after = agreement(verdicts.human, verdicts.after, settings.seed)
+        on_scale = all(s.on_scale for s in setting.labelled)
+        before, after = before_and_after(verdicts, on_scale=on_scale, seed=settings.seed)
         calls, cost = _difference(_spent(model), spent)
         results.append(CandidateResult(name, tuple(folds), before, after, calls, cost))
     best = max(results, key=lambda r: r.gain, default=None)

@@ -41,7 +41,7 @@ def as_examples(
     return [
         JudgeExample(
             inputs=example_inputs(s, inputs),
-            verdict=people_verdict(s, scale),
+            verdict=_as_written(people_verdict(s, scale), scale),
             reason=_reason(s),
         )
         for s in chosen
@@ -69,6 +69,11 @@ def people_verdict(labelled: LabelledSample, scale: Scale) -> str:
         return "yes" if labelled.human_pass else "no"
     value = labelled.human if scale.kind == "range" else _on_scale(labelled, scale)
     return min(scale.values, key=lambda answer: abs(scale.values[answer] - value))
+
+
+def _as_written(answer: str, scale: Scale) -> str | int:
+    """A number of a range as a number (``verdict: 4`` in the judge file)."""
+    return int(answer) if scale.kind == "range" else answer
 
 
 def _on_scale(labelled: LabelledSample, scale: Scale) -> float:

@@ -28,6 +28,10 @@ class LabelledSample:
     judge_pass: bool
     """Whether the judge's stored value (the mean over trials) passes."""
     comments: tuple[str, ...] = ()
+    judge_value: float | None = None
+    """The judge's stored value (the mean over trials)."""
+    on_scale: bool = False
+    """Whether every label is a number on a scale (then the values are compared too)."""
 
     @property
     def request_id(self) -> str:
@@ -89,6 +93,8 @@ def labelled_samples(
                     _passes(meaning, human, kinds == {"yesno"}),
                     bool(meaning.passed(judged[rid])),
                     tuple(comments),
+                    judged[rid],
+                    kinds == {"scale"},
                 )
             )
     return found

@@ -48,6 +48,10 @@ class Agreement:
     n: int
     accuracy: Estimate
     kappa: Estimate
+    exact: Estimate | None = None
+    """Labels on a scale: the share of samples where the values are equal."""
+    weighted_kappa: Estimate | None = None
+    """Labels on a scale: Cohen's kappa weighted by the squared distance of the values."""
 
 
 @dataclass(frozen=True)

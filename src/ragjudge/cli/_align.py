@@ -131,6 +131,8 @@ def _print_result(found: AlignResult) -> None:
     for result in found.candidates:
         table.add_row(*_row(result))
     out.print(table)
+    for result in found.candidates:
+        _print_scale_figures(result)
     out.print(
         Text(
             "each candidate learned from the other folds' labels only and was measured "
@@ -148,6 +150,26 @@ def _print_result(found: AlignResult) -> None:
     for line in spec_diff(found.original, found.spec):
         style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
         out.print(Text(line, style=style), soft_wrap=True)
+
+
+def _print_scale_figures(result: CandidateResult) -> None:
+    """For labels on a scale: how often the values are equal, and the weighted kappa."""
+    before, after = result.before, result.after
+    if before.exact is None or after.exact is None:
+        return
+    kappas = ""
+    if before.weighted_kappa is not None and after.weighted_kappa is not None:
+        kappas = (
+            f", weighted kappa {_estimate(before.weighted_kappa)} → "
+            f"{_estimate(after.weighted_kappa)}"
+        )
+    out.print(
+        Text(
+            f"{result.name}, labels on a scale: same value {_estimate(before.exact)} → "
+            f"{_estimate(after.exact)}{kappas}"
+        ),
+        soft_wrap=True,
+    )
 
 
 def _row(result: CandidateResult) -> list[str]:
