@@ -4,13 +4,14 @@ loadable, the dry run calling nothing, and the mistakes that exit 2 with a messa
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from aligned_runs import METRIC, judge_reply, labelled_run
+from aligned_runs import METRIC, REWRITTEN, judge_reply, labelled_run
 from ragjudge.cli._app import app
 from ragjudge.metrics.custom._spec import read_judge_file
 from ragjudge.models.scripted import ReplyScript
@@ -86,6 +87,22 @@ def test_the_dry_run_estimates_from_the_runs_own_calls_and_calls_nothing(
     code, said = _align(tmp_path, run_id, "--metric", METRIC, "--max-cost", "0.000001")
     assert code == 2 and "--max-cost" in said and "96 judge calls" in said
     assert len(server.requests_log) == before
+
+
+def test_the_json_result_holds_each_fold_and_the_judge_proposed(
+    tmp_path: Path, server: OpenAITestServer
+) -> None:
+    run_id = _run(tmp_path, server)
+    code, said = _align(tmp_path, run_id, "--metric", METRIC, "--candidate", "criteria", "--json")
+
+    assert code == 0, said
+    found = json.loads(said)
+    [criteria] = found["candidates"]
+    assert criteria["before"]["accuracy"]["value"] == pytest.approx(0.6)
+    assert criteria["after"]["accuracy"]["value"] == pytest.approx(1.0)
+    assert [len(f["held_out"]) for f in criteria["folds"]] == [6] * 5
+    assert found["best"] == "criteria" and found["spec"]["criteria"] == REWRITTEN
+    assert found["cost"] > 0 and found["calls"] == 30 + 6
 
 
 @pytest.mark.parametrize(

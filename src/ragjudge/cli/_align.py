@@ -5,6 +5,8 @@ from; written as a judge file to review, never adopted by itself."""
 from __future__ import annotations
 
 import difflib
+import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -54,6 +56,9 @@ def align(
         bool,
         typer.Option("--dry-run", help="Print the calls and cost it would take; call nothing."),
     ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the plan or the result as JSON.")
+    ] = False,
     max_cost: Annotated[
         float | None,
         typer.Option(
@@ -78,16 +83,36 @@ def align(
     settings = AlignSettings(folds, seed, examples, chosen, judge, max_cost)
     with opened_store(store) as opened:
         if dry_run:
-            _print_plan(align_plan(opened, run_id, metric, settings), dry_run=True)
+            plan = align_plan(opened, run_id, metric, settings)
+            if as_json:
+                print(json.dumps(asdict(plan), ensure_ascii=False, indent=2))
+            else:
+                _print_plan(plan, dry_run=True)
             return
         found = asyncio.run(align_judge(opened, run_id, metric, settings))
-    _print_result(found)
     if found.spec is not None and output is not None:
         _write_spec(output, found.spec)
+    if as_json:
+        print(json.dumps(_as_dict(found), ensure_ascii=False, indent=2))
+        return
+    _print_result(found)
+    if found.spec is not None and output is not None:
         out.print(Text(f"written to {output}: adopt it with", style="bold"))
         out.print(
             Text(f"  - {{metric: custom_judge, name: {metric}, spec: {output}}}"), soft_wrap=True
         )
+
+
+def _as_dict(found: AlignResult) -> dict[str, Any]:
+    """The result as JSON: the plan, each candidate's figures, the judge proposed."""
+    return {
+        "plan": asdict(found.plan),
+        "candidates": [asdict(c) for c in found.candidates],
+        "best": found.best.name if found.best is not None else None,
+        "spec": found.spec,
+        "calls": found.calls,
+        "cost": found.cost,
+    }
 
 
 def _candidates(given: list[str], known: tuple[Any, ...]) -> tuple[Any, ...]:
