@@ -88,6 +88,7 @@ def labelled_run(
     judge: Any = None,
     judge_file: bool = False,
     on_scale: bool = False,
+    cache: bool = False,
 ) -> tuple[Store, str]:
     """A run of ``count`` samples with the first ``labelled`` (all) labelled by the
     people: yes for the right answers only, a comment on each wrong year. With
@@ -108,7 +109,7 @@ def labelled_run(
         metrics=[entry],
         judge=judge if judge is not None else scripted_judge(),
         store=str(path),
-        cache=False,
+        cache=cache,
     )
     store = Store(path, write=True)
     run_id = store.runs()[0].run_id

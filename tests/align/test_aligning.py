@@ -101,6 +101,24 @@ async def test_the_proposed_judge_file_runs_and_agrees_with_the_people(tmp_path:
     assert values == {f"w{i:02d}": float(kind == "right") for i, kind in enumerate(kinds(40))}
 
 
+async def test_aligning_again_asks_the_judge_nothing_through_the_runs_reply_cache(
+    tmp_path: Path,
+) -> None:
+    store, run_id = labelled_run(tmp_path, 20, cache=True)
+    settings = AlignSettings(folds=2)
+    first, second = scripted_judge(), scripted_judge()
+    once = await align_judge(store, run_id, METRIC, settings, provider=first)
+    again = await align_judge(store, run_id, METRIC, settings, provider=second)
+
+    assert len(first.calls) == once.calls > 0
+    assert second.calls == [] and again.calls == once.calls
+    assert again.spec == once.spec
+    uncached = await align_judge(
+        store, run_id, METRIC, AlignSettings(folds=2, cache=False), provider=second
+    )
+    assert len(second.calls) == uncached.calls
+
+
 async def test_a_judge_read_from_a_file_named_relative_to_the_config_is_aligned(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -31,7 +31,7 @@ from ragjudge.errors import SpendingLimitReached
 from ragjudge.metrics import MetricContext
 from ragjudge.metrics.custom._spec import read_judge_file
 from ragjudge.models import GenerateConfig, JudgeModel, Provider
-from ragjudge.run._judging import generate_config, judge_model
+from ragjudge.run._judging import generate_config, judge_model, open_cache
 from ragjudge.schema import ScoreMeaning
 from ragjudge.store import Store
 
@@ -50,6 +50,8 @@ class AlignSettings:
     judge: str | None = None
     """The judge model (``openai/gpt-4o-mini``); default: the run's judge."""
     max_cost: float | None = None
+    cache: bool = True
+    """Use the run's reply cache (when it had one): aligning again asks nothing twice."""
 
 
 @dataclass(frozen=True)
@@ -84,8 +86,9 @@ async def align_judge(
     setting = _setting(store, run_id, metric, settings)
     _check_cost(setting.plan, settings.max_cost)
     judge = _judge_config(setting.config, settings.judge, provider)
+    cache = open_cache(reply_cache(setting.config, store.path) if settings.cache else None)
     # Its calls are not stored with the run, which stays as it was.
-    model = judge_model(judge, None, None, provider)
+    model = judge_model(judge, None, cache, provider)
     try:
         return await _aligned(setting, settings, model, generate_config(judge))
     finally:
@@ -170,6 +173,19 @@ def _with_spec_resolved(entry: dict[str, Any], base_dir: object) -> dict[str, An
     if not path.is_absolute() and isinstance(base_dir, str):
         path = Path(base_dir) / path
     return {**read_judge_file(path), **found}
+
+
+def reply_cache(config: Mapping[str, Any], store_path: Path) -> Path | None:
+    """The reply cache file the run used: ``cache.db`` beside its store, the file its
+    config named (relative to the config's folder), or None when it had none."""
+    cache = config.get("cache", True)
+    if cache is False:
+        return None
+    if cache is True:
+        return Path(store_path).parent / "cache.db"
+    base = config.get("base_dir")
+    path = Path(str(cache))
+    return path if path.is_absolute() or not isinstance(base, str) else Path(base) / path
 
 
 def _judge_config(

@@ -56,6 +56,9 @@ def align(
         bool,
         typer.Option("--dry-run", help="Print the calls and cost it would take; call nothing."),
     ] = False,
+    cache: Annotated[
+        bool, typer.Option(help="Use the run's judge reply cache, so nothing is asked twice.")
+    ] = True,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the plan or the result as JSON.")
     ] = False,
@@ -80,7 +83,7 @@ def align(
     chosen = _candidates(candidate or list(CANDIDATES), CANDIDATES)
     if output is not None and output.suffix not in (".yaml", ".yml"):
         raise fail(f"-o: {output} must be a .yaml or .yml file (a judge file)")
-    settings = AlignSettings(folds, seed, examples, chosen, judge, max_cost)
+    settings = AlignSettings(folds, seed, examples, chosen, judge, max_cost, cache)
     with opened_store(store) as opened:
         if dry_run:
             plan = align_plan(opened, run_id, metric, settings)
