@@ -11,9 +11,11 @@ import pytest
 import yaml
 
 import ragjudge as rj
-from aligned_runs import METRIC, REWRITTEN, kinds, labelled_run, scripted_judge
+from aligned_runs import METRIC, REWRITTEN, judge_reply, kinds, labelled_run, scripted_judge
 from ragjudge.align import CANDIDATES, AlignSettings, align_judge, align_plan
 from ragjudge.errors import ConfigError
+from ragjudge.models import ModelError
+from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.store import Store
 
 
@@ -99,6 +101,20 @@ async def test_the_proposed_judge_file_runs_and_agrees_with_the_people(tmp_path:
     with Store(tmp_path / "adopted.db") as adopted:
         values = adopted.sample_means(adopted.runs()[0].run_id, METRIC)
     assert values == {f"w{i:02d}": float(kind == "right") for i, kind in enumerate(kinds(40))}
+
+
+async def test_a_sample_the_candidate_could_not_judge_is_left_out_of_both_sides(
+    tmp_path: Path,
+) -> None:
+    store, run_id = labelled_run(tmp_path, 20)
+    refused = ModelError("no", kind="client", status=400)
+    judge = ScriptedProvider(ReplyScript(function=judge_reply), errors=[refused] * 3)
+    settings = AlignSettings(folds=2, candidates=("examples",))
+    found = await align_judge(store, run_id, METRIC, settings, provider=judge)
+
+    [result] = found.candidates
+    assert sum(f.scored for f in result.folds) == 17
+    assert result.before.n == result.after.n == 17
 
 
 async def test_aligning_again_asks_the_judge_nothing_through_the_runs_reply_cache(

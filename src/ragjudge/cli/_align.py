@@ -161,6 +161,7 @@ def _print_result(found: AlignResult) -> None:
     out.print(table)
     for result in found.candidates:
         _print_scale_figures(result)
+        _print_left_out(result)
     out.print(
         Text(
             "each candidate learned from the other folds' labels only and was measured "
@@ -178,6 +179,18 @@ def _print_result(found: AlignResult) -> None:
     for line in spec_diff(found.original, found.spec):
         style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
         out.print(Text(line, style=style), soft_wrap=True)
+
+
+def _print_left_out(result: CandidateResult) -> None:
+    left_out = sum(len(f.held_out) - f.scored for f in result.folds)
+    if left_out:
+        out.print(
+            Text(
+                f"{result.name}: {left_out} held-out sample(s) could not be judged (a failed "
+                "call) and are left out of its before and after"
+            ),
+            soft_wrap=True,
+        )
 
 
 def _print_scale_figures(result: CandidateResult) -> None:
