@@ -31,6 +31,7 @@ LAYERS: list[set[str]] = [
     {"export"},
     {"report"},
     {"run"},
+    {"align"},
     {"terminal"},
     {"api"},
     {"pytest"},

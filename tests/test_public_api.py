@@ -56,6 +56,7 @@ TOP_LEVEL = {
 
 PUBLIC_MODULES = {
     "ragjudge",
+    "ragjudge.align",
     "ragjudge.analysis",
     "ragjudge.api",
     "ragjudge.cli",

@@ -14,6 +14,7 @@ import typer
 from rich.text import Text
 
 from ragjudge._util.gc import fewer_collections
+from ragjudge.cli._align import register as register_align
 from ragjudge.cli._cache import register as register_cache
 from ragjudge.cli._calibrated import CalibratedOption
 from ragjudge.cli._classify import register as register_classify
@@ -405,6 +406,7 @@ register_classify(app)
 register_trials(app)
 register_meta(app)
 register_labels(app)
+register_align(app)
 register_metrics(app)
 register_prompts(app)
 register_cache(app)

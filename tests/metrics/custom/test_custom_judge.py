@@ -135,7 +135,9 @@ async def test_given_steps_and_examples_are_in_the_prompt_in_the_verdicts_form()
         "Look for rude words.",
     ]
     assert "1. Read the answer.\n2. Look for rude words." in seen[0]
-    assert "Response: Go away.\nReasoning: Rude.\n[RESULT] 1" in seen[0]
+    example = "Response:\n<<<BEGIN EXAMPLE 1 RESPONSE>>>\nGo away.\n<<<END EXAMPLE 1 RESPONSE>>>"
+    reason = "Reasoning:\n<<<BEGIN EXAMPLE 1 REASONING>>>\nRude.\n<<<END EXAMPLE 1 REASONING>>>"
+    assert f"{example}\n{reason}\n[RESULT] 1" in seen[0]
 
 
 def test_generated_steps_are_asked_once_per_run_and_kept_with_every_score(tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ from ragjudge.metrics._base import (
     require_response,
 )
 from ragjudge.metrics._judged import JudgedMetric, JudgeFailed, Judging, Verdict, conversation
-from ragjudge.metrics._prompts import Instruction
+from ragjudge.metrics._prompts import Data, Instruction
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.custom._scale import Scale
 from ragjudge.metrics.custom._spec import (
@@ -163,7 +163,9 @@ class CustomJudge(JudgedMetric):
             "criteria": Instruction(self.options.criteria.strip()),
             "scale_text": Instruction(_scale_text(self.scale)),
             "verdict_form": Instruction(_verdict_form(self.scale)),
-            "examples": [_example(e, self.scale) for e in self.options.examples],
+            "examples": [
+                _example(e, self.scale, n) for n, e in enumerate(self.options.examples, 1)
+            ],
         }
 
     # the steps, once per run and judge ---------------------------------------------
@@ -286,13 +288,21 @@ def _verdict_form(scale: Scale) -> str:
     )
 
 
-def _example(example: JudgeExample, scale: Scale) -> dict[str, Any]:
+def _example(example: JudgeExample, scale: Scale, number: int) -> dict[str, Any]:
+    """An example's inputs as data inside delimiters (they may be evaluated texts a
+    person labelled) and its reason (a person's comment) as data inside delimiters, its
+    verdict as an instruction."""
     return {
         "inputs": [
-            {"label": Instruction(_LABELS[key]), "text": Instruction(text)}
+            {
+                "label": Instruction(_LABELS[key]),
+                "block": Instruction(f"EXAMPLE {number} {key.upper()}"),
+                "text": Data(text),
+            }
             for key, text in example.inputs.items()
         ],
-        "reason": Instruction(example.reason or ""),
+        "reason": Data(example.reason) if example.reason else None,
+        "reason_block": Instruction(f"EXAMPLE {number} REASONING"),
         "verdict": Instruction(_written_verdict(scale, scale.answer_of(example.verdict))),
     }
 
