@@ -128,6 +128,8 @@ def test_the_page_cannot_write_without_the_token_and_two_people_both_count(
         page.keyboard.press("n")
         page.keyboard.press("Enter")
         _wait_for_mine(page, 1)
+        # one shared sample, labelled yes by one and no by the other: kappa 0
+        assert page.locator("#p-people").inner_text() == "ana – ben: Cohen's κ 0.000 over 1 samples"
         assert [p for p in problems if "403" not in p] == []  # the refused fetch's own
     with Store(store) as s:
         by_person = {(x.annotator, x.request_id): x.value for x in s.labels(run_id)}

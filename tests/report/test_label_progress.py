@@ -63,3 +63,32 @@ def test_the_panel_counts_agreement_and_the_calibrated_interval(run: tuple[Path,
     assert low <= calibrated["value"] <= high
     assert calibrated["width"] == pytest.approx(high - low)
     assert "wide" in found["hint"]
+
+
+def test_the_panel_gives_agreement_among_people(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    run_id = labelled_run(store)
+    session = labelling_session(store, run_id, SCORE, "ana")
+    # ana and ben agree on 5 of 6 shared samples; ana says yes on 4, ben on 3
+    votes = {"ana": [1, 1, 1, 1, 0, 0], "ben": [1, 1, 1, 0, 0, 0]}
+    with Store(store) as s:
+        alone = label_progress(s, session.task)["people"]
+        assert alone["pairs"] == [] and alone["fleiss_kappa"] is None
+        s.save_labels(
+            Label(
+                run_id=run_id,
+                request_id=f"q{i}",
+                metric=SCORE,
+                annotator=who,
+                kind="yesno",
+                value=bool(v),
+            )
+            for who, values in votes.items()
+            for i, v in enumerate(values)
+        )
+        people = label_progress(s, session.task)["people"]
+    (pair,) = people["pairs"]
+    # observed 5/6; expected 4/6·3/6 + 2/6·3/6 = 1/2; κ = (5/6 − 1/2) / (1/2) = 2/3
+    assert (pair["first"], pair["second"], pair["n"]) == ("ana", "ben", 6)
+    assert pair["kappa"] == pytest.approx(2 / 3)
+    assert people["fleiss_kappa"] is None

@@ -165,6 +165,24 @@ def annotator_agreement(
     )
 
 
+def people_agreement(labels: Sequence[Label]) -> dict[str, Any]:
+    """Agreement among the people who labelled one score, cheap enough to show after
+    every label: Cohen's kappa of each pair over the samples both labelled, and Fleiss'
+    kappa when three or more labelled the same samples (comment-only labels left out)."""
+    labels = [x for x in labels if x.kind != "comment"]
+    kind = _kind(labels)
+    table = _label_table(labels, kind)
+    people = sorted(table)
+    fleiss, fleiss_n, raters = _fleiss(table, people)
+    pairs = [_pair(table, a, b, kind) for a, b in itertools.combinations(people, 2)]
+    return {
+        "pairs": [asdict(pair) for pair in pairs if pair.n],
+        "fleiss_kappa": fleiss,
+        "fleiss_n": fleiss_n,
+        "fleiss_raters": raters,
+    }
+
+
 def _kind(labels: Sequence[Label]) -> str:
     kinds = {x.kind for x in labels}
     return kinds.pop() if len(kinds) == 1 else "mixed"

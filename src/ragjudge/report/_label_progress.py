@@ -13,6 +13,7 @@ from collections import defaultdict
 from typing import Any
 
 from ragjudge.analysis._calibrated import calibrated_estimate, labels_of
+from ragjudge.meta._annotators import people_agreement
 from ragjudge.report._labelling import LabelTask
 from ragjudge.stats import Interval
 from ragjudge.stats._agreement import Estimate, binary_agreement, ordinal_agreement
@@ -135,6 +136,7 @@ def label_progress(store: Store, task: LabelTask) -> dict[str, Any]:
         "targeted": len({x.request_id for x in labels if x.drawn == "targeted"}),
         "annotators": len({x.annotator for x in everyone}),
         "agreement": _agreement(task, labels, judged),
+        "people": people_agreement(everyone),
         "calibrated": calibrated,
         "hint": _hint(task, random_count, calibrated),
     }

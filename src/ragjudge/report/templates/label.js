@@ -66,6 +66,12 @@
     } else {
       put("p-agreement", `not measured (${a.n} labelled samples with a verdict)`);
     }
+    const people = p.people;
+    if (people.fleiss_kappa !== null && people.fleiss_kappa !== undefined) {
+      put("p-people", `Fleiss' κ ${fmt(people.fleiss_kappa)} over ${people.fleiss_n} samples labelled by ${people.fleiss_raters} people`);
+    } else if (people.pairs.length) {
+      put("p-people", people.pairs.map((x) => `${x.first} – ${x.second}: Cohen's κ ${fmt(x.kappa)} over ${x.n} samples`).join(" · "));
+    }
     const c = p.calibrated;
     put("p-calibrated", c.value === null || c.value === undefined
       ? "no randomly drawn label yet"
