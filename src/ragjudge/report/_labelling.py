@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ragjudge.analysis._meanings import run_meanings
-from ragjudge.errors import AnalysisError
+from ragjudge.errors import AnalysisError, RagjudgeError
 from ragjudge.meta._queue import QueueItem, QueueOrder, labelling_queue, promote_random_prefix
 from ragjudge.schema import ScoreMeaning
 from ragjudge.store._labels import Label, LabelKind, value_problem
@@ -41,8 +41,9 @@ TOKEN_HEADER = "X-Ragjudge-Token"
 _MAX_BODY = 64_000
 
 
-class LabelProblem(Exception):
-    """A write the server refuses: ``status`` is the HTTP status to answer with."""
+class LabelProblem(RagjudgeError):
+    """A write the labelling page's server refuses: ``status`` is the HTTP status to
+    answer with (the page shows the message; it never reaches the command line)."""
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
