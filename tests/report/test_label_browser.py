@@ -5,41 +5,22 @@ Skipped, with the reason, without Playwright or a Chromium binary."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from chromium_browser import launched_chromium
 from label_sessions import SCORE, labelled_run, serving
 from ragjudge.report._label_routes import label_address
 from ragjudge.store import Store
 
 
-def _chromium() -> str | None:
-    for name in (os.environ.get("RAGJUDGE_CHROMIUM"), "chromium", "chromium-browser"):
-        if name and (found := shutil.which(name)):
-            return found
-    return None
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
-    chromium = _chromium()
-    if chromium is None:
-        pytest.skip("no Chromium binary (apt-get install chromium, or set RAGJUDGE_CHROMIUM)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        args = ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
-        launched = playwright.chromium.launch(executable_path=chromium, args=args)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with launched_chromium() as launched:
+        yield launched
 
 
 @pytest.fixture

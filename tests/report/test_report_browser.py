@@ -10,8 +10,6 @@ Japanese sample and a comparison are written to each test's temporary folder.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -23,6 +21,7 @@ import pytest
 from pages import Page
 
 import ragjudge as rj
+from chromium_browser import chromium_binary, launched_chromium
 from ragjudge.report import make_server, write_comparison_report, write_run_report
 from ragjudge.report._text import _HIDDEN, search_text
 from ragjudge.store._store import Store
@@ -35,13 +34,6 @@ from report_runs import (
     synthetic_run,
 )
 from security.attacks import ATTACKS
-
-
-def _chromium() -> str | None:
-    for name in (os.environ.get("RAGJUDGE_CHROMIUM"), "chromium", "chromium-browser"):
-        if name and (found := shutil.which(name)):
-            return found
-    return None
 
 
 @dataclass
@@ -71,18 +63,7 @@ def _attack_rows() -> list[dict[str, Any]]:
 def chromium() -> str:
     """The Chromium binary, once Playwright is there too (checked before any run is
     built, so a machine without them skips at once)."""
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        pytest.skip(
-            "Playwright for Python is not installed (pip install playwright; the dev extra has it)"
-        )
-    executable = _chromium()
-    if executable is None:
-        pytest.skip(
-            "no Chromium: install Debian's chromium (apt-get install chromium) or set RAGJUDGE_CHROMIUM"
-        )
-    return executable
+    return chromium_binary()
 
 
 @pytest.fixture(scope="module")
@@ -140,16 +121,8 @@ class Watched:
 
 @pytest.fixture
 def browser(chromium: str, built: Built) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        # Chromium's own sandbox will not start as root (a CI container's user)
-        args = ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
-        launched = playwright.chromium.launch(executable_path=chromium, args=args)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with launched_chromium(chromium) as launched:
+        yield launched
 
 
 @pytest.fixture

@@ -5,8 +5,6 @@ Chromium binary."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,18 +13,12 @@ from typing import Any
 import pytest
 
 import ragjudge as rj
+from chromium_browser import launched_chromium
 from ragjudge.report import _embedded, make_server
 from ragjudge.report._run import run_report_html
 from ragjudge.store import Store
 
 SAMPLES = 30
-
-
-def _chromium() -> str | None:
-    for name in (os.environ.get("RAGJUDGE_CHROMIUM"), "chromium", "chromium-browser"):
-        if name and (found := shutil.which(name)):
-            return found
-    return None
 
 
 @pytest.fixture(scope="module")
@@ -47,18 +39,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 @pytest.fixture
 def page(run: tuple[Path, str]) -> Iterator[Any]:
-    pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
-    chromium = _chromium()
-    if chromium is None:
-        pytest.skip("no Chromium binary (set RAGJUDGE_CHROMIUM)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        try:
-            yield browser.new_page()
-        finally:
-            browser.close()
+    with launched_chromium() as browser:
+        yield browser.new_page()
 
 
 def test_a_sample_left_out_of_the_page_opens_by_its_id(
