@@ -31,7 +31,9 @@ async def prompts(name: str, facts: bool, **options: Any) -> list[str]:
     metric = create_metric({"metric": name, **metric_class(name).example_options, **options})
     row = MARK.row(facts=facts)
     records: list[JudgeCallRecord] = []
-    await metric.score(Sample.model_validate(row), output_of(row), MARK.context(StandInJudge(records)))
+    await metric.score(
+        Sample.model_validate(row), output_of(row), MARK.context(StandInJudge(records))
+    )
     return sorted(prompts_of(records))
 
 

@@ -77,9 +77,7 @@ async def cross_validate(
         learned_from = [s for s in labelled if s.request_id not in set(held_ids)]
         learned = await learner.learn(candidate, learned_from)
         judge = learner.candidate_judge(learned)
-        values = await asyncio.gather(
-            *(_judged_value(judge, s, ctx, learner.score) for s in held)
-        )
+        values = await asyncio.gather(*(_judged_value(judge, s, ctx, learner.score) for s in held))
         valued = [(s, v) for s, v in zip(held, values, strict=True) if v is not None]
         scored_all += valued
         scored = [(s, bool(meaning.passed(v))) for s, v in valued]

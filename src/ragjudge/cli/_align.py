@@ -33,9 +33,11 @@ _CANDIDATE_HELP = (
 def align(
     run_id: RunArgument,
     metric: Annotated[
-        str, typer.Option(help="The score to align: a custom judge's name in the run, or the score of a "
+        str,
+        typer.Option(
+            help="The score to align: a custom judge's name in the run, or the score of a "
             "built-in yes/no metric (response/llm_judged/correctness/rating …).",
-        )
+        ),
     ],
     output: Annotated[
         Path | None,

@@ -25,8 +25,8 @@ from ragjudge.metrics._yesno_examples import (
     example_inputs,
     example_values,
 )
-from ragjudge.models._types import ChatMessage
 from ragjudge.metrics.replies import Reply, YesNo, YesNoVerdict
+from ragjudge.models._types import ChatMessage
 from ragjudge.schema import Output, Sample, ScoreMeaning
 
 __all__ = [

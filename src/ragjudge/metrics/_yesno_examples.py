@@ -60,9 +60,7 @@ class YesNoExample(BaseModel):
         named = {_ALIASES.get(k, k): v for k, v in value.items()}
         unknown = [k for k in named if k not in EXAMPLE_INPUTS]
         if unknown:
-            raise ValueError(
-                f"unknown input {unknown[0]!r}; inputs: {', '.join(EXAMPLE_INPUTS)}"
-            )
+            raise ValueError(f"unknown input {unknown[0]!r}; inputs: {', '.join(EXAMPLE_INPUTS)}")
         empty = [k for k, v in named.items() if isinstance(v, str) and not v.strip()]
         if empty:
             raise ValueError(f"input {empty[0]!r} is empty")
