@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ragjudge.align._crossval import before_and_after, cross_validate, split_folds
+from ragjudge.align._judges import JudgeEntry, judge_entry
 from ragjudge.align._labelled import (
     LabelledSample,
     check_pass_line,
@@ -26,10 +27,8 @@ from ragjudge.align._result import (
 )
 from ragjudge.config import ConfigError
 from ragjudge.config._judges import JudgeConfig
-from ragjudge.config._presets import entry_name
 from ragjudge.errors import SpendingLimitReached
 from ragjudge.metrics import MetricContext
-from ragjudge.metrics.custom._spec import read_judge_file
 from ragjudge.models import GenerateConfig, JudgeModel, Provider
 from ragjudge.run._judging import generate_config, judge_model, open_cache
 from ragjudge.schema import ScoreMeaning
@@ -46,7 +45,9 @@ class AlignSettings:
     seed: int = 0
     examples: int = 4
     """Worked examples a candidate adds (chosen from its training folds' disagreements)."""
-    candidates: tuple[Candidate, ...] = CANDIDATES
+    candidates: tuple[Candidate, ...] | None = None
+    """The candidates to try; default: every one the judge takes (a built-in metric
+    takes worked examples only)."""
     judge: str | None = None
     """The judge model (``openai/gpt-4o-mini``); default: the run's judge."""
     max_cost: float | None = None
@@ -59,7 +60,7 @@ class _Setting:
     """What a plan and an alignment share: the judge's entry, the labels, the folds."""
 
     plan: AlignPlan
-    entry: dict[str, Any]
+    entry: JudgeEntry
     meaning: ScoreMeaning
     labelled: list[LabelledSample]
     folds: list[list[str]]
@@ -98,10 +99,12 @@ async def align_judge(
 async def _aligned(
     setting: _Setting, settings: AlignSettings, model: JudgeModel, sampling: GenerateConfig
 ) -> AlignResult:
-    learner = Learner(setting.entry, model, sampling, settings.examples, settings.seed)
+    learner = Learner(
+        setting.entry, model, sampling, settings.examples, settings.seed, setting.plan.metric
+    )
     ctx = MetricContext(judge=model, generate_config=sampling)
     results = []
-    for name in settings.candidates:
+    for name in setting.plan.candidates:
         spent = _spent(model)
         folds, verdicts = await cross_validate(
             learner, name, setting.labelled, setting.folds, ctx, setting.meaning
@@ -122,12 +125,13 @@ async def _aligned(
 def _setting(store: Store, run_id: str, metric: str, settings: AlignSettings) -> _Setting:
     run = store.run(run_id)
     meaning = score_meaning(store, run.run_id, metric)
-    entry = custom_judge_entry(run.config, metric)
+    entry = judge_entry(run.config, metric)
+    candidates = _candidates(settings.candidates, entry)
     check_pass_line(meaning, metric)
     labelled = labelled_samples(store, run.run_id, metric, meaning)
     folds = split_folds([s.request_id for s in labelled], settings.folds, settings.seed)
-    rewrites = len(folds) + 1 if any("criteria" in c for c in settings.candidates) else 0
-    calls = len(labelled) * len(settings.candidates) + rewrites
+    rewrites = len(folds) + 1 if any("criteria" in c for c in candidates) else 0
+    calls = len(labelled) * len(candidates) + rewrites
     per_call = _cost_per_call(store, run.run_id, metric)
     plan = AlignPlan(
         run.run_id,
@@ -135,44 +139,25 @@ def _setting(store: Store, run_id: str, metric: str, settings: AlignSettings) ->
         len(labelled),
         sum(s.disagrees for s in labelled),
         len(folds),
-        settings.candidates,
+        candidates,
         calls,
         None if per_call is None else per_call * calls,
+        entry.builtin,
     )
     return _Setting(plan, entry, meaning, labelled, folds, run.config)
 
 
-def custom_judge_entry(config: Mapping[str, Any], metric: str) -> dict[str, Any]:
-    """The metrics entry of the custom judge whose score is ``metric``;
-    :class:`ConfigError` for a built-in metric (only custom judges are aligned)."""
-    for entry in config.get("metrics") or ():
-        if entry_name(entry) != metric:
-            continue
-        if isinstance(entry, dict) and entry.get("metric") == "custom_judge":
-            return _with_spec_resolved(entry, config.get("base_dir"))
-        kind = entry if isinstance(entry, str) else entry.get("metric", metric)
+def _candidates(given: tuple[Candidate, ...] | None, entry: JudgeEntry) -> tuple[Candidate, ...]:
+    """The candidates to try; :class:`ConfigError` for rewritten criteria asked of a
+    built-in metric (its criteria are the metric's own)."""
+    if entry.builtin is None:
+        return given or CANDIDATES
+    if given is not None and any("criteria" in c for c in given):
         raise ConfigError(
-            f"--metric: {metric} is the built-in metric {kind!r}; align proposes better "
-            "judges for custom judges (metric: custom_judge) only"
+            f"--candidate: rewritten criteria apply to custom judges only; the built-in "
+            f"metric {entry.builtin!r} learns worked examples (--candidate examples)"
         )
-    raise ConfigError(
-        f"--metric: {metric} is not one of the run's metrics entries (a score of a "
-        "metric with several scores, or a judge matrix's score, cannot be aligned)"
-    )
-
-
-def _with_spec_resolved(entry: dict[str, Any], base_dir: object) -> dict[str, Any]:
-    """The entry without its kind, its judge file's keys read in (the record names the
-    file relative to the config's folder) and replaced by the options given beside it,
-    as the judge itself merges them."""
-    found = {k: v for k, v in entry.items() if k not in ("metric", "spec")}
-    spec = entry.get("spec")
-    if not isinstance(spec, str):
-        return found
-    path = Path(spec)
-    if not path.is_absolute() and isinstance(base_dir, str):
-        path = Path(base_dir) / path
-    return {**read_judge_file(path), **found}
+    return ("examples",)
 
 
 def reply_cache(config: Mapping[str, Any], store_path: Path) -> Path | None:

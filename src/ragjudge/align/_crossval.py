@@ -77,7 +77,7 @@ async def cross_validate(
         learned_from = [s for s in labelled if s.request_id not in set(held_ids)]
         learned = await learner.learn(candidate, learned_from)
         judge = learner.candidate_judge(learned)
-        values = await asyncio.gather(*(_judged_value(judge, s, ctx) for s in held))
+        values = await asyncio.gather(*(_judged_value(judge, s, ctx, learner.score) for s in held))
         valued = [(s, v) for s, v in zip(held, values, strict=True) if v is not None]
         scored_all += valued
         scored = [(s, bool(meaning.passed(v))) for s, v in valued]
@@ -109,10 +109,12 @@ def _fold_result(
 
 
 async def _judged_value(
-    judge: Metric, labelled: LabelledSample, ctx: MetricContext
+    judge: Metric, labelled: LabelledSample, ctx: MetricContext, score: str
 ) -> float | None:
-    """The candidate's value of the sample; None when it could not score it."""
+    """The candidate's value of the sample (of the score named ``score``, when the
+    judge gives several); None when it could not score it."""
     scores = await judge.score(labelled.sample, labelled.output, ctx)
+    scores = [s for s in scores if s.metric == score] or scores
     values = [s.value for s in scores if s.error is None and s.value is not None]
     return values[0] if values else None
 

@@ -85,6 +85,9 @@ class AlignPlan:
     calls: int
     cost: float | None
     """Estimated from the run's own calls of the metric (None when they were unpriced)."""
+    builtin: str | None = None
+    """The built-in yes/no metric aligned (None for a custom judge): its candidate is
+    worked examples only, and the judge proposed is its metrics entry."""
 
 
 @dataclass
@@ -96,7 +99,8 @@ class AlignResult:
     best: CandidateResult | None
     """The candidate with the highest accuracy after, when it beats the judge as it is."""
     spec: dict[str, Any] | None = None
-    """The best candidate's judge (``custom_judge`` options) learned from all labels."""
+    """The best candidate's judge learned from all labels: a custom judge's judge file
+    keys, or a built-in metric's entry for the config's ``metrics`` list."""
     original: dict[str, Any] = field(default_factory=dict)
     """The judge's options as the run had them, for the diff."""
     calls: int = 0

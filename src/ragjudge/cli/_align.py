@@ -25,14 +25,19 @@ __all__ = ["register"]
 _CANDIDATE_HELP = (
     "A candidate judge to try (repeat for several): examples (worked examples of the "
     "disagreements, with the people's verdict and comment), criteria (criteria the judge "
-    "model rewrites from the disagreements) or examples+criteria. Default: all three."
+    "model rewrites from the disagreements) or examples+criteria. Default: all three; "
+    "a built-in yes/no metric (correctness, safety …) takes examples only."
 )
 
 
 def align(
     run_id: RunArgument,
     metric: Annotated[
-        str, typer.Option(help="The score to align: a custom judge's name in the run.")
+        str,
+        typer.Option(
+            help="The score to align: a custom judge's name in the run, or the score of a "
+            "built-in yes/no metric (response/llm_judged/correctness/rating …).",
+        ),
     ],
     output: Annotated[
         Path | None,
@@ -80,7 +85,7 @@ def align(
 
     from ragjudge.align import CANDIDATES, AlignSettings, align_judge, align_plan
 
-    chosen = _candidates(candidate or list(CANDIDATES), CANDIDATES)
+    chosen = _candidates(candidate, CANDIDATES) if candidate else None
     if output is not None and output.suffix not in (".yaml", ".yml"):
         raise fail(f"-o: {output} must be a .yaml or .yml file (a judge file)")
     settings = AlignSettings(folds, seed, examples, chosen, judge, max_cost, cache)
@@ -100,10 +105,25 @@ def align(
         return
     _print_result(found)
     if found.spec is not None and output is not None:
+        _print_adoption(found, metric, output)
+
+
+def _print_adoption(found: AlignResult, metric: str, output: Path) -> None:
+    """How to use the judge written to ``output``."""
+    if found.plan.builtin is None:
         out.print(Text(f"written to {output}: adopt it with", style="bold"))
         out.print(
             Text(f"  - {{metric: custom_judge, name: {metric}, spec: {output}}}"), soft_wrap=True
         )
+        return
+    out.print(
+        Text(
+            f"written to {output}: adopt it by replacing the {found.plan.builtin} entry of "
+            "your config's metrics: list with the entry in the file",
+            style="bold",
+        ),
+        soft_wrap=True,
+    )
 
 
 def _as_dict(found: AlignResult) -> dict[str, Any]:
@@ -134,6 +154,14 @@ def _print_plan(plan: AlignPlan, *, dry_run: bool) -> None:
         ),
         soft_wrap=True,
     )
+    if plan.builtin is not None:
+        out.print(
+            Text(
+                f"{plan.metric} is the built-in yes/no metric {plan.builtin}: it learns worked "
+                "examples (its examples option); rewritten criteria apply to custom judges only"
+            ),
+            soft_wrap=True,
+        )
     if dry_run:
         cost = (
             "unknown (the run's calls have no price)" if plan.cost is None else f"${plan.cost:.4f}"

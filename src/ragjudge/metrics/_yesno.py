@@ -1,6 +1,9 @@
 """Yes/no judged metrics: one question, answered with a rationale and a yes/no verdict,
 stored as 1 (yes) or 0 (no) with the rationale, so the mean is the share of yes.
 
+Every yes/no metric takes the ``examples`` option (worked examples, see
+:mod:`ragjudge.metrics._yesno_examples`), which the layout shows after the criteria.
+
 A yes/no metric is a :class:`YesNoMetric` that declares what it needs (``requires``),
 what its score means (:func:`yes_no_meaning`) and its ``template``, which extends the
 kit's layout ``kit/yes_no.jinja``. By default the judge is shown the conversation
@@ -10,14 +13,30 @@ before the request, the request and the response; a metric that shows more overr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ragjudge.metrics._base import MetricContext, Result, require_response
+from ragjudge.metrics._base import MetricContext, MetricOptions, Result, require_response
 from ragjudge.metrics._judged import JudgedMetric, conversation
+from ragjudge.metrics._yesno_examples import (
+    YesNoExample,
+    YesNoOptions,
+    check_example_inputs,
+    example_inputs,
+    example_values,
+)
 from ragjudge.metrics.replies import Reply, YesNo, YesNoVerdict
+from ragjudge.models._types import ChatMessage
 from ragjudge.schema import Output, Sample, ScoreMeaning
 
-__all__ = ["YES_NO", "YesNoMetric", "rating", "yes_no_meaning"]
+__all__ = [
+    "YES_NO",
+    "YesNoExample",
+    "YesNoMetric",
+    "YesNoOptions",
+    "rating",
+    "yes_no_meaning",
+]
 
 YES_NO = YesNo()
 """The reader of every yes/no verdict (see :class:`~ragjudge.metrics.replies.YesNo`)."""
@@ -40,8 +59,26 @@ def rating(verdict: YesNoVerdict, **details: Any) -> Result:
 class YesNoMetric(JudgedMetric):
     """A judged metric that asks one yes/no question (see the module docstring)."""
 
+    Options: ClassVar[type[MetricOptions]] = YesNoOptions
+    options: YesNoOptions
     reply: ClassVar[Reply[Any]] = YES_NO
     meaning: ClassVar[ScoreMeaning] = yes_no_meaning("")
+
+    def __init__(self, *, name: str | None = None, **options: Any) -> None:
+        super().__init__(name=name, **options)
+        check_example_inputs(self.options.examples, self.example_inputs())
+
+    @classmethod
+    def example_inputs(cls) -> tuple[str, ...]:
+        """The input names a worked example of this metric may hold: what it reads."""
+        return example_inputs(cls.requires)
+
+    def messages(
+        self, template: str, values: Mapping[str, Any], *, system: str | None = None
+    ) -> list[ChatMessage]:
+        """The call's messages, with the worked examples for the layout to show."""
+        shown = {**values, "examples": example_values(self.options.examples)}
+        return super().messages(template, shown, system=system)
 
     async def prompt_values(
         self, sample: Sample, output: Output, ctx: MetricContext

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from ragjudge.metrics._base import Metric, MetricFailure, MetricOptions, NotApplicable
-from ragjudge.metrics._yesno import YesNoMetric
+from ragjudge.metrics._yesno import YesNoMetric, YesNoOptions
 from ragjudge.schema import ContextChunk, Output, Sample
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "EXPECTED",
     "RESPONSE",
     "DatabricksJudge",
+    "DatabricksJudgeOptions",
     "DatabricksMetric",
     "DatabricksOptions",
     "Expected",
@@ -81,9 +82,17 @@ class DatabricksMetric(Metric):
         raise self.missing("no expected_facts or expected_response")
 
 
+class DatabricksJudgeOptions(DatabricksOptions, YesNoOptions):
+    """The options every Databricks LLM judge takes: ``if_missing`` and the yes/no
+    kit's ``examples``."""
+
+
 class DatabricksJudge(DatabricksMetric, YesNoMetric):
     """A Databricks LLM judge: by default one yes/no question whose answer is the rating
     (1 for yes, 0 for no, with the rationale); several questions override ``judge``."""
+
+    Options: ClassVar[type[MetricOptions]] = DatabricksJudgeOptions
+    options: DatabricksJudgeOptions
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from ragjudge.metrics._base import MetricOptions, Produced, require_response
 from ragjudge.metrics._judged import JudgeFailed, Judging, conversation
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics._yesno import YES_NO, rating, yes_no_meaning
-from ragjudge.metrics.databricks._shared import RESPONSE, DatabricksJudge, DatabricksOptions
+from ragjudge.metrics.databricks._shared import RESPONSE, DatabricksJudge, DatabricksJudgeOptions
 from ragjudge.schema import Output, Sample, Score, ScoreMeaning
 
 ROW = "response/llm_judged/guideline_adherence"
@@ -32,7 +32,7 @@ GLOBAL = "response/llm_judged/global_guideline_adherence"
 Guidelines = list[str] | dict[str, list[str]]
 
 
-class GuidelineOptions(DatabricksOptions):
+class GuidelineOptions(DatabricksJudgeOptions):
     """The judge's options: the guidelines every row is held to, besides its own."""
 
     global_guidelines: Guidelines | None = None
