@@ -38,6 +38,10 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
             ["--label", "{run}", "--metric", SCORE, "--annotator", "a", "--random-share", "2"],
             "--random-share",
         ),
+        (
+            ["--label", "{run}", "--metric", SCORE, "--annotator", "a", "--strata", "topic"],
+            "--strata",
+        ),
     ],
 )
 def test_a_labelling_mistake_exits_2_naming_the_option(

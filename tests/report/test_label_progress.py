@@ -92,3 +92,30 @@ def test_the_panel_gives_agreement_among_people(tmp_path: Path) -> None:
     assert (pair["first"], pair["second"], pair["n"]) == ("ana", "ben", 6)
     assert pair["kappa"] == pytest.approx(2 / 3)
     assert people["fleiss_kappa"] is None
+
+
+def test_a_session_with_strata_spreads_its_targeted_samples_over_the_subsets(
+    tmp_path: Path,
+) -> None:
+    import ragjudge as rj
+
+    rows = [
+        {
+            "request_id": f"r{i}",
+            "request": "Which city is the capital of France?",
+            "response": "Paris" if i % 2 else "Lyon",
+            "metadata": {"topic": "maps" if i < 9 else "trains"},
+        }
+        for i in range(12)
+    ]
+    store = tmp_path / "runs.db"
+    metric = {"metric": SCORE, "values": ["Paris"]}
+    run_id = rj.evaluate(rows, metrics=[metric], store=store, progress=False).run_id
+    session = labelling_session(store, run_id, SCORE, "ana", strata="metadata.topic")
+    with Store(store) as s:
+        queue = session.queue(s)
+    targeted = [item for item in queue if item.drawn == "targeted"]
+    topics = {f"r{i}": "maps" if i < 9 else "trains" for i in range(12)}
+    # the three "trains" samples are not left to the end of the targeted stream
+    assert "trains" in {topics[item.request_id] for item in targeted[:3]}
+    assert any("few labels in topic=" in reason for item in targeted for reason in item.reasons)

@@ -121,6 +121,16 @@ RandomShareOption = Annotated[
         rich_help_panel=_PANEL,
     ),
 ]
+StrataOption = Annotated[
+    str | None,
+    typer.Option(
+        "--strata",
+        metavar="metadata.KEY",
+        help="Spread the informative queue's targeted samples over the values of a "
+        "metadata key: the subset with the fewest labels so far goes next.",
+        rich_help_panel=_PANEL,
+    ),
+]
 SeedOption = Annotated[
     int, typer.Option("--seed", help="Seed of the queue's random draw.", rich_help_panel=_PANEL)
 ]
@@ -160,6 +170,7 @@ def labelling_for(
     order: LabelOrder,
     random_share: float,
     seed: int,
+    strata: str | None = None,
 ) -> LabellingSession:
     """The labelling session the options describe; exits with the option at fault."""
     from ragjudge.errors import AnalysisError
@@ -183,6 +194,7 @@ def labelling_for(
             order=order.value,
             random_share=random_share,
             seed=seed,
+            strata=strata,
         )
     except AnalysisError as exc:
         raise fail(str(exc)) from None

@@ -33,6 +33,7 @@ from ragjudge.cli._label_view import (
     RandomShareOption,
     ScaleOption,
     SeedOption,
+    StrataOption,
     labelling_for,
 )
 
@@ -109,6 +110,7 @@ def view(
     order: OrderOption = LabelOrder.informative,
     random_share: RandomShareOption = 0.5,
     seed: SeedOption = 0,
+    strata: StrataOption = None,
 ) -> None:
     """Serve the runs of one or more stores on a local, read-only web server: the list
     of runs (state, headline means, sorting and filtering), any run's report (a running
@@ -144,6 +146,7 @@ def view(
             order=order,
             random_share=random_share,
             seed=seed,
+            strata=strata,
         )
     elif metric is not None or annotator is not None:
         raise fail("--metric and --annotator go with --label RUN")

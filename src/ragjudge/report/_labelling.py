@@ -22,6 +22,7 @@ from typing import Any, Literal
 from ragjudge.analysis._meanings import run_meanings
 from ragjudge.errors import AnalysisError, RagjudgeError
 from ragjudge.meta._queue import QueueItem, QueueOrder, labelling_queue, promote_random_prefix
+from ragjudge.meta._queue_strata import strata_key
 from ragjudge.schema import ScoreMeaning
 from ragjudge.store._labels import Label, LabelKind, value_problem
 from ragjudge.store._store import Store
@@ -66,6 +67,7 @@ class LabelTask:
     order: QueueOrder = "informative"
     random_share: float = 0.5
     seed: int = 0
+    strata: str | None = None
 
 
 @dataclass
@@ -97,6 +99,7 @@ class LabellingSession:
                     order=task.order,
                     random_share=task.random_share,
                     seed=task.seed,
+                    strata=task.strata,
                 )
             return list(self._queue)
 
@@ -128,6 +131,7 @@ def labelling_session(
     order: QueueOrder = "informative",
     random_share: float = 0.5,
     seed: int = 0,
+    strata: str | None = None,
 ) -> LabellingSession:
     """A session labelling score ``metric`` of run ``run_id`` (a unique part of its id
     will do) of the store at ``store_path``; :class:`AnalysisError` naming the option
@@ -136,6 +140,11 @@ def labelling_session(
         raise AnalysisError("--annotator: give the name the labels are stored under")
     if not 0.0 <= random_share <= 1.0:
         raise AnalysisError(f"--random-share must be between 0 and 1, got {random_share}")
+    if strata is not None:
+        try:
+            strata_key(strata)
+        except ValueError as exc:
+            raise AnalysisError(f"--strata: {exc}") from None
     with Store(store_path) as store:
         run = store.run(run_id)
         meanings = run_meanings(run)
@@ -156,6 +165,7 @@ def labelling_session(
         order,
         random_share,
         seed,
+        strata,
     )
     return LabellingSession(task, store_path)
 
