@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Literal
 from ragjudge._util.score_names import current_score_name
 from ragjudge.analysis._outcome import EXIT_GATE
 from ragjudge.errors import ConfigError
-from ragjudge.stats import MetricSummary
+from ragjudge.stats import Interval, MetricSummary
 
 if TYPE_CHECKING:  # the config is not read to show or gate a stored run
     from ragjudge.analysis._calibrated import CalibratedEstimate
@@ -221,7 +221,7 @@ def _mean_reading(gate: Gate, by_name: dict[str, MetricSummary], on: GateOn) -> 
         return _Reading(
             measured, None, f"{gate.metric}: the run has no such score (its scores: {known})"
         )
-    value = _measured_value(summary, measured)
+    value = _measured(summary.mean, summary.ci, measured)
     if value is None:
         why = "no value" if summary.mean is None else "no confidence interval"
         missing = f"{gate.metric} has {why} ({summary.errors} errors, n={summary.n})"
@@ -241,7 +241,7 @@ def _pass_rate_reading(gate: Gate, rates: dict[str, PassRate], on: GateOn) -> _R
             f"{score} has no per-sample pass (give it a 'threshold'); scores with one: {known}"
         )
         return _Reading(measured, None, missing)
-    value = _measured_rate(rate, measured)
+    value = _measured(rate.rate, rate.ci, measured)
     if value is None:
         why = "no scored sample" if rate.rate is None else "no confidence interval"
         return _Reading(measured, None, f"{gate.metric} has {why} ({rate.unscored} not scored)")
@@ -269,7 +269,7 @@ def _calibrated_reading(
             f"(scores with labels: {labelled}); {LABELLING_HINT}"
         )
         return _Reading(measured, None, missing)
-    value = _measured_calibrated(found, measured)
+    value = _measured(found.best.value, found.best.ci, measured)
     if value is None:
         missing = f"{gate.score} has {found.used} label(s) drawn at random; an estimate needs 2"
         return _Reading(measured, None, missing)
@@ -281,13 +281,14 @@ def _calibrated_reading(
     )
 
 
-def _measured_calibrated(found: CalibratedEstimate, measured: str) -> float | None:
-    best = found.best
-    if measured == "calibrated":
-        return best.value
-    if best.ci is None:
+def _measured(value: float | None, ci: Interval | None, measured: str) -> float | None:
+    """What a gate checks: the value itself, or (``…ci_low`` / ``…ci_high``) an end of
+    its interval; None when that is missing."""
+    if not measured.endswith(("ci_low", "ci_high")):
+        return value
+    if ci is None or value is None:
         return None
-    return best.ci.low if measured == "calibrated_ci_low" else best.ci.high
+    return ci.low if measured.endswith("ci_low") else ci.high
 
 
 def _calibrated_context(found: CalibratedEstimate, measured: str) -> str:
@@ -304,14 +305,6 @@ def _calibrated_context(found: CalibratedEstimate, measured: str) -> str:
     return f" ({', '.join(parts)})"
 
 
-def _measured_rate(rate: PassRate, measured: str) -> float | None:
-    if measured == "pass_rate":
-        return rate.rate
-    if rate.ci is None or rate.rate is None:
-        return None
-    return rate.ci.low if measured == "pass_ci_low" else rate.ci.high
-
-
 def _rate_context(rate: PassRate, measured: str) -> str:
     parts = [f"{rate.passed} of {rate.passed + rate.failed} passed"]
     if measured != "pass_rate" and rate.rate is not None:
@@ -321,14 +314,6 @@ def _rate_context(rate: PassRate, measured: str) -> str:
     if rate.unscored:
         parts.append(f"{rate.unscored} not scored")
     return f" ({', '.join(parts)})"
-
-
-def _measured_value(summary: MetricSummary, measured: str) -> float | None:
-    if measured == "mean":
-        return summary.mean
-    if summary.ci is None:
-        return None
-    return summary.ci.low if measured == "ci_low" else summary.ci.high
 
 
 def _context(summary: MetricSummary, measured: str) -> str:

@@ -122,8 +122,9 @@ def _hint(task: LabelTask, random_count: int, calibrated: dict[str, Any]) -> str
 
 def label_progress(store: Store, task: LabelTask) -> dict[str, Any]:
     """The progress panel's figures, as the page shows them and the writes return them."""
-    labels = labels_of(store.labels(task.run_id), task.metric, task.meaning)
-    everyone = store.labels(task.run_id, metric=task.metric)
+    stored = store.labels(task.run_id)
+    labels = labels_of(stored, task.metric, task.meaning)
+    everyone = [label for label in stored if label.metric == task.metric]
     mine = [label for label in everyone if label.annotator == task.annotator]
     judged = store.sample_means(task.run_id, task.metric)
     random_count = len({x.request_id for x in labels if x.drawn != "targeted"})

@@ -110,16 +110,13 @@ def _row(label: Label) -> tuple[Any, ...]:
 
 def _label(row: Sequence[Any]) -> Label:
     run_id, request_id, metric, annotator, kind, value_json, comment, drawn, created = row
-    value = json.loads(value_json)
-    if kind == "scale" and isinstance(value, int):
-        value = float(value)
     return Label(
         run_id=run_id,
         request_id=request_id,
         metric=metric,
         annotator=annotator,
         kind=kind,
-        value=value,
+        value=json.loads(value_json),
         comment=comment,
         drawn=drawn,
         created_at=created,
