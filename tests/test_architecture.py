@@ -31,7 +31,7 @@ LAYERS: list[set[str]] = [
     {"export"},
     {"report"},
     {"run"},
-    {"align"},
+    {"align", "testsets"},
     {"terminal"},
     {"api"},
     {"pytest"},
