@@ -68,6 +68,11 @@ def check_judges(
         _check_usable(judge, f"the judge {name!r}")
 
 
+def check_usable(judge: JudgeConfig, who: str) -> None:
+    """:class:`ConfigError` naming ``who`` when ``judge`` has no endpoint it could call."""
+    _check_usable(judge, who)
+
+
 def _check_usable(judge: JudgeConfig, who: str) -> None:
     try:
         provider = make_provider(judge.model, base_url=judge.base_url, api_key=judge_api_key(judge))

@@ -28,6 +28,7 @@ _EXPORTS = {
     "Label": "ragjudge.store._labels",
     "LabelDrawn": "ragjudge.store._labels",
     "LabelKind": "ragjudge.store._labels",
+    "StoredCandidate": "ragjudge.store._generated",
     "LATEST": "ragjudge.store._store",
     "RunInfo": "ragjudge.store._store",
     "RunStatus": "ragjudge.store._store",
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from ragjudge.store._batch import BATCH_ROWS, BATCH_SECONDS, ResultWriter
     from ragjudge.store._file import StoreError, open_store_file
     from ragjudge.store._frames import sample_frame, score_frame
+    from ragjudge.store._generated import StoredCandidate
     from ragjudge.store._labels import Label, LabelDrawn, LabelKind
     from ragjudge.store._lock import RunBusy, run_lock
     from ragjudge.store._store import (
@@ -71,6 +73,7 @@ __all__ = [
     "RunStatus",
     "Store",
     "StoreError",
+    "StoredCandidate",
     "new_run_id",
     "open_store_file",
     "output_row",

@@ -113,6 +113,24 @@ CREATE TABLE IF NOT EXISTS labels (
     created_at TEXT NOT NULL,
     PRIMARY KEY (run_id, request_id, metric, annotator)
 );
+CREATE TABLE IF NOT EXISTS testset_generations (
+    generation_id TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL UNIQUE,
+    settings_json TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS testset_candidates (
+    generation_id TEXT NOT NULL,
+    candidate TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    outcome TEXT NOT NULL,
+    record_json TEXT NOT NULL,
+    calls INTEGER NOT NULL,
+    cost REAL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (generation_id, candidate)
+);
 CREATE TABLE IF NOT EXISTS store_marks (
     name TEXT PRIMARY KEY,
     value INTEGER NOT NULL

@@ -26,6 +26,7 @@ from ragjudge.store import _frames as frames
 from ragjudge.store._batches import SubmittedBatches
 from ragjudge.store._file import StoreError as StoreError
 from ragjudge.store._file import open_store_file, transaction
+from ragjudge.store._generated import GeneratedCandidates
 from ragjudge.store._judge_calls import JudgeCallStore
 from ragjudge.store._labels import StoredLabels
 from ragjudge.store._pages import PageReads
@@ -102,6 +103,7 @@ class Store(
     SubmittedBatches,
     TableRowReads,
     StoredLabels,
+    GeneratedCandidates,
 ):
     """A SQLite file holding every run. Safe to reopen while another process has it open."""
 
