@@ -27,6 +27,8 @@ COLUMN_FIELDS: tuple[str, ...] = (
     "retrieved_context",
     "trace",
     "rubric",
+    "expected_tool_calls",
+    "tool_calls",
     "metadata",
 )
 """The fields ``columns`` may map (``metadata.KEY`` too)."""

@@ -138,6 +138,7 @@ def output_of_row(sample: Sample) -> Output:
             response=sample.response,
             retrieved_context=sample.retrieved_context,
             trace=sample.trace,
+            tool_calls=sample.tool_calls,
         )
     )
     if output.response is not None:

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragjudge._util.json_text import decoded_json
-from ragjudge.schema import ContextChunk, Output, Usage, response_text
+from ragjudge.schema import ContextChunk, Output, ToolCall, Usage, response_text
+from ragjudge.targets._tool_calls import tool_calls_in_reply, tool_calls_in_spans
 
 __all__ = ["TraceReading", "is_mlflow_trace", "read_trace", "with_trace"]
 
@@ -47,6 +48,8 @@ class TraceReading:
     latency: float | None = None
     problem: str | None = None
     """Why the response could not be read, when it could not."""
+    tool_calls: list[ToolCall] | None = None
+    """The tools called: the ``TOOL`` spans, else the root's OpenAI ``tool_calls``."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,7 @@ def read_trace(trace: Any) -> TraceReading | None:
         usage=_usage(spans),
         latency=_latency(root, found),
         problem=problem,
+        tool_calls=_tool_calls(spans, root),
     )
 
 
@@ -111,7 +115,16 @@ def with_trace(output: Output) -> Output:
         update["usage"] = reading.usage
     if output.latency is None and reading.latency is not None:
         update["latency"] = reading.latency
+    if output.tool_calls is None and reading.tool_calls is not None:
+        update["tool_calls"] = reading.tool_calls
     return output.model_copy(update=update) if update else output
+
+
+def _tool_calls(spans: Sequence[_Span], root: _Span | None) -> list[ToolCall] | None:
+    found = tool_calls_in_spans(spans)
+    if found is None and root is not None:
+        found = tool_calls_in_reply(root.outputs)
+    return found
 
 
 # the trace's structure ----------------------------------------------------------

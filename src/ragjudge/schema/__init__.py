@@ -23,6 +23,10 @@ from pydantic import (
     model_validator,
 )
 
+from ragjudge.schema._tools import ExpectedToolCall as ExpectedToolCall
+from ragjudge.schema._tools import ToolCall as ToolCall
+from ragjudge.schema._tools import read_tool_call as read_tool_call
+
 Role = Literal["system", "user", "assistant", "tool", "developer"]
 
 
@@ -33,6 +37,12 @@ class Message(BaseModel):
 
     role: Role
     content: str
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _no_content_is_empty(cls, value: Any) -> Any:
+        # An assistant message that only calls tools carries ``"content": null``.
+        return "" if value is None else value
 
 
 class ContextChunk(BaseModel):
@@ -191,6 +201,8 @@ class Sample(BaseModel):
     retrieved_context: list[ContextChunk] | None = None
     trace: Any = None
     rubric: RubricItems | None = None
+    expected_tool_calls: list[ExpectedToolCall] | None = None
+    tool_calls: list[ToolCall] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("request", mode="before")
@@ -277,6 +289,8 @@ class Output(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     latency: float | None = None
     error: str | None = None
+    tool_calls: list[ToolCall] | None = None
+    """The tools the system called, in order (when its reply or the data says)."""
 
 
 INVALID_CHOICE = "__invalid__"
