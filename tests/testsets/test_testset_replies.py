@@ -7,10 +7,23 @@ from typing import Any
 
 import pytest
 
-from ragjudge.testsets import KINDS, CheckVerdict, Draft, Kind
-from ragjudge.testsets._prompts import unanswerable_reference
+from ragjudge.knowledge import Chunk
+from ragjudge.models import JudgeModel
+from ragjudge.models.scripted import ReplyScript, ScriptedProvider
+from ragjudge.testsets import KINDS, CheckVerdict, Draft, Kind, SourcePlan
+from ragjudge.testsets._prompts import (
+    GENERATION_PURPOSE,
+    generation_messages,
+    unanswerable_reference,
+)
 from ragjudge.testsets._replies import read_closed_book, read_draft, read_verdict
 
+TOWER = Chunk(
+    chunk_id="towers.md#0",
+    doc_uri="towers.md",
+    content="The Eiffel Tower is 330 metres tall and was finished in 1889.",
+    index=0,
+)
 GOOD = {
     "question": "  How tall is the Eiffel Tower?  ",
     "answer": " It is 330 metres tall. ",
@@ -219,3 +232,16 @@ def test_the_closed_book_answer_is_the_trimmed_text() -> None:
     assert read_closed_book(read_closed_book.stand_in())
     with pytest.raises(ValueError, match="the answer is empty"):
         read_closed_book("  \n ")
+
+
+async def test_the_judge_layer_asks_again_with_the_readers_reason() -> None:
+    pointing = _json({**GOOD, "question": "According to the passage, how tall is it?"})
+    provider = ScriptedProvider(ReplyScript(sequence=[pointing, _json(GOOD)]))
+    plan = SourcePlan("single", 0, (TOWER,), "en")
+    parsed = await JudgeModel(provider).generate_parsed(
+        generation_messages(plan), read_draft("single"), purpose=GENERATION_PURPOSE
+    )
+    assert parsed.value is not None
+    assert parsed.value.question == "How tall is the Eiffel Tower?"
+    second_prompt = json.dumps(provider.calls[1], ensure_ascii=False)
+    assert "mentions 'According to the passage'" in second_prompt
