@@ -59,6 +59,17 @@ async def test_japanese_query_finds_the_right_document(retriever: BM25Retriever)
     assert [r.doc_uri for r in results] == ["ja/tokyo.md"]
 
 
+async def test_rank_gives_the_positions_and_scores_of_search(retriever: BM25Retriever) -> None:
+    query = "capital of France"
+    ranked = retriever.rank(query, k=3)
+    found = await retriever.search(query, k=3)
+    assert [retriever.chunks[i].chunk_id for i, _ in ranked] == [
+        (c.model_extra or {})["chunk_id"] for c in found
+    ]
+    assert [score for _, score in ranked] == [c.score for c in found]
+    assert retriever.chunks[ranked[0][0]].doc_uri == "en/paris.md"
+
+
 async def test_query_case_and_width_are_folded(retriever: BM25Retriever) -> None:
     results = await retriever.search("ＰＹＴＨＯＮ indentation", k=1)
     assert results[0].doc_uri == "en/python.md"

@@ -1,8 +1,7 @@
 """Retrievers: ``search(query, k)`` over knowledge-base chunks.
 
-- :class:`BM25Retriever` is a sparse lexical retriever built on ``bm25s`` with the
-  toolkit's language-aware tokenizer, so Japanese queries match Japanese chunks word by
-  word.
+- :class:`BM25Retriever`: lexical, on ``bm25s`` with the language-aware tokenizer (so
+  Japanese matches word by word); its ``rank`` is the same search without a loop.
 - :class:`DenseRetriever` ranks chunks by the cosine similarity of their embeddings to
   the query's; the chunk embeddings can be cached on disk.
 - :class:`HybridRetriever` fuses several retrievers' rankings by reciprocal rank fusion.
@@ -96,12 +95,17 @@ class BM25Retriever:
 
     async def search(self, query: str, k: int = 5) -> list[ContextChunk]:
         """The at most ``k`` chunks with the highest BM25 score for ``query``, best first."""
+        return [self.chunks[i].to_context(score=value) for i, value in self.rank(query, k)]
+
+    def rank(self, query: str, k: int = 5) -> list[tuple[int, float]]:
+        """:meth:`search` without the event loop: the positions in :attr:`chunks` and
+        the scores of the at most ``k`` best chunks for ``query``, best first."""
         _check_k(k)
         token_ids = self._query_token_ids(query)
         if k == 0 or not token_ids:
             return []
         scores = np.array(self._index.get_scores(token_ids))  # a copy to take the best from
-        return [self.chunks[i].to_context(score=value) for i, value in _best_positive(scores, k)]
+        return _best_positive(scores, k)
 
     def _query_token_ids(self, query: str) -> list[int]:
         if self._index is None:
@@ -140,9 +144,8 @@ def _best_positive(scores: NDArray[Any], k: int) -> list[tuple[int, float]]:
 
 
 def _top_k(scores: NDArray[Any], k: int) -> list[int]:
-    """Positions of the ``k`` highest scores, best first; ties keep corpus order.
-
-    Only the scores that can be among them are sorted: those at least as high as the
+    """Positions of the ``k`` highest scores, best first; ties keep corpus order. Only
+    the scores that can be among them are sorted: those at least as high as the
     ``k``-th highest, found by a partial selection (all of them, so a tie at the
     ``k``-th place goes to the earliest positions)."""
     if k <= 0 or scores.size == 0:
