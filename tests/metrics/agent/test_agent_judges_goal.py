@@ -35,7 +35,7 @@ async def test_the_value_is_the_judges_verdict_with_its_rationale() -> None:
     assert score.value == 1.0
     assert score.rationale == "The booking tool confirmed the table."
     prompt = str(provider.calls[0][0]["content"])
-    assert '<<<BEGIN STEP 1 TOOL>>>\nbook_table\n<<<END STEP 1 TOOL>>>' in prompt
+    assert "<<<BEGIN STEP 1 TOOL>>>\nbook_table\n<<<END STEP 1 TOOL>>>" in prompt
     assert '<<<BEGIN STEP 1 ARGUMENTS>>>\n{"people": 2, "time": "19:00"}\n' in prompt
     assert "<<<BEGIN STEP 1 OUTPUT>>>\nbooked\n<<<END STEP 1 OUTPUT>>>" in prompt
     assert "<<<BEGIN RESPONSE>>>\nYour table is booked.\n<<<END RESPONSE>>>" in prompt

@@ -12,6 +12,7 @@ Give each one a ``name``, the name its score is stored under::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
@@ -38,7 +39,7 @@ class TraceJudgeOptions(AgentJudgeOptions):
     criteria: str = Field(min_length=1)
     """What the judge checks in the trace, in your words (shown to the judge as an
     instruction, never as data)."""
-    scale: Literal["yes/no", "1-5"] = YES_NO_SCALE
+    scale: Literal["yes/no", "1-5"] = "yes/no"
     """``yes/no`` (stored as 1 or 0) or ``1-5`` (whole numbers, 5 the best)."""
 
 
@@ -54,7 +55,9 @@ class TraceJudge(JudgedMetric):
     meaning = ScoreMeaning(binary=True, description="your criteria, over the trace")
     template = "trace_judge.jinja"
     reply: ClassVar[Reply[Any]] = YesNo()
-    example_options = {"criteria": "The agent checks the stock before it places an order."}
+    example_options: ClassVar[Mapping[str, Any]] = {
+        "criteria": "The agent checks the stock before it places an order."
+    }
 
     def meanings(self) -> dict[str, ScoreMeaning]:
         """One score: yes/no (1/0) or 1–5, as the scale says."""
@@ -102,6 +105,4 @@ class TraceJudge(JudgedMetric):
         """The verdict as the score, with the judge's reasoning."""
         if isinstance(reply, ResultVerdict):
             return Result(float(reply.score), rationale=reply.feedback)
-        return Result(
-            float(reply.yes), rationale=reply.rationale, details={"label": reply.label}
-        )
+        return Result(float(reply.yes), rationale=reply.rationale, details={"label": reply.label})
