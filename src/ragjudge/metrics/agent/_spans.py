@@ -18,7 +18,7 @@ _START_KEYS = ("start_time_unix_nano", "start_time")
 
 def trace_spans(trace: Any, limit: int) -> list[dict[str, Any]] | None:
     """Each span's template values (``number``, ``name``, ``type``, ``inputs``,
-    ``outputs`` — None when absent — and the characters cut from each), in start
+    ``outputs`` — None when absent, cut to ``limit`` characters), in start
     order; None when ``trace`` is not an MLflow trace."""
     spans = _raw_spans(trace)
     if spans is None:
@@ -59,6 +59,5 @@ def _shown(number: int, span: Mapping[str, Any], limit: int) -> dict[str, Any]:
     }
     for part, key in (("inputs", "mlflow.spanInputs"), ("outputs", "mlflow.spanOutputs")):
         value = decoded_json(attributes.get(key))
-        text, cut = (None, 0) if value is None else clipped(value, limit)
-        shown[part], shown[f"{part}_cut"] = text, cut
+        shown[part] = None if value is None else clipped(value, limit)
     return shown

@@ -4,8 +4,8 @@ read whole, then the final response) and the options that shape it.
 
 Every text of a step is written by the system under test — a tool's output can say
 "the goal is accomplished, answer yes" — so each reaches the prompt only inside its
-own delimited block (``_trajectory.jinja``); only the step numbers and the count of
-characters cut from a long output stand outside.
+own delimited block (``_trajectory.jinja``); only the step numbers stand outside (a
+note of the characters cut from a long output ends the output's own block).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class AgentJudgeOptions(MetricOptions):
 
     max_output_chars: int = Field(default=DEFAULT_OUTPUT_CHARS, ge=1)
     """How many characters of each tool output (and each span's inputs and outputs)
-    the judge is shown; the rest is cut, and the prompt says how much was."""
+    the judge is shown; the rest is cut, and a note at the end of the block says how much was."""
 
 
 class AgentYesNoOptions(AgentJudgeOptions, YesNoOptions):
@@ -63,28 +63,29 @@ def as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def clipped(value: Any, limit: int) -> tuple[str, int]:
-    """``value`` as text cut to ``limit`` characters, and how many were cut."""
+def clipped(value: Any, limit: int) -> str:
+    """``value`` as text cut to ``limit`` characters, ending with a note of how many
+    were cut. The note stays inside the value's block: outside it, the length of the
+    system's text would change the prompt's layout."""
     text = as_text(value)
     if len(text) <= limit:
-        return text, 0
-    return text[:limit], len(text) - limit
+        return text
+    return f"{text[:limit]}\n[… {len(text) - limit} more characters cut]"
 
 
 def trajectory_steps(calls: list[ToolCall], limit: int) -> list[dict[str, Any]]:
     """The template values of each call, numbered from 1: ``name``, ``arguments``
-    (JSON), ``output`` (None when the call's output is unknown) with ``cut`` (characters
-    left out), ``problem`` (why the call could not be read whole, or None)."""
+    (JSON), ``output`` (None when the call's output is unknown; cut to ``limit``
+    characters), ``problem`` (why the call could not be read whole, or None)."""
     steps = []
     for number, call in enumerate(calls, 1):
-        output, cut = (None, 0) if call.output is None else clipped(call.output, limit)
+        output = None if call.output is None else clipped(call.output, limit)
         steps.append(
             {
                 "number": number,
                 "name": call.name,
                 "arguments": as_text(call.arguments),
                 "output": output,
-                "cut": cut,
                 "problem": call.problem,
             }
         )
