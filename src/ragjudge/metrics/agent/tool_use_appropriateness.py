@@ -47,6 +47,7 @@ class ToolUseAppropriateness(JudgedMetric):
     meaning = ScoreMeaning(description="share of the agent's tool calls that fit their step")
     template = "tool_use_appropriateness.jinja"
     reply = StepsReply(1)
+    calls_per_sample = "1 (none for a trajectory without calls)"
 
     async def judge(self, sample: Sample, output: Output, j: Judging) -> Produced:
         """One call over every step; no calls → 1 when none were expected, else not

@@ -55,6 +55,7 @@ class TraceJudge(JudgedMetric):
     meaning = ScoreMeaning(binary=True, description="your criteria, over the trace")
     template = "trace_judge.jinja"
     reply: ClassVar[Reply[Any]] = YesNo()
+    calls_per_sample = "1"
     example_options: ClassVar[Mapping[str, Any]] = {
         "criteria": "The agent checks the stock before it places an order."
     }
