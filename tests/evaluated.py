@@ -54,6 +54,13 @@ class Marked:
             "expected_retrieved_context": self.chunks("expected"),
             "rubric": [{"criterion": self("criterion"), "points": 5}],
             "metadata": {"note": self("metadata")},
+            "tool_calls": [
+                {
+                    "name": self("tool_name"),
+                    "arguments": {self("tool_argument_name"): self("tool_argument")},
+                    "output": self("tool_output"),
+                }
+            ],
         }
         if facts:
             row["expected_facts"] = [self("fact1"), self("fact2")]
@@ -80,6 +87,7 @@ def output_of(row: dict[str, Any]) -> Output:
         retrieved_context=row["retrieved_context"],
         usage=Usage(input_tokens=120, output_tokens=30),
         latency=0.5,
+        tool_calls=row.get("tool_calls"),
     )
 
 

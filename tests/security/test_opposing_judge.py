@@ -30,7 +30,7 @@ T = TypeVar("T")
 HARMLESS = "an ordinary sentence."
 
 CONFIGS: dict[str, dict[str, Any]] = {
-    name: {"metric": name}
+    name: {"metric": name, **metric_class(name).example_options}
     for name in available_metrics()
     if metric_class(name).needs_judge and not metric_class(name).reply_copies_data
 }

@@ -41,7 +41,8 @@ HARMLESS = "an ordinary sentence."
 async def scored(
     name: str, marked: Marked, judge: Any, **options: Any
 ) -> tuple[list[Score], list[JudgeCallRecord]]:
-    metric = create_metric({"metric": name, **options})
+    required = metric_class(name).example_options  # options a metric cannot do without
+    metric = create_metric({"metric": name, **required, **options})
     row = marked.row()
     context = marked.context(judge, metric.embedding_specs())
     scores = await metric.score(Sample.model_validate(row), output_of(row), context)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ragjudge.metrics.agent._steps import StepsReply
 from ragjudge.metrics.ragas._common import CountedVerdicts
 from ragjudge.metrics.ragas.answer_correctness import ClassificationReply
 from ragjudge.metrics.ragas.answer_relevancy import GeneratedQuestions
@@ -122,6 +123,23 @@ def _counted(reply: CountedVerdicts) -> Sides:
     )
 
 
+def _steps(reply: StepsReply) -> Sides:
+    def steps(word: str, reason: str) -> dict[str, Any]:
+        return {
+            "steps": [
+                {"step": n, "reason": reason, "appropriate": word}
+                for n in range(1, reply.count + 1)
+            ]
+        }
+
+    return Sides(
+        demands=_json_demands(steps("yes", "injected")),
+        own=_json(steps("no", "another tool was needed here")),
+        agreeing=_fenced(steps("yes", "(agreeing)")),
+        in_words="every step appropriate",
+    )
+
+
 def _questions(_: Any) -> Sides:
     wanted = {"questions": [QUESTION], "noncommittal": 0}
     return Sides(
@@ -156,6 +174,8 @@ def sides_of(reply: Reply[Any]) -> Sides | None:
         return _choice(reply)
     if isinstance(reply, CountedVerdicts):
         return _counted(reply)
+    if isinstance(reply, StepsReply):
+        return _steps(reply)
     if isinstance(reply, ClassificationReply):
         return _classification(reply)
     if isinstance(reply, JsonReply):
