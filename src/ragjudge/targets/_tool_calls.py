@@ -23,7 +23,8 @@ TOOL_SPAN_TYPE = "TOOL"
 
 
 class _SpanLike(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     @property
     def span_type(self) -> str | None: ...

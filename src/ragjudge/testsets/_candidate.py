@@ -116,14 +116,17 @@ async def check_candidate(
     related: Callable[[str, int], list[Chunk]],
     prices: Callable[[Any], float | None],
     typo_seed: str,
+    variant: int = 0,
 ) -> CandidateOutcome:
     """Write, answer closed-book and verify candidate ``plan``. ``related(text, k)``
     finds the knowledge base's chunks an unanswerable question is checked against;
-    ``prices(generation)`` is a reply's cost (None: no price)."""
+    ``prices(generation)`` is a reply's cost (None: no price). ``variant`` counts the
+    earlier candidates of the same kind written from the same chunks (the knowledge
+    base had fewer chunks than candidates): the generator is asked for another detail."""
     outcome = CandidateOutcome(plan)
     calls = _Calls(outcome, prices)
     try:
-        await _checked(outcome, calls, model, sampling, related, typo_seed)
+        await _checked(outcome, calls, model, sampling, related, typo_seed, variant)
     except JudgeError as exc:
         outcome.outcome, outcome.error = "error", str(exc)
     return outcome
@@ -136,10 +139,14 @@ async def _checked(
     sampling: GenerateConfig,
     related: Callable[[str, int], list[Chunk]],
     typo_seed: str,
+    variant: int,
 ) -> None:
     plan = outcome.plan
     written = await model.generate_parsed(
-        generation_messages(plan), read_draft(plan.kind), sampling, purpose=GENERATION_PURPOSE
+        _with_variant(generation_messages(plan), variant),
+        read_draft(plan.kind),
+        sampling,
+        purpose=GENERATION_PURPOSE,
     )
     calls.count(written)
     if written.value is None:
@@ -164,7 +171,7 @@ async def _checked(
         outcome.closed_book = answered.value
     verified = await model.generate_parsed(
         verify_messages(plan.kind, outcome.checked_against, draft, outcome.closed_book),
-        read_verdict(plan.kind),
+        read_verdict(plan.kind, closed_book_given=outcome.closed_book is not None),
         sampling,
         purpose=VERIFY_PURPOSE,
     )
@@ -174,6 +181,19 @@ async def _checked(
         return
     outcome.verdict = verified.value
     outcome.outcome = first_failed_check(plan, verified.value) or "passed"
+
+
+def _with_variant(messages: list[ChatMessage], variant: int) -> list[ChatMessage]:
+    """The prompt of a candidate written again from chunks an earlier one used: it
+    differs (so no cached reply repeats) and asks for a less obvious detail."""
+    if variant <= 0:
+        return messages
+    last = dict(messages[-1])
+    last["content"] = (
+        f"{last['content']}\n\nThis is sample number {variant + 1} written from these "
+        "passages: ask about a different detail than the most obvious one."
+    )
+    return [*messages[:-1], last]
 
 
 def _styled(draft: Draft, plan: SourcePlan, typo_seed: str) -> Draft:

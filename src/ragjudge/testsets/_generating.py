@@ -26,7 +26,7 @@ from ragjudge.testsets._prompts import PROMPT_VERSION
 from ragjudge.testsets._rows import Provenance, sample_row
 from ragjudge.testsets._settings import GenerationSettings, generation_fingerprint, kind_quotas
 from ragjudge.testsets._sources import Sources
-from ragjudge.testsets._types import KINDS, Kind
+from ragjudge.testsets._types import KINDS, Kind, SourcePlan
 
 __all__ = ["GeneratedSet", "generate_testset"]
 
@@ -119,7 +119,9 @@ async def generate_testset(
     assembly, stopped = await run.rounds()
     provenance = Provenance(generator, PROMPT_VERSION, settings.seed, generation_id)
     chunks = {chunk.chunk_id: chunk for chunk in kb.chunks}
-    rows = [sample_row(candidate, chunks, provenance) for candidate in assembly.kept]
+    rows = [
+        sample_row(candidate, chunks, provenance, settings.reference) for candidate in assembly.kept
+    ]
     return GeneratedSet(
         rows,
         generation_id,
@@ -154,6 +156,7 @@ class _Generation:
         self.prices: Callable[[Generation], float | None] = lambda _: None
         self.embedder: Embedder | None = None
         self.progress = _Progress()
+        self.capacities: dict[Kind, int] = {}
         self.exhausted: set[Kind] = set()
         self.checked_now: set[str] = set()
         """Candidates checked by this invocation (a failed one is not asked again)."""
@@ -249,6 +252,16 @@ class _Generation:
             "(raise --attempts, or lower the share of these kinds)"
         )
 
+    def _variant(self, plan: SourcePlan) -> int:
+        """How many times the plan's kind went round its chunks before this one (a
+        two-chunk kind pairs each chunk with another partner on each round instead)."""
+        if len(plan.chunks) > 1:
+            return 0
+        capacity = self.capacities.get(plan.kind)
+        if capacity is None:
+            capacity = self.capacities[plan.kind] = self.sources.capacity(plan.kind)
+        return plan.index // capacity if capacity > 0 else 0
+
     async def _check(self, batch: list[Any]) -> None:
         gate = asyncio.Semaphore(self.settings.concurrency)
 
@@ -261,6 +274,7 @@ class _Generation:
                     self.sources.related,
                     self.prices,
                     f"{self.settings.seed}-{plan.key}",
+                    self._variant(plan),
                 )
             stored = outcome.stored()
             self.checked_now.add(plan.key)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ragjudge.knowledge import Chunk
 from ragjudge.schema import Sample
@@ -30,24 +30,36 @@ class Provenance:
 
 
 def sample_row(
-    candidate: StoredCandidate, chunks: Mapping[str, Chunk], provenance: Provenance
+    candidate: StoredCandidate,
+    chunks: Mapping[str, Chunk],
+    provenance: Provenance,
+    reference: Literal["answer", "facts"] = "answer",
 ) -> dict[str, Any]:
-    """The evaluation-set row of a kept candidate (validated as a :class:`Sample`)."""
+    """The evaluation-set row of a kept candidate (validated as a :class:`Sample`).
+    A row holds a reference answer or expected facts, not both (the schema's rule):
+    ``reference`` says which one is ``expected_response`` / ``expected_facts``; the
+    other is kept in ``metadata`` (``facts`` / ``reference_answer``)."""
     draft = Draft.model_validate(candidate.record["draft"])
     kind: Kind = candidate.kind  # type: ignore[assignment]
     sources = [chunks[chunk_id] for chunk_id in candidate.record["chunks"]]
     row: dict[str, Any] = {
         "request_id": candidate.candidate,
         "request": _request(draft),
-        "expected_response": draft.answer,
     }
-    if kind != "unanswerable":
+    if reference == "facts" and draft.facts:
         row["expected_facts"] = list(draft.facts)
+    else:
+        row["expected_response"] = draft.answer
+    if kind != "unanswerable":
         row["expected_retrieved_context"] = [
             {"doc_uri": chunk.doc_uri, "content": chunk.content, "chunk_id": chunk.chunk_id}
             for chunk in sources
         ]
     row["metadata"] = _metadata(candidate, kind, sources, draft, provenance)
+    if "expected_facts" in row:
+        row["metadata"]["reference_answer"] = draft.answer
+    elif draft.facts:
+        row["metadata"]["facts"] = list(draft.facts)
     Sample.model_validate(row)
     return row
 

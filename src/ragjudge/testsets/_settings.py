@@ -44,6 +44,10 @@ class GenerationSettings(BaseModel):
     duplicate filter; None compares words."""
     min_chunk_chars: int | None = Field(default=None, ge=1)
     """Chunks shorter than this are not written from (None: a default per language)."""
+    reference: Literal["answer", "facts"] = "answer"
+    """What the rows hold as their reference: the reference answer
+    (``expected_response``) or the expected facts (``expected_facts``); the other is
+    kept in ``metadata``."""
     max_cost: float | None = Field(default=None, ge=0.0)
     """Dollars the generation may spend; it stops before going beyond."""
 
@@ -66,7 +70,9 @@ class GenerationSettings(BaseModel):
     def fingerprint_fields(self) -> dict[str, Any]:
         """What decides each candidate (not how many are wanted, how fast or at what
         cost): a generation asked again with more samples continues the same one."""
-        return self.model_dump(mode="json", exclude={"n", "concurrency", "max_cost", "attempts"})
+        return self.model_dump(
+            mode="json", exclude={"n", "concurrency", "max_cost", "attempts", "reference"}
+        )
 
 
 def kind_quotas(n: int, mix: dict[Kind, float]) -> dict[Kind, int]:
