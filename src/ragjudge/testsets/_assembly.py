@@ -46,7 +46,7 @@ async def assemble(
     embedder: Embedder | None = None,
 ) -> Assembly:
     """The kept set of ``candidates`` for ``quotas``: see the module's docstring."""
-    ordered = sorted(candidates, key=lambda c: (KINDS.index(c.kind), c.position))  # type: ignore[arg-type]
+    ordered = sorted(candidates, key=lambda c: (KINDS.index(c.kind), c.position))
     found = Assembly()
     duplicates = DuplicateFilter(threshold=threshold, embedder=embedder)
     for candidate in ordered:

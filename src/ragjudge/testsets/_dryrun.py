@@ -114,7 +114,7 @@ async def plan_generation(
     notes = _PriceNotes(0, 0, 0, judge.model, [], 0)
     tell_prices(notes, {"": judge})
     return GenerationPlan(
-        dict(quotas),
+        {str(kind): count for kind, count in quotas.items()},
         low,
         high,
         purpose_estimates(judge, records),

@@ -125,7 +125,7 @@ async def generate_testset(
     return GeneratedSet(
         rows,
         generation_id,
-        dict(quotas),
+        {str(kind): count for kind, count in quotas.items()},
         assembly,
         resumed=resumed,
         calls=run.progress.calls,
