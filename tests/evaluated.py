@@ -61,6 +61,12 @@ class Marked:
                     "output": self("tool_output"),
                 }
             ],
+            "expected_tool_calls": [
+                {
+                    "name": self("tool_name"),
+                    "arguments": {self("tool_argument_name"): self("tool_argument")},
+                }
+            ],
         }
         if facts:
             row["expected_facts"] = [self("fact1"), self("fact2")]

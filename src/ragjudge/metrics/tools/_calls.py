@@ -12,7 +12,7 @@ import numpy as np
 from pydantic import Field
 from scipy.optimize import linear_sum_assignment
 
-from ragjudge.metrics._base import Metric, MetricFailure, MetricOptions, NotApplicable
+from ragjudge.metrics._base import Metric, MetricFailure, MetricOptions
 from ragjudge.schema import ExpectedToolCall, Output, Sample, ToolCall
 
 __all__ = [
@@ -66,9 +66,10 @@ def actual_calls(output: Output) -> list[ToolCall]:
 
 
 def expected_calls(sample: Sample) -> list[ExpectedToolCall]:
-    """The expected calls; :class:`NotApplicable` for a row without them."""
+    """The expected calls; :class:`MetricFailure` for a row without them (the runner
+    leaves such rows out of the metric beforehand when invalid rows are skipped)."""
     if not sample.expected_tool_calls:
-        raise NotApplicable("the row has no expected_tool_calls")
+        raise MetricFailure("the row has no expected_tool_calls")
     return list(sample.expected_tool_calls)
 
 
@@ -132,8 +133,6 @@ def pairs_detail(pairs: Sequence[tuple[int, int]]) -> list[dict[str, int]]:
     return [{"expected": i, "actual": j} for i, j in pairs]
 
 
-def unpaired_names(
-    calls: Sequence[ToolCall] | Sequence[ExpectedToolCall], paired: set[int]
-) -> list[str]:
+def unpaired_names(calls: Sequence[ToolCall | ExpectedToolCall], paired: set[int]) -> list[str]:
     """The names of the calls not in a pair, in order."""
     return [call.name for k, call in enumerate(calls) if k not in paired]
