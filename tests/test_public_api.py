@@ -86,6 +86,7 @@ PUBLIC_MODULES = {
     "ragjudge.testing",
     "ragjudge.testing.background",
     "ragjudge.testing.server",
+    "ragjudge.testsets",
     "ragjudge.text",
 }
 """Besides these, the metric families under ``ragjudge.metrics.<family>`` are public:
@@ -93,6 +94,7 @@ one module per metric, each a worked example of the metric kit."""
 
 METRIC_FAMILIES = (
     "accuracy",
+    "agent",
     "checks",
     "classify",
     "custom",
@@ -102,6 +104,7 @@ METRIC_FAMILIES = (
     "retrieval",
     "rubric",
     "semantic",
+    "tools",
 )
 
 
