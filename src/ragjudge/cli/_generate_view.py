@@ -56,9 +56,15 @@ def print_plan(plan: GenerationPlan, as_json: bool) -> None:
         ("output tokens", figures["output_tokens"]),
     ]
     for label, span in rows:
-        out.print(Text(f"{label}: {span['low']} to {span['high']}"), highlight=False)
+        out.print(
+            Text(f"{label}: {span['low']} to {span['high']}"), highlight=False, soft_wrap=True
+        )
     cost = figures["cost"]
-    out.print(Text(f"cost: {_money(cost['low'])} to {_money(cost['high'])}"), highlight=False)
+    out.print(
+        Text(f"cost: {_money(cost['low'])} to {_money(cost['high'])}"),
+        highlight=False,
+        soft_wrap=True,
+    )
     out.print(
         Text(
             "low: every candidate passes its checks; high: every kind uses all its "
@@ -66,9 +72,9 @@ def print_plan(plan: GenerationPlan, as_json: bool) -> None:
         )
     )
     if plan.price_source:
-        out.print(Text(f"prices: {plan.price_source}"), highlight=False)
+        out.print(Text(f"prices: {plan.price_source}"), highlight=False, soft_wrap=True)
     if plan.price_note:
-        out.print(Text(plan.price_note), highlight=False)
+        out.print(Text(plan.price_note), highlight=False, soft_wrap=True)
 
 
 def summary_dict(found: GeneratedSet, output: Path) -> dict[str, Any]:
@@ -115,7 +121,7 @@ def print_summary(found: GeneratedSet, output: Path, as_json: bool) -> None:
         f"wrote {len(found.rows)} samples to {output}",
     ]
     for line in lines:
-        out.print(Text(line), highlight=False)
+        out.print(Text(line), highlight=False, soft_wrap=True)
     _print_shortfall(found)
 
 
