@@ -44,10 +44,12 @@ TOP_LEVEL = {
     "__version__",
     "aevaluate",
     "aevaluate_systems",
+    "agenerate",
     "available_metrics",
     "create_metric",
     "evaluate",
     "evaluate_systems",
+    "generate",
     "load_samples",
     "log_to_mlflow",
     "register_metric",
@@ -86,6 +88,7 @@ PUBLIC_MODULES = {
     "ragjudge.testing",
     "ragjudge.testing.background",
     "ragjudge.testing.server",
+    "ragjudge.testsets",
     "ragjudge.text",
 }
 """Besides these, the metric families under ``ragjudge.metrics.<family>`` are public:
