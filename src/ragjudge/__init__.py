@@ -56,6 +56,8 @@ _EXPORTS = {
     "aevaluate_systems": "ragjudge.api",
     "run_evaluation": "ragjudge.run",
     "log_to_mlflow": "ragjudge.export",
+    "generate": "ragjudge.testsets._api",
+    "agenerate": "ragjudge.testsets._api",
 }
 
 __all__ = [
@@ -87,10 +89,12 @@ __all__ = [
     "__version__",
     "aevaluate",
     "aevaluate_systems",
+    "agenerate",
     "available_metrics",
     "create_metric",
     "evaluate",
     "evaluate_systems",
+    "generate",
     "load_samples",
     "log_to_mlflow",
     "register_metric",
@@ -127,6 +131,7 @@ if TYPE_CHECKING:
     )
     from ragjudge.run import RequirementError, run_evaluation
     from ragjudge.schema import ContextChunk, Output, Sample, Score, ScoreMeaning
+    from ragjudge.testsets._api import agenerate, generate
 
 
 __getattr__ = lazy_names(__name__, _EXPORTS, globals())

@@ -89,6 +89,7 @@ STEPS = [
     Step("metrics --json", check=_json_lists_every_metric),
     Step("specs"),
     Step("run eval.yaml --dry-run", says="target calls: 31"),
+    Step("generate --kb kb --n 10 --judge openai/gpt-4o-mini --dry-run", says="model calls"),
     Step("runs", says="{run}"),
     Step("show {run}", says="rouge_l"),
     Step("show {run} --json", says='"run_id"'),

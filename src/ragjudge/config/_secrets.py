@@ -12,7 +12,7 @@ from ragjudge.config._eval import EvalConfig, JudgeConfig
 from ragjudge.config._files import environment_values
 from ragjudge.models._model import make_provider
 
-__all__ = ["config_secrets"]
+__all__ = ["config_secrets", "judge_secrets"]
 
 
 def config_secrets(config: EvalConfig) -> list[str]:
@@ -33,8 +33,8 @@ def config_secrets(config: EvalConfig) -> list[str]:
     written = [text for text, _ in config._env_references.values()]
     found = [v for text in [*written, *_strings(record)] for v in environment_values(text)]
     judges = [config.judge, *(config.judges or {}).values()]
-    judge_secrets = [s for j in judges for s in _judge_secrets(j)]
-    return found + _record_secrets(record) + judge_secrets + _shipped_values(config)
+    credentials = [s for j in judges for s in judge_secrets(j)]
+    return found + _record_secrets(record) + credentials + _shipped_values(config)
 
 
 def _shipped_values(config: EvalConfig) -> list[str]:
@@ -83,7 +83,8 @@ def _header_values(headers: dict[str, Any]) -> list[str]:
     return header_secrets({str(k): v for k, v in headers.items() if isinstance(v, str)})
 
 
-def _judge_secrets(judge: JudgeConfig | None) -> list[str]:
+def judge_secrets(judge: JudgeConfig | None) -> list[str]:
+    """The credentials of ``judge``: its key and the secrets of its base URL."""
     if judge is None:
         return []
     key = os.environ.get(judge.api_key_env) if judge.api_key_env else None
