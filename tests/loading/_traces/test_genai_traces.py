@@ -12,6 +12,7 @@ import pytest
 
 from ragjudge.loading import read_evaluation_set
 from ragjudge.targets import read_trace
+from ragjudge.targets._targets import output_of_row
 
 pytest.importorskip("opentelemetry.semconv")
 
@@ -157,3 +158,14 @@ def test_prompt_and_completion_events_of_the_older_conventions(tmp_path: Path) -
     path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}))
     [sample] = read_evaluation_set(path).samples
     assert (sample.request.query, sample.response) == ("Say hi", "Hi")
+
+
+def test_a_genai_tool_span_becomes_the_outputs_tool_call(tmp_path: Path) -> None:
+    path = tmp_path / "genai.json"
+    path.write_text(json.dumps(genai_request()))
+    [sample] = read_evaluation_set(path).samples
+    output = output_of_row(sample)
+    assert output.tool_calls is not None
+    assert [(c.name, c.arguments, c.output, c.problem) for c in output.tool_calls] == [
+        ("order_lookup", {"order": "A-17"}, {"bought": "2025-03-01"}, None)
+    ]
