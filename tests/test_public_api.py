@@ -101,6 +101,7 @@ METRIC_FAMILIES = (
     "classify",
     "custom",
     "databricks",
+    "dialogues",
     "lexical",
     "ragas",
     "retrieval",
