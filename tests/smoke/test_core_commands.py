@@ -110,6 +110,7 @@ STEPS = [
     Step("meta {run} --human no_such_label", codes=(2,)),
     Step("view --label {run} --metric no_such_score --annotator ana", codes=(2,), says="--metric"),
     Step("align {run} --metric exact_match", codes=(2,), says="built-in metric"),
+    Step("followups {run} -o replay.jsonl", codes=(2,), says="no multi-turn transcript"),
     # a lexical run has no judge reply cache; saying so may end with exit 2
     Step("cache stats", codes=(0, 2), says="cache"),
     # the stored run scored every row of the set: an incremental run has nothing new

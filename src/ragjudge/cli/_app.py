@@ -41,6 +41,7 @@ from ragjudge.cli._gate import (
     resume_command,
 )
 from ragjudge.cli._gate_command import register as register_gate
+from ragjudge.cli._followups import register as register_followups
 from ragjudge.cli._generate import register as register_generate
 from ragjudge.cli._help import version_option
 from ragjudge.cli._init import register as register_init
@@ -404,6 +405,7 @@ def stability(
 
 register_init(app)
 register_generate(app)
+register_followups(app)
 register_classify(app)
 register_trials(app)
 register_meta(app)

@@ -26,6 +26,8 @@ END_REASONS = {
     "perfect": "the judge gave 5",
     "turn_limit": "turn limit reached",
     "no_more_queries": "no more queries needed; final answer judged",
+    "goal_met": "the simulated user's goal was met (no more queries); final answer judged",
+    "replay_ended": "the replayed follow-up questions ran out; final answer judged",
 }
 Role = Literal["composer", "generator"]
 _JUDGED = {"T3": "tentative answer", "T7": "final answer"}
@@ -43,6 +45,13 @@ class Dialogue:
     turns: list[dict[str, str]] = field(default_factory=list)
     sigma: list[int] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
+    persona: str | None = None
+    """Who the simulated user is (their follow-ups are worded as they would ask)."""
+    goal: str | None = None
+    """What the simulated user wants; the generator stops asking when it is met."""
+    replayed: list[str] | None = None
+    """Follow-up questions to send as they are, in order, instead of generating them
+    (another run's, so two systems get byte-identical follow-ups)."""
 
     def history_messages(self) -> list[Message]:
         """The conversation before the next query: the sample's own, then the turns."""
@@ -61,11 +70,18 @@ class Dialogue:
         )
 
     def transcript(self) -> dict[str, Any]:
-        return {
+        found: dict[str, Any] = {
             "target_question": self.question,
             "context_doc_uris": [c.doc_uri for c in self.contexts],
             "events": self.events,
         }
+        if self.persona is not None:
+            found["persona"] = self.persona
+        if self.goal is not None:
+            found["goal"] = self.goal
+        if self.replayed is not None:
+            found["replayed_followups"] = list(self.replayed)
+        return found
 
 
 class DialogueRun:
@@ -109,8 +125,13 @@ class DialogueRun:
             if next_query is None:
                 final = await self.rewrite(composed)  # T6
                 await self.judge(final, "T7", "final_judge")  # T7
-                return "no_more_queries"
+                return self._stopped_asking()
             query = next_query
+
+    def _stopped_asking(self) -> str:
+        if self.d.replayed is not None:
+            return "replay_ended"
+        return "goal_met" if self.d.goal else "no_more_queries"
 
     async def ask_target(self, query: str) -> None:
         """The system answers ``query`` with the dialogue so far as history."""
@@ -180,6 +201,8 @@ class DialogueRun:
     async def next_query(self, tentative: str, verdict: ResultVerdict) -> str | None:
         """The generator decides from the judge's feedback whether to ask a follow-up
         question, and writes it (None: no more questions)."""
+        if self.d.replayed is not None:
+            return self._replayed_query()
         evaluation = f"{verdict.feedback or ''}\nScore: {verdict.score}".strip()
         reader = QueryReply([turn["query"] for turn in self.d.turns])
         try:
@@ -191,6 +214,8 @@ class DialogueRun:
                 tentative=tentative,
                 evaluation=evaluation,
                 references=self.d.references,
+                persona=self.d.persona,
+                goal=self.d.goal,
             )
         except MetricFailure as exc:
             if reader.repeated is None or not _gave_up_parsing(exc):
@@ -210,6 +235,22 @@ class DialogueRun:
             "T4/T5", ids, decision=decision, query=reply.query, explanation=reply.explanation
         )
         return reply.query
+
+    def _replayed_query(self) -> str | None:
+        """The next replayed follow-up (no generator call); None when they ran out."""
+        replayed = self.d.replayed or []
+        index = len(self.d.turns) - 1
+        query = replayed[index] if index < len(replayed) else None
+        self.d.record(
+            "T4/T5",
+            decision="stop" if query is None else "ask",
+            query=query,
+            replayed=True,
+            explanation="replayed follow-up question"
+            if query is not None
+            else "the replayed follow-up questions ran out",
+        )
+        return query
 
     async def rewrite(self, tentative: str) -> str:
         """The composer's final answer: the tentative answer rewritten to the reference's

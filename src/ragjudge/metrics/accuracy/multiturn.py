@@ -119,6 +119,16 @@ class MultiTurnOptions(ContextOptions):
     """Model spec of the composer agent (default: the judge)."""
     generator_model: str | None = None
     """Model spec of the generator agent (default: the judge)."""
+    persona: str | None = None
+    """Who the simulated user is: the generator words its follow-ups as they would
+    (a row's ``metadata.persona`` text wins)."""
+    goal: str | None = None
+    """What the simulated user wants: the generator asks only what serves it and stops
+    when it is met (a row's ``metadata.goal`` text wins)."""
+    replay: bool = False
+    """Send the row's ``metadata.followups`` (another run's follow-up questions, written
+    by ``ragjudge followups RUN``) as they are instead of generating follow-ups, so two
+    systems get the same questions."""
 
 
 _SCORE_MEANINGS = {
@@ -203,6 +213,9 @@ class MultiTurn(JudgedMetric):
             references=answers,
             earlier=list(sample.request.history),
             contexts=contexts,
+            persona=_text_of(sample, "persona", self.options.persona),
+            goal=_text_of(sample, "goal", self.options.goal),
+            replayed=_followups(sample) if self.options.replay else None,
         )
         try:
             run = DialogueRun(
@@ -246,3 +259,25 @@ class MultiTurn(JudgedMetric):
             judge_call_ids=list(call_ids),
             **result,
         )
+
+
+def _text_of(sample: Sample, key: str, default: str | None) -> str | None:
+    """The row's ``metadata.KEY`` when it is text, else ``default``; other values are
+    the row's mistake."""
+    value = sample.metadata.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, str) or not value.strip():
+        raise MetricFailure(f"metadata.{key} must be non-empty text, not {value!r}")
+    return value
+
+
+def _followups(sample: Sample) -> list[str]:
+    """The follow-up questions a replay sends: the row's ``metadata.followups``."""
+    found = sample.metadata.get("followups")
+    if not isinstance(found, list) or not all(isinstance(q, str) and q for q in found):
+        raise MetricFailure(
+            "replay: the row has no metadata.followups (a list of questions); write "
+            "another run's follow-ups into the set with 'ragjudge followups RUN -o FILE'"
+        )
+    return list(found)
