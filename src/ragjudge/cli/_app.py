@@ -32,6 +32,7 @@ from ragjudge.cli._common import (
 )
 from ragjudge.cli._errors import CommandGroup
 from ragjudge.cli._export import register as register_export
+from ragjudge.cli._followups import register as register_followups
 from ragjudge.cli._gate import (
     check_gate_names,
     configured_gates,
@@ -41,7 +42,6 @@ from ragjudge.cli._gate import (
     resume_command,
 )
 from ragjudge.cli._gate_command import register as register_gate
-from ragjudge.cli._followups import register as register_followups
 from ragjudge.cli._generate import register as register_generate
 from ragjudge.cli._help import version_option
 from ragjudge.cli._init import register as register_init
