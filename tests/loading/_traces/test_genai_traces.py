@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import ragjudge as rj
 from ragjudge.loading import read_evaluation_set
 from ragjudge.targets import read_trace
 from ragjudge.targets._targets import output_of_row
@@ -169,3 +170,19 @@ def test_a_genai_tool_span_becomes_the_outputs_tool_call(tmp_path: Path) -> None
     assert [(c.name, c.arguments, c.output, c.problem) for c in output.tool_calls] == [
         ("order_lookup", {"order": "A-17"}, {"bought": "2025-03-01"}, None)
     ]
+
+
+def test_a_genai_trace_evaluates_its_tool_calls_end_to_end(tmp_path: Path) -> None:
+    path = tmp_path / "genai.json"
+    path.write_text(json.dumps(genai_request()))
+    result = rj.evaluate(
+        str(path),
+        metrics=["tool_steps", "redundant_tool_calls"],
+        store=tmp_path / "r.db",
+        progress=False,
+    )
+    frame = result.to_pandas()
+    assert (float(frame.loc[0, "tool_steps"]), float(frame.loc[0, "redundant_tool_calls"])) == (
+        1.0,
+        0.0,
+    )
