@@ -5,8 +5,9 @@ passages the prompt itself shows, so a generation runs end to end without a mode
 What it writes is plain and checkable: the question asks about the first sentence of
 the first passage, the reference answer is that sentence verbatim. Tests steer it:
 ``closed_book`` holds question substrings the model "knows" without passages (the
-closed-book check then drops them), ``paraphrase`` maps a chunk's doc_uri to a question
-reworded from another chunk's (the duplicate filter then drops one), ``unanswered``
+closed-book check then drops them), ``paraphrase`` maps a chunk's doc_uri to the
+question and answer to write for it instead (a reworded question with the same answer as
+another chunk's: the duplicate filter then drops one), ``unanswered``
 holds doc_uris whose samples the judge finds not answerable, ``fail`` holds doc_uris
 whose generation reply never parses.
 """
@@ -46,7 +47,7 @@ class GeneratorScript:
     prompts answered per kind of call."""
 
     closed_book: Sequence[str] = ()
-    paraphrase: dict[str, str] = field(default_factory=dict)
+    paraphrase: dict[str, tuple[str, str]] = field(default_factory=dict)
     unanswered: Sequence[str] = ()
     fail: Sequence[str] = ()
     calls: dict[str, int] = field(default_factory=dict)
@@ -84,8 +85,10 @@ class GeneratorScript:
             return "I cannot write a sample."
         sentence = first_sentence(body)
         ja = _japanese(body)
-        question = self.paraphrase.get(uri) or _question(sentence, ja)
+        question = _question(sentence, ja)
         answer = " ".join(first_sentence(b) for _, b in passages)
+        if uri in self.paraphrase:
+            question, answer = self.paraphrase[uri]
         reply: dict[str, Any] = {"question": question, "answer": answer, "facts": [sentence]}
         if '"turns"' in text:
             reply["turns"] = [{"user": _question(sentence, ja), "assistant": sentence}]
@@ -93,8 +96,11 @@ class GeneratorScript:
                 f"それについてもっと教えて({uri})?" if ja else f"And what more about that in {uri}?"
             )
         if "does NOT answer" in text:
+            words = " ".join(sentence.rstrip(".!?。").split()[:8])
             reply["question"] = (
-                "来年の料金はいくらですか?" if ja else f"What will {uri} cost in the year 2099?"
+                f"「{sentence[:20]}」の来年の料金はいくらですか?"
+                if ja
+                else f"Who paid for {words}, and how much?"
             )
             reply["facts"] = []
         return json.dumps(reply, ensure_ascii=False)

@@ -75,5 +75,11 @@ def _drop(found: Assembly, candidate: StoredCandidate, check: str) -> None:
 
 
 def _texts(candidate: StoredCandidate) -> tuple[str, str]:
+    """The question and answer compared. Every unanswerable sample has the same fixed
+    reference, which says nothing about the question: it is compared by its question
+    alone (its answer stands as the question itself, which adds nothing to it)."""
     draft = candidate.record["draft"]
-    return str(draft["question"]), str(draft["answer"])
+    question = str(draft["question"])
+    if candidate.kind == "unanswerable":
+        return question, question
+    return question, str(draft["answer"])
