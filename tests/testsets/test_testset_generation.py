@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ragjudge.config import JudgeConfig
+from ragjudge.errors import SpendingLimitReached
 from ragjudge.knowledge import Document, KnowledgeBase
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.testsets._api import agenerate, plan
@@ -216,3 +217,32 @@ def test_clapnq_paraphrased_duplicates_and_closed_book_questions_are_dropped(
     [(duplicate, kept)] = found.assembly.duplicates.items()
     assert (duplicate, kept) == ("single-1", "single-0")
     assert len(found.rows) == 6
+
+
+def test_a_cost_ceiling_refuses_or_stops_the_generation(tmp_path: Path) -> None:
+    kb = KnowledgeBase.load(QUICKSTART_KB)
+    judge = JudgeConfig(model="scripted/gen", prices={"gen": (1000.0, 0.0)})
+
+    def run(store: str, **options: Any) -> Any:
+        provider = ScriptedProvider(GeneratorScript().script(), model="gen")
+        return asyncio.run(
+            agenerate(
+                kb,
+                20,
+                judge=judge,
+                provider=provider,
+                store=tmp_path / store,
+                cache=False,
+                **options,
+            )
+        )
+
+    full = run("full.db")
+    assert full.complete and full.cost is not None
+    with pytest.raises(SpendingLimitReached, match="would cost at least"):
+        run("refused.db", max_cost=full.cost * 0.5)
+    ceiling = full.cost * 0.95
+    capped = run("capped.db", max_cost=ceiling)
+    assert capped.stopped is not None and "cost ceiling" in capped.stopped
+    assert 0 < len(capped.rows) < 20
+    assert capped.cost is not None and capped.cost <= ceiling * 1.01

@@ -125,7 +125,10 @@ def generate(
     ] = False,
     max_cost: Annotated[
         float | None,
-        typer.Option(help="Dollars the generation may spend; it stops before going beyond."),
+        typer.Option(
+            help="Dollars the generation may spend: refused when its lowest estimate is "
+            "above, and no more candidates are sent once the next ones would pass it."
+        ),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary (or the plan) as JSON.")

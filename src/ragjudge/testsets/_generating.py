@@ -228,7 +228,9 @@ class _Generation:
             return batch
         spent = self.progress.cost or 0.0
         checked = [c for c in self.stored.values() if c.cost is not None and c.calls]
-        per_candidate = sum(c.cost or 0.0 for c in checked) / len(checked) if checked else 0.0
+        # Each candidate counted at the most one has cost so far, so a batch that fits
+        # does not pass the ceiling by an unlucky candidate.
+        per_candidate = max((c.cost or 0.0 for c in checked), default=0.0)
         if not checked:
             # Nothing priced yet: a first probe of a few candidates tells the cost.
             return batch[: self.settings.concurrency] if spent < ceiling else []

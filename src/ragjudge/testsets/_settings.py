@@ -49,7 +49,9 @@ class GenerationSettings(BaseModel):
     (``expected_response``) or the expected facts (``expected_facts``); the other is
     kept in ``metadata``."""
     max_cost: float | None = Field(default=None, ge=0.0)
-    """Dollars the generation may spend; it stops before going beyond."""
+    """Dollars the generation may spend: refused when its lowest estimate is above, and
+    no more candidates are sent once the next ones would pass it (each counted at the
+    most a candidate has cost so far)."""
 
     @field_validator("mix")
     @classmethod
