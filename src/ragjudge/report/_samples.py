@@ -15,7 +15,9 @@ import pandas as pd
 
 from ragjudge.analysis._passes import pass_condition
 from ragjudge.report._details import DetailsView, details_view
+from ragjudge.report._dialogue import DialogueView, dialogue_view, per_turn_results
 from ragjudge.report._text import fmt, preview, search_text
+from ragjudge.report._trajectory import TrajectoryView, trajectory_view
 from ragjudge.schema import ContextChunk, Output, Sample, Score, ScoreMeaning
 from ragjudge.stats import NO_GROUP, group_label
 
@@ -133,6 +135,11 @@ class DrillView:
     scores: list[ScoreView]
     calls: list[CallView]
     trials: int
+    trajectory: TrajectoryView | None = None
+    """The tool calls made beside those expected, when the sample has either."""
+    dialogue: DialogueView | None = None
+    """The request's earlier turns and the response as chat turns, when the request
+    holds earlier assistant turns."""
 
 
 WIDE_TABLE = 8
@@ -373,9 +380,19 @@ def _drill(
     views: list[ScoreView] = []
     used_by: dict[int, list[str]] = defaultdict(list)
     shown: dict[tuple[str, tuple[tuple[str, str | None], ...]], list[str]] = {}
+    trials = len({trial for _, trial, _ in rows}) or 1
+    dialogue = dialogue_view(
+        sample.request.messages,
+        _response(sample, output),
+        [(trial, score) for _, trial, score in rows],
+        trials,
+    )
     for _, trial, score in rows:
         meaning = _meaning(meanings, score.metric)
         chunks = _shown_chunks(score.details)
+        leave_out: tuple[str, ...] = _SHOWN_CONTEXT_KEYS if chunks is not None else ()
+        if dialogue is not None and per_turn_results(score.details) is not None:
+            leave_out = (*leave_out, "turns")
         if chunks is not None and trial == 0:
             source = str(score.details.get("contexts") or "")
             shown.setdefault((source, chunks), []).append(score.metric)
@@ -387,9 +404,7 @@ def _drill(
                 error=score.error,
                 skipped=score.skipped,
                 rationale=score.rationale,
-                details=details_view(
-                    score.details, leave_out=_SHOWN_CONTEXT_KEYS if chunks is not None else ()
-                ),
+                details=details_view(score.details, leave_out=leave_out),
                 call_ids=list(score.judge_call_ids),
                 excluded=score.value is not None and score.value in meaning.excluded,
                 description=meaning.description,
@@ -420,5 +435,11 @@ def _drill(
         ],
         scores=views,
         calls=call_views,
-        trials=len({trial for _, trial, _ in rows}) or 1,
+        trials=trials,
+        trajectory=trajectory_view(
+            output.tool_calls if output is not None else sample.tool_calls,
+            sample.expected_tool_calls,
+            [score for _, _, score in rows],
+        ),
+        dialogue=dialogue,
     )

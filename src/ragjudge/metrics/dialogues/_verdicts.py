@@ -71,15 +71,21 @@ class TurnVerdicts(Reply[list[TurnVerdict]]):
 
 
 def turns_result(verdicts: Sequence[TurnVerdict], *, yes: str, no: str, said_yes: str) -> Result:
-    """The share of turns judged yes, with each turn's verdict (``yes``/``no`` labels)
-    and reason in the details."""
+    """The share of turns judged yes, with each turn's value (1/0), verdict (``yes``/
+    ``no`` labels) and reason in ``details["turns"]``; ``turn`` counts the dialogue's
+    assistant turns from 0, the shape the report shows beside each turn."""
     kept = sum(v.verdict == "yes" for v in verdicts)
     return Result(
         kept / len(verdicts),
         rationale=f"{kept} of {len(verdicts)} turns {said_yes}",
         details={
             "turns": [
-                {"turn": v.turn, "verdict": yes if v.verdict == "yes" else no, "reason": v.reason}
+                {
+                    "turn": v.turn - 1,
+                    "value": 1.0 if v.verdict == "yes" else 0.0,
+                    "verdict": yes if v.verdict == "yes" else no,
+                    "reason": v.reason,
+                }
                 for v in verdicts
             ]
         },

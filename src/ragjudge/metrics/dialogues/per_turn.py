@@ -182,6 +182,7 @@ def _named(scores: list[Score], name: str) -> Score | None:
 
 
 def _turn_details(turns: list[Score | None]) -> list[dict[str, Any]]:
+    """Each turn's value, rationale and error; ``turn`` counts assistant turns from 0."""
     return [
         {
             "turn": n,
@@ -189,7 +190,7 @@ def _turn_details(turns: list[Score | None]) -> list[dict[str, Any]]:
             "rationale": None if s is None else s.rationale,
             "error": None if s is None else s.error,
         }
-        for n, s in enumerate(turns, 1)
+        for n, s in enumerate(turns)
     ]
 
 
