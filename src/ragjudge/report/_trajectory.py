@@ -113,6 +113,8 @@ def _read_pairs(value: Any, expected: int, actual: int) -> dict[int, int] | None
         if not isinstance(pair, Mapping):
             return None
         i, j = pair.get("expected"), pair.get("actual")
+        if not isinstance(i, int) or not isinstance(j, int):
+            return None
         if not _position(i, expected) or not _position(j, actual) or j in pairs:
             return None
         pairs[j] = i
