@@ -99,3 +99,56 @@ def test_openai_reply_tool_calls() -> None:
         tool_calls_in_reply({"choices": [{"message": {"role": "assistant", "content": "x"}}]})
         is None
     )
+
+
+def _called(reply: Any) -> Any:
+    import asyncio
+
+    from ragjudge.schema import Sample
+    from ragjudge.targets import CallableTarget
+
+    target = CallableTarget(lambda query: reply)
+    sample = Sample.model_validate({"request_id": "r", "request": "weather?"})
+    return asyncio.run(target(sample))
+
+
+def test_a_target_returning_an_openai_reply_that_only_calls_a_tool() -> None:
+    reply = {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "1",
+                            "type": "function",
+                            "function": {"name": "f", "arguments": '{"a": 1}'},
+                        }
+                    ],
+                }
+            }
+        ]
+    }
+    output = _called(reply)
+    assert output.response == ""
+    assert [(c.name, c.arguments) for c in output.tool_calls] == [("f", {"a": 1})]
+
+
+def test_a_target_returning_a_dict_with_tool_calls_or_messages() -> None:
+    plain = _called({"response": "ok", "tool_calls": [{"name": "g", "arguments": {"b": 2}}]})
+    assert [(c.name, c.arguments) for c in plain.tool_calls] == [("g", {"b": 2})]
+    chat = _called(
+        {
+            "response": "ok",
+            "messages": [
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"function": {"name": "h", "arguments": "{}"}}],
+                }
+            ],
+        }
+    )
+    assert [c.name for c in chat.tool_calls] == ["h"]
+    assert _called({"response": "ok"}).tool_calls is None

@@ -196,7 +196,8 @@ _SHAPES: tuple[tuple[str, Callable[[Any], FrameworkCall]], ...] = (
 
 
 def reply_fields(result: Any) -> dict[str, Any] | None:
-    """A reply as ``{response, retrieved_context, usage, trace}`` (the fields it holds),
+    """A reply as ``{response, retrieved_context, usage, trace, tool_calls, messages}``
+    (the fields it holds),
     read from a chat message, a LlamaIndex response, a dict, a dataclass or a pydantic
     object by the names evaluation-set columns may have; None for a reply of no such
     shape. A plain string is left to the caller."""
@@ -217,6 +218,9 @@ def reply_fields(result: Any) -> dict[str, Any] | None:
         reply["usage"] = usage
     if fields.get("trace") is not None:
         reply["trace"] = fields["trace"]
+    for key in ("tool_calls", "messages"):
+        if fields.get(key) is not None:
+            reply[key] = fields[key]
     return reply
 
 

@@ -24,6 +24,7 @@ from ragjudge.models._settings import DEFAULT_MAX_REPLY_BYTES as DEFAULT_MAX_REP
 from ragjudge.schema import ContextChunk, Output, Sample, Usage, response_text
 from ragjudge.targets._frameworks import framework_call, no_known_shape, reply_fields
 from ragjudge.targets._threaded import ThreadedCalls
+from ragjudge.targets._tool_calls import chat_reply_text, tool_calls_of_reply
 from ragjudge.targets._traces import read_trace, with_trace
 
 DEFAULT_MAX_CONTEXTS = 100
@@ -307,6 +308,8 @@ def _read_reply(result: Any, limits: ReplyLimits) -> Output:
         return result
     if isinstance(result, str):
         return Output(response=result)
+    if isinstance(result, Mapping) and (text := chat_reply_text(result)) is not None:
+        return Output(response=text, tool_calls=tool_calls_of_reply(result))
     fields = reply_fields(result)
     if fields is None:
         raise TypeError(
@@ -325,6 +328,7 @@ def _read_reply(result: Any, limits: ReplyLimits) -> Output:
             retrieved_context=_contexts(result.get("retrieved_context"), limits),
             trace=result.get("trace"),
             usage=usage_from(result.get("usage")),
+            tool_calls=tool_calls_of_reply(result),
         )
     except ReplyTooLarge:
         raise

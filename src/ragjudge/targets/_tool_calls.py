@@ -17,7 +17,13 @@ from pydantic import ValidationError
 
 from ragjudge.schema import ToolCall
 
-__all__ = ["tool_calls_in_messages", "tool_calls_in_reply", "tool_calls_in_spans"]
+__all__ = [
+    "chat_reply_text",
+    "tool_calls_in_messages",
+    "tool_calls_in_reply",
+    "tool_calls_in_spans",
+    "tool_calls_of_reply",
+]
 
 TOOL_SPAN_TYPE = "TOOL"
 
@@ -106,3 +112,24 @@ def _name_of(raw: Any) -> str:
         if isinstance(name, str) and name:
             return name
     return "(no name)"
+
+
+def tool_calls_of_reply(reply: Mapping[str, Any]) -> list[ToolCall] | None:
+    """The calls a target's reply names: its ``tool_calls`` list (either form), else
+    those of an OpenAI reply or ``messages`` list it is; None when it names none."""
+    given = reply.get("tool_calls")
+    if isinstance(given, list):
+        return [_read(raw) for raw in given]
+    return tool_calls_in_reply(reply)
+
+
+def chat_reply_text(reply: Mapping[str, Any]) -> str | None:
+    """The answer of an OpenAI reply (``choices[0].message``) that may only call tools
+    (``content`` null reads as ""); None when ``reply`` is not one."""
+    choices = reply.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    message = first.get("message") if isinstance(first, Mapping) else None
+    if not isinstance(message, Mapping):
+        return None
+    content = message.get("content")
+    return content if isinstance(content, str) else "" if content is None else None
