@@ -23,31 +23,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from ragjudge.config import JudgeConfig
-from ragjudge.knowledge import Document, KnowledgeBase
+from ragjudge.knowledge import KnowledgeBase
 from ragjudge.testing.server import OpenAITestServer
 from ragjudge.testsets._api import agenerate, plan
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAPNQ = ROOT.parent / "shared" / "data" / "clapnq" / "clapnq_dev_answerable.jsonl"
 sys.path.insert(0, str(ROOT / "tests"))
-from testset_script import GeneratorScript  # noqa: E402
-
-
-def clapnq_kb(path: Path) -> KnowledgeBase:
-    documents: dict[str, Document] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        for number, passage in enumerate(row["passages"]):
-            uri = f"{passage['title']} ({row['id']}-{number})"
-            documents.setdefault(uri, Document(doc_uri=uri, content=passage["text"]))
-    return KnowledgeBase.from_documents(documents.values())
+from testset_script import GeneratorScript, clapnq_knowledge_base  # noqa: E402
 
 
 def print_plan(kb: KnowledgeBase, n: int) -> None:
@@ -85,7 +74,7 @@ def main() -> None:
     args = parser.parse_args()
     if not args.data.exists():
         raise SystemExit(f"no clapnq data at {args.data}")
-    kb = clapnq_kb(args.data)
+    kb = clapnq_knowledge_base(args.data)
     print(f"knowledge base: {len(kb.documents)} passages, {len(kb.chunks)} chunks")
     print_plan(kb, args.n)
     generate_over_http(kb, args.n)

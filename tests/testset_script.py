@@ -18,8 +18,10 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from ragjudge.knowledge import Document, KnowledgeBase
 from ragjudge.models.scripted import ReplyScript, prompt_text
 
 _BLOCK = re.compile(r"<<<BEGIN (?P<label>[^>]+)>>>\n(?P<body>.*?)\n<<<END (?P=label)>>>", re.S)
@@ -132,3 +134,15 @@ def _question(sentence: str, ja: bool) -> str:
     if ja:
         return f"「{sentence[:30]}」について詳しく教えてください?"
     return "What is true about " + " ".join(words[:8]) + "?"
+
+
+def clapnq_knowledge_base(path: Path) -> KnowledgeBase:
+    """The passages of a clapnq file as a knowledge base: each passage a document named
+    ``title (row id-position)`` (a passage several rows share is kept once)."""
+    documents: dict[str, Document] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        for number, passage in enumerate(row["passages"]):
+            uri = f"{passage['title']} ({row['id']}-{number})"
+            documents.setdefault(uri, Document(doc_uri=uri, content=passage["text"]))
+    return KnowledgeBase.from_documents(documents.values())

@@ -19,7 +19,7 @@ from ragjudge.knowledge import Document, KnowledgeBase
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from ragjudge.testsets._api import agenerate, plan
 from ragjudge.text import contains_cjk
-from testset_script import GeneratorScript
+from testset_script import GeneratorScript, clapnq_knowledge_base
 
 QUICKSTART_KB = Path(__file__).resolve().parents[2] / "examples" / "quickstart" / "kb"
 CLAPNQ = Path(__file__).resolve().parents[3] / "shared" / "data" / "clapnq"
@@ -166,13 +166,7 @@ def clapnq_kb() -> KnowledgeBase:
     path = CLAPNQ / "clapnq_dev_answerable.jsonl"
     if not path.exists():
         pytest.skip(f"the clapnq data is not at {path}")
-    documents: dict[str, Document] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        for number, passage in enumerate(row["passages"]):
-            uri = f"{passage['title']} ({row['id']}-{number})"
-            documents.setdefault(uri, Document(doc_uri=uri, content=passage["text"]))
-    return KnowledgeBase.from_documents(documents.values())
+    return clapnq_knowledge_base(path)
 
 
 def test_clapnq_dry_run_of_100_samples_counts_calls_tokens_and_cost() -> None:

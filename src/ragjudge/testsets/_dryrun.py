@@ -16,8 +16,7 @@ from ragjudge.run._dryrun import StandInJudge
 from ragjudge.run._dryrun_plan import DryRunPlan as _PriceNotes
 from ragjudge.run._dryrun_plan import PurposeEstimate, purpose_estimates, tell_prices
 from ragjudge.testsets._candidate import check_candidate
-from ragjudge.testsets._settings import GenerationSettings, kind_quotas
-from ragjudge.testsets._sources import Sources
+from ragjudge.testsets._settings import GenerationSettings, kind_quotas, sources_for
 from ragjudge.testsets._types import Kind
 
 __all__ = ["GenerationPlan", "plan_generation"]
@@ -87,14 +86,7 @@ async def plan_generation(
 ) -> GenerationPlan:
     """The dry run of a generation of ``settings`` from ``kb`` with ``judge`` as the
     generator: calls nothing."""
-    sources = Sources(
-        kb,
-        seed=settings.seed,
-        personas=settings.personas,
-        styles=settings.styles,
-        language=settings.language,
-        min_chars=settings.min_chunk_chars,
-    )
+    sources = sources_for(kb, settings)
     quotas = kind_quotas(settings.n, settings.mix)
     records: list[JudgeCallRecord] = []
     stand_in = StandInJudge(records)

@@ -24,7 +24,12 @@ from ragjudge.testsets._assembly import Assembly, assemble
 from ragjudge.testsets._candidate import CandidateOutcome, Generator, check_candidate
 from ragjudge.testsets._prompts import PROMPT_VERSION
 from ragjudge.testsets._rows import Provenance, sample_row
-from ragjudge.testsets._settings import GenerationSettings, generation_fingerprint, kind_quotas
+from ragjudge.testsets._settings import (
+    GenerationSettings,
+    generation_fingerprint,
+    kind_quotas,
+    sources_for,
+)
 from ragjudge.testsets._sources import Sources
 from ragjudge.testsets._types import KINDS, Kind, SourcePlan
 
@@ -100,14 +105,7 @@ async def generate_testset(
 ) -> GeneratedSet:
     """Generate ``settings.n`` samples from ``kb`` with ``model`` (named ``generator``
     in the provenance), storing progress in ``store``."""
-    sources = Sources(
-        kb,
-        seed=settings.seed,
-        personas=settings.personas,
-        styles=settings.styles,
-        language=settings.language,
-        min_chars=settings.min_chunk_chars,
-    )
+    sources = sources_for(kb, settings)
     fingerprint = generation_fingerprint(kb, settings, generator, PROMPT_VERSION)
     generation_id, _ = store.generation_for(fingerprint, settings.fingerprint_fields())
     stored = {c.candidate: c for c in store.generated_candidates(generation_id)}

@@ -12,9 +12,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ragjudge.knowledge import KnowledgeBase
+from ragjudge.testsets._sources import Sources
 from ragjudge.testsets._types import DEFAULT_MIX, KINDS, Kind, Style
 
-__all__ = ["GenerationSettings", "generation_fingerprint", "kind_quotas"]
+__all__ = ["GenerationSettings", "generation_fingerprint", "kind_quotas", "sources_for"]
 
 
 class GenerationSettings(BaseModel):
@@ -108,3 +109,15 @@ def generation_fingerprint(
         "chunks": digest.hexdigest(),
     }
     return hashlib.sha256(json.dumps(head, sort_keys=True).encode()).hexdigest()
+
+
+def sources_for(kb: KnowledgeBase, settings: GenerationSettings) -> Sources:
+    """The source chunks of every candidate of a generation with ``settings``."""
+    return Sources(
+        kb,
+        seed=settings.seed,
+        personas=settings.personas,
+        styles=settings.styles,
+        language=settings.language,
+        min_chars=settings.min_chunk_chars,
+    )
