@@ -104,7 +104,9 @@ class _Calls:
     def count(self, parsed: Parsed[Any]) -> None:
         for generation in parsed.generations:
             self.outcome.calls += 1
-            cost = 0.0 if generation.cached else self.prices(generation)
+            cost = self.prices(generation)  # None: no price known, cached or not
+            if cost is not None and generation.cached:
+                cost = 0.0
             if cost is not None:
                 self.outcome.cost = (self.outcome.cost or 0.0) + cost
 
