@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -72,9 +73,12 @@ def test_mlflow_tracing_makes_the_shipped_trace_again() -> None:
     code = (
         "import json, make_trace; print(json.dumps(make_trace.traced_answer(make_trace.QUESTION)))"
     )
+    # MLflow settings other tests put in this process's environment stay out of it too.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "OTEL_"))}
     done = subprocess.run(
-        [sys.executable, "-c", code], cwd=EXAMPLE, capture_output=True, text=True, check=True
+        [sys.executable, "-c", code], cwd=EXAMPLE, env=env, capture_output=True, text=True
     )
+    assert done.returncode == 0, done.stderr[-2000:]
     fresh = json.loads(done.stdout.strip().splitlines()[-1])
     shipped = json.loads((EXAMPLE / "trace.json").read_text(encoding="utf-8"))
     assert _calls(fresh) == _calls(shipped)
