@@ -8,11 +8,11 @@ judge what to write (the kit asks again, then records an explicit error)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
-from ragjudge.metrics.replies import JsonReply, ParseError, Reply
+from ragjudge.metrics.replies import JsonReply, ParseError, Reply, YesNoWord
 
 __all__ = ["StepVerdict", "StepVerdicts", "StepsReply"]
 
@@ -22,12 +22,7 @@ class StepVerdict(BaseModel):
 
     step: int = Field(ge=1, description="the step's number, as shown")
     reason: str = Field(description="why the tool and its arguments fit this step or not")
-    appropriate: Literal["yes", "no"]
-
-    @field_validator("appropriate", mode="before")
-    @classmethod
-    def _lowercase(cls, value: Any) -> Any:
-        return value.strip().lower() if isinstance(value, str) else value
+    appropriate: YesNoWord
 
 
 class StepVerdicts(BaseModel):

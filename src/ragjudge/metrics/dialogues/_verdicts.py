@@ -5,14 +5,14 @@ the metric that asks for them once per dialogue."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from ragjudge.metrics._base import Produced, Result
 from ragjudge.metrics._judged import JudgedMetric, Judging
 from ragjudge.metrics.dialogues._turns import Dialogue, dialogue_of
-from ragjudge.metrics.replies import JsonReply, ParseError, Reply
+from ragjudge.metrics.replies import JsonReply, ParseError, Reply, YesNoWord
 from ragjudge.schema import Output, Sample
 
 __all__ = ["TurnVerdict", "TurnVerdicts", "TurnsJudge", "turns_result"]
@@ -23,12 +23,7 @@ class TurnVerdict(BaseModel):
 
     turn: int = Field(ge=1)
     reason: str
-    verdict: Literal["yes", "no"]
-
-    @field_validator("verdict", mode="before")
-    @classmethod
-    def _lowercase(cls, value: Any) -> Any:
-        return value.strip().lower() if isinstance(value, str) else value
+    verdict: YesNoWord
 
 
 class _Verdicts(BaseModel):

@@ -7,15 +7,15 @@ then an error."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from ragjudge.metrics._base import Produced, Result
 from ragjudge.metrics._judged import JudgedMetric, Judging
 from ragjudge.metrics._registry import register_metric
 from ragjudge.metrics.dialogues._turns import dialogue_of
-from ragjudge.metrics.replies import JsonReply, ParseError, Reply
+from ragjudge.metrics.replies import JsonReply, ParseError, Reply, YesNoWord
 from ragjudge.schema import Output, Sample, ScoreMeaning
 
 
@@ -24,12 +24,7 @@ class Intention(BaseModel):
 
     intention: str = Field(examples=["(dry run) an intention of the user"])
     reason: str
-    met: Literal["yes", "no"]
-
-    @field_validator("met", mode="before")
-    @classmethod
-    def _lowercase(cls, value: Any) -> Any:
-        return value.strip().lower() if isinstance(value, str) else value
+    met: YesNoWord
 
 
 class Intentions(BaseModel):

@@ -6,14 +6,14 @@ contexts and sentences a metric judges."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from ragjudge.metrics._base import MetricContext, MetricFailure, Result
 from ragjudge.metrics._judged import Judging, Verdict
-from ragjudge.metrics.replies import JsonReply, ParseError, Reply
+from ragjudge.metrics.replies import JsonReply, ParseError, Reply, YesNoWord
 from ragjudge.schema import ContextChunk, Output, Sample
 from ragjudge.text._normalise import split_sentences
 
@@ -33,12 +33,7 @@ class ItemVerdict(BaseModel):
     (``Yes``/``No`` in any case)."""
 
     reason: str
-    verdict: Literal["yes", "no"]
-
-    @field_validator("verdict", mode="before")
-    @classmethod
-    def _lowercase(cls, value: Any) -> Any:
-        return value.strip().lower() if isinstance(value, str) else value
+    verdict: YesNoWord
 
 
 class ItemVerdicts(BaseModel):

@@ -20,7 +20,7 @@ the reply's length; the judge settings cap the length read (``max_reply_chars``)
 from ragjudge.metrics.replies._base import ParseError, Reply, without_quotes
 from ragjudge.metrics.replies._choice import EVAL_TYPES, ChoiceReply, scan_choice
 from ragjudge.metrics.replies._data import Evaluated
-from ragjudge.metrics.replies._json import JsonReply, parse_json_object
+from ragjudge.metrics.replies._json import JsonReply, YesNoWord, parse_json_object
 from ragjudge.metrics.replies._result import ResultScore, ResultVerdict
 from ragjudge.metrics.replies._yesno import YesNo, YesNoVerdict
 from ragjudge.schema import INVALID_CHOICE
@@ -37,6 +37,7 @@ __all__ = [
     "ResultVerdict",
     "YesNo",
     "YesNoVerdict",
+    "YesNoWord",
     "parse_json_object",
     "scan_choice",
     "without_quotes",

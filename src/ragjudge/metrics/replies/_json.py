@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, BeforeValidator, ValidationError
 
 from ragjudge.metrics.replies._base import ParseError, Reply
 from ragjudge.metrics.replies._data import data_index, freeze
@@ -18,6 +18,15 @@ from ragjudge.metrics.replies._scan import json_spans, loads_lenient
 from ragjudge.metrics.replies._verdicts import MAX_VERDICT_PLACES
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def _folded(value: Any) -> Any:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+YesNoWord = Annotated[Literal["yes", "no"], BeforeValidator(_folded)]
+"""A verdict field of a JSON reply model: ``yes`` or ``no``, read in any case and with
+spaces around it (``"Yes "`` is yes); anything else fails the model."""
 
 
 def parse_json_object(text: str, *, evaluated: Sequence[str] = ()) -> dict[str, Any]:
