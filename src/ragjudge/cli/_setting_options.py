@@ -94,7 +94,7 @@ RunConcurrency = Annotated[
     typer.Option(
         "--concurrency",
         metavar="N",
-        help="Samples in flight at once (at most 1,000; a batched judge's batch_size if unset).",
+        help="Samples in flight at once (at most 1,000). Unset: as many as the judge's calls keep busy (at least 8; a batched judge's batch_size), a target's calls 8 at a time.",
     ),
 ]
 

@@ -158,7 +158,8 @@ class EvalConfig(BaseModel):
     """The value a trial reaches to pass, for ``pass_at_k`` and ``at_least_k`` (a yes/no
     score passes on yes without it)."""
     concurrency: int = Field(default=8, ge=1, le=MAX_CONCURRENCY)
-    """Samples in flight at once (at most 1,000; a batched judge's batch_size if unset)."""
+    """Samples in flight at once (at most 1,000). Unset: as many as the judge's calls
+    keep busy (at least 8; a batched judge's batch_size), a target's calls 8 at a time."""
     processes: Annotated[int, Field(ge=1, le=MAX_PROCESSES)] | Literal["auto"] = "auto"
     """Processes that score CPU-only metrics of a large run and chunk a large knowledge
     base: ``auto`` uses every CPU, 1 keeps the work in this process.

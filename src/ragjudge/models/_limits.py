@@ -3,7 +3,8 @@
 :class:`Limiter` combines
 
 * a concurrency cap (a semaphore shared by every event loop and thread that uses
-  the model),
+  the model): a fixed number, or one that follows the limits and the latency observed
+  (see :mod:`ragjudge.models._concurrency`),
 * the requests per minute (RPM) and tokens per minute (TPM) budgets of the provider:
   a workload that fits the window goes out at once (a burst up to the window's
   budget), and beyond it requests start as the oldest ones leave the window, so no
@@ -43,6 +44,7 @@ from typing import Protocol, runtime_checkable
 from pydantic import BaseModel
 
 from ragjudge.models._budget import Budget, Entry
+from ragjudge.models._concurrency import ConcurrencyTarget
 from ragjudge.models._semaphore import SharedSemaphore
 
 __all__ = ["Limiter", "LimiterStats", "PermitSource", "RateLimits", "SharedSemaphore", "Slot"]
@@ -52,7 +54,9 @@ __all__ = ["Limiter", "LimiterStats", "PermitSource", "RateLimits", "SharedSemap
 class RateLimits:
     """Limits of one model. ``rpm``/``tpm`` of ``None`` mean no such limit."""
 
-    max_concurrency: int = 8
+    max_concurrency: int | None = None
+    """Calls in flight at most; ``None`` follows the limits and the latency observed
+    (see :mod:`ragjudge.models._concurrency`)."""
     rpm: int | None = None
     tpm: int | None = None
     window: float = 60.0
@@ -80,7 +84,7 @@ class RateLimits:
     limit is too high, and the whole model pauses and slows down."""
 
     def __post_init__(self) -> None:
-        if self.max_concurrency < 1:
+        if self.max_concurrency is not None and self.max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
         for name in ("rpm", "tpm"):
             value = getattr(self, name)
@@ -118,6 +122,8 @@ class LimiterStats(BaseModel):
     """Current pace as a fraction of the configured one."""
     in_flight: int
     max_in_flight: int
+    concurrency: int = 0
+    """Calls that may be in flight now (the cap, after any slowdown)."""
 
 
 @dataclass
@@ -177,6 +183,7 @@ class Limiter:
         self._lock = threading.Lock()
         self._semaphore = SharedSemaphore(self._capacity)
         self._requests, self._tokens = _budgets(self.limits)
+        self._target = _concurrency_target(self.limits)
         self._recovery = self.limits.recovery if self.limits.recovery else self.limits.window
         self._paused_until = 0.0
         self._epoch = 0
@@ -197,7 +204,10 @@ class Limiter:
         place inside."""
         await self._semaphore.acquire()
         try:
-            yield await self._wait_turn(tokens)
+            slot = await self._wait_turn(tokens)
+            started = self._clock()
+            yield slot
+            self._observe(self._clock() - started, tokens)
         finally:
             self._semaphore.release()
 
@@ -274,7 +284,13 @@ class Limiter:
                 speed=self._speed(self._clock()),
                 in_flight=self._semaphore.active,
                 max_in_flight=self._semaphore.max_active,
+                concurrency=self._capacity_locked(),
             )
+
+    def concurrency(self) -> int:
+        """Calls that may be in flight now."""
+        with self._lock:
+            return self._capacity_locked()
 
     # internals ------------------------------------------------------------
 
@@ -312,8 +328,20 @@ class Limiter:
 
     def _capacity(self) -> int:
         with self._lock:
-            speed = self._speed(self._clock())
-        return max(1, math.floor(self.limits.max_concurrency * speed))
+            return self._capacity_locked()
+
+    def _capacity_locked(self) -> int:
+        speed = self._speed(self._clock())
+        return max(1, math.floor(self._target.value() * speed))
+
+    def _observe(self, seconds: float, tokens: int) -> None:
+        """An attempt ended after ``seconds`` under its permit: the latency it adds to
+        the target, and one place more when callers wait and nothing limits the calls."""
+        with self._lock:
+            self._target.observe(seconds, tokens)
+            full_pace = self._speed(self._clock()) >= 1.0
+            if self._target.grows and self._semaphore.waiting and full_pace:
+                self._target.grow()
 
     def _reserve(self, tokens: int) -> tuple[float, Slot, int]:
         """Take the earliest start the budgets allow; return (now, slot, epoch)."""
@@ -343,6 +371,21 @@ class Limiter:
                     self._granted += 1
                     return slot
             # A rate-limit answer arrived while this request waited: take a new start.
+
+
+def _concurrency_target(limits: RateLimits) -> ConcurrencyTarget:
+    """The places of ``limits``: fixed, or following the pace of its limits."""
+    target = ConcurrencyTarget(fixed=limits.max_concurrency)
+    pace = limits.headroom / limits.window
+    if limits.rpm is not None:
+        target.requests_per_second = limits.rpm * pace
+        burst = limits.rpm * limits.headroom if limits.burst is None else limits.burst
+        target.requests_at_once = float(burst)
+    if limits.tpm is not None:
+        target.tokens_per_second = limits.tpm * pace
+        share = None if limits.burst is None or limits.rpm is None else limits.burst / limits.rpm
+        target.tokens_at_once = limits.tpm * limits.headroom * (1.0 if share is None else share)
+    return target
 
 
 def _budgets(limits: RateLimits) -> tuple[Budget | None, Budget | None]:

@@ -83,7 +83,7 @@ class JudgeModel:
         self._log = CallLog(provider, self)
         self.limiter: PermitSource = Limiter(
             RateLimits(
-                max_concurrency=self.settings.max_concurrency,
+                max_concurrency=self.settings.fixed_concurrency,
                 rpm=self.settings.rpm,
                 tpm=self.settings.tpm,
                 window=self.settings.rate_window,

@@ -30,6 +30,11 @@ class SharedSemaphore:
         return self._active
 
     @property
+    def waiting(self) -> int:
+        """Callers waiting for a place right now."""
+        return len(self._waiters)
+
+    @property
     def max_active(self) -> int:
         """Most holders at any one time so far."""
         return self._max_active
@@ -48,6 +53,12 @@ class SharedSemaphore:
         except asyncio.CancelledError:
             self._forget(loop, waiter)
             raise
+
+    async def __aenter__(self) -> None:
+        await self.acquire()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release()
 
     def try_acquire(self) -> bool:
         """Take a free place if there is one and nobody waits for it; never waits."""

@@ -21,7 +21,13 @@ class ModelSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_concurrency: int = Field(default=8, ge=1)
+    max_concurrency: Annotated[int, Field(ge=1)] | Literal["auto"] = "auto"
+    """Judge calls in flight at once. ``auto`` (the default) follows what the endpoint
+    allows: under ``rpm``/``tpm``, the calls the limit's pace and the latency observed
+    keep busy (Little's law), plus the limit's burst, up to 256; without a limit, 128 at
+    first, growing while calls wait, up to 256. Both shrink on rate-limit answers and
+    climb back. A number fixes it (a server that answers a few requests at a time, such
+    as a local one, is best told how many)."""
     rpm: int | None = Field(default=None, gt=0)
     """Requests per ``rate_window``; ``None`` for no limit."""
     tpm: int | None = Field(default=None, gt=0)
@@ -37,7 +43,15 @@ class ModelSettings(BaseModel):
     max_retries: int = Field(default=4, ge=0)
     """Retries after the first attempt: at most ``max_retries + 1`` attempts per call."""
     backoff_base: float = Field(default=0.5, ge=0)
+    """Seconds a retry waits at most (jittered), doubled for each later one; the first
+    retry of a fault that is not a rate limit waits ``first_retry_delay`` at most."""
     backoff_max: float = Field(default=30.0, ge=0)
+    first_retry_delay: float = Field(default=0.1, ge=0)
+    """Seconds the first retry of an attempt that failed for another reason than a rate
+    limit (a 500, a dropped connection, a timeout) waits at most (jittered): one such
+    failure is most often a passing fault of one server, and a run's slowest sample
+    should not wait half a second for it. Later retries back off from
+    ``backoff_base`` as before; a rate-limit answer waits at least its ``Retry-After``."""
     timeout: float = Field(default=60.0, gt=0)
     """Seconds one attempt may take."""
     reask_limit: int = Field(default=2, ge=0)
@@ -70,6 +84,11 @@ class ModelSettings(BaseModel):
     endpoint refuses it, asks again for a text reply — once refused, every later call
     of the run to that endpoint is a text call, and the run's notes say so; ``always``
     sends it and a refusal fails the call; ``never`` asks for text replies only."""
+
+    @property
+    def fixed_concurrency(self) -> int | None:
+        """``max_concurrency`` as the limiter takes it: None when it adapts."""
+        return None if self.max_concurrency == "auto" else self.max_concurrency
 
     @property
     def start_burst(self) -> int | None:

@@ -69,7 +69,7 @@ def batch_model_settings(settings: ModelSettings, judge: JudgeConfig) -> ModelSe
     return settings.model_copy(
         update={
             "timeout": BATCH_TIMEOUT,
-            "max_concurrency": max(settings.max_concurrency, BATCHED_CALLS_AT_ONCE),
+            "max_concurrency": max(settings.fixed_concurrency or 1, BATCHED_CALLS_AT_ONCE),
             "rpm": None,
             "tpm": None,
             "burst": None,

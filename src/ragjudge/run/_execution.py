@@ -31,6 +31,7 @@ from ragjudge.run._execution_parts import ExecutionParts, outcome_recorded
 from ragjudge.run._matrix import judge_of
 from ragjudge.run._processes import blocks_of, scoring_pool, worker_count
 from ragjudge.run._progress import Tracker, progress_display, report_calls
+from ragjudge.run._samples_in_flight import InFlight, sample_gate
 from ragjudge.run._scoring import by_trial, end_shared_work, fresh_context, score_now, score_one
 from ragjudge.schema import Output, Sample, Score
 from ragjudge.store._batch import ResultWriter
@@ -158,14 +159,14 @@ class Execution:
             finally:
                 self._planned = None
 
-    async def run(self, samples: Sequence[Sample], concurrency: int, progress: bool) -> None:
+    async def run(self, samples: Sequence[Sample], concurrency: InFlight, progress: bool) -> None:
         """Evaluate every sample that is not done (without its output or a score of a
         trial), ``concurrency`` at a time."""
         if self._planned is None:
             with self.planned(samples):
                 return await self.run(samples, concurrency, progress)
         plan = self._planned
-        semaphore = asyncio.Semaphore(concurrency)
+        semaphore = sample_gate(concurrency)
         # The workers forked before the progress display starts its thread.
         with progress_display(progress, status=self.rate_status) as tracker:
             tracker.start(plan.total, plan.total - plan.todo)

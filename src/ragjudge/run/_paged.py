@@ -16,9 +16,11 @@ from functools import partial
 
 from ragjudge.analysis._rate_limits import calls_done
 from ragjudge.metrics import Metric
+from ragjudge.models._semaphore import SharedSemaphore
 from ragjudge.run._execution import Execution, ScoredSample
 from ragjudge.run._processes import blocks_of, standing_pool, worker_count
 from ragjudge.run._progress import Tracker, progress_display, report_calls
+from ragjudge.run._samples_in_flight import InFlight, sample_gate
 from ragjudge.schema import Output, Sample
 
 Send = Callable[[Sequence["SentItem"]], Future[list[ScoredSample]]]
@@ -46,13 +48,13 @@ class PagedExecution(Execution):
         """Nothing held for the whole run: what is stored is read with each page."""
         return set(), {}
 
-    async def run(self, samples: Sequence[Sample], concurrency: int, progress: bool) -> None:
+    async def run(self, samples: Sequence[Sample], concurrency: InFlight, progress: bool) -> None:
         """Evaluate every stored sample of the run that is not done, page by page
         (``samples`` are the run's as stored, read back from the store). The scoring
         workers, when the run uses them, are forked once before the progress display
         starts its thread, and take every page's CPU-only samples."""
         total = self.store.run(self.run_id).n_samples
-        semaphore = asyncio.Semaphore(concurrency)
+        semaphore = sample_gate(concurrency)
         # the workers fork before the progress display starts its thread
         with (
             self._workers(total) as send,
@@ -78,7 +80,7 @@ class PagedExecution(Execution):
     async def _run_page(
         self,
         start: int,
-        semaphore: asyncio.Semaphore,
+        semaphore: SharedSemaphore,
         tracker: Tracker,
         send: Send | None,
     ) -> None:

@@ -40,6 +40,7 @@ from ragjudge.run._preparation import MetricSpec, Prepared, RequirementError, pr
 from ragjudge.run._results_table import check_results_table, results_table_kept
 from ragjudge.run._resuming import resumed_config, stored_run
 from ragjudge.run._run_notes import prices_note, record_notes, tell, versions, warn
+from ragjudge.run._samples_in_flight import samples_in_flight
 from ragjudge.schema import Sample
 from ragjudge.store._events import NOTE
 from ragjudge.store._lock import run_lock
@@ -275,7 +276,8 @@ async def _execute(
             ):
                 try:
                     with outcome_recorded(store, run_id):
-                        await execution.run(setup.samples, config.concurrency, options.progress)
+                        in_flight = samples_in_flight(config, models.judge)
+                        await execution.run(setup.samples, in_flight, options.progress)
                 except asyncio.CancelledError:
                     if not reached.is_set():
                         raise
