@@ -38,7 +38,7 @@ from ragjudge.models._pricing import UsageTotals
 from ragjudge.run._ceiling import call_recorded
 from ragjudge.run._execution import Execution
 from ragjudge.run._progress import progress_display
-from ragjudge.run._samples_in_flight import InFlight, at_once
+from ragjudge.run._samples_in_flight import InFlight
 from ragjudge.run.ray._batch_sizing import batch_size_for_work, judge_calls_per_sample
 from ragjudge.run.ray._ledger import start_ledger
 from ragjudge.run.ray._permits import PermitKeeper, RemotePermits
@@ -143,7 +143,8 @@ class RayExecution(Execution):
         """Evaluate every stored sample of the run that is not done on the cluster's
         workers (``samples`` are the run's, as stored: they are read back in pages)."""
         total = self.store.run(self.run_id).n_samples
-        concurrency = at_once(concurrency)  # the workers' own places decide on the cluster
+        # each worker keeps the config's samples in flight; the permit keeper holds the limits
+        concurrency = concurrency if isinstance(concurrency, int) else self.config.concurrency
         with progress_display(progress, status=self.rate_status) as tracker:
             tracker.start(total, 0)
             with ray_session(self.config.ray, job_runtime_env(self.config)):
