@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import _corpus
+import _machine
 
 from ragjudge.models import GenerateConfig, JudgeModel, ResponseCache
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
@@ -91,14 +92,14 @@ def main() -> int:
     parser.add_argument("--cached-calls", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    print(f"load average before {_corpus.load_average()}")
+    _machine.print_machine("start")
     layer = best_of(args.repeat, lambda: through_the_layer(args.calls)) / args.calls
     bare = best_of(args.repeat, lambda: bare_provider(args.calls)) / args.calls
     with tempfile.TemporaryDirectory(prefix="ragjudge-layer-") as tmp:
         rerun = best_of(args.repeat, lambda: cached_rerun(args.cached_calls, Path(tmp)))
     print(f"bare scripted provider: {bare * 1000:.3f} ms per call ({args.calls} calls)")
     print(f"the layer adds {(layer - bare) * 1000:.3f} ms per call")
-    print(f"load average after {_corpus.load_average()}")
+    _machine.print_machine("end")
     lines = [
         _corpus.ratio_line(
             "per call through the layer", layer * 1000, MAX_PER_CALL_SECONDS * 1000, "ms"

@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 import _corpus
+import _machine
 
 METRICS = ["exact_match", "fuzzy_match", "word_recall", "token_f1", "rouge_l"]
 MIN_ROWS_PER_SECOND = 3000.0
@@ -105,7 +106,7 @@ def main() -> int:
     print(
         f"ragjudge run: {args.samples} samples x {len(METRICS)} lexical metrics ({', '.join(METRICS)})"
     )
-    print(f"load average before: {_corpus.load_average()}")
+    _machine.print_machine("start")
     walls: list[float] = []
     peaks: list[float] = []
     with tempfile.TemporaryDirectory(prefix="ragjudge-lexical-") as tmp:
@@ -129,7 +130,7 @@ def main() -> int:
         print(
             f"  memory run: peak RSS {peak:.0f} MB; all its processes together {tree_peak:.0f} MB"
         )
-    print(f"load average after: {_corpus.load_average()}")
+    _machine.print_machine("end")
     best, median = min(walls), statistics.median(walls)
     print(f"rows/s best {args.samples / best:.0f}, median {args.samples / median:.0f}")
     rate_line = _corpus.ratio_line(

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import _corpus
+import _machine
 
 from ragjudge.config import EvalConfig
 from ragjudge.run._runner import run_evaluation
@@ -167,9 +167,10 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), choices=SCENARIOS)
     args = parser.parse_args()
+    _machine.print_machine("start")
     print(
         f"{SAMPLES} samples, 1 judge call each, rpm {RPM}, latency {LATENCY:g} s, 5% HTTP 500,"
-        f" concurrency {CONCURRENCY}; load average {_corpus.load_average()}"
+        f" concurrency {CONCURRENCY}"
     )
     with tempfile.TemporaryDirectory(prefix="ragjudge-rate-") as tmp:
         asyncio.run(run_once(SCENARIOS["minute"], Path(tmp), seed=99))  # warm-up
@@ -181,7 +182,7 @@ def main() -> int:
             with tempfile.TemporaryDirectory(prefix="ragjudge-rate-") as tmp:
                 outcomes.append(asyncio.run(run_once(scenario, Path(tmp), seed=repetition)))
         passed = report(scenario, outcomes) and passed
-    print(f"load average after: {_corpus.load_average()}")
+    _machine.print_machine("end")
     return 0 if passed else 1
 
 

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import _corpus
+import _machine
 
 QUICKSTART = _corpus.ROOT / "examples" / "quickstart" / "eval.yaml"
 MAX_HELP_SECONDS = 0.4
@@ -59,7 +60,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
     _corpus.byte_compile_sources()
-    print(f"load average before {_corpus.load_average()}")
+    _machine.print_machine("start")
     with tempfile.TemporaryDirectory(prefix="ragjudge-startup-") as tmp:
         store, run_id = make_store(Path(tmp))
         commands = {
@@ -76,7 +77,7 @@ def main() -> int:
                 f"{name}: median {medians[name]:.3f} s, best {min(times):.3f} s, "
                 f"worst {max(times):.3f} s ({args.repeat} runs)"
             )
-    print(f"load average after {_corpus.load_average()}")
+    _machine.print_machine("end")
     line = _corpus.ratio_line(
         "ragjudge --help (median)", medians["ragjudge --help"], MAX_HELP_SECONDS
     )

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import _corpus
+import _machine
 
 from ragjudge.schema import Score
 from ragjudge.store._batch import ResultWriter
@@ -93,7 +94,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    print(f"{SAMPLES * len(METRICS)} scores; load average before {_corpus.load_average()}")
+    _machine.print_machine("start")
+    print(f"{SAMPLES * len(METRICS)} scores")
     scores = make_scores()
     times: dict[str, list[float]] = {name: [] for name in WAYS}
     with tempfile.TemporaryDirectory(prefix="ragjudge-store-") as tmp:
@@ -110,7 +112,7 @@ def main() -> int:
                 + ": "
                 + ", ".join(f"{name} {seconds[-1]:.2f} s" for name, seconds in times.items())
             )
-    print(f"load average after {_corpus.load_average()}")
+    _machine.print_machine("end")
     floor = min(times["one executemany"])
     for name, seconds in times.items():
         best = min(seconds)
