@@ -75,7 +75,7 @@ lint: $(FULL)
 
 bench: $(FULL)
 	@$(BIN)/python -m compileall -q src
-	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	@for b in benchmarks/[!_]*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) $(CORE_VENV) site .pytest_cache .mypy_cache .ruff_cache

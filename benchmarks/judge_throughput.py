@@ -33,6 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import _machine
+from _machine import load_average
+
 from ragjudge.models import (
     CallRecorder,
     ChatMessage,
@@ -544,14 +547,6 @@ def print_table(checks: Sequence[Check]) -> None:
             print("  ".join("-" * width for width in widths))
 
 
-def load_average() -> str:
-    """The machine's 1/5/15-minute load averages."""
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "unknown"
-
-
 # -- command line --------------------------------------------------------------------
 
 
@@ -579,7 +574,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 async def main_async(args: argparse.Namespace) -> int:
     """Run the three phases, print the details and the table; 1 if a target is missed."""
-    print(f"load average: {load_average()}")
+    _machine.print_machine("start")
     print(
         f"judge layer benchmark: {args.calls} calls, server limit {args.rpm} RPM, latency "
         f"{args.latency[0]:g}–{args.latency[1]:g} s, {args.error_rate:.0%} HTTP 500, "
@@ -604,6 +599,7 @@ async def main_async(args: argparse.Namespace) -> int:
         f" load average {load_average()}"
     )
     print_table(checks)
+    _machine.print_machine("end")
     missed = [c.name for c in checks if c.result == "FAIL"]
     print()
     if args.quick:

@@ -6,19 +6,21 @@ runner (``concurrency: 8``, judge ``max_concurrency: 8``, ``rpm: 240``, no pre-f
 question) against the local OpenAI-compatible test server, which answers after 0.5 s,
 fails 5 % of requests with HTTP 500 and enforces 240 RPM. Scenarios:
 
-* ``minute``: the server counts 240 requests per sliding minute; the judge has the
-  default ``burst`` (the whole window). The whole workload fits one window, so the
+* ``minute``: the server counts 240 requests per sliding minute; the judge is told so
+  with ``burst: window`` (the whole window's budget may start at once; the default
+  pacing is smooth, a second's share of the rpm at once — see ``even``). The whole workload fits one window, so the
   floor is that of the concurrency and the latency: ceil(60 / 8) × 0.5 s = 4.0 s.
   Bounds (from the issue): wall ≤ 1.2 × floor, 0 self-provoked 429s.
 * ``second``: the server enforces 240 RPM as 4 requests in any second; the judge is
   told so with ``burst: 4``. Floor: 15 groups of 4, one per second, plus the latency
   (14.5 s). Bound: 0 self-provoked 429s (the wall time is printed with its ratio).
-* ``second-unsaid`` (shown, not checked): the same server with the default ``burst``:
-  the judge learns the shorter period from the server's 429s.
+* ``second-unsaid`` (shown, not checked): the same server with the default ``burst``
+  (smooth pacing, 4 requests a second), which already keeps to the shorter period.
 * ``even`` (shown, not checked): the minute server with ``burst: 1``, every request
-  spaced evenly from the first — how the limiter paced before bursts were allowed.
+  spaced evenly from the first (60 requests at 240 RPM: 14.75 s + the latency).
 
-"Self-provoked 429s" are the server's RPM refusals. Each scenario runs ``--repeat``
+"Self-provoked 429s" are the server's RPM refusals. The machine (processor, cores, Python, byte code, load) is printed at the start and
+the end. Each scenario runs ``--repeat``
 times (fresh store and cache) after one untimed warm-up run, so the figures leave out
 the imports of a process's first judged run; the best and the median are printed. Exit status 1
 when the best repetition misses a checked bound. Run with::
@@ -39,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import _corpus
+import _machine
 
 from ragjudge.config import EvalConfig
 from ragjudge.run._runner import run_evaluation
@@ -59,7 +61,7 @@ class Scenario:
     name: str
     period: float
     """Seconds over which the server enforces its RPM."""
-    burst: int | None
+    burst: int | str | None
     checked: bool
 
     @property
@@ -73,7 +75,7 @@ class Scenario:
 
 
 SCENARIOS = {
-    "minute": Scenario("minute", 60.0, None, checked=True),
+    "minute": Scenario("minute", 60.0, "window", checked=True),
     "second": Scenario("second", 1.0, 4, checked=True),
     "second-unsaid": Scenario("second-unsaid", 1.0, None, checked=False),
     "even": Scenario("even", 60.0, 1, checked=False),
@@ -140,7 +142,7 @@ def report(scenario: Scenario, outcomes: list[Outcome]) -> bool:
     self_429s = max(o.self_429s for o in outcomes)
     floor = scenario.floor
     print(
-        f"{scenario.name}: burst {scenario.burst or 'default (the window)'}, server period"
+        f"{scenario.name}: burst {scenario.burst or 'default (smooth)'}, server period"
         f" {scenario.period:g} s; floor {floor:.2f} s"
     )
     for number, o in enumerate(outcomes, 1):
@@ -167,9 +169,10 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), choices=SCENARIOS)
     args = parser.parse_args()
+    _machine.print_machine("start")
     print(
         f"{SAMPLES} samples, 1 judge call each, rpm {RPM}, latency {LATENCY:g} s, 5% HTTP 500,"
-        f" concurrency {CONCURRENCY}; load average {_corpus.load_average()}"
+        f" concurrency {CONCURRENCY}"
     )
     with tempfile.TemporaryDirectory(prefix="ragjudge-rate-") as tmp:
         asyncio.run(run_once(SCENARIOS["minute"], Path(tmp), seed=99))  # warm-up
@@ -181,7 +184,7 @@ def main() -> int:
             with tempfile.TemporaryDirectory(prefix="ragjudge-rate-") as tmp:
                 outcomes.append(asyncio.run(run_once(scenario, Path(tmp), seed=repetition)))
         passed = report(scenario, outcomes) and passed
-    print(f"load average after: {_corpus.load_average()}")
+    _machine.print_machine("end")
     return 0 if passed else 1
 
 

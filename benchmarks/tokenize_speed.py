@@ -16,6 +16,7 @@ import argparse
 import time
 
 import _corpus
+import _machine
 
 from ragjudge.text import tokenize
 
@@ -41,11 +42,11 @@ def main() -> int:
     args = parser.parse_args()
     texts = sentences(args.sentences)
     tokenize(texts[0])  # build the tagger outside the timed loop
-    print(f"load average before {_corpus.load_average()}")
+    _machine.print_machine("start")
     runs = [timed(texts) for _ in range(args.repeat)]
     best, tokens = min(runs)
     print(f"{args.sentences} sentences, {tokens} tokens; best of {args.repeat} runs")
-    print(f"load average after {_corpus.load_average()}")
+    _machine.print_machine("end")
     bound = MAX_SECONDS * args.sentences / SENTENCES
     line = _corpus.ratio_line(f"tokenize {args.sentences} sentences", best, bound)
     print(line)
