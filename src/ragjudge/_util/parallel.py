@@ -23,6 +23,7 @@ from typing import TypeVar
 __all__ = [
     "AUTOMATIC_MIN_CHARACTERS",
     "fork_is_safe",
+    "free_cpus",
     "map_batches",
     "usable_cpus",
     "worker_count",
@@ -44,6 +45,19 @@ def usable_cpus() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
+
+
+def free_cpus() -> int:
+    """The usable CPUs other programs leave free: :func:`usable_cpus` less the load
+    average of the last minute (rounded), at least 1. On two cores already busy with
+    other work, scoring processes took half as long again as one process: each
+    process only gets its share of a busy machine, and pays for starting and for
+    sending its results back."""
+    try:
+        busy = round(os.getloadavg()[0])
+    except (AttributeError, OSError):  # no load average on this platform
+        busy = 0
+    return max(1, usable_cpus() - busy)
 
 
 def worker_count(workers: int | None, characters: int) -> int:

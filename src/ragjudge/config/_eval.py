@@ -162,7 +162,9 @@ class EvalConfig(BaseModel):
     keep busy (at least 8; a batched judge's batch_size), a target's calls 8 at a time."""
     processes: Annotated[int, Field(ge=1, le=MAX_PROCESSES)] | Literal["auto"] = "auto"
     """Processes that score CPU-only metrics of a large run and chunk a large knowledge
-    base: ``auto`` uses every CPU, 1 keeps the work in this process.
+    base: ``auto`` scores in as many processes as there are CPUs other programs leave
+    free (the CPUs less the last minute's load average, at least 1) and chunks on every
+    CPU; 1 keeps the work in this process.
 
     They are used when a run has at least 2,000 samples for CPU-only metrics (the
     lexical ones) and for a knowledge base of at least 4 M characters. Judge calls and

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ragjudge._util.parallel import usable_cpus
+from ragjudge._util.parallel import free_cpus
 from ragjudge.run._execution import Execution, ExecutionParts
 from ragjudge.run._paged import PagedExecution
 
@@ -72,7 +72,7 @@ def _local_execution(parts: ExecutionParts) -> Execution:
         parts.config.trials,
         parts.context,
         parts.agents,
-        processes=usable_cpus() if processes == "auto" else processes,
+        processes=free_cpus() if processes == "auto" else processes,
     )
 
 
