@@ -15,12 +15,15 @@ import pytest
 from typer.testing import CliRunner
 
 from ragjudge.cli import app
+from ragjudge.config import EvalConfig
 from ragjudge.models import GenerateConfig, JudgeCallRecord, JudgeModel, ModelError
 from ragjudge.models._settings import ModelSettings
 from ragjudge.models._types import ChatMessage, EmbeddingResult, Generation
 from ragjudge.models.scripted import ReplyScript
 from ragjudge.run._judging import PREFLIGHT_PROMPT, JudgeUnavailable, ask_preflight
 from ragjudge.run._preflights import Preflights
+from ragjudge.run._runner import run_evaluation
+from ragjudge.store._store import Store
 from ragjudge.testing.server import FaultPlan, OpenAITestServer
 from served import running, write_project
 
@@ -44,9 +47,11 @@ class HeldQuestion:
     name = "stand-in"
     model = "judge"
 
-    def __init__(self, refuse: bool = False) -> None:
+    def __init__(self, refuse: bool = False, hold_calls: bool = False) -> None:
         self.release = asyncio.Event()
         self.refuse = refuse
+        self.hold_calls = hold_calls
+        """Every other prompt waits for :attr:`release` too."""
         self.prompts: list[str] = []
 
     async def complete(self, messages: list[ChatMessage], config: GenerateConfig) -> Generation:
@@ -57,7 +62,9 @@ class HeldQuestion:
                 raise ModelError("404 model not found", kind="client", status=404)
             await self.release.wait()
             return Generation(text="OK", model=self.model)
-        return Generation(text="graded", model=self.model)
+        if self.hold_calls:
+            await self.release.wait()
+        return Generation(text="Feedback: fine. [RESULT] 5", model=self.model)
 
     async def embed(self, texts: list[str]) -> EmbeddingResult:
         raise NotImplementedError
@@ -94,7 +101,7 @@ async def test_the_first_call_goes_out_without_waiting_for_the_question() -> Non
     preflights.ask_at_first_request(model, kept)
     assert preflights.started == 0  # nothing asked before a request goes out
     reply = await asyncio.wait_for(model.generate(GRADE), timeout=30)
-    assert reply.text == "graded"
+    assert reply.text.endswith("[RESULT] 5")
     assert preflights.started == 1 and kept.records == []  # still unanswered
     await model.generate([{"role": "user", "content": "Grade another."}])
     assert preflights.started == 1  # one question per model
@@ -120,6 +127,24 @@ async def test_a_model_never_asked_leaves_the_watch_pending() -> None:
     preflights.ask_at_first_request(JudgeModel(HeldQuestion(refuse=True)), Kept())
     await preflights.settled()  # no request went out: nothing to wait for, no error
     assert preflights.started == 0 and not preflights.failure.done()
+
+
+async def test_a_refused_question_cancels_the_samples_under_way(tmp_path: Path) -> None:
+    provider = HeldQuestion(refuse=True, hold_calls=True)  # no judge call ever returns
+    config = EvalConfig(
+        metrics=[{"metric": "answer_accuracy", "contexts": "none"}],
+        judge={"model": "scripted", "in_flight_grace": 0},  # the held replies are not awaited
+        store=str(tmp_path / "runs.db"),
+        concurrency=2,
+    )
+    running = run_evaluation(config, data=ROWS, judge_provider=provider, progress=False)
+    with pytest.raises(JudgeUnavailable, match="does not answer"):
+        await asyncio.wait_for(running, timeout=60)
+    assert PREFLIGHT_PROMPT in provider.prompts
+    assert len(provider.prompts) == 1 + 2  # the question and the first two samples' calls
+    with Store(tmp_path / "runs.db") as store:
+        (run,) = store.runs()
+        assert run.status == "failed"
 
 
 @pytest.fixture
