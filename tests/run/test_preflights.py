@@ -228,4 +228,4 @@ def test_a_refusing_endpoint_stops_the_run_stored_as_failed_with_the_reason(
             json.loads(data)["text"]
             for (data,) in conn.execute("SELECT data_json FROM run_events WHERE kind = 'note'")
         ]
-    assert any(n.startswith("stopped: the judge model openai/test-model") for n in notes)
+    assert any(n.startswith("the judge model openai/test-model does not answer") for n in notes)

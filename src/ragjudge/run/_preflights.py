@@ -88,5 +88,5 @@ def preflight_failure_noted(store: Store, run_id: str) -> Iterator[None]:
     try:
         yield
     except JudgeUnavailable as exc:
-        store.add_run_event(run_id, NOTE, {"text": f"stopped: {exc}"})
+        store.add_run_event(run_id, NOTE, {"text": str(exc)})
         raise
