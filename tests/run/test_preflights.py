@@ -147,14 +147,19 @@ async def test_a_refused_question_cancels_the_samples_under_way(tmp_path: Path) 
         assert run.status == "failed"
 
 
+REPLIES = ReplyScript(default="Feedback: correct and complete. [RESULT] 5")
+
+
 @pytest.fixture
 def server() -> Iterator[OpenAITestServer]:
+    yield from running(OpenAITestServer(replies=REPLIES))
+
+
+@pytest.fixture
+def limited_server() -> Iterator[OpenAITestServer]:
+    """4 requests in any 2 s (120 a minute, counted per 2 s)."""
     yield from running(
-        OpenAITestServer(
-            replies=ReplyScript(default="Feedback: correct and complete. [RESULT] 5"),
-            # 4 requests in any 2 s (120 a minute, counted per 2 s)
-            faults=FaultPlan(rpm_limit=120, limit_period=2.0),
-        )
+        OpenAITestServer(replies=REPLIES, faults=FaultPlan(rpm_limit=120, limit_period=2.0))
     )
 
 
@@ -185,15 +190,16 @@ def _purposes(store: Path) -> list[str]:
 
 
 def test_a_run_filling_the_providers_window_causes_no_429(
-    tmp_path: Path, server: OpenAITestServer
+    tmp_path: Path, limited_server: OpenAITestServer
 ) -> None:
-    # the judge's limit is the provider's, paced over a slightly longer window (3 s
-    # against 2 s) so a request a loaded machine delays still falls in its own window;
-    # six calls and the question are seven requests: four in the first window
-    judge = "  rpm: 4\n  rate_window: 3\n  burst: window\n"
-    summary = json.loads(_run(_config(tmp_path, server.base_url, judge), exit_code=0))
+    # the judge's limit is the provider's, paced over a longer window (4 s against 2 s)
+    # so a request a loaded machine delays still falls in its own window; six calls and
+    # the question are seven requests: four in the first window, three in the next (a
+    # question with a limiter of its own would make five in the first)
+    judge = "  rpm: 4\n  rate_window: 4\n  burst: window\n"
+    summary = json.loads(_run(_config(tmp_path, limited_server.base_url, judge), exit_code=0))
     assert summary["metrics"][0]["n"] == 6
-    assert server.stats.rate_limited_by_rpm == 0
+    assert limited_server.stats.rate_limited_by_rpm == 0
     assert _purposes(tmp_path / "runs.db").count("preflight") == 1
 
 
