@@ -85,7 +85,7 @@ def test_a_closed_judge_port_stops_the_run_at_once_naming_the_model(project: Pat
     assert code == 2
     assert "the judge model openai/judge-x does not answer (connection)" in said
     assert "(gave up after 2 attempts)" in said  # one question and one retry, no more
-    assert "nothing was run" in said
+    assert "the run stopped" in said
 
 
 def test_litellm_without_its_extra_is_a_config_error(project: Path) -> None:

@@ -161,7 +161,8 @@ def test_a_metric_may_use_some_of_the_judges(
         progress=False,
     )
     assert sorted(stored(result)) == ["answer_accuracy@b", "exact_match"]  # not multiplied
-    assert servers[0].stats.requests == 1  # the pre-flight question only
+    # judge a makes no call, so it is not asked the pre-flight question either
+    assert servers[0].stats.requests == 0
 
 
 def test_an_interrupted_matrix_run_resumes_each_judges_missing_scores(

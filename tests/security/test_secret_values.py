@@ -274,7 +274,8 @@ def test_an_echoed_basic_credential_is_masked_whole(
         invoke("run", "preflight.yaml", "--no-progress", "--store", "runs.db", exit_codes=(2,)),
     ]
     assert "'authorization': '***'" in printed[1] and "does not answer (client)" in printed[1]
-    (run_id,) = run_ids(tmp_path / "runs.db")
+    # the run the pre-flight question stopped is stored too (the store is read whole)
+    run_id, _stopped = run_ids(tmp_path / "runs.db")
     printed.append(invoke("show", run_id, "--store", "runs.db", "--json"))
     invoke("export", run_id, "--store", "runs.db", "-o", "export.csv")
     texts = {

@@ -34,8 +34,9 @@ class JudgeConfig(ModelSettings):
     seed: int | None = None
     prices: dict[str, dict[str, float] | list[float]] = Field(default_factory=dict)
     preflight: bool = True
-    """Before any paid call, ask the judge (and every agent model) one short question,
-    so an unreachable or misconfigured endpoint stops the run at once."""
+    """Ask the judge (and every agent model) one short question when its first request
+    goes out, beside that request, so an unreachable or misconfigured endpoint stops
+    the run at once; a run whose every call is cached never asks it."""
     mode: Literal["direct", "batch"] = "direct"
     """``direct`` sends each judge call as it comes; ``batch`` gathers them and sends
     them through OpenAI's Batch API (``openai/`` models only): replies take minutes to

@@ -95,6 +95,9 @@ class JudgeModel:
         self.schemas = ReplySchemas()
         """What the endpoint does with reply schemas; the models of one run on one
         endpoint share it (a refusal turns them all to text replies)."""
+        self.before_first_request: Callable[[], None] | None = None
+        """Called once, just before the first request of any call goes out to the
+        provider (a cache hit sends none); it must not block."""
         self._random = random.Random()
         self._in_flight = InFlight()
         self._same_calls: SameCalls[Attempts[Generation]] = SameCalls()
@@ -312,6 +315,9 @@ class JudgeModel:
         when the caller is cancelled is still awaited and kept."""
         call_id = await self._log.begin(record)
         adopted: list[asyncio.Future[Reply]] = []
+        if self.before_first_request is not None:
+            hook, self.before_first_request = self.before_first_request, None
+            hook()
 
         def keep(request: asyncio.Future[Reply]) -> None:
             adopted.append(request)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ragjudge.analysis._rate_limits import calls_done, calls_status, live_status
 from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeModel
-from ragjudge.run._execution_parts import ExecutionParts, outcome_recorded
+from ragjudge.run._execution_parts import ExecutionParts, all_unless_stopped, outcome_recorded
 from ragjudge.run._matrix import judge_of
 from ragjudge.run._processes import blocks_of, scoring_pool, worker_count
 from ragjudge.run._progress import Tracker, progress_display, report_calls
@@ -70,6 +70,8 @@ class Execution:
     _planned: _Planned | None = None
     expected_calls: int | None = None
     """Judge calls the run is expected to make (the dry run's count), when known."""
+    stopped_by: asyncio.Future[None] | None = None
+    """Stops the run with its error when it fails (a model's pre-flight question)."""
 
     def __init__(
         self,
@@ -214,6 +216,8 @@ class Execution:
         cancellation cancel the tasks and re-raise."""
         tasks: list[asyncio.Task[None]] = []
         failed: list[asyncio.Future[None]] = []
+        if self.stopped_by is not None:
+            self.stopped_by.add_done_callback(lambda f: _keep_failure(f, failed))
         try:
             for sample in later:
                 task = asyncio.ensure_future(one(sample))
@@ -223,7 +227,7 @@ class Execution:
                 await self._store_from_workers(futures, tracker, failed)
             else:
                 await self._score_here(now, tracker, failed)
-            await asyncio.gather(*tasks)
+            await all_unless_stopped(tasks, self.stopped_by)
         finally:
             for task in tasks:
                 if not task.cancelling():  # cancelled once is enough: let it clean up

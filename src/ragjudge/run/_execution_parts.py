@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ragjudge.config import EvalConfig
     from ragjudge.models import Provider, ResponseCache
 
-__all__ = ["ExecutionParts", "outcome_recorded"]
+__all__ = ["ExecutionParts", "all_unless_stopped", "outcome_recorded"]
 
 
 @dataclass(frozen=True)
@@ -52,3 +52,24 @@ def outcome_recorded(store: Store, run_id: str) -> Iterator[None]:
         store.set_status(run_id, "failed")
         raise
     store.set_status(run_id, "completed")
+
+
+async def all_unless_stopped(
+    tasks: Sequence[asyncio.Future[None]], stop: asyncio.Future[None] | None
+) -> None:
+    """Wait for every task; raise the first task's error, or ``stop``'s as soon as it
+    fails (the tasks are left to the caller to cancel)."""
+    gathered: asyncio.Future[list[None]] = asyncio.gather(*tasks)
+    if stop is None:
+        await gathered
+        return
+    try:
+        watched: list[asyncio.Future[Any]] = [gathered, stop]
+        await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+        if stop.done():
+            stop.result()
+        await gathered
+    finally:
+        if not gathered.done():
+            gathered.cancel()
+            await asyncio.gather(gathered, return_exceptions=True)

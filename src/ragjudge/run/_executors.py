@@ -36,6 +36,9 @@ class ExecutorKind:
     plans_before_storing: bool
     """A new run's work is planned (and its scoring processes started) before the run
     and its samples are stored, so that they score meanwhile."""
+    judges_here: bool
+    """The judge calls are made in this process, so each model is asked the pre-flight
+    question when its first request goes out (else every model is asked up front)."""
     check: Callable[[EvalConfig], None]
     """Raises a :class:`~ragjudge.config.ConfigError` before anything is stored when the
     executor cannot run (a missing extra, a cluster that does not answer)."""
@@ -86,6 +89,7 @@ _KINDS = {
         reads_in_pages=True,
         held_whole_up_to=LOCAL_WHOLE_ROWS,
         plans_before_storing=True,
+        judges_here=True,
         check=_no_check,
         build=_local_execution,
     ),
@@ -94,6 +98,7 @@ _KINDS = {
         reads_in_pages=True,
         held_whole_up_to=0,
         plans_before_storing=False,
+        judges_here=False,
         check=lambda config: _ray("require_ray")(config),
         build=lambda parts: _ray("ray_execution")(parts),
     ),

@@ -110,12 +110,10 @@ _ANSWERED = ("rate_limit", "server")
 
 
 async def preflight(models: Sequence[JudgeModel]) -> list[JudgeCallRecord]:
-    """Ask each distinct model one short question with at most one retry and no cache,
-    before any paid work; raise :class:`JudgeUnavailable` naming the first model that
-    does not answer (unreachable, timed out, not an OpenAI-compatible reply) or refuses
-    the request (a wrong model name or key), and why. A model that answers 429 or 5xx is
-    there (the run's retries deal with those). Scripted models are not asked. Returns
-    the calls made, for the run to record once it exists."""
+    """Ask each distinct model the pre-flight question (:func:`ask_preflight`) up
+    front, one after the other; returns the calls made, for the run to record once it
+    exists. A run whose judge calls are made in this process asks each model instead
+    when its first request goes out (:mod:`ragjudge.run._preflights`)."""
     records: list[JudgeCallRecord] = []
 
     async def keep(record: JudgeCallRecord) -> int:
@@ -124,28 +122,40 @@ async def preflight(models: Sequence[JudgeModel]) -> list[JudgeCallRecord]:
 
     seen: set[int] = set()
     for model in models:
-        if id(model) in seen or model.provider.name == "scripted":
-            continue
-        seen.add(id(model))
-        settings = model.settings.model_copy(
-            update={"max_retries": 1, "timeout": min(model.settings.timeout, 30.0), "cache": False}
-        )
-        direct = direct_provider(model.provider)  # a batch's reply may take hours
-        probe = JudgeModel(direct, settings=settings, recorder=keep, prices=model.prices)
-        try:
-            await probe.generate(
-                [{"role": "user", "content": PREFLIGHT_PROMPT}],
-                GenerateConfig(max_tokens=8, temperature=0.0),
-                purpose=PREFLIGHT_PURPOSE,
-            )
-        except ModelError as exc:
-            if exc.kind in _ANSWERED:
-                continue
-            raise JudgeUnavailable(
-                f"the judge model {model.spec} does not answer ({exc.kind}): {exc}; "
-                "nothing was run (set 'preflight: false' under 'judge' to skip this check)"
-            ) from None
+        if id(model) not in seen:
+            seen.add(id(model))
+            await ask_preflight(model, keep)
     return records
+
+
+async def ask_preflight(model: JudgeModel, recorder: CallRecorder) -> None:
+    """Ask ``model`` one short question with at most one retry and no cache, under
+    its own limiter (the question takes a permit like any call); raise
+    :class:`JudgeUnavailable` naming the model when it does not answer (unreachable,
+    timed out, not an OpenAI-compatible reply) or refuses the request (a wrong model
+    name or key), and why. A model that answers 429 or 5xx is there (the run's retries
+    deal with those). Scripted models are not asked; the call goes to ``recorder``."""
+    if model.provider.name == "scripted":
+        return
+    settings = model.settings.model_copy(
+        update={"max_retries": 1, "timeout": min(model.settings.timeout, 30.0), "cache": False}
+    )
+    direct = direct_provider(model.provider)  # a batch's reply may take hours
+    probe = JudgeModel(direct, settings=settings, recorder=recorder, prices=model.prices)
+    probe.limiter = model.limiter
+    try:
+        await probe.generate(
+            [{"role": "user", "content": PREFLIGHT_PROMPT}],
+            GenerateConfig(max_tokens=8, temperature=0.0),
+            purpose=PREFLIGHT_PURPOSE,
+        )
+    except ModelError as exc:
+        if exc.kind in _ANSWERED:
+            return
+        raise JudgeUnavailable(
+            f"the judge model {model.spec} does not answer ({exc.kind}): {exc}; "
+            "the run stopped (set 'preflight: false' under 'judge' to skip this check)"
+        ) from None
 
 
 async def record_calls(

@@ -27,6 +27,7 @@ from ragjudge.run._judging import (
     share_reply_schemas,
     store_recorder,
 )
+from ragjudge.run._preflights import Preflights
 from ragjudge.store import Store
 
 __all__ = ["RunModels", "close_all"]
@@ -49,6 +50,9 @@ class RunModels:
     asked_by_judge: dict[str, list[JudgeCallRecord]] = field(default_factory=dict)
     """The pre-flight calls of the named judges, each stored under its judge at its
     prices."""
+    preflights: Preflights = field(default_factory=Preflights)
+    """The pre-flight questions asked at each model's first request (when not asked
+    up front)."""
     _own_cache: ResponseCache | None = None
 
     @classmethod
@@ -61,9 +65,12 @@ class RunModels:
         *,
         use_cache: bool,
         provider: Provider | None,
+        preflight_up_front: bool = False,
     ) -> RunModels:
-        """Build the models and ask each the pre-flight question; a model that cannot
-        be built or does not answer is a :class:`ConfigError` and nothing stays open."""
+        """Build the models; each is asked the pre-flight question when its first
+        request goes out (:mod:`ragjudge.run._preflights`), or, with
+        ``preflight_up_front``, now. A model that cannot be built or does not answer
+        now is a :class:`ConfigError` and nothing stays open."""
         limiters: dict[str, PermitSource] = {}  # one per endpoint
         cache_path = config.cache_path if use_cache else None
         if config.judges and provider is not None:
@@ -99,16 +106,40 @@ class RunModels:
             primary = config.primary_judge
             recorder = store_recorder(store, run_id, prices_of(primary))
             models.embedders = build_embedders(primary, metrics, models.cache, limiters, recorder)
-            judges = list(models.named.values())
-            if primary is None or primary.preflight:
-                models.asked = await preflight([m for m in models.all if m not in judges])
-            for name, model in models.named.items():
-                if (config.judges or {})[name].preflight:
-                    models.asked_by_judge[name] = await preflight([model])
+            if preflight_up_front:
+                await models._ask_up_front(config)
+            else:
+                models._ask_at_first_requests(config, store, run_id)
         except BaseException:
             await models.close()
             raise
         return models
+
+    async def _ask_up_front(self, config: EvalConfig) -> None:
+        """Ask every model the pre-flight question now; the calls are kept in
+        :attr:`asked` and :attr:`asked_by_judge` until the run is stored."""
+        judges = list(self.named.values())
+        primary = config.primary_judge
+        if primary is None or primary.preflight:
+            self.asked = await preflight([m for m in self.all if m not in judges])
+        for name, model in self.named.items():
+            if (config.judges or {})[name].preflight:
+                self.asked_by_judge[name] = await preflight([model])
+
+    def _ask_at_first_requests(self, config: EvalConfig, store: Store, run_id: str) -> None:
+        """Have every model asked the pre-flight question when its first request goes
+        out, the call recorded with the run (under its named judge, at its prices)."""
+        judges = config.judges or {}
+        primary = config.primary_judge
+        if primary is None or primary.preflight:
+            recorder = store_recorder(store, run_id, prices_of(primary))
+            for model in self.all:
+                if model not in self.named.values():
+                    self.preflights.ask_at_first_request(model, recorder)
+        for name, model in self.named.items():
+            if judges[name].preflight:
+                named = store_recorder(store, run_id, prices_of(judges[name]), name)
+                self.preflights.ask_at_first_request(model, named)
 
     @property
     def all(self) -> list[JudgeModel]:
@@ -148,6 +179,7 @@ class RunModels:
         """Close the models; replies to requests already sent when the run was
         interrupted are awaited first (each model's ``in_flight_grace``), cached and
         recorded. A cache opened for the embedders alone is committed and closed."""
+        await self.preflights.cancel()
         models = self._layered
         waiting = sum(m.in_flight for m in models)
         if waiting:

@@ -36,6 +36,7 @@ from ragjudge.run._holding import held_whole_warning
 from ragjudge.run._incremental import record_continuation
 from ragjudge.run._judging import check_judges, record_calls
 from ragjudge.run._models import RunModels, close_all
+from ragjudge.run._preflights import preflight_failure_noted
 from ragjudge.run._preparation import MetricSpec, Prepared, RequirementError, prepare
 from ragjudge.run._results_table import check_results_table, results_table_kept
 from ragjudge.run._resuming import resumed_config, stored_run
@@ -245,6 +246,7 @@ async def _execute(
         run_id,
         use_cache=options.use_cache,
         provider=options.provider,
+        preflight_up_front=not kind.judges_here,
     )
     stored = False
     try:
@@ -274,10 +276,12 @@ async def _execute(
                 results_table_kept(config, store, run_id, execution.writer),
                 spending_watched(store, run_id, config.max_cost) as reached,
             ):
+                execution.stopped_by = models.preflights.failure
                 try:
-                    with outcome_recorded(store, run_id):
+                    with outcome_recorded(store, run_id), preflight_failure_noted(store, run_id):
                         in_flight = samples_in_flight(config, models.judge)
                         await execution.run(setup.samples, in_flight, options.progress)
+                        await models.preflights.settled()
                 except asyncio.CancelledError:
                     if not reached.is_set():
                         raise
