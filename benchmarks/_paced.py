@@ -178,7 +178,9 @@ def sent_calls(store: Path) -> list[Call]:
     calls = []
     for purpose, model, messages_json, config_json, attempts in rows:
         found = TAG.search(messages_json)
-        sample = found.group(0) if found else "?"
+        if found is None:  # a call of no one sample would join an unrelated chain
+            raise RuntimeError(f"a recorded {purpose} call names no sample")
+        sample = found.group(0)
         chain = CHAIN_OF_PURPOSE.get(purpose, purpose)
         messages = json.loads(messages_json)
         calls.append(
