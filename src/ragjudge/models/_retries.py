@@ -20,6 +20,12 @@ __all__ = ["attempt_until_settled", "backoff_delay"]
 
 R = TypeVar("R")
 
+QUICK_RETRIES = 2
+"""Retries of a fault that is not a rate limit that wait ``first_retry_delay`` (then twice
+that) at most: faults drawn independently (one server's passing 500) rarely come twice
+in a row, so only a third one in a row is taken as the endpoint in trouble, and backs
+off from ``backoff_base``."""
+
 logger = logging.getLogger(__name__)
 
 
@@ -79,16 +85,16 @@ def backoff_delay(
     settings: ModelSettings, error: ModelError, attempt: int, rng: random.Random
 ) -> float | None:
     """Seconds before the next attempt, or ``None`` to give up: exponential backoff
-    with full jitter (a short first pause for a fault that is not a rate limit, see
-    ``first_retry_delay``), but never less than the server's ``Retry-After``."""
+    with full jitter (short first pauses for a fault that is not a rate limit, see
+    :data:`QUICK_RETRIES`), but never less than the server's ``Retry-After``."""
     if not error.retryable or attempt > settings.max_retries:
         return None
     retry_after = error.retry_after or 0.0
     if retry_after > settings.max_retry_after:
         return None
     ceiling = min(settings.backoff_max, settings.backoff_base * 2 ** (attempt - 1))
-    if attempt == 1 and error.kind != "rate_limit":
-        ceiling = min(ceiling, settings.first_retry_delay)
+    if attempt <= QUICK_RETRIES and error.kind != "rate_limit":
+        ceiling = min(ceiling, settings.first_retry_delay * 2 ** (attempt - 1))
     return max(retry_after, rng.uniform(0.0, ceiling))
 
 
