@@ -67,15 +67,7 @@ def _values(record: JudgeCallRecord, cost: float | None) -> tuple[Any, ...]:
         record.trial,
         _dumps(record.messages),
         _dumps(record.config),
-        record.text,
-        None if record.parsed is None else _dumps(record.parsed),
-        record.usage.input_tokens,
-        record.usage.output_tokens,
-        record.latency,
-        record.attempts,
-        int(record.cached),
-        record.error,
-        cost,
+        *_ending_values(record, cost),
     )
 
 
@@ -96,15 +88,35 @@ def insert_call(
     return cursor.lastrowid
 
 
+_ENDING = (
+    "text = ?, parsed_json = ?, input_tokens = ?, output_tokens = ?, latency = ?,"
+    " attempts = ?, cached = ?, error = ?, cost = ?"
+)
+
+
 def update_call(
     conn: sqlite3.Connection, call_id: int, record: JudgeCallRecord, cost: float | None
 ) -> None:
-    """Complete a call inserted in flight with how it ended (the caller commits)."""
-    names = [c.strip() for c in _COLUMNS.split(",")][1:-1]
-    assignments = ", ".join(f"{name} = ?" for name in names)
+    """Complete a call inserted in flight with how it ended (the caller commits). Only
+    the columns an ending sets are written: the request (provider, model, purpose,
+    trial, messages, settings) is the one stored when the call began."""
     conn.execute(
-        f"UPDATE judge_calls SET {assignments} WHERE call_id = ?",
-        (*_values(record, cost), call_id),
+        f"UPDATE judge_calls SET {_ENDING} WHERE call_id = ?",
+        (*_ending_values(record, cost), call_id),
+    )
+
+
+def _ending_values(record: JudgeCallRecord, cost: float | None) -> tuple[Any, ...]:
+    return (
+        record.text,
+        None if record.parsed is None else _dumps(record.parsed),
+        record.usage.input_tokens,
+        record.usage.output_tokens,
+        record.latency,
+        record.attempts,
+        int(record.cached),
+        record.error,
+        cost,
     )
 
 
