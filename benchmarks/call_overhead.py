@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,7 +69,7 @@ def prompts(calls: int, seed: int) -> list[list[dict[str, str]]]:
     ]
 
 
-async def bounded(concurrency: int, jobs: list[Callable[[], Awaitable[object]]]) -> Timing:
+async def bounded(concurrency: int, jobs: Sequence[Callable[[], Awaitable[object]]]) -> Timing:
     """Run ``jobs`` keeping ``concurrency`` of them in flight; the time they took."""
     gate = asyncio.Semaphore(concurrency)
 
@@ -98,7 +98,9 @@ async def bare_pass(base_url: str, calls: int, concurrency: int, seed: int) -> T
         return await bounded(concurrency, jobs)
 
 
-async def layer_pass(base_url: str, calls: int, concurrency: int, seed: int, folder: Path) -> Timing:
+async def layer_pass(
+    base_url: str, calls: int, concurrency: int, seed: int, folder: Path
+) -> Timing:
     """The judge layer's pass, built as a run builds its judge, recording to a store."""
     store = Store(folder / f"runs-{seed}.db", write=True)
     judge_config = JudgeConfig(
