@@ -244,8 +244,9 @@ class StoreRecorder:
             raise
 
     async def end(self, call_id: int, call: JudgeCallRecord) -> None:
-        """Complete a call stored by :meth:`begin`."""
-        await asyncio.shield(self.writer.end(call_id, call))
+        """Complete a call stored by :meth:`begin` (a caller cancelled while waiting
+        leaves the write queued: it is committed all the same)."""
+        await self.writer.end(call_id, call)
         call_recorded(self.run_id)
 
     def _interrupted(self, call: JudgeCallRecord, stored: asyncio.Future[int]) -> None:
