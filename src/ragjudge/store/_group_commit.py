@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragjudge.models import JudgeCallRecord
 from ragjudge.models._pricing import PriceTable
-from ragjudge.store._judge_calls import IN_FLIGHT, insert_call, update_call
+from ragjudge.store._judge_calls import insert_call, update_call
 
 if TYPE_CHECKING:
     from ragjudge.store._store import Store
@@ -116,8 +116,7 @@ class GroupWriter:
 
     def _apply(self, conn: Any, write: _Write) -> int:
         if write.in_flight:
-            record = write.record.model_copy(update={"error": IN_FLIGHT})
-            return insert_call(conn, self.run_id, record, None, self.judge)
+            return insert_call(conn, self.run_id, write.record, None, self.judge, in_flight=True)
         cost = self._cost(write.record)
         if write.call_id is None:
             return insert_call(conn, self.run_id, write.record, cost, self.judge)
