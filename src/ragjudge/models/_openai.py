@@ -149,16 +149,17 @@ def error_from_transport(exc: httpx.HTTPError, url: str) -> ModelError:
 
 
 def _json_body(response: httpx.Response, content: bytes) -> dict[str, Any]:
-    where = scrub_url(str(response.request.url))
     try:
         body = json.loads(content)
     except ValueError as exc:
+        where = scrub_url(str(response.request.url))
         raise ModelError(
             f"response from {where} is not valid JSON ({len(content)} bytes): {exc}",
             kind="bad_response",
             status=response.status_code,
         ) from exc
     if not isinstance(body, dict):
+        where = scrub_url(str(response.request.url))
         raise ModelError(
             f"response from {where} is not a JSON object",
             kind="bad_response",
@@ -267,14 +268,20 @@ class OpenAIProvider:
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
         self._clients = weakref.WeakKeyDictionary()
         self._clients_lock = threading.Lock()
+        self._endpoint = ("", "")
 
     def __repr__(self) -> str:
         return f"OpenAIProvider(model={self.model!r}, base_url={self.endpoint!r})"
 
     @property
     def endpoint(self) -> str:
-        """The base URL without credentials or key-like query values."""
-        return scrub_url(self.base_url)
+        """The base URL without credentials or key-like query values (kept for the
+        base URL it was made from: every call's cache key names it)."""
+        made_from, scrubbed = self._endpoint
+        if made_from != self.base_url:
+            scrubbed = scrub_url(self.base_url)
+            self._endpoint = (self.base_url, scrubbed)
+        return scrubbed
 
     @property
     def secrets(self) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 from pydantic_core import to_jsonable_python
 
@@ -25,7 +25,7 @@ from ragjudge.models._types import (
 )
 from ragjudge.schema import Usage
 
-__all__ = ["INTERRUPTED", "INTERRUPTED_IN_FLIGHT", "CallLog", "config_dict"]
+__all__ = ["INTERRUPTED", "INTERRUPTED_IN_FLIGHT", "CallLog", "config_dict", "keeps_in_flight"]
 
 INTERRUPTED = "interrupted before a request was in flight"
 INTERRUPTED_IN_FLIGHT = (
@@ -65,14 +65,14 @@ class CallLog:
     async def begin(self, record: JudgeCallRecord) -> int | None:
         """Store the call before its request goes out, when the recorder can."""
         recorder = self.owner.recorder
-        if isinstance(recorder, InFlightRecorder):
+        if recorder is not None and keeps_in_flight(recorder):
             return await recorder.begin(record)
         return None
 
     async def end(self, call_id: int, record: JudgeCallRecord) -> None:
         """Complete a call stored in flight."""
         recorder = self.owner.recorder
-        if isinstance(recorder, InFlightRecorder):
+        if recorder is not None and keeps_in_flight(recorder):
             await recorder.end(call_id, record)
 
     async def store(self, record: JudgeCallRecord, call_id: int | None) -> int | None:
@@ -189,6 +189,18 @@ class CallLog:
                 latency=outcome.latency,
             ),
         )
+
+
+_IN_FLIGHT_METHODS = ("__call__", "begin", "end")
+
+
+def keeps_in_flight(recorder: CallRecorder) -> TypeGuard[InFlightRecorder]:
+    """Whether ``recorder`` is an :class:`InFlightRecorder`. Its class is asked first:
+    a runtime protocol check costs more than the rest of a call's accounting."""
+    kind = type(recorder)
+    if all(callable(getattr(kind, name, None)) for name in _IN_FLIGHT_METHODS):
+        return True
+    return isinstance(recorder, InFlightRecorder)
 
 
 def config_dict(config: GenerateConfig) -> dict[str, Any]:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,9 +32,11 @@ from ragjudge.models._batching import BatchingProvider
 from ragjudge.models._cache import provider_endpoint
 from ragjudge.models._litellm import import_litellm
 from ragjudge.models._openai import resolve_base_url
+from ragjudge.models._recording import INTERRUPTED
 from ragjudge.models._structured import ReplySchemas
 from ragjudge.run._batch_judge import batch_model_settings, batching_provider, direct_provider
 from ragjudge.run._ceiling import BatchSpending, call_recorded
+from ragjudge.store._group_commit import GroupWriter
 from ragjudge.store._store import Store
 
 
@@ -213,7 +217,11 @@ def agent_config(judge: JudgeConfig | None, spec: str) -> JudgeConfig:
 class StoreRecorder:
     """Stores each judge call with run ``run_id``, priced from ``prices`` (cache hits
     cost nothing; no table, no cost). A call is stored before its request goes out and
-    completed when it ends, so one in flight when the process ends stays on record."""
+    completed when it ends, so one in flight when the process ends stays on record.
+
+    The writes of calls that arrive in one turn of the event loop share a transaction
+    (:class:`~ragjudge.store._group_commit.GroupWriter`); each still returns only once
+    committed, so a request goes out only after its record is on disk."""
 
     def __init__(
         self,
@@ -227,28 +235,34 @@ class StoreRecorder:
         self.prices = prices
         self.judge = judge
         """The named judge of a judge matrix whose calls these are, stored with each."""
-
-    def _cost(self, call: JudgeCallRecord) -> float | None:
-        if self.prices is None:
-            return None
-        return 0.0 if call.cached else self.prices.cost(call.model, call.usage)
+        self.writer = GroupWriter(store, run_id, prices, judge=judge, delay=0)
 
     async def __call__(self, call: JudgeCallRecord) -> int:
         """Store a finished call."""
-        call_id = self.store.save_judge_call(
-            self.run_id, call, cost=self._cost(call), judge=self.judge
-        )
+        call_id = await self.writer.save(call)
         call_recorded(self.run_id)
         return call_id
 
     async def begin(self, call: JudgeCallRecord) -> int:
-        """Store a call whose request is about to go out."""
-        return self.store.begin_judge_call(self.run_id, call, judge=self.judge)
+        """Store a call whose request is about to go out. A caller cancelled while the
+        write commits sends nothing: its record is then completed as interrupted."""
+        stored = self.writer.begin(call)
+        try:
+            return await asyncio.shield(stored)
+        except asyncio.CancelledError:
+            stored.add_done_callback(functools.partial(self._interrupted, call))
+            raise
 
     async def end(self, call_id: int, call: JudgeCallRecord) -> None:
-        """Complete a call stored by :meth:`begin`."""
-        self.store.end_judge_call(call_id, call, cost=self._cost(call))
+        """Complete a call stored by :meth:`begin` (a caller cancelled while waiting
+        leaves the write queued: it is committed all the same)."""
+        await self.writer.end(call_id, call)
         call_recorded(self.run_id)
+
+    def _interrupted(self, call: JudgeCallRecord, stored: asyncio.Future[int]) -> None:
+        if not stored.cancelled() and stored.exception() is None:
+            ended = call.model_copy(update={"error": INTERRUPTED})
+            self.writer.end(stored.result(), ended)
 
 
 def store_recorder(

@@ -59,7 +59,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _values(record: JudgeCallRecord, cost: float | None) -> tuple[Any, ...]:
+def _values(record: JudgeCallRecord, cost: float | None, error: str | None) -> tuple[Any, ...]:
     return (
         record.provider,
         record.model,
@@ -67,15 +67,7 @@ def _values(record: JudgeCallRecord, cost: float | None) -> tuple[Any, ...]:
         record.trial,
         _dumps(record.messages),
         _dumps(record.config),
-        record.text,
-        None if record.parsed is None else _dumps(record.parsed),
-        record.usage.input_tokens,
-        record.usage.output_tokens,
-        record.latency,
-        record.attempts,
-        int(record.cached),
-        record.error,
-        cost,
+        *_ending_values(record, cost, error),
     )
 
 
@@ -85,26 +77,52 @@ def insert_call(
     record: JudgeCallRecord,
     cost: float | None,
     judge: str | None = None,
+    *,
+    in_flight: bool = False,
 ) -> int:
     """Insert one call and return its id (the caller commits); ``judge`` is the named
-    judge of a judge matrix that made it (None in a run with one judge)."""
+    judge of a judge matrix that made it (None in a run with one judge); ``in_flight``:
+    stored as sent with no reply yet (its error says so)."""
+    error = IN_FLIGHT if in_flight else record.error
     cursor = conn.execute(
         f"INSERT INTO judge_calls ({_COLUMNS}, judge) VALUES ({', '.join('?' * 18)})",
-        (run_id, *_values(record, cost), _now(), judge),
+        (run_id, *_values(record, cost, error), _now(), judge),
     )
     assert cursor.lastrowid is not None
     return cursor.lastrowid
 
 
+_ENDING = (
+    "text = ?, parsed_json = ?, input_tokens = ?, output_tokens = ?, latency = ?,"
+    " attempts = ?, cached = ?, error = ?, cost = ?"
+)
+
+
 def update_call(
     conn: sqlite3.Connection, call_id: int, record: JudgeCallRecord, cost: float | None
 ) -> None:
-    """Complete a call inserted in flight with how it ended (the caller commits)."""
-    names = [c.strip() for c in _COLUMNS.split(",")][1:-1]
-    assignments = ", ".join(f"{name} = ?" for name in names)
+    """Complete a call inserted in flight with how it ended (the caller commits). Only
+    the columns an ending sets are written: the request (provider, model, purpose,
+    trial, messages, settings) is the one stored when the call began."""
     conn.execute(
-        f"UPDATE judge_calls SET {assignments} WHERE call_id = ?",
-        (*_values(record, cost), call_id),
+        f"UPDATE judge_calls SET {_ENDING} WHERE call_id = ?",
+        (*_ending_values(record, cost, record.error), call_id),
+    )
+
+
+def _ending_values(
+    record: JudgeCallRecord, cost: float | None, error: str | None
+) -> tuple[Any, ...]:
+    return (
+        record.text,
+        None if record.parsed is None else _dumps(record.parsed),
+        record.usage.input_tokens,
+        record.usage.output_tokens,
+        record.latency,
+        record.attempts,
+        int(record.cached),
+        error,
+        cost,
     )
 
 
@@ -190,9 +208,8 @@ class JudgeCallStore:
         self, run_id: str | None, record: JudgeCallRecord, *, judge: str | None = None
     ) -> int:
         """Store a call about to be sent, marked in flight; returns its id."""
-        in_flight = record.model_copy(update={"error": IN_FLIGHT})
         with transaction(self._conn, self.path) as conn:
-            return insert_call(conn, run_id, in_flight, None, judge)
+            return insert_call(conn, run_id, record, None, judge, in_flight=True)
 
     def end_judge_call(
         self, call_id: int, record: JudgeCallRecord, *, cost: float | None = None

@@ -27,7 +27,7 @@ from ragjudge.config import EvalConfig
 from ragjudge.config._secrets import config_secrets
 from ragjudge.models import JudgeCallRecord, ResponseCache
 from ragjudge.run._judging import prices_of
-from ragjudge.run.ray._group_commit import MAX_DELAY, GroupWriter
+from ragjudge.store._group_commit import MAX_DELAY, GroupWriter
 from ragjudge.store._store import Store
 
 __all__ = ["CallLedger", "LedgerCache", "LedgerRecorder", "start_ledger"]
@@ -37,7 +37,7 @@ class CallLedger:
     """The body of the ledger actor: stores the run's judge calls and keeps its reply
     cache (see the module docstring). Its methods share one event loop: the call
     records arriving together are committed in one transaction, each answered once
-    stored (:mod:`ragjudge.run.ray._group_commit`)."""
+    stored (:mod:`ragjudge.store._group_commit`)."""
 
     def __init__(
         self, store_path: str, run_id: str, config: EvalConfig, cache_path: str | None
@@ -107,7 +107,7 @@ def start_ledger(store_path: str, run_id: str, config: EvalConfig, cache_path: s
 class LedgerRecorder:
     """A worker's call recorder: each call goes to the ledger as it is sent and as it
     ends; the ids are the store's. The writes of the worker's concurrent calls that
-    come within :data:`~ragjudge.run.ray._group_commit.MAX_DELAY` travel to the ledger
+    come within :data:`~ragjudge.store._group_commit.MAX_DELAY` travel to the ledger
     in one request, and each caller hears back once its write is stored."""
 
     def __init__(self, ledger: Any) -> None:

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from ragjudge.models import JudgeCallRecord
-from ragjudge.run.ray._group_commit import GroupWriter
+from ragjudge.store._group_commit import GroupWriter
 from ragjudge.store._judge_calls import IN_FLIGHT
 from ragjudge.store._store import Store
 
