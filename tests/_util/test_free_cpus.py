@@ -9,24 +9,25 @@ import pytest
 from ragjudge._util import parallel
 
 
-def test_the_load_of_other_programs_takes_cpus_away(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cpus_busy_with_other_programs_are_taken_away(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "usable_cpus", lambda: 4)
-    monkeypatch.setattr(os, "getloadavg", lambda: (1.4, 0.0, 0.0))
-    assert parallel.free_cpus() == 3
-    monkeypatch.setattr(os, "getloadavg", lambda: (1.6, 0.0, 0.0))
-    assert parallel.free_cpus() == 2
+    assert parallel.free_cpus(lambda: 1.4) == 3
+    assert parallel.free_cpus(lambda: 1.6) == 2
+    assert parallel.free_cpus(lambda: 0.1) == 4
 
 
 def test_a_busy_machine_still_leaves_one_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "usable_cpus", lambda: 2)
-    monkeypatch.setattr(os, "getloadavg", lambda: (5.0, 5.0, 5.0))
-    assert parallel.free_cpus() == 1
+    assert parallel.free_cpus(lambda: 5.0) == 1
 
 
-def test_without_a_load_average_every_usable_cpu_is_free(monkeypatch: pytest.MonkeyPatch) -> None:
-    def unavailable() -> tuple[float, float, float]:
-        raise OSError("no load average")
-
+def test_without_a_measure_every_usable_cpu_is_free(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "usable_cpus", lambda: 2)
-    monkeypatch.setattr(os, "getloadavg", unavailable)
-    assert parallel.free_cpus() == 2
+    assert parallel.free_cpus(lambda: None) == 2
+
+
+def test_the_busy_cpus_are_measured_between_none_and_every_cpu() -> None:
+    busy = parallel.busy_cpus(0.05)
+    if busy is None:
+        pytest.skip("this platform has no /proc/stat")
+    assert 0.0 <= busy <= (os.cpu_count() or 1) + 1e-9

@@ -16,12 +16,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
 
 __all__ = [
     "AUTOMATIC_MIN_CHARACTERS",
+    "busy_cpus",
     "fork_is_safe",
     "free_cpus",
     "map_batches",
@@ -47,17 +49,46 @@ def usable_cpus() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def free_cpus() -> int:
-    """The usable CPUs other programs leave free: :func:`usable_cpus` less the load
-    average of the last minute (rounded), at least 1. On two cores already busy with
-    other work, scoring processes took half as long again as one process: each
-    process only gets its share of a busy machine, and pays for starting and for
-    sending its results back."""
+def free_cpus(busy: Callable[[], float | None] | None = None) -> int:
+    """The usable CPUs other programs leave free: :func:`usable_cpus` less the CPUs busy
+    right now (``busy``, by default :func:`busy_cpus`), at least 1. On two cores already
+    busy with other work, scoring processes took half as long again as one process:
+    each only gets its share of a busy machine, and pays for starting and for sending
+    its results back."""
+    measured = (busy or busy_cpus)()
+    taken = 0 if measured is None else round(measured)
+    return max(1, usable_cpus() - taken)
+
+
+def busy_cpus(interval: float = 0.1) -> float | None:
+    """How many CPUs were busy over the next ``interval`` seconds (while this process
+    waits), from ``/proc/stat``; None where it cannot be read. The load average is not
+    used: it trails by a minute, so it counts this program's own work just finished."""
+    first = _cpu_times()
+    if first is None:
+        return None
+    time.sleep(interval)
+    second = _cpu_times()
+    if second is None:
+        return None
+    total = second[0] - first[0]
+    idle = second[1] - first[1]
+    if total <= 0:
+        return None
+    return (1.0 - idle / total) * (os.cpu_count() or 1)
+
+
+def _cpu_times() -> tuple[int, int] | None:
+    """All CPUs' time so far and the idle part of it, in ticks."""
     try:
-        busy = round(os.getloadavg()[0])
-    except (AttributeError, OSError):  # no load average on this platform
-        busy = 0
-    return max(1, usable_cpus() - busy)
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu" or len(fields) < 6:
+        return None
+    ticks = [int(value) for value in fields[1:9]]
+    return sum(ticks), ticks[3] + ticks[4]  # idle and waiting for I/O
 
 
 def worker_count(workers: int | None, characters: int) -> int:

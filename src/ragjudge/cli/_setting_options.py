@@ -103,7 +103,7 @@ RunProcesses = Annotated[
     typer.Option(
         "--processes",
         metavar="N",
-        help="Processes that score CPU-only metrics of a large run and chunk a large knowledge base: auto scores in as many processes as there are CPUs other programs leave free (the CPUs less the last minute's load average, at least 1) and chunks on every CPU; 1 keeps the work in this process.",
+        help="Processes that score CPU-only metrics of a large run and chunk a large knowledge base: auto scores in as many processes as there are CPUs other programs leave free (the CPUs less those busy when the run starts, at least 1) and chunks on every CPU; 1 keeps the work in this process.",
     ),
 ]
 

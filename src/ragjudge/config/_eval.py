@@ -163,7 +163,7 @@ class EvalConfig(BaseModel):
     processes: Annotated[int, Field(ge=1, le=MAX_PROCESSES)] | Literal["auto"] = "auto"
     """Processes that score CPU-only metrics of a large run and chunk a large knowledge
     base: ``auto`` scores in as many processes as there are CPUs other programs leave
-    free (the CPUs less the last minute's load average, at least 1) and chunks on every
+    free (the CPUs less those busy when the run starts, at least 1) and chunks on every
     CPU; 1 keeps the work in this process.
 
     They are used when a run has at least 2,000 samples for CPU-only metrics (the
