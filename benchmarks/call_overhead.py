@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -37,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import _corpus
+import _machine
 import httpx
 
 from ragjudge.config import JudgeConfig
@@ -131,20 +130,6 @@ def start_server() -> tuple[subprocess.Popen[str], str]:
     return child, line.split(" at ", 1)[1].split()[0]
 
 
-def machine() -> str:
-    """The CPU model, the cores this process may use and the Python version."""
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{model}, {cores} cores, Python {platform.python_version()}"
-
-
 def summary(name: str, timings: list[Timing], calls: int) -> tuple[float, float]:
     """Print the best and median per-call wall and CPU of ``timings``; return the best."""
     wall = min(t.wall for t in timings) / calls * 1000
@@ -164,8 +149,7 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    print(f"machine: {machine()}")
-    print(f"load average before: {_corpus.load_average()}")
+    _machine.print_machine("start")
     print(f"{args.calls} calls, {args.concurrency} in flight, best of {args.repeat}")
     server, base_url = start_server()
     bare: list[Timing] = []
@@ -183,7 +167,7 @@ def main() -> int:
     bare_wall, bare_cpu = summary("bare httpx client", bare, args.calls)
     layer_wall, layer_cpu = summary("through the judge layer", layer, args.calls)
     print(f"the layer adds {layer_cpu - bare_cpu:.3f} ms CPU per call")
-    print(f"load average after: {_corpus.load_average()}")
+    _machine.print_machine("end")
     line = _corpus.ratio_line(
         "the layer's wall overhead per call", layer_wall - bare_wall, MAX_OVERHEAD_MS, "ms"
     )

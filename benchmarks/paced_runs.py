@@ -44,8 +44,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import platform
 import statistics
 import tempfile
 import time
@@ -54,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import _corpus
+import _machine
 import _paced
 
 from ragjudge.config import EvalConfig
@@ -94,19 +92,6 @@ class Run:
     requests: int
     scored: int
     bare_wall: float
-
-
-def machine() -> str:
-    """The CPU model, cores, Python and platform the figures were measured on."""
-    model = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.platform()}"
 
 
 def config(workload: Workload, folder: Path, base_url: str, rpm: int | None) -> EvalConfig:
@@ -216,8 +201,7 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> int:
     args = parse_args()
-    print(f"machine: {machine()}")
-    print(f"load average before: {_corpus.load_average()}")
+    _machine.print_machine("start")
     print(f"server: {_paced.LATENCY:g} s latency, {ERROR_RATE:.0%} HTTP 500, rpm per sliding"
           f" {_paced.WINDOW:g} s window; bare client: {_paced.BARE_CONNECTIONS} connections")  # fmt: skip
     passed = True
@@ -228,7 +212,7 @@ def main() -> int:
         for rate in args.rates:
             runs = [paced_run(workload, rate, seed) for seed in range(1, args.repeat + 1)]
             passed = report(workload, rate, own, runs) and passed
-    print(f"load average after: {_corpus.load_average()}")
+    _machine.print_machine("end")
     return 0 if passed else 1
 
 
