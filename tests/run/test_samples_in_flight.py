@@ -18,7 +18,6 @@ from ragjudge.run import _execution as execution_module
 from ragjudge.run._samples_in_flight import (
     MIN_SAMPLES_IN_FLIGHT,
     InFlight,
-    at_once,
     sample_gate,
     samples_in_flight,
 )
@@ -99,6 +98,10 @@ def test_a_concurrency_given_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyP
     result = run(tmp_path, provider, concurrency=5)
     assert provider.most_held == 5
     assert result.summaries[0].n == SAMPLES
+
+
+def at_once(in_flight: InFlight) -> int:
+    return in_flight() if callable(in_flight) else in_flight
 
 
 def test_samples_follow_the_judges_places_with_a_floor() -> None:

@@ -12,7 +12,7 @@ from ragjudge.config._eval import MAX_CONCURRENCY
 from ragjudge.models import JudgeModel, Limiter
 from ragjudge.models._semaphore import SharedSemaphore
 
-__all__ = ["MIN_SAMPLES_IN_FLIGHT", "InFlight", "at_once", "sample_gate", "samples_in_flight"]
+__all__ = ["MIN_SAMPLES_IN_FLIGHT", "InFlight", "sample_gate", "samples_in_flight"]
 
 MIN_SAMPLES_IN_FLIGHT = 8
 """Samples in flight at least when they follow the judge (their targets and CPU-only
@@ -34,11 +34,6 @@ def samples_in_flight(config: EvalConfig, judge: JudgeModel | None) -> InFlight:
         return min(MAX_CONCURRENCY, max(MIN_SAMPLES_IN_FLIGHT, limiter.concurrency()))
 
     return following
-
-
-def at_once(in_flight: InFlight) -> int:
-    """The samples in flight right now."""
-    return in_flight() if callable(in_flight) else in_flight
 
 
 def sample_gate(in_flight: InFlight) -> SharedSemaphore:
