@@ -167,22 +167,27 @@ async def test_a_refused_schema_falls_back_to_text_once_with_a_note() -> None:
     assert note is not None and "refused reply schemas" in note and "structured: auto" in note
 
 
-def test_calls_in_flight_together_wait_for_the_first_so_one_request_is_refused() -> None:
+def test_calls_in_flight_together_send_their_schemas_without_waiting() -> None:
     provider = refusing()
-    provider.latency = 0.5  # the first call is still out when the others start
+    provider.latency = 0.5  # every call is out before the first refusal comes back
     judge, recorder = judge_of(provider)
 
-    async def main() -> list[Any]:
+    async def main() -> tuple[list[Any], float]:
+        loop = asyncio.get_running_loop()
+        began = loop.time()
         calls = (
             judge.generate_parsed(user(f"Rate {i}."), json_object, WITH_SCHEMA) for i in range(4)
         )
-        return list(await asyncio.gather(*calls))
+        done = list(await asyncio.gather(*calls))
+        return done, loop.time() - began
 
-    done = run_in_virtual_time(main())
+    done, took = run_in_virtual_time(main())
 
     assert all(p.value == {"explanation": "fine", "rating": 4} for p in done)
-    assert sent_schemas(provider) == [True, False, False, False, False]
-    assert sum(r.error is not None for r in recorder.records) == 1
+    # four refused requests, each asked again as text at once: two round trips in all
+    assert sent_schemas(provider) == [True] * 4 + [False] * 4
+    assert took == pytest.approx(1.0)
+    assert sum(r.error is not None for r in recorder.records) == 4
     assert judge.schemas.note is not None
 
 
@@ -203,19 +208,16 @@ def test_once_an_endpoint_answered_a_schema_calls_in_flight_send_theirs() -> Non
     assert judge.schemas.refusal is None and judge.schemas.note is None
 
 
-async def test_a_first_schema_call_that_fails_otherwise_lets_the_next_go_first() -> None:
+async def test_a_schema_call_that_fails_otherwise_leaves_the_next_with_its_schema() -> None:
     server_error = ModelError("HTTP 503", kind="server", status=503)
     provider = ScriptedProvider(ReplyScript(default=PLAIN_REPLY), errors=[server_error] * 2)
     judge, _ = judge_of(provider)  # one retry: the first call fails after two attempts
 
-    first, second = await asyncio.gather(
-        judge.generate_parsed(user("Rate one."), json_object, WITH_SCHEMA),
-        judge.generate_parsed(user("Rate two."), json_object, WITH_SCHEMA),
-        return_exceptions=True,
-    )
+    with pytest.raises(JudgeCallError) as failed:
+        await judge.generate_parsed(user("Rate one."), json_object, WITH_SCHEMA)
+    second = await judge.generate_parsed(user("Rate two."), json_object, WITH_SCHEMA)
 
-    assert isinstance(first, JudgeCallError) and first.kind == "server"
-    assert not isinstance(second, BaseException) and second.value is not None
+    assert failed.value.kind == "server" and second.value is not None
     assert sent_schemas(provider) == [True, True, True]  # still schemas: nothing refused
     assert judge.schemas.note is None
 

@@ -173,16 +173,7 @@ class ResponseCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored value for ``key`` (counting a hit) or ``None`` (a miss)."""
-        with self._state:
-            text = self._pending.get(key) or self._in_progress.get(key)
-        if text is None:
-            with self._read_lock:
-                row = (
-                    self._read_connection()
-                    .execute("SELECT value FROM responses WHERE key = ?", (key,))
-                    .fetchone()
-                )
-            text = row[0] if row is not None else None
+        text = self._read(key)
         with self._state:
             if text is None:
                 self._pending_misses += 1
@@ -193,6 +184,28 @@ class ResponseCache:
             return None
         value: dict[str, Any] = json.loads(text)
         return value
+
+    def recall(self, key: str) -> dict[str, Any] | None:
+        """A fact about an endpoint kept with :meth:`put` under a key of its own (not a
+        reply: no hit or miss is counted), or ``None``."""
+        text = self._read(key)
+        if text is None:
+            return None
+        value: dict[str, Any] = json.loads(text)
+        return value
+
+    def _read(self, key: str) -> str | None:
+        with self._state:
+            text = self._pending.get(key) or self._in_progress.get(key)
+        if text is not None:
+            return text
+        with self._read_lock:
+            row = (
+                self._read_connection()
+                .execute("SELECT value FROM responses WHERE key = ?", (key,))
+                .fetchone()
+            )
+        return row[0] if row is not None else None
 
     def put(self, key: str, value: dict[str, Any]) -> None:
         """Queue ``value`` under ``key`` (replacing an older value); returns at once.

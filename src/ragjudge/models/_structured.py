@@ -4,16 +4,17 @@ constrain decoding (OpenAI, vLLM, Ollama …) keep the reply to.
 
 The judge layer sends it as the model's ``structured`` setting says: ``auto`` sends it
 and, when the endpoint refuses it, asks again as text — from then on every call of
-the run to that endpoint is a text call, and :attr:`ReplySchemas.note` says so once
-(until the endpoint has answered or refused a schema, one call with a schema goes
-first and the others wait for it); ``always`` sends it and lets a refusal fail the
-call; ``never`` never sends it.
+the run to that endpoint is a text call, :attr:`ReplySchemas.note` says so once, and
+the reply cache (when there is one) remembers the refusal for later runs; ``always``
+sends it and lets a refusal fail the call; ``never`` never sends it.
+
+No call waits to learn whether an endpoint takes schemas: most do, and waiting would
+cost every run a round trip. An endpoint that refuses them refuses the calls already
+sent with one, once; each is asked again as text at once.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import logging
 import re
 import threading
@@ -115,26 +116,34 @@ Complete = Callable[[GenerateConfig], Awaitable[Attempts[Generation]]]
 """Makes one call with the given settings (cache, limits and retries included)."""
 Record = Callable[[GenerateConfig, Attempts[Generation]], Awaitable[int | None]]
 """Records a call that ended; returns its id."""
+Remember = Callable[[str], None]
+"""Keeps an endpoint's refusal (its error's text) for later runs."""
 
 
 class ReplySchemas:
     """What one endpoint does with reply schemas, learnt from its answers: the models of
     one run that talk to the same endpoint share one, so its first refusal turns them
-    all to text replies and is told once (:attr:`note`).
+    all to text replies and is told once (:attr:`note`). Thread-safe, and shared by
+    calls on several event loops."""
 
-    Under ``auto``, while the endpoint has neither answered nor refused a schema, one
-    call with a schema goes first and the others wait for its outcome, so an endpoint
-    that refuses schemas refuses one request rather than one per call in flight.
-    Thread-safe, and shared by calls on several event loops."""
-
-    def __init__(self) -> None:
+    def __init__(self, remember: Remember | None = None) -> None:
         self._lock = threading.Lock()
-        self._accepted = False
-        self._first: concurrent.futures.Future[None] | None = None
+        self._remember = remember
         self.refusal: str | None = None
         """The endpoint's answer when it refused a schema, once it has."""
         self.note: str | None = None
         """One line for the run's notes once a refusal turned calls to text replies."""
+
+    def recall(self, who: str, refusal: str) -> None:
+        """Start from a refusal an earlier run learnt (kept by :meth:`__init__`'s
+        ``remember``): every call is a text call from the first."""
+        with self._lock:
+            self.refusal = refusal
+            self.note = (
+                f"{who} refused reply schemas in an earlier run ({_short_text(refusal)}); its "
+                "judges were asked for text replies (structured: auto). The reply cache "
+                "remembers it: 'ragjudge cache clear' forgets it"
+            )
 
     async def answer(
         self,
@@ -147,49 +156,21 @@ class ReplySchemas:
         """One call with ``config``'s reply schema sent as ``mode`` says: the outcome,
         the settings it was sent with, and the id of the call the endpoint refused for
         its schema (``auto``: recorded, then the call made again as text)."""
-        sent, first = await self._to_send(config, mode)
-        try:
-            outcome = await complete(sent)
-            if not self._falls_back(sent, outcome, mode):
-                if first and outcome.result is not None:
-                    self._accepted = True
-                return _explained(sent, outcome, mode), sent, []
-            refusal = self._refused(who, outcome)
-        finally:
-            if first:
-                self._end_first()
-        refused = await record(sent, refusal)
+        sent = self._to_send(config, mode)
+        outcome = await complete(sent)
+        if not self._falls_back(sent, outcome, mode):
+            return _explained(sent, outcome, mode), sent, []
+        refused = await record(sent, self._refused(who, outcome))
         text = without_schema(sent)
         return await complete(text), text, [refused] if refused is not None else []
 
-    async def _to_send(
-        self, config: GenerateConfig, mode: StructuredMode
-    ) -> tuple[GenerateConfig, bool]:
-        """The settings a call sends, and whether it is the first with a schema (then it
-        must end with :meth:`_end_first`)."""
+    def _to_send(self, config: GenerateConfig, mode: StructuredMode) -> GenerateConfig:
+        """The settings a call sends."""
         if reply_schema(config) is None or mode == "always":
-            return config, False
-        if mode == "never":
-            return without_schema(config), False
-        while True:
-            with self._lock:
-                if self.refusal is not None:
-                    return without_schema(config), False
-                if self._accepted:
-                    return config, False
-                first = self._first
-                if first is None:
-                    self._first = concurrent.futures.Future()
-                    return config, True
-            await asyncio.shield(asyncio.wrap_future(first))
-
-    def _end_first(self) -> None:
-        """Let the calls waiting for the first go (one of them goes first in turn when
-        the first ended neither answered nor refused)."""
-        with self._lock:
-            first, self._first = self._first, None
-        if first is not None:
-            first.set_result(None)
+            return config
+        if mode == "never" or self.refusal is not None:
+            return without_schema(config)
+        return config
 
     @staticmethod
     def _falls_back(
@@ -216,6 +197,8 @@ class ReplySchemas:
                 )
         if first:
             logger.warning("%s", self.note)
+            if self._remember is not None:
+                self._remember(str(error))
         told = ModelError(
             f"{error}; asked again for a text reply",
             kind=error.kind,
@@ -245,5 +228,9 @@ def _explained(
 
 
 def _short(error: ModelError) -> str:
-    text = " ".join(str(error).split())
+    return _short_text(str(error))
+
+
+def _short_text(text: str) -> str:
+    text = " ".join(text.split())
     return text if len(text) <= 160 else text[:157] + "..."

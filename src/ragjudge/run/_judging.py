@@ -33,7 +33,6 @@ from ragjudge.models._cache import provider_endpoint
 from ragjudge.models._litellm import import_litellm
 from ragjudge.models._openai import resolve_base_url
 from ragjudge.models._recording import INTERRUPTED
-from ragjudge.models._structured import ReplySchemas
 from ragjudge.run._batch_judge import batch_model_settings, batching_provider, direct_provider
 from ragjudge.run._ceiling import BatchSpending, call_recorded
 from ragjudge.store._group_commit import GroupWriter
@@ -372,27 +371,6 @@ def share_limiter(model: JudgeModel, limiters: dict[str, PermitSource] | None) -
     else:
         limiters[endpoint] = model.limiter
     return model
-
-
-def share_reply_schemas(models: Sequence[JudgeModel]) -> None:
-    """Give the models of one endpoint one record of what it does with reply schemas
-    (:class:`~ragjudge.models._structured.ReplySchemas`): its first refusal turns them
-    all to text replies, and the run's notes say so once."""
-    by_endpoint: dict[str, ReplySchemas] = {}
-    for model in models:
-        endpoint = provider_endpoint(model.provider)
-        if endpoint is not None:
-            model.schemas = by_endpoint.setdefault(endpoint, model.schemas)
-
-
-def schema_notes(models: Sequence[JudgeModel]) -> list[str]:
-    """What the run's notes say about reply schemas: each endpoint's refusal, once."""
-    notes: list[str] = []
-    for model in models:
-        note = model.schemas.note
-        if note is not None and note not in notes:
-            notes.append(note)
-    return notes
 
 
 def _judge_model(

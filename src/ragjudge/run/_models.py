@@ -23,11 +23,10 @@ from ragjudge.run._judging import (
     open_cache,
     preflight,
     prices_of,
-    schema_notes,
-    share_reply_schemas,
     store_recorder,
 )
 from ragjudge.run._preflights import Preflights
+from ragjudge.run._reply_schemas import schema_notes, share_reply_schemas
 from ragjudge.store import Store
 
 __all__ = ["RunModels", "close_all"]

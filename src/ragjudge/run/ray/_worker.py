@@ -29,9 +29,9 @@ from ragjudge.run._judging import (
     agent_config,
     generate_config,
     judge_model,
-    share_reply_schemas,
 )
 from ragjudge.run._preparation import build_retriever, build_target, configured_metrics
+from ragjudge.run._reply_schemas import share_reply_schemas
 from ragjudge.run._row_skipping import lacking_rows, skip_rows_lacking_inputs
 from ragjudge.run.ray._ledger import LedgerCache, LedgerRecorder
 from ragjudge.run.ray._permits import RemotePermits
