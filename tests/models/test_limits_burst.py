@@ -22,7 +22,7 @@ from ragjudge.models import (
     PermitSource,
     RateLimits,
 )
-from ragjudge.models._budget import BURST_MARGIN
+from ragjudge.models._budget import BURST_MARGIN, WINDOW_MARGIN
 from ragjudge.models._limits import Slot
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider
 from virtual_time import loop_clock, most_in_any_window, run_in_virtual_time
@@ -42,6 +42,22 @@ def test_a_workload_that_fits_the_window_goes_out_at_once() -> None:
 
     times = run_in_virtual_time(main())
     assert times == pytest.approx([0.0] * 20 + [span] * 20 + [2 * span])
+    assert most_in_any_window(times, window) == rpm
+
+
+def test_a_minute_is_stretched_by_a_fixed_margin_not_by_the_headroom() -> None:
+    window, rpm = 60.0, 10
+
+    async def main() -> list[float]:
+        limiter = Limiter(
+            RateLimits(max_concurrency=50, rpm=rpm, window=window), clock=loop_clock()
+        )
+        return await grant_times(limiter, 21, loop_clock())
+
+    times = run_in_virtual_time(main())
+    # 60.1 s rather than 60 / 0.97 = 61.9 s: the next window's work is not held back
+    span = window + WINDOW_MARGIN
+    assert times == pytest.approx([0.0] * 10 + [span] * 10 + [2 * span])
     assert most_in_any_window(times, window) == rpm
 
 

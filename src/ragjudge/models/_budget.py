@@ -5,11 +5,11 @@ clock, no lock: the :class:`~ragjudge.models._limits.Limiter` holds the lock and
 the time):
 
 * the **window** of the limit itself: the amounts started in any ``window / headroom``
-  seconds never add up to more than ``limit`` — the provider's own rule, so a workload
-  that fits the window goes out at once, and beyond it work starts as the oldest starts
-  leave the window;
+  seconds, but at most ``window`` + :data:`WINDOW_MARGIN`, never add up to more than
+  ``limit`` — the provider's own rule, so a workload that fits the window goes out at
+  once, and beyond it work starts as the oldest starts leave the window;
 * with a **burst** smaller than the limit, a short window as well: at most ``burst``
-  units in any ``window * burst / limit`` seconds (stretched by the headroom too, and
+  units in any ``window * burst / limit`` seconds (stretched by the headroom, and
   by :data:`BURST_MARGIN` when several units start together), for providers that
   enforce their per-minute limit over shorter periods (240 RPM counted as 4 per
   second). A burst of 1 request spaces requests evenly from the first;
@@ -26,7 +26,14 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-__all__ = ["BURST_MARGIN", "Budget", "Entry"]
+__all__ = ["BURST_MARGIN", "WINDOW_MARGIN", "Budget", "Entry"]
+
+WINDOW_MARGIN = 0.1
+"""The most seconds a limit's whole window is stretched by: a start leaves it at most
+this long after the provider's window, for requests that reach the provider with
+different delays (a new connection against a warm one). The delays do not grow with
+the window's length, and the headroom's share of a minute (1.9 s at 97 %) would hold a
+run that fills the window back by seconds."""
 
 BURST_MARGIN = 0.1
 """Seconds added to a short window that lets several requests start together: they may
@@ -98,13 +105,14 @@ class Budget:
     def __init__(
         self, limit: float, window: float, headroom: float, burst: float | None = None
     ) -> None:
-        span = window / headroom
         self.interval = window / (limit * headroom)
         """Seconds per unit at the limit's pace."""
+        span = min(window / headroom, window + WINDOW_MARGIN)
         self._windows = [_Window(float(limit), span)]
         if burst is not None and burst < limit:
             margin = BURST_MARGIN if burst > 1 else 0.0
-            self._windows.append(_Window(float(burst), span * burst / limit + margin))
+            short = burst * self.interval + margin
+            self._windows.append(_Window(float(burst), short))
         self._next_paced = 0.0
 
     def earliest(self, now: float, start: float, amount: float, *, paced: bool) -> float:

@@ -68,9 +68,10 @@ class RateLimits:
     a workload that fits it goes out at once. ``1`` spaces every request evenly from
     the first. Needs ``rpm``."""
     headroom: float = 0.97
-    """Fraction of the limits to aim for, leaving room for clock differences: the
-    window is counted over ``window / headroom`` seconds, the pace is
-    ``headroom * rpm`` per window."""
+    """Fraction of the limits to aim for, leaving room for requests that reach the
+    provider with different delays: the pace is ``headroom * rpm`` per window, and the
+    window is counted over ``window / headroom`` seconds, but at most 0.1 s more than
+    the window (:data:`~ragjudge.models._budget.WINDOW_MARGIN`)."""
     slowdown: float = 0.5
     """Factor the pace is multiplied by after a rate-limit answer."""
     min_speed: float = 0.1
