@@ -154,9 +154,16 @@ def test_workers_on_an_endpoint_that_refuses_schemas_fall_back_and_the_run_says_
             executor="ray", progress=False,
         )  # type: ignore[arg-type]  # fmt: skip
         refused = server.stats.schema_refusals
-    assert refused >= 1 and server.stats.completions == 20
+        later = rj.evaluate(
+            ROWS[20:40], metrics=["likert"], store=tmp_path / "runs.db", judge=judge,
+            executor="ray", progress=False,
+        )  # type: ignore[arg-type]  # fmt: skip
+    assert refused >= 1 and server.stats.completions == 40
     assert {v for *_, v, _ in stored(tmp_path / "runs.db", result.run_id)} == {4.0}
     assert len([note for note in result.notes if "refused reply schemas" in note]) == 1
+    # the workers of the later run read the refusal the cache kept: no schema sent
+    assert server.stats.schema_refusals == refused
+    assert len([note for note in later.notes if "in an earlier run" in note]) == 1
 
 
 def killer_project(tmp_path: Path, retries: int) -> Path:

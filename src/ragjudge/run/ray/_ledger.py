@@ -77,6 +77,10 @@ class CallLedger:
         """The cached reply under ``key``, or None."""
         return self.cache.get(key) if self.cache is not None else None
 
+    def cache_recall(self, key: str) -> dict[str, Any] | None:
+        """A fact about an endpoint the cache keeps under ``key`` (no hit counted)."""
+        return self.cache.recall(key) if self.cache is not None else None
+
     def cache_put(self, key: str, value: dict[str, Any]) -> None:
         """Write a reply to the cache file at once (a driver killed next keeps it)."""
         if self.cache is not None:
@@ -183,6 +187,11 @@ class LedgerCache(ResponseCache):
         """The cached reply under ``key``, or None."""
         # the model's cache lookup is synchronous; one round trip to the ledger
         value: dict[str, Any] | None = ray.get(self.ledger.cache_get.remote(key))
+        return value
+
+    def recall(self, key: str) -> dict[str, Any] | None:
+        """A fact about an endpoint the run's cache keeps under ``key``, or None."""
+        value: dict[str, Any] | None = ray.get(self.ledger.cache_recall.remote(key))
         return value
 
     def put(self, key: str, value: dict[str, Any]) -> None:
