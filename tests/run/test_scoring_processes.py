@@ -174,6 +174,24 @@ def test_how_many_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     assert worker_count(64, minimum) == -(-minimum // scoring_processes.BLOCK_SAMPLES)
 
 
+def test_auto_measures_the_free_cpus_only_when_there_is_work_to_share(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    measured: list[int] = []
+
+    def free_cpus() -> int:
+        measured.append(1)
+        return 2
+
+    monkeypatch.setattr(scoring_processes, "fork_is_safe", lambda: True)
+    monkeypatch.setattr(scoring_processes, "free_cpus", free_cpus)
+    minimum = scoring_processes.MIN_SAMPLES
+    # a judged run has no CPU-only samples: it does not wait for the measurement
+    assert worker_count("auto", 0) == 0 and worker_count("auto", minimum - 1) == 0
+    assert measured == []
+    assert worker_count("auto", minimum) == 2 and measured == [1]
+
+
 def test_processes_must_be_positive_or_auto() -> None:
     assert EvalConfig(metrics=["exact_match"]).processes == "auto"
     with pytest.raises(ValueError, match="processes"):

@@ -29,7 +29,7 @@ from ragjudge.metrics import Metric, MetricContext
 from ragjudge.models import JudgeModel
 from ragjudge.run._execution_parts import ExecutionParts, all_unless_stopped, outcome_recorded
 from ragjudge.run._matrix import judge_of
-from ragjudge.run._processes import blocks_of, scoring_pool, worker_count
+from ragjudge.run._processes import Processes, blocks_of, scoring_pool, worker_count
 from ragjudge.run._progress import Tracker, progress_display, report_calls
 from ragjudge.run._samples_in_flight import InFlight, sample_gate
 from ragjudge.run._scoring import by_trial, end_shared_work, fresh_context, score_now, score_one
@@ -65,7 +65,7 @@ class _Planned:
 class Execution:
     """Runs one evaluation's samples against the target and the metrics."""
 
-    processes: int = 1
+    processes: Processes = 1
     """Processes that may score CPU-only samples (this one included)."""
     _planned: _Planned | None = None
     expected_calls: int | None = None
@@ -82,7 +82,7 @@ class Execution:
         context: MetricContext,
         agent_models: dict[str, dict[str, Any]],
         *,
-        processes: int = 1,
+        processes: Processes = 1,
     ) -> None:
         self.store = store
         self.run_id = run_id

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ragjudge._util.parallel import free_cpus
 from ragjudge.run._execution import Execution, ExecutionParts
 from ragjudge.run._paged import PagedExecution
 
@@ -66,7 +65,6 @@ stored."""
 
 
 def _local_execution(parts: ExecutionParts) -> Execution:
-    processes = parts.config.processes
     kind = PagedExecution if parts.samples_in_store else Execution
     return kind(
         parts.store,
@@ -75,7 +73,7 @@ def _local_execution(parts: ExecutionParts) -> Execution:
         parts.config.trials,
         parts.context,
         parts.agents,
-        processes=free_cpus() if processes == "auto" else processes,
+        processes=parts.config.processes,
     )
 
 

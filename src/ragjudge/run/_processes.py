@@ -27,14 +27,15 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
-from ragjudge._util.parallel import fork_is_safe
+from ragjudge._util.parallel import fork_is_safe, free_cpus
 from ragjudge.run._stopping import STOP_SIGNALS
 
 __all__ = [
     "BLOCK_SAMPLES",
     "MIN_SAMPLES",
+    "Processes",
     "blocks_of",
     "scoring_pool",
     "standing_pool",
@@ -43,6 +44,10 @@ __all__ = [
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+Processes = int | Literal["auto"]
+"""The processes a run may score CPU-only samples in: a number, or ``auto`` (the CPUs
+other programs leave free, measured only when there is such work to share)."""
 
 MIN_SAMPLES = 2000
 """Fewer CPU-only samples than this are scored in this process: starting workers
@@ -62,13 +67,15 @@ _WORK: _Work | None = None
 """What the workers read: set before the pool forks them (never sent through a pipe)."""
 
 
-def worker_count(processes: int, samples: int) -> int:
+def worker_count(processes: Processes, samples: int) -> int:
     """How many worker processes score ``samples`` CPU-only samples when the run may
     use ``processes`` processes; 0 means this process scores them itself (also when
-    forking is not safe here: see :func:`ragjudge._util.parallel.fork_is_safe`)."""
-    if processes < 2 or samples < MIN_SAMPLES or not fork_is_safe():
+    forking is not safe here: see :func:`ragjudge._util.parallel.fork_is_safe`). The
+    free CPUs of ``auto`` are measured (0.1 s) only when there are enough samples."""
+    if processes == 1 or samples < MIN_SAMPLES or not fork_is_safe():
         return 0
-    return min(processes, -(-samples // BLOCK_SAMPLES))
+    usable = free_cpus() if processes == "auto" else processes
+    return 0 if usable < 2 else min(usable, -(-samples // BLOCK_SAMPLES))
 
 
 def blocks_of(items: Sequence[T]) -> list[list[T]]:
