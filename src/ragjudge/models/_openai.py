@@ -377,6 +377,7 @@ class OpenAIProvider:
             headers=headers,
             timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 10.0)),
             limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
+            verify=not _never_tls(self.base_url),
         )
 
     async def _post(self, path: str, payload: dict[str, Any], cap: int) -> dict[str, Any]:
@@ -418,3 +419,12 @@ class OpenAIProvider:
             message = f"undecodable response from {scrub_url(url)}: {exc}"
             raise ModelError(message, kind="bad_response") from None
         return _json_body(response, content)
+
+
+def _never_tls(base_url: str) -> bool:
+    """Whether a client for ``base_url`` never speaks TLS: a plain-HTTP endpoint (a
+    local vLLM or Ollama) reached without a proxy (redirects are not followed). Its
+    client then skips loading the certificate store, which takes some 20 ms."""
+    from urllib.request import getproxies
+
+    return urlparse(base_url).scheme == "http" and not getproxies()
