@@ -405,6 +405,8 @@ class Execution:
         and its own shared work, never reused across judges), which a metric bound to
         that judge receives."""
         base = fresh_context(self.context, trial)
+        if not self.context.judges and not self.agent_models:  # one context serves all
+            return [base] * len(metrics)
         base.judges = {
             name: fresh_context(base, trial, judge=own.judge, generate_config=own.generate_config)
             for name, own in self.context.judges.items()
