@@ -75,7 +75,7 @@ def _local_execution(parts: ExecutionParts) -> Execution:
         parts.config.trials,
         parts.context,
         parts.agents,
-        processes=free_cpus() if processes == "auto" else processes,
+        processes=free_cpus(parts.busy_cpus) if processes == "auto" else processes,
     )
 
 
