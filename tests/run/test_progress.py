@@ -83,3 +83,18 @@ def test_the_bar_counts_judge_calls_when_their_number_is_expected() -> None:
 
     shown = out.getvalue()
     assert "judge calls" in shown and "1400/1400" in shown and "2/2" in shown
+
+
+def test_a_run_without_progress_shows_nothing() -> None:
+    from ragjudge.run import _progress as progress
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=120)
+
+    with progress.progress_display(False, status=lambda: "429s: 3", console=console) as t:
+        t.start(2, 0)
+        t.advance()
+        t.calls(1, 2)
+        t.advance()
+
+    assert out.getvalue() == ""

@@ -23,6 +23,7 @@ from typing import TypeVar
 
 __all__ = [
     "AUTOMATIC_MIN_CHARACTERS",
+    "BusyWatch",
     "busy_cpus",
     "fork_is_safe",
     "free_cpus",
@@ -76,6 +77,47 @@ def busy_cpus(interval: float = 0.1) -> float | None:
     if total <= 0:
         return None
     return (1.0 - idle / total) * (os.cpu_count() or 1)
+
+
+class BusyWatch:
+    """:func:`busy_cpus` measured from the watch's start instead of over a wait: how many
+    CPUs other programs kept busy since, that is every CPU's busy time less this
+    process's own CPU time, over at least ``least`` seconds (asked sooner, it waits for
+    the rest). Started when a run begins, it measures while the run reads its set, so
+    the run does not sleep a tenth of a second before it scores. ``clock``, ``ticks``
+    and ``own`` read the time, ``/proc/stat`` (:func:`_cpu_times`) and this process's CPU
+    seconds; tests give their own."""
+
+    def __init__(
+        self,
+        least: float = 0.1,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        ticks: Callable[[], tuple[int, int] | None] | None = None,
+        own: Callable[[], float] = time.process_time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._least, self._clock, self._own, self._sleep = least, clock, own, sleep
+        self._ticks = ticks or _cpu_times
+        self._started, self._own_at_start = clock(), own()
+        self._ticks_at_start = self._ticks()
+
+    def __call__(self) -> float | None:
+        """The CPUs other programs kept busy since the start; None where ``/proc/stat``
+        cannot be read."""
+        waited = self._clock() - self._started
+        if waited < self._least:
+            self._sleep(self._least - waited)
+        first, second = self._ticks_at_start, self._ticks()
+        if first is None or second is None:
+            return None
+        total, idle = second[0] - first[0], second[1] - first[1]
+        seconds = self._clock() - self._started
+        if total <= 0 or seconds <= 0:
+            return None
+        busy = (1.0 - idle / total) * (os.cpu_count() or 1)
+        mine = (self._own() - self._own_at_start) / seconds
+        return max(0.0, busy - mine)
 
 
 def _cpu_times() -> tuple[int, int] | None:

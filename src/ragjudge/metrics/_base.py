@@ -378,6 +378,8 @@ class Metric:
     def to_scores(self, produced: Produced, call_ids: Sequence[int] = ()) -> list[Score]:
         """Score objects from what :meth:`compute` returned; ``call_ids`` go on every
         score that does not list its own."""
+        if type(produced) is Result:  # the usual case, ahead of the checks below
+            return [_score(self._single_name(), produced, call_ids)]
         if isinstance(produced, Score):
             produced = [produced]
         if isinstance(produced, list):

@@ -83,6 +83,7 @@ class Execution:
         agent_models: dict[str, dict[str, Any]],
         *,
         processes: Processes = 1,
+        busy_cpus: Callable[[], float | None] | None = None,
     ) -> None:
         self.store = store
         self.run_id = run_id
@@ -92,6 +93,8 @@ class Execution:
         """What every metric receives; trial and agent models are set per call."""
         self.agent_models = agent_models
         self.processes = processes
+        self.busy_cpus = busy_cpus
+        """How many CPUs other programs keep busy, for ``processes: auto``."""
         self.finished: set[tuple[str, int, str]] = set()
         """The (request id, trial, score name) of every stored score (read when planned)."""
         self.outputs: dict[str, Output] = {}
@@ -152,7 +155,7 @@ class Execution:
             if (pending := self._pending(s)) or s.request_id not in self.outputs
         ]
         now, later = self._split(todo)
-        workers = worker_count(self.processes, len(now))
+        workers = worker_count(self.processes, len(now), self.busy_cpus)
         blocks = blocks_of(now) if workers else []
         with scoring_pool(self._scored_elsewhere, blocks, workers) as futures:
             self._planned = _Planned(len(samples), len(todo), now, later, futures)
@@ -405,6 +408,8 @@ class Execution:
         and its own shared work, never reused across judges), which a metric bound to
         that judge receives."""
         base = fresh_context(self.context, trial)
+        if not self.context.judges and not self.agent_models:  # one context serves all
+            return [base] * len(metrics)
         base.judges = {
             name: fresh_context(base, trial, judge=own.judge, generate_config=own.generate_config)
             for name, own in self.context.judges.items()

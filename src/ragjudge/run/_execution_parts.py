@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -37,6 +37,9 @@ class ExecutionParts:
     samples_in_store: bool = False
     """The run's samples are read back from the store a page at a time (the set was
     read in pages, or a resumed run's were left there), not held by the caller."""
+    busy_cpus: Callable[[], float | None] | None = None
+    """How many CPUs other programs keep busy, watched since the run began, for
+    ``processes: auto`` (None: measured when asked)."""
 
 
 @contextmanager

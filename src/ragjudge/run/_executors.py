@@ -74,6 +74,7 @@ def _local_execution(parts: ExecutionParts) -> Execution:
         parts.context,
         parts.agents,
         processes=parts.config.processes,
+        busy_cpus=parts.busy_cpus,
     )
 
 

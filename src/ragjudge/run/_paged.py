@@ -74,7 +74,7 @@ class PagedExecution(Execution):
     def _workers(self, total: int) -> AbstractContextManager[Send | None]:
         """The standing scoring workers, when the run has inline metrics and may use
         several processes; else nothing."""
-        workers = worker_count(self.processes, total) if self._inline else 0
+        workers = worker_count(self.processes, total, self.busy_cpus) if self._inline else 0
         return standing_pool(self._scored_sent, workers) if workers else nullcontext()
 
     async def _run_page(

@@ -67,14 +67,18 @@ _WORK: _Work | None = None
 """What the workers read: set before the pool forks them (never sent through a pipe)."""
 
 
-def worker_count(processes: Processes, samples: int) -> int:
+def worker_count(
+    processes: Processes, samples: int, busy: Callable[[], float | None] | None = None
+) -> int:
     """How many worker processes score ``samples`` CPU-only samples when the run may
     use ``processes`` processes; 0 means this process scores them itself (also when
     forking is not safe here: see :func:`ragjudge._util.parallel.fork_is_safe`). The
-    free CPUs of ``auto`` are measured (0.1 s) only when there are enough samples."""
+    free CPUs of ``auto`` (other programs' load: ``busy``, see
+    :func:`~ragjudge._util.parallel.free_cpus`) are measured only when there are
+    enough samples."""
     if processes == 1 or samples < MIN_SAMPLES or not fork_is_safe():
         return 0
-    usable = free_cpus() if processes == "auto" else processes
+    usable = free_cpus(busy) if processes == "auto" else processes
     return 0 if usable < 2 else min(usable, -(-samples // BLOCK_SAMPLES))
 
 

@@ -56,8 +56,11 @@ def progress_display(
 ) -> Iterator[Tracker]:
     """A tracker that shows the run's progress on standard error (nothing when not
     ``enabled``), with ``status`` beside it."""
+    if not enabled:  # a disabled bar still counts every sample under its lock
+        yield _SilentTracker()
+        return
     console = console or Console(stderr=True)
-    if enabled and console.is_jupyter and not _has_widgets():
+    if console.is_jupyter and not _has_widgets():
         yield _TextTracker(console.file, status)
         return
     bar = Progress(
@@ -69,7 +72,6 @@ def progress_display(
         TimeRemainingColumn(),
         _StatusColumn(status),
         console=console,
-        disable=not enabled,
         transient=False,
     )
     with bar:
@@ -79,6 +81,19 @@ def progress_display(
 def _has_widgets() -> bool:
     """Whether rich can draw its live display in a notebook (it needs both)."""
     return all(importlib.util.find_spec(name) is not None for name in ("ipywidgets", "IPython"))
+
+
+class _SilentTracker:
+    """Progress shown nowhere (``--no-progress``)."""
+
+    def start(self, total: int, completed: int) -> None:
+        pass
+
+    def advance(self) -> None:
+        pass
+
+    def calls(self, done: int, expected: int | None) -> None:
+        pass
 
 
 class _StatusColumn(ProgressColumn):

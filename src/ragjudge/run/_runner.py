@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragjudge._util.gc import fewer_collections, loading
 from ragjudge._util.known_secrets import register_secrets
+from ragjudge._util.parallel import BusyWatch
 from ragjudge.analysis._rate_limits import record_rate_limits
 from ragjudge.analysis._results import EvaluationResult, summarize_run
 from ragjudge.config import ConfigError, EvalConfig
@@ -72,6 +73,7 @@ class _Options:
     on_start: Callable[[str], None] | None = None
     given_metrics: bool = False
     given_target: bool = False
+    busy_cpus: Callable[[], float | None] | None = None
 
 
 async def run_evaluation(
@@ -103,6 +105,8 @@ async def run_evaluation(
     from then on the store, the reply cache and every output mask them by value.
     """
     register_secrets(config_secrets(config))
+    # the CPUs other programs keep busy, measured while the run prepares (processes: auto)
+    busy_cpus = BusyWatch()
     resumed, stored_samples = None, None
     if resume is not None:
         # a resumed run's samples stay in the store when the executor reads them in pages
@@ -122,6 +126,7 @@ async def run_evaluation(
         on_start,
         given_metrics=metrics is not None,
         given_target=target is not None and not isinstance(target, str),
+        busy_cpus=busy_cpus,
     )
     kind = executor_kind(config.executor)
     kind.check(config)
@@ -327,6 +332,7 @@ def _parts(
         given_metrics=options.given_metrics,
         given_target=setup.target if options.given_target else None,
         samples_in_store=setup.in_store,
+        busy_cpus=options.busy_cpus,
     )
 
 

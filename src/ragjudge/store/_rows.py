@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from json.encoder import encode_basestring
+from math import isfinite
 from typing import Any
 
 from ragjudge.schema import Output, Score
@@ -13,6 +15,7 @@ from ragjudge.schema import Output, Score
 __all__ = [
     "OutputRow",
     "ScoreRow",
+    "details_json",
     "dumps",
     "output_row",
     "score_name_of",
@@ -35,6 +38,18 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 def dumps(value: Any) -> str:
     """``value`` as stored JSON (text kept as written, anything else as its string)."""
     return _ENCODER.encode(value)
+
+
+def details_json(details: dict[str, Any]) -> str:
+    """:func:`dumps` of a score's details, written here when every key is text and every
+    value an int or a finite float (the details of most metrics): the same text as the
+    encoder's, in a fraction of its time, which a run of cheap metrics pays per score."""
+    for key, value in details.items():
+        kind = type(value)
+        if type(key) is not str or (kind is not int and (kind is not float or not isfinite(value))):
+            return dumps(details)
+    pairs = [f"{encode_basestring(key)}: {value!r}" for key, value in details.items()]
+    return "{" + ", ".join(pairs) + "}"
 
 
 def timestamp() -> str:
@@ -75,7 +90,7 @@ def score_rows(
             s.value,
             s.error,
             s.rationale,
-            dumps(s.details) if s.details else "{}",
+            details_json(s.details) if s.details else "{}",
             dumps(s.judge_call_ids) if s.judge_call_ids else "[]",
             now,
             s.skipped,

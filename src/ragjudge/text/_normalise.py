@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "answer_and_tokens_of_folded",
     "answer_of_folded",
     "contains_cjk",
     "fold",
@@ -118,6 +119,19 @@ def answer_of_folded(folded: str) -> str:
         without_punct = _punctuation_re().sub("", folded)
     without_articles = _ARTICLES_RE.sub(" ", without_punct)
     return _collapse_whitespace(without_articles)
+
+
+def answer_and_tokens_of_folded(folded: str) -> tuple[str, list[str]]:
+    """:func:`answer_of_folded` of a text and :func:`tokens_of_answer` of the result,
+    together: on ASCII text of plain words the tokens are the words the answer joins,
+    so they are not split out of it again."""
+    if folded.isascii():
+        words = _alphanumeric_words(folded.translate(_punctuation_table()))
+        if words is not None:
+            kept = [word for word in words if word not in _ARTICLES]
+            return " ".join(kept), kept
+    answer = answer_of_folded(folded)
+    return answer, tokens_of_answer(answer)
 
 
 def _alphanumeric_words(ascii_text: str) -> list[str] | None:

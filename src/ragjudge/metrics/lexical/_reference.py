@@ -20,9 +20,8 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections import Counter
-from collections.abc import Iterable
-from functools import cached_property
-from typing import Any, ClassVar, NamedTuple
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from ragjudge.metrics._base import (
     Metric,
@@ -35,10 +34,9 @@ from ragjudge.metrics._base import (
 )
 from ragjudge.schema import Output, Sample, ScoreMeaning
 from ragjudge.text._normalise import (
-    answer_of_folded,
+    answer_and_tokens_of_folded,
     fold,
     normalize,
-    tokens_of_answer,
     tokens_of_folded,
 )
 
@@ -53,47 +51,71 @@ __all__ = [
 ]
 
 
+T = TypeVar("T")
+
+
+class _computed_once(Generic[T]):
+    """A form computed on first use and kept in the instance's ``__dict__``, which
+    later reads find first: ``functools.cached_property`` without its lock, which this
+    version of Python takes on every first use (a sample's texts are one thread's)."""
+
+    def __init__(self, compute: Callable[[Any], T]) -> None:
+        self._compute = compute
+        self._name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __get__(self, instance: Any, owner: type | None = None) -> T:
+        value = instance.__dict__[self._name] = self._compute(instance)
+        return value
+
+
 class TextForms:
     """One text with its normalised forms and tokens, each computed on first use."""
 
     def __init__(self, text: str) -> None:
         self.text = text
 
-    @cached_property
+    @_computed_once
     def folded(self) -> str:
         """:func:`~ragjudge.text._normalise.fold` of the text (NFKC, lowercase), the first step of
         the forms below."""
         return fold(self.text)
 
-    @cached_property
+    @_computed_once
     def normalized(self) -> str:
         """:func:`~ragjudge.text._normalise.normalize` of the text."""
         return normalize(self.text)
 
-    @cached_property
+    @_computed_once
     def answer(self) -> str:
         """:func:`~ragjudge.text._normalise.normalize_answer` of the text."""
-        return answer_of_folded(self.folded)
+        return self._answer_forms()[0]
 
-    @cached_property
+    @_computed_once
     def tokens(self) -> list[str]:
         """:func:`~ragjudge.text._normalise.tokenize` of the text."""
         return tokens_of_folded(self.folded)
 
-    @cached_property
+    @_computed_once
     def answer_tokens(self) -> list[str]:
         """The tokens of :attr:`answer`."""
-        return tokens_of_answer(self.answer)
+        return self._answer_forms()[1]
 
-    @cached_property
+    @_computed_once
     def token_counts(self) -> Counter[str]:
         """How often each of :attr:`tokens` occurs."""
         return Counter(self.tokens)
 
-    @cached_property
+    @_computed_once
     def answer_token_counts(self) -> Counter[str]:
         """How often each of :attr:`answer_tokens` occurs."""
         return Counter(self.answer_tokens)
+
+    def _answer_forms(self) -> tuple[str, list[str]]:
+        """:attr:`answer` and :attr:`answer_tokens`, computed and kept together."""
+        answer, tokens = answer_and_tokens_of_folded(self.folded)
+        self.__dict__.update(answer=answer, answer_tokens=tokens)
+        return answer, tokens
 
 
 class SampleTexts:
@@ -101,6 +123,8 @@ class SampleTexts:
 
     def __init__(self) -> None:
         self._forms: dict[str, TextForms] = {}
+        self._compared: tuple[Sample, Output, TextForms, list[tuple[int, TextForms]]] | None
+        self._compared = None
 
     def of(self, text: str) -> TextForms:
         """The forms of ``text`` (the same object for the same text)."""
@@ -108,6 +132,21 @@ class SampleTexts:
         if found is None:
             found = self._forms[text] = TextForms(text)
         return found
+
+    def compared(
+        self, sample: Sample, output: Output
+    ) -> tuple[TextForms, list[tuple[int, TextForms]]]:
+        """The forms of the response and of each non-blank reference with its position
+        in ``expected_response``: found once for the sample and output last asked about
+        (every lexical metric of a sample asks), :class:`MetricFailure` when the response
+        is missing or every reference is blank."""
+        kept = self._compared
+        if kept is not None and kept[0] is sample and kept[1] is output:
+            return kept[2], kept[3]
+        response = self.of(require_response(output))
+        found = [(index, self.of(reference)) for index, reference in references(sample)]
+        self._compared = (sample, output, response, found)
+        return response, found
 
 
 _SAMPLE_TEXTS = "lexical metrics: the sample's texts"
@@ -137,19 +176,18 @@ class ReferenceMetric(Metric):
     inline: ClassVar[bool] = True
 
     def compute_now(self, sample: Sample, output: Output, ctx: MetricContext) -> Result:
-        """Score the response against every reference and keep the best comparison."""
-        response = require_response(output)
-        texts = ctx.once_now(_SAMPLE_TEXTS, SampleTexts)
-        answer = texts.of(response)
-        scored = [
-            (index, comparison)
-            for index, reference in references(sample)
-            if (comparison := self.compare_forms(answer, texts.of(reference))) is not None
-        ]
-        if not scored:
+        """Score the response against every reference and keep the best comparison (the
+        first on ties)."""
+        answer, found = ctx.once_now(_SAMPLE_TEXTS, SampleTexts).compared(sample, output)
+        best: Comparison | None = None
+        best_index = 0
+        for index, reference in found:
+            comparison = self.compare_forms(answer, reference)
+            if comparison is not None and (best is None or comparison.value > best.value):
+                best, best_index = comparison, index
+        if best is None:
             raise MetricFailure("no reference answer has anything to compare after normalisation")
-        index, best = max(scored, key=lambda pair: pair[1].value)
-        return Result(best.value, details={"reference_index": index, **best.components})
+        return Result(best.value, details={"reference_index": best_index, **best.components})
 
     def compare(self, response: str, reference: str) -> Comparison | None:
         """Compare the response with one non-blank reference; None skips the reference."""
@@ -165,7 +203,8 @@ def overlap(answer: Iterable[str], wanted: Iterable[str]) -> int:
     (either may be given as a :class:`~collections.Counter` of its tokens)."""
     first = answer if isinstance(answer, Counter) else Counter(answer)
     second = wanted if isinstance(wanted, Counter) else Counter(wanted)
-    return sum(min(first[token], second[token]) for token in first.keys() & second.keys())
+    shared = first.keys() & second.keys()
+    return sum(map(min, map(first.__getitem__, shared), map(second.__getitem__, shared)))
 
 
 def as_score(matched: bool) -> float:

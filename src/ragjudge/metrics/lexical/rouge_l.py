@@ -42,10 +42,13 @@ def lcs_length(first: Sequence[str], second: Sequence[str]) -> int:
     integer operations (Allison and Dix, 1986), so the table is never built.
     """
     positions: dict[str, int] = {}
-    for index, token in enumerate(first):
-        positions[token] = positions.get(token, 0) | (1 << index)
-    row = (1 << len(first)) - 1
-    for token in second:
-        matches = row & positions.get(token, 0)
+    bit = 1
+    for token in first:
+        positions[token] = positions.get(token, 0) | bit
+        bit <<= 1
+    row = bit - 1
+    # a token that ``first`` lacks leaves the row as it is: only shared ones update it
+    for matches in [positions[token] for token in second if token in positions]:
+        matches &= row
         row = (row + matches) | (row - matches)
-    return len(first) - (row & ((1 << len(first)) - 1)).bit_count()
+    return len(first) - (row & (bit - 1)).bit_count()
