@@ -179,7 +179,7 @@ def test_auto_measures_the_free_cpus_only_when_there_is_work_to_share(
 ) -> None:
     measured: list[int] = []
 
-    def free_cpus() -> int:
+    def free_cpus(busy: object = None) -> int:
         measured.append(1)
         return 2
 

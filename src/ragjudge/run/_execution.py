@@ -67,6 +67,8 @@ class Execution:
 
     processes: Processes = 1
     """Processes that may score CPU-only samples (this one included)."""
+    busy_cpus: Callable[[], float | None] | None = None
+    """How many CPUs other programs keep busy, for ``processes: auto``."""
     _planned: _Planned | None = None
     expected_calls: int | None = None
     """Judge calls the run is expected to make (the dry run's count), when known."""
@@ -94,7 +96,6 @@ class Execution:
         self.agent_models = agent_models
         self.processes = processes
         self.busy_cpus = busy_cpus
-        """How many CPUs other programs keep busy, for ``processes: auto``."""
         self.finished: set[tuple[str, int, str]] = set()
         """The (request id, trial, score name) of every stored score (read when planned)."""
         self.outputs: dict[str, Output] = {}
