@@ -52,8 +52,10 @@ class CallLog:
     def record(
         self, messages: list[ChatMessage], config: GenerateConfig, trial: int, purpose: str | None
     ) -> JudgeCallRecord:
-        """The record of a call that has not ended yet."""
-        return JudgeCallRecord(
+        """The record of a call that has not ended yet (built without validation: the
+        messages are :func:`~ragjudge.models._conversation.as_dicts`' and the settings
+        :func:`config_dict`'s, so every field already has its type)."""
+        return JudgeCallRecord.model_construct(
             provider=self.provider.name,
             model=self.provider.model,
             messages=messages,
@@ -106,8 +108,11 @@ class CallLog:
         parsed: Any = None,
         parse_error: str | None = None,
     ) -> int | None:
-        """Count a finished chat call and hand its record to the recorder."""
-        record = self.record(messages, config, trial, purpose)
+        """Count a finished chat call and hand its record to the recorder (the one its
+        request was made with, when the outcome holds it)."""
+        record = outcome.record
+        if record is None:
+            record = self.record(messages, config, trial, purpose)
         return await self.finish_record(record, outcome, parsed=parsed, parse_error=parse_error)
 
     async def finish_record(
