@@ -52,10 +52,8 @@ class CallLog:
     def record(
         self, messages: list[ChatMessage], config: GenerateConfig, trial: int, purpose: str | None
     ) -> JudgeCallRecord:
-        """The record of a call that has not ended yet (built without validation: the
-        messages are :func:`~ragjudge.models._conversation.as_dicts`' and the settings
-        :func:`config_dict`'s, so every field already has its type)."""
-        return JudgeCallRecord.model_construct(
+        """The record of a call that has not ended yet."""
+        return JudgeCallRecord(
             provider=self.provider.name,
             model=self.provider.model,
             messages=messages,
