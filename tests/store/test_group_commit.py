@@ -1,8 +1,8 @@
 """The judge-call writes in groups, without Ray: calls begun and ended together are
 committed in few transactions, every record is stored once with its ending, and a
 caller hears back only once its write is on disk (another connection reads it); a run's
-recorder commits a lone call's write at once and holds one of several calls in flight
-for the others'."""
+recorder commits a lone call's write at once and holds the write of one of several
+calls in flight for the others'."""
 
 from __future__ import annotations
 
@@ -78,35 +78,34 @@ async def test_a_refused_group_fails_every_caller_in_it(tmp_path: Path) -> None:
     assert all(isinstance(result, Exception) for result in results)
 
 
-async def test_a_lone_calls_write_of_a_runs_recorder_is_committed_at_the_next_turn(
+async def test_a_lone_calls_write_of_a_runs_recorder_is_committed_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(group_commit, "GATHER_SECONDS", 3600.0)  # no timer to help
-    with Store(tmp_path / "runs.db", write=True) as store:
+    path = tmp_path / "runs.db"
+    with Store(path, write=True) as store:
         writer = GroupWriter(store, "run", None, delay=0)
         begun = writer.begin(RECORD)
-        await asyncio.sleep(0)  # the commit
-        await asyncio.sleep(0)  # its answer
-        assert begun.done()
+        assert begun.done() and stored(path) == [(begun.result(), None, IN_FLIGHT)]
         ended = writer.end(begun.result(), RECORD.model_copy(update={"text": "reply"}))
-        await asyncio.sleep(0)
-        await asyncio.sleep(0)
-        assert ended.done() and writer.groups == 2
+        assert ended.done() and stored(path) == [(begun.result(), "reply", None)]
+        assert writer.groups == 2
 
 
 async def test_a_runs_recorder_holds_a_write_for_the_other_calls_in_flight(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(group_commit, "GATHER_SECONDS", 3600.0)  # only the others help
     path = tmp_path / "runs.db"
     with Store(path, write=True) as store:
         writer = GroupWriter(store, "run", None, delay=0)
         ids = await asyncio.gather(*(writer.begin(RECORD) for _ in range(3)))
+        groups = writer.groups
+        monkeypatch.setattr(group_commit, "GATHER_SECONDS", 3600.0)  # only the others help
         first = writer.end(ids[0], RECORD.model_copy(update={"text": "first"}))
         for _ in range(3):
             await asyncio.sleep(0)
         assert not first.done()  # two calls still in flight, one write queued
         second = writer.end(ids[1], RECORD.model_copy(update={"text": "second"}))
         await asyncio.gather(first, second)  # two writes for the one call left: committed
-        assert writer.groups == 2
+        assert writer.groups == groups + 1
         assert [text for _, text, _ in stored(path)] == ["first", "second", None]

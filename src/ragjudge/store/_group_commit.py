@@ -3,10 +3,12 @@ the store in one transaction.
 
 Every live call is written twice (in flight, then ended); a transaction of its own for
 each write costs more than the write. :class:`GroupWriter` queues the writes arriving
-together and commits them at once: for a run's own recorder (``delay`` 0), at the next
-turn of the event loop once as many writes are queued as calls are in flight through
-the writer, else after at most :data:`GATHER_SECONDS` (a lone call is committed at the
-next turn; calls in flight together mostly share their commits); for the Ray ledger, whose writes
+together and commits them at once: for a run's own recorder (``delay`` 0), a lone
+call's write at once (its future already resolved), the writes of calls in flight
+together at the next turn of the event loop once a call's record waits to be stored
+before its request goes out or as many writes are queued as calls are in flight
+through the writer, else after at most :data:`GATHER_SECONDS` (ends wait for others,
+so calls in flight together mostly share their commits); for the Ray ledger, whose writes
 come over the network, after ``delay`` seconds (up to :data:`LARGEST_GROUP`). Each
 caller's answer (a call's id, or that its end is stored) comes only after the commit,
 so a call acknowledged to its caller is on disk — a request is still sent only once
@@ -32,8 +34,8 @@ MAX_DELAY = 0.005
 """Seconds a write of the Ray ledger waits for others to share its transaction."""
 
 GATHER_SECONDS = 0.001
-"""Seconds a write of a run's recorder waits at most for the other calls in flight to
-queue theirs (a commit costs more than the wait: measured in
+"""Seconds the end of a call of a run's recorder waits at most for the other calls in
+flight to queue their writes (a commit costs more than the wait: measured in
 ``benchmarks/call_overhead.py``)."""
 
 LARGEST_GROUP = 512
@@ -121,7 +123,9 @@ class GroupWriter:
         elif self.delay > 0:
             if self._due is None:
                 self._due = loop.call_later(self.delay, self.flush)
-        elif len(self._queue) >= self._open:  # as many writes as calls in flight: go
+        elif self._open <= 1:
+            self.flush()  # no other call in flight: nothing to wait for, not even a turn
+        elif in_flight or len(self._queue) >= self._open:  # a request waits, or all do
             if isinstance(self._due, asyncio.TimerHandle):
                 self._due.cancel()
                 self._due = None
