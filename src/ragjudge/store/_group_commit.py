@@ -5,10 +5,10 @@ Every live call is written twice (in flight, then ended); a transaction of its o
 each write costs more than the write. :class:`GroupWriter` queues the writes arriving
 together and commits them at once: for a run's own recorder (``delay`` 0), a lone
 call's write at once (its future already resolved), the writes of calls in flight
-together at the next turn of the event loop once a call's record waits to be stored
-before its request goes out or as many writes are queued as calls are in flight
-through the writer, else after at most :data:`GATHER_SECONDS` (ends wait for others,
-so calls in flight together mostly share their commits); for the Ray ledger, whose writes
+together at the next turn of the event loop once as many writes are queued as calls
+are in flight through the writer, else a call's record at the next turn too and its
+end after at most :data:`GATHER_SECONDS` (what comes meanwhile joins the wait, so
+calls in flight together mostly share their commits); for the Ray ledger, whose writes
 come over the network, after ``delay`` seconds (up to :data:`LARGEST_GROUP`). Each
 caller's answer (a call's id, or that its end is stored) comes only after the commit,
 so a call acknowledged to its caller is on disk — a request is still sent only once
@@ -125,14 +125,18 @@ class GroupWriter:
                 self._due = loop.call_later(self.delay, self.flush)
         elif self._open <= 1:
             self.flush()  # no other call in flight: nothing to wait for, not even a turn
-        elif in_flight or len(self._queue) >= self._open:  # a request waits, or all do
+        elif len(self._queue) >= self._open:  # as many writes as calls in flight: go
             if isinstance(self._due, asyncio.TimerHandle):
                 self._due.cancel()
                 self._due = None
             if self._due is None:
                 self._due = loop.call_soon(self.flush)
-        elif self._due is None:
-            self._due = loop.call_later(GATHER_SECONDS, self.flush)
+        elif self._due is None:  # a record goes at the next turn, an end waits for others
+            self._due = (
+                loop.call_soon(self.flush)
+                if in_flight
+                else loop.call_later(GATHER_SECONDS, self.flush)
+            )
         return done
 
     def _apply(self, conn: Any, write: _Write) -> int:
