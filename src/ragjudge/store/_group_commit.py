@@ -103,6 +103,7 @@ class GroupWriter:
             with self.store.judge_call_writes() as conn:
                 ids = [self._apply(conn, write) for write in writes]
         except Exception as exc:  # every caller of the group hears why
+            self._open -= sum(write.in_flight for write in writes)  # never to be ended
             for write in writes:
                 if not write.done.done():
                     write.done.set_exception(exc)
