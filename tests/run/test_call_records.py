@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ragjudge._util.known_secrets import register_secrets
 from ragjudge.config import JudgeConfig
-from ragjudge.models import ChatMessage, JudgeModel, ModelSettings
+from ragjudge.models import ChatMessage, GenerateConfig, Generation, JudgeModel, ModelSettings
 from ragjudge.models.scripted import ReplyScript, ScriptedProvider, prompt_text
 from ragjudge.run._judging import build_judge, store_recorder
 from ragjudge.store._judge_calls import IN_FLIGHT
@@ -104,18 +104,38 @@ async def test_a_calls_record_is_on_disk_before_its_request_reaches_the_server(
     assert len(calls) == 16 and calls["error"].isna().all() and (calls["text"] == "OK").all()
 
 
+class HeldProvider:
+    """Answers "OK" once ``release`` is set."""
+
+    name = "scripted"
+    model = "held"
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+
+    async def complete(self, messages: list[ChatMessage], config: GenerateConfig) -> Generation:
+        await self.release.wait()
+        return Generation(text="OK", model=self.model)
+
+
 async def test_a_caller_cancelled_while_its_record_is_written_leaves_it_interrupted(
     tmp_path: Path,
 ) -> None:
+    # A lone call's record is written at once; that of a second call in flight is
+    # queued for the next turn of the loop, and its caller is cancelled meanwhile.
     with Store(tmp_path / "runs.db", write=True) as store:
-        recorder = store_recorder(store, "run")
-        judge = JudgeModel(ScriptedProvider(ReplyScript()), recorder=recorder)
-        task = asyncio.ensure_future(judge.generate(question(0)))
-        await asyncio.sleep(0)  # the call's begin is queued, not yet committed
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        for _ in range(3):  # the commit, then the completion queued after it
+        provider = HeldProvider()
+        judge = JudgeModel(provider, recorder=store_recorder(store, "run"))
+        first = asyncio.ensure_future(judge.generate(question(0)))
+        await asyncio.sleep(0)  # stored at once, its request waits for the release
+        second = asyncio.ensure_future(judge.generate(question(1)))
+        await asyncio.sleep(0)  # its record is queued, not yet committed
+        second.cancel()
+        await asyncio.gather(second, return_exceptions=True)
+        provider.release.set()
+        assert (await first).text == "OK"
+        for _ in range(3):  # the completion queued once the second record was stored
             await asyncio.sleep(0)
         calls = store.judge_calls("run")
-    assert len(calls) == 1
-    assert calls["error"].iloc[0].startswith("interrupted before a request was in flight")
+    assert len(calls) == 2 and calls["text"].iloc[0] == "OK"
+    assert calls["error"].iloc[1].startswith("interrupted before a request was in flight")

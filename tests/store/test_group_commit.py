@@ -1,6 +1,8 @@
-"""The call ledger's writes in groups, without Ray: calls begun and ended together are
+"""The judge-call writes in groups, without Ray: calls begun and ended together are
 committed in few transactions, every record is stored once with its ending, and a
-caller hears back only once its write is on disk (another connection reads it)."""
+caller hears back only once its write is on disk (another connection reads it); a run's
+recorder commits a lone call's write at once and holds the write of one of several
+calls in flight for the others'."""
 
 from __future__ import annotations
 
@@ -8,7 +10,10 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from ragjudge.models import JudgeCallRecord
+from ragjudge.store import _group_commit as group_commit
 from ragjudge.store._group_commit import GroupWriter
 from ragjudge.store._judge_calls import IN_FLIGHT
 from ragjudge.store._store import Store
@@ -71,3 +76,36 @@ async def test_a_refused_group_fails_every_caller_in_it(tmp_path: Path) -> None:
             blocker.rollback()
             blocker.close()
     assert all(isinstance(result, Exception) for result in results)
+
+
+async def test_a_lone_calls_write_of_a_runs_recorder_is_committed_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(group_commit, "GATHER_SECONDS", 3600.0)  # no timer to help
+    path = tmp_path / "runs.db"
+    with Store(path, write=True) as store:
+        writer = GroupWriter(store, "run", None, delay=0)
+        begun = writer.begin(RECORD)
+        assert begun.done() and stored(path) == [(begun.result(), None, IN_FLIGHT)]
+        ended = writer.end(begun.result(), RECORD.model_copy(update={"text": "reply"}))
+        assert ended.done() and stored(path) == [(begun.result(), "reply", None)]
+        assert writer.groups == 2
+
+
+async def test_a_runs_recorder_holds_a_write_for_the_other_calls_in_flight(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "runs.db"
+    with Store(path, write=True) as store:
+        writer = GroupWriter(store, "run", None, delay=0)
+        ids = await asyncio.gather(*(writer.begin(RECORD) for _ in range(3)))
+        groups = writer.groups
+        monkeypatch.setattr(group_commit, "GATHER_SECONDS", 3600.0)  # only the others help
+        first = writer.end(ids[0], RECORD.model_copy(update={"text": "first"}))
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert not first.done()  # two calls still in flight, one write queued
+        second = writer.end(ids[1], RECORD.model_copy(update={"text": "second"}))
+        await asyncio.gather(first, second)  # two writes for the one call left: committed
+        assert writer.groups == groups + 1
+        assert [text for _, text, _ in stored(path)] == ["first", "second", None]

@@ -296,6 +296,7 @@ class JudgeModel:
         record = self._log.record(messages, config, trial, purpose)
         call = lambda: self.provider.complete(messages, config)  # noqa: E731
         outcome = await self._request(key, record, call, tokens, started)
+        outcome.record = record
         if outcome.result is not None:
             outcome.result = outcome.result.model_copy(
                 update={"attempts": outcome.attempts, "cached": False}

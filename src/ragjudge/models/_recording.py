@@ -106,8 +106,11 @@ class CallLog:
         parsed: Any = None,
         parse_error: str | None = None,
     ) -> int | None:
-        """Count a finished chat call and hand its record to the recorder."""
-        record = self.record(messages, config, trial, purpose)
+        """Count a finished chat call and hand its record to the recorder (the one its
+        request was made with, when the outcome holds it)."""
+        record = outcome.record
+        if record is None:
+            record = self.record(messages, config, trial, purpose)
         return await self.finish_record(record, outcome, parsed=parsed, parse_error=parse_error)
 
     async def finish_record(

@@ -12,6 +12,7 @@ from ragjudge.models._types import (
     EmbeddingResult,
     GenerateConfig,
     Generation,
+    JudgeCallRecord,
     ModelError,
 )
 
@@ -92,6 +93,9 @@ class Attempts(Generic[R]):
     call_id: int | None = None
     """The call's record, stored in flight before the request went out (when the
     recorder keeps in-flight records)."""
+    record: JudgeCallRecord | None = None
+    """The record of the call as its request was made (None for a cached reply, whose
+    record is made when it is stored)."""
 
 
 def followed(leader: Attempts[Generation], latency: float) -> Attempts[Generation]:

@@ -3,11 +3,16 @@ the store in one transaction.
 
 Every live call is written twice (in flight, then ended); a transaction of its own for
 each write costs more than the write. :class:`GroupWriter` queues the writes arriving
-together and commits them at once: those of one turn of the event loop (``delay`` 0, a
-run's own recorder) or of ``delay`` seconds (the Ray ledger, whose writes come over the
-network, up to :data:`LARGEST_GROUP`). Each caller's answer (a call's id, or that its
-end is stored) comes only after the commit, so a call acknowledged to its caller is on
-disk — a request is still sent only once its record is stored.
+together and commits them at once: for a run's own recorder (``delay`` 0), a lone
+call's write at once (its future already resolved), the writes of calls in flight
+together at the next turn of the event loop once as many writes are queued as calls
+are in flight through the writer, else a call's record at the next turn too and its
+end after at most :data:`GATHER_SECONDS` (what comes meanwhile joins the wait, so
+calls in flight together mostly share their commits); for the Ray ledger, whose writes
+come over the network, after ``delay`` seconds (up to :data:`LARGEST_GROUP`). Each
+caller's answer (a call's id, or that its end is stored) comes only after the commit,
+so a call acknowledged to its caller is on disk — a request is still sent only once
+its record is stored.
 """
 
 from __future__ import annotations
@@ -23,10 +28,15 @@ from ragjudge.store._judge_calls import insert_call, update_call
 if TYPE_CHECKING:
     from ragjudge.store._store import Store
 
-__all__ = ["LARGEST_GROUP", "MAX_DELAY", "GroupWriter"]
+__all__ = ["GATHER_SECONDS", "LARGEST_GROUP", "MAX_DELAY", "GroupWriter"]
 
 MAX_DELAY = 0.005
 """Seconds a write of the Ray ledger waits for others to share its transaction."""
+
+GATHER_SECONDS = 0.001
+"""Seconds the end of a call of a run's recorder waits at most for the other calls in
+flight to queue their writes (a commit costs more than the wait: measured in
+``benchmarks/call_overhead.py``)."""
 
 LARGEST_GROUP = 512
 """Writes committed together at most."""
@@ -63,14 +73,18 @@ class GroupWriter:
         """Transactions committed (for tests and benchmarks)."""
         self._queue: list[_Write] = []
         self._due: asyncio.Handle | None = None
+        self._open = 0
+        """Calls begun through the writer and not ended yet."""
 
     def begin(self, record: JudgeCallRecord) -> asyncio.Future[int]:
         """Store a call whose request is about to go out; resolves to its id once
         committed (the write stays queued if the caller stops waiting)."""
+        self._open += 1
         return self._write(record, None, in_flight=True)
 
     def end(self, call_id: int, record: JudgeCallRecord) -> asyncio.Future[int]:
         """Complete a call stored by :meth:`begin`; resolves once committed."""
+        self._open -= 1
         return self._write(record, call_id, in_flight=False)
 
     def save(self, record: JudgeCallRecord) -> asyncio.Future[int]:
@@ -89,6 +103,7 @@ class GroupWriter:
             with self.store.judge_call_writes() as conn:
                 ids = [self._apply(conn, write) for write in writes]
         except Exception as exc:  # every caller of the group hears why
+            self._open -= sum(write.in_flight for write in writes)  # never to be ended
             for write in writes:
                 if not write.done.done():
                     write.done.set_exception(exc)
@@ -106,11 +121,22 @@ class GroupWriter:
         self._queue.append(_Write(record, call_id, in_flight, done))
         if len(self._queue) >= LARGEST_GROUP:
             self.flush()
-        elif self._due is None:
+        elif self.delay > 0:
+            if self._due is None:
+                self._due = loop.call_later(self.delay, self.flush)
+        elif self._open <= 1:
+            self.flush()  # no other call in flight: nothing to wait for, not even a turn
+        elif len(self._queue) >= self._open:  # as many writes as calls in flight: go
+            if isinstance(self._due, asyncio.TimerHandle):
+                self._due.cancel()
+                self._due = None
+            if self._due is None:
+                self._due = loop.call_soon(self.flush)
+        elif self._due is None:  # a record goes at the next turn, an end waits for others
             self._due = (
                 loop.call_soon(self.flush)
-                if self.delay <= 0
-                else loop.call_later(self.delay, self.flush)
+                if in_flight
+                else loop.call_later(GATHER_SECONDS, self.flush)
             )
         return done
 

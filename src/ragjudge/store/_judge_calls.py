@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,12 +52,24 @@ _COLUMNS = (
 )
 
 
+_INSERT = f"INSERT INTO judge_calls ({_COLUMNS}, judge) VALUES ({', '.join('?' * 18)})"
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+_stamp: tuple[int, str] = (-1, "")
+"""The last second stamped and its text (calls come many a second)."""
+
+
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    global _stamp
+    second = int(time.time())
+    if second != _stamp[0]:
+        text = datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")
+        _stamp = (second, text)
+    return _stamp[1]
 
 
 def _values(record: JudgeCallRecord, cost: float | None, error: str | None) -> tuple[Any, ...]:
@@ -84,10 +97,7 @@ def insert_call(
     judge of a judge matrix that made it (None in a run with one judge); ``in_flight``:
     stored as sent with no reply yet (its error says so)."""
     error = IN_FLIGHT if in_flight else record.error
-    cursor = conn.execute(
-        f"INSERT INTO judge_calls ({_COLUMNS}, judge) VALUES ({', '.join('?' * 18)})",
-        (run_id, *_values(record, cost, error), _now(), judge),
-    )
+    cursor = conn.execute(_INSERT, (run_id, *_values(record, cost, error), _now(), judge))
     assert cursor.lastrowid is not None
     return cursor.lastrowid
 
@@ -96,6 +106,7 @@ _ENDING = (
     "text = ?, parsed_json = ?, input_tokens = ?, output_tokens = ?, latency = ?,"
     " attempts = ?, cached = ?, error = ?, cost = ?"
 )
+_UPDATE = f"UPDATE judge_calls SET {_ENDING} WHERE call_id = ?"
 
 
 def update_call(
@@ -104,10 +115,7 @@ def update_call(
     """Complete a call inserted in flight with how it ended (the caller commits). Only
     the columns an ending sets are written: the request (provider, model, purpose,
     trial, messages, settings) is the one stored when the call began."""
-    conn.execute(
-        f"UPDATE judge_calls SET {_ENDING} WHERE call_id = ?",
-        (*_ending_values(record, cost, record.error), call_id),
-    )
+    conn.execute(_UPDATE, (*_ending_values(record, cost, record.error), call_id))
 
 
 def _ending_values(
