@@ -179,7 +179,9 @@ def test_backoff_is_jittered_exponential_and_capped() -> None:
     settings = ModelSettings(backoff_base=0.5, backoff_max=3.0, max_retries=10)
     judge = JudgeModel(scripted(), settings=settings)
     error = server_error()
-    for attempt, ceiling in [(1, 0.1), (2, 0.2), (3, 2.0), (4, 3.0), (8, 3.0)]:
+    # a passing fault is retried at once, a second in a row after at most 0.1 s
+    assert {judge._retry_delay(error, 1) for _ in range(20)} == {0.0}
+    for attempt, ceiling in [(2, 0.1), (3, 2.0), (4, 3.0), (8, 3.0)]:
         delays = [judge._retry_delay(error, attempt) for _ in range(200)]
         assert all(d is not None and 0.0 <= d <= ceiling for d in delays)
         assert max(d for d in delays if d is not None) > ceiling * 0.7  # full jitter spreads
@@ -188,14 +190,14 @@ def test_backoff_is_jittered_exponential_and_capped() -> None:
     assert judge._retry_delay(slow, 1) == pytest.approx(2.5)
 
 
-def test_a_first_rate_limit_retry_backs_off_from_the_base_not_the_quick_first_pause() -> None:
-    settings = ModelSettings(backoff_base=0.5, first_retry_delay=0.1)
+def test_a_first_rate_limit_retry_backs_off_from_the_base_not_the_quick_pauses() -> None:
+    settings = ModelSettings(backoff_base=0.5, quick_retry_delay=0.1)
     judge = JudgeModel(scripted(), settings=settings)
     refused = ModelError("429", kind="rate_limit")
     delays = [judge._retry_delay(refused, 1) for _ in range(200)]
     assert all(d is not None and 0.0 <= d <= 0.5 for d in delays)
-    assert max(d for d in delays if d is not None) > 0.1  # not the quick first pause
-    quick = [judge._retry_delay(server_error(), 1) for _ in range(200)]
+    assert max(d for d in delays if d is not None) > 0.1  # not a quick pause
+    quick = [judge._retry_delay(server_error(), 2) for _ in range(200)]
     assert all(d is not None and d <= 0.1 for d in quick)
 
 

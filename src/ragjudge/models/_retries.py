@@ -21,10 +21,10 @@ __all__ = ["attempt_until_settled", "backoff_delay"]
 R = TypeVar("R")
 
 QUICK_RETRIES = 2
-"""Retries of a fault that is not a rate limit that wait ``first_retry_delay`` (then twice
-that) at most: faults drawn independently (one server's passing 500) rarely come twice
-in a row, so only a third one in a row is taken as the endpoint in trouble, and backs
-off from ``backoff_base``."""
+"""Retries of a fault that is not a rate limit that go at once (the first) or after at
+most ``quick_retry_delay`` (the second): faults drawn independently (one server's
+passing 500) rarely come twice in a row, so only a third one in a row is taken as the
+endpoint in trouble, and backs off from ``backoff_base``."""
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def backoff_delay(
         return None
     ceiling = min(settings.backoff_max, settings.backoff_base * 2 ** (attempt - 1))
     if attempt <= QUICK_RETRIES and error.kind != "rate_limit":
-        ceiling = min(ceiling, settings.first_retry_delay * 2 ** (attempt - 1))
+        ceiling = min(ceiling, settings.quick_retry_delay * (attempt - 1))
     return max(retry_after, rng.uniform(0.0, ceiling))
 
 

@@ -44,14 +44,14 @@ class ModelSettings(BaseModel):
     """Retries after the first attempt: at most ``max_retries + 1`` attempts per call."""
     backoff_base: float = Field(default=0.5, ge=0)
     """Seconds a retry waits at most (jittered), doubled for each later one; the first
-    two retries of a fault that is not a rate limit wait less (``first_retry_delay``)."""
+    two retries of a fault that is not a rate limit wait less (``quick_retry_delay``)."""
     backoff_max: float = Field(default=30.0, ge=0)
-    first_retry_delay: float = Field(default=0.1, ge=0)
-    """Seconds the first retry of an attempt that failed for another reason than a rate
-    limit (a 500, a dropped connection, a timeout) waits at most (jittered), and the
-    second twice that: such faults are most often passing faults of one server that do
-    not come twice in a row, and a run's slowest sample should not wait seconds for
-    them. A third fault in a row backs off from ``backoff_base``; a rate-limit answer
+    quick_retry_delay: float = Field(default=0.1, ge=0)
+    """The first retry of an attempt that failed for another reason than a rate limit (a
+    500, a dropped connection, a timeout) goes at once, and the second waits at most
+    this many seconds (jittered): such faults are most often passing faults of one
+    server that do not come twice in a row, and a run's slowest sample should not wait
+    for them. A third fault in a row backs off from ``backoff_base``; a rate-limit answer
     waits at least its ``Retry-After``."""
     timeout: float = Field(default=60.0, gt=0)
     """Seconds one attempt may take."""
