@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -51,3 +52,22 @@ async def test_a_body_that_does_not_inflate_is_undecodable() -> None:
         )
         with pytest.raises(BodyUndecodable):
             await read_body(garbage, 1000)
+
+
+async def test_a_plain_body_longer_than_declared_still_stops_at_the_cap() -> None:
+    async def endless() -> AsyncIterator[bytes]:
+        while True:
+            yield b"x" * 1000
+
+    lying = httpx.Response(200, headers={"Content-Length": "10"}, stream=_Stream(endless()))
+    with pytest.raises(BodyTooLarge):
+        await read_body(lying, 5000)
+
+
+class _Stream(httpx.AsyncByteStream):
+    def __init__(self, chunks: AsyncIterator[bytes]) -> None:
+        self._chunks = chunks
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._chunks:
+            yield chunk

@@ -86,8 +86,10 @@ async def read_body(response: httpx.Response, limit: int) -> bytes:
     does not decode."""
     encoding = response.headers.get("content-encoding", "").strip().lower()
     declared = response.headers.get("content-length", "")
-    if encoding in ("", "identity") and declared.isdigit() and int(declared) > limit:
-        raise BodyTooLarge
+    if encoding in ("", "identity"):
+        if declared.isdigit() and int(declared) > limit:
+            raise BodyTooLarge
+        return await _read_plain(response, limit)  # no decoder to step through
     parts: list[bytes] = []
     size = 0
     async with aclosing(_decoded(response, limit)) as chunks:
@@ -96,6 +98,19 @@ async def read_body(response: httpx.Response, limit: int) -> bytes:
             if size > limit:
                 raise BodyTooLarge
             parts.append(chunk)
+    return b"".join(parts)
+
+
+async def _read_plain(response: httpx.Response, limit: int) -> bytes:
+    """The raw body of ``response``, read as it arrives; :class:`BodyTooLarge` as soon
+    as it passes ``limit`` bytes (a transport may send more than it declared)."""
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_raw():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge
+        parts.append(chunk)
     return b"".join(parts)
 
 

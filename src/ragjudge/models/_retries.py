@@ -8,7 +8,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ragjudge.models._limits import PermitSource
 from ragjudge.models._results import Attempts
@@ -48,10 +48,10 @@ async def attempt_until_settled(
     while True:
         attempt += 1
         async with limiter.slot(tokens) as slot:
-            request = asyncio.ensure_future(call())
+            request, reply = _sent_apart(call)
             try:
                 async with asyncio.timeout(settings.timeout):
-                    result = await asyncio.shield(request)
+                    result = await reply
             except TimeoutError:
                 request.cancel()
                 error = ModelError(f"no answer within {settings.timeout:g} s", kind="timeout")
@@ -79,6 +79,37 @@ async def attempt_until_settled(
             return Attempts(None, error, attempt, kinds, 0.0)
         logger.debug("%s: attempt %d failed (%s); retry in %.2f s", spec, attempt, error, delay)
         await asyncio.sleep(delay)
+
+
+def _sent_apart(call: Callable[[], Awaitable[R]]) -> tuple[asyncio.Task[R], asyncio.Future[R]]:
+    """``call`` as a task of its own, which a cancelled caller leaves running, and the
+    future of its reply, settled by the task as it ends: awaiting that future wakes the
+    caller one turn of the event loop sooner than ``asyncio.shield`` on the task."""
+    loop = asyncio.get_running_loop()
+    reply: asyncio.Future[R] = loop.create_future()
+
+    async def send() -> R:
+        try:
+            result = await call()
+        except BaseException as exc:
+            if not reply.done():
+                if isinstance(exc, asyncio.CancelledError):
+                    reply.cancel()
+                else:
+                    reply.set_exception(exc)
+            raise
+        if not reply.done():
+            reply.set_result(result)
+        return result
+
+    request = loop.create_task(send())
+    request.add_done_callback(_retrieved)  # its failure is the reply's, raised there
+    return request, reply
+
+
+def _retrieved(request: asyncio.Future[Any]) -> None:
+    if not request.cancelled():
+        request.exception()
 
 
 def backoff_delay(
