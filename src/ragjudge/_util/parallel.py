@@ -62,21 +62,11 @@ def free_cpus(busy: Callable[[], float | None] | None = None) -> int:
 
 
 def busy_cpus(interval: float = 0.1) -> float | None:
-    """How many CPUs were busy over the next ``interval`` seconds (while this process
-    waits), from ``/proc/stat``; None where it cannot be read. The load average is not
-    used: it trails by a minute, so it counts this program's own work just finished."""
-    first = _cpu_times()
-    if first is None:
-        return None
-    time.sleep(interval)
-    second = _cpu_times()
-    if second is None:
-        return None
-    total = second[0] - first[0]
-    idle = second[1] - first[1]
-    if total <= 0:
-        return None
-    return (1.0 - idle / total) * (os.cpu_count() or 1)
+    """How many CPUs other programs kept busy over the next ``interval`` seconds (while
+    this process waits), from ``/proc/stat``; None where it cannot be read. The load
+    average is not used: it trails by a minute, so it counts this program's own work
+    just finished."""
+    return BusyWatch(interval)()
 
 
 class BusyWatch:

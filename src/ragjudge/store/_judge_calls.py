@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from contextlib import AbstractContextManager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ragjudge.models._types import JudgeCallRecord
 from ragjudge.store._file import transaction
+from ragjudge.store._rows import timestamp
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -59,19 +58,6 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-_stamp: tuple[int, str] = (-1, "")
-"""The last second stamped and its text (calls come many a second)."""
-
-
-def _now() -> str:
-    global _stamp
-    second = int(time.time())
-    if second != _stamp[0]:
-        text = datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")
-        _stamp = (second, text)
-    return _stamp[1]
-
-
 def _values(record: JudgeCallRecord, cost: float | None, error: str | None) -> tuple[Any, ...]:
     return (
         record.provider,
@@ -97,7 +83,7 @@ def insert_call(
     judge of a judge matrix that made it (None in a run with one judge); ``in_flight``:
     stored as sent with no reply yet (its error says so)."""
     error = IN_FLIGHT if in_flight else record.error
-    cursor = conn.execute(_INSERT, (run_id, *_values(record, cost, error), _now(), judge))
+    cursor = conn.execute(_INSERT, (run_id, *_values(record, cost, error), timestamp(), judge))
     assert cursor.lastrowid is not None
     return cursor.lastrowid
 
