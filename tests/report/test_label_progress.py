@@ -115,7 +115,12 @@ def test_a_session_with_strata_spreads_its_targeted_samples_over_the_subsets(
     with Store(store) as s:
         queue = session.queue(s)
     targeted = [item for item in queue if item.drawn == "targeted"]
-    topics = {f"r{i}": "maps" if i < 9 else "trains" for i in range(12)}
-    # the three "trains" samples are not left to the end of the targeted stream
-    assert "trains" in {topics[item.request_id] for item in targeted[:3]}
+    trains = {"r9", "r10", "r11"}
+    at = [k for k, item in enumerate(targeted) if item.request_id in trains]
+    # the "trains" samples are not left to the end of the targeted stream; the random
+    # stream's shuffle (seeded by the run's id) may have drawn all three before it
+    if at:
+        assert at[0] < 3
+    else:
+        assert trains <= {item.request_id for item in queue if item.drawn == "random"}
     assert any("few labels in topic=" in reason for item in targeted for reason in item.reasons)
