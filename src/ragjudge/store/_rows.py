@@ -4,6 +4,7 @@ results arrive and written in batches (:mod:`ragjudge.store._batch`)."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from json.encoder import encode_basestring
@@ -52,9 +53,20 @@ def details_json(details: dict[str, Any]) -> str:
     return "{" + ", ".join(pairs) + "}"
 
 
+_LAST_STAMP: list[tuple[int, str]] = [(-1, "")]
+"""The second last stamped and its text (one tuple, replaced whole: thread-safe)."""
+
+
 def timestamp() -> str:
-    """The time stamp of a stored row: UTC, to the second."""
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    """The time stamp of a stored row: UTC, to the second (formatted once a second:
+    every judge call and result row is stamped)."""
+    second = int(time.time())
+    last = _LAST_STAMP[0]
+    if last[0] == second:
+        return last[1]
+    text = datetime.fromtimestamp(second, UTC).isoformat()
+    _LAST_STAMP[0] = (second, text)
+    return text
 
 
 def score_name_of(row: ScoreRow) -> str:
