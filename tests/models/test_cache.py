@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragjudge._util.known_secrets import register_secrets
+from ragjudge.models import _cache as cache_module
 from ragjudge.models._cache import (
     ResponseCache,
     cache_key,
@@ -124,6 +125,26 @@ def test_close_then_reuse(tmp_path: Path) -> None:
     cache.put("b", {"x": 2})
     cache.close()
     assert ResponseCache(tmp_path / "c.db").stats().entries == 2
+
+
+def test_close_wakes_the_writer_and_leaves_no_thread_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A writer waiting for more work is woken by the flush, not left to its idle wait
+    # (made longer than any test here: without the wake-up, close would hang).
+    monkeypatch.setattr(cache_module, "_WRITER_IDLE_SECONDS", 3600.0)
+    cache = ResponseCache(tmp_path / "c.db")
+    cache.get("warm-up")  # starts the writer thread: it stores the miss, then waits
+    cache.flush()
+    cache.put("a", {"x": 1})
+    writer = cache._writer_thread
+    closing = threading.Thread(target=cache.close, daemon=True)
+    closing.start()
+    closing.join(timeout=30)
+    assert not closing.is_alive()
+    assert writer is not None
+    assert not writer.is_alive()
+    assert ResponseCache(tmp_path / "c.db").stats().entries == 1
 
 
 def test_threads_write_and_read_concurrently(tmp_path: Path) -> None:

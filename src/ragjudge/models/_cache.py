@@ -142,6 +142,8 @@ class ResponseCache:
         self._pending_hits = 0
         self._pending_misses = 0
         self._clear_requested = False
+        self._closing = False
+        """Set while :meth:`close` waits for the writer thread to end."""
         self._writer_thread: threading.Thread | None = None
 
     # public API -----------------------------------------------------------
@@ -221,6 +223,7 @@ class ResponseCache:
         with self._state:
             while self._has_work() or self._committing:
                 self._start_writer()
+                self._state.notify_all()  # a writer waiting for more work goes now
                 self._state.wait(timeout=0.1)
 
     def stats(self) -> CacheStats:
@@ -259,14 +262,18 @@ class ResponseCache:
         return removed
 
     def close(self) -> None:
-        """Commit queued writes and close the database file (it reopens on next use).
+        """Commit queued writes, let the writer thread end and close the database file
+        (it reopens on next use).
         An in-memory cache stays open: its one connection holds its data."""
         self.flush()
         if self._memory:
             return
         with self._state:
-            while self._committing:  # a write that started after the flush
+            self._closing = True  # the writer thread ends once nothing is queued
+            self._state.notify_all()
+            while self._committing or self._writer_thread is not None:
                 self._state.wait()
+            self._closing = False
             writer, self._writer = self._writer, None
         with self._read_lock:
             reader, self._reader = self._reader, None
@@ -317,7 +324,7 @@ class ResponseCache:
     def _write_loop(self) -> None:
         while True:
             with self._state:
-                if not self._has_work():
+                if not self._has_work() and not self._closing:
                     self._state.wait(timeout=_WRITER_IDLE_SECONDS)
                 if not self._has_work():
                     self._writer_thread = None
