@@ -134,6 +134,7 @@ class ResponseCache:
         self._read_lock = threading.Lock()
         self._reader: sqlite3.Connection | None = None
         self._writer: sqlite3.Connection | None = None
+        self._writer_opening = threading.Lock()
         # Guards the queue of writes, the counters and the writer thread's lifecycle.
         self._state = threading.Condition()
         self._pending: dict[str, str] = {}
@@ -165,6 +166,8 @@ class ResponseCache:
                     doing = "write"
                     version = conn.execute("PRAGMA user_version").fetchone()[0]
                     conn.execute(f"PRAGMA user_version = {int(version)}")
+            if write:  # opened now, not by the writer thread while requests go out
+                self._write_connection()
         except sqlite3.DatabaseError as exc:
             with self._read_lock:
                 if self._reader is not None:
@@ -370,9 +373,10 @@ class ResponseCache:
     def _write_connection(self) -> sqlite3.Connection:
         if self._memory:
             return self._read_connection()
-        if self._writer is None:
-            self._writer = self._open()
-        return self._writer
+        with self._writer_opening:
+            if self._writer is None:
+                self._writer = self._open()
+            return self._writer
 
     def _size_on_disk(self) -> int:
         if self._memory:
