@@ -4,6 +4,7 @@ versions it ran with."""
 
 from __future__ import annotations
 
+import functools
 import platform
 from collections.abc import Sequence
 
@@ -59,6 +60,13 @@ def record_notes(store: Store, run_id: str, notes: Sequence[str]) -> None:
 
 
 def versions() -> dict[str, str]:
+    """ragjudge's, Python's and the scoring libraries' versions, stored with each run
+    (read from the installed packages once per process: a few milliseconds)."""
+    return dict(_installed_versions())
+
+
+@functools.cache
+def _installed_versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
     found = {"ragjudge": __version__, "python": platform.python_version()}
