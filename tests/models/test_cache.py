@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -145,6 +146,25 @@ def test_close_wakes_the_writer_and_leaves_no_thread_behind(
     assert writer is not None
     assert not writer.is_alive()
     assert ResponseCache(tmp_path / "c.db").stats().entries == 1
+
+
+def test_a_check_before_writing_opens_the_writers_connection_in_the_checking_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened_in: list[str] = []
+    real_open = ResponseCache._open
+
+    def noted(cache: ResponseCache) -> sqlite3.Connection:
+        opened_in.append(threading.current_thread().name)
+        return real_open(cache)
+
+    monkeypatch.setattr(ResponseCache, "_open", noted)
+    cache = ResponseCache(tmp_path / "c.db")
+    cache.check(write=True)
+    cache.put("a", {"x": 1})
+    cache.flush()
+    cache.close()
+    assert opened_in == [threading.current_thread().name] * 2  # the reader and the writer
 
 
 def test_threads_write_and_read_concurrently(tmp_path: Path) -> None:

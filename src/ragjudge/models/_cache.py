@@ -274,8 +274,8 @@ class ResponseCache:
         with self._state:
             self._closing = True  # the writer thread ends once nothing is queued
             self._state.notify_all()
-            while self._committing or self._writer_thread is not None:
-                self._state.wait()
+            while self._writer_thread is not None and self._writer_thread.is_alive():
+                self._state.wait(timeout=0.1)
             self._closing = False
             writer, self._writer = self._writer, None
         with self._read_lock:
