@@ -185,19 +185,12 @@ class ResponseCache:
             else:
                 self._pending_hits += 1
             self._start_writer()  # to persist the counters
-        if text is None:
-            return None
-        value: dict[str, Any] = json.loads(text)
-        return value
+        return _parsed(text)
 
     def recall(self, key: str) -> dict[str, Any] | None:
         """A fact about an endpoint kept with :meth:`put` under a key of its own (not a
         reply: no hit or miss is counted), or ``None``."""
-        text = self._read(key)
-        if text is None:
-            return None
-        value: dict[str, Any] = json.loads(text)
-        return value
+        return _parsed(self._read(key))
 
     def _read(self, key: str) -> str | None:
         with self._state:
@@ -382,6 +375,13 @@ class ResponseCache:
         if self._memory:
             return 0
         return sum(os.path.getsize(p) for p in (self.path, self.path + "-wal") if os.path.exists(p))
+
+
+def _parsed(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    value: dict[str, Any] = json.loads(text)
+    return value
 
 
 def _reason(exc: sqlite3.Error, path: str) -> str:

@@ -424,7 +424,7 @@ class OpenAIProvider:
 def _never_tls(base_url: str) -> bool:
     """Whether a client for ``base_url`` never speaks TLS: a plain-HTTP endpoint (a
     local vLLM or Ollama) reached without a proxy (redirects are not followed). Its
-    client then skips loading the certificate store, which takes some 20 ms."""
+    client then skips loading the certificate store."""
     from urllib.request import getproxies
 
     return urlparse(base_url).scheme == "http" and not getproxies()

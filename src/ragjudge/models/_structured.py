@@ -140,7 +140,7 @@ class ReplySchemas:
         with self._lock:
             self.refusal = refusal
             self.note = (
-                f"{who} refused reply schemas in an earlier run ({_short_text(refusal)}); its "
+                f"{who} refused reply schemas in an earlier run ({_short(refusal)}); its "
                 "judges were asked for text replies (structured: auto). The reply cache "
                 "remembers it: 'ragjudge cache clear' forgets it"
             )
@@ -192,7 +192,7 @@ class ReplySchemas:
             if first:
                 self.refusal = str(error)
                 self.note = (
-                    f"{who} refused reply schemas ({_short(error)}); its judges were asked "
+                    f"{who} refused reply schemas ({_short(str(error))}); its judges were asked "
                     "for text replies instead (structured: auto), without failing a sample"
                 )
         if first:
@@ -227,10 +227,6 @@ def _explained(
     return replace(outcome, error=told)
 
 
-def _short(error: ModelError) -> str:
-    return _short_text(str(error))
-
-
-def _short_text(text: str) -> str:
+def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= 160 else text[:157] + "..."
