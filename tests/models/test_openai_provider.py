@@ -30,6 +30,7 @@ from ragjudge.models import (
     ResponseCache,
     get_model,
 )
+from ragjudge.models._lean_http import LeanClient
 from ragjudge.models._openai import LOCAL_API_KEY, parse_retry_after
 from ragjudge.models.scripted import ReplyScript
 from ragjudge.testing.server import FaultPlan, OpenAITestServer, ServerStats
@@ -543,7 +544,7 @@ async def test_a_reply_that_never_ends_is_stopped_at_the_cap(
     provider = OpenAIProvider("m", base_url="http://judge.invalid/v1", max_reply_bytes=1_000_000)
     transport = httpx.MockTransport(lambda request: httpx.Response(200, content=reply.body()))
     client = httpx.AsyncClient(base_url=provider.base_url + "/", transport=transport)
-    monkeypatch.setattr(provider, "_new_client", lambda: client)
+    monkeypatch.setattr(provider, "_new_client", lambda: LeanClient(client, transport))
 
     with pytest.raises(ModelError) as caught:
         await provider.complete(user("hi"), GenerateConfig())

@@ -79,7 +79,7 @@ async def _send(
         request = client.build_request(
             method, url, content=content, json=json_body, headers=headers
         )
-        response = await client.send(request, stream=True)
+        response = await client.send(request)
         try:
             if response.status_code >= 300:
                 raise error_from_status(response, await read_start(response, 64 * 1024))

@@ -44,6 +44,8 @@ from ragjudge.schema import Usage
 if TYPE_CHECKING:  # imported where a request is made: a run without a judge needs none
     import httpx
 
+    from ragjudge.models._lean_http import LeanClient
+
 EMBEDDING_REPLY_BYTES = 64 * 1024
 """What an embeddings reply may hold beyond the cap per text embedded: a vector of
 3,072 numbers written out in full."""
@@ -265,7 +267,7 @@ class OpenAIProvider:
             *header_secrets(self._headers),
             *url_secrets(self.base_url),
         ]
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LeanClient]
         self._clients = weakref.WeakKeyDictionary()
         self._clients_lock = threading.Lock()
         self._endpoint = ("", "")
@@ -352,7 +354,7 @@ class OpenAIProvider:
         payload.update(options)
         return payload
 
-    def _client(self) -> httpx.AsyncClient:
+    def _client(self) -> LeanClient:
         loop = asyncio.get_running_loop()
         with self._clients_lock:
             client = self._clients.get(loop)
@@ -361,8 +363,10 @@ class OpenAIProvider:
                 self._clients[loop] = client
         return client
 
-    def _new_client(self) -> httpx.AsyncClient:
+    def _new_client(self) -> LeanClient:
         import httpx
+
+        from ragjudge.models._lean_http import lean_client
 
         headers = {
             "Content-Type": "application/json",
@@ -373,7 +377,8 @@ class OpenAIProvider:
             headers["Authorization"] = f"Bearer {self._api_key}"
             if self._is_azure:  # Azure OpenAI keys travel in their own header
                 headers["api-key"] = self._api_key
-        return httpx.AsyncClient(
+        return lean_client(
+            self.base_url,
             headers=headers,
             timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 10.0)),
             limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
@@ -403,7 +408,7 @@ class OpenAIProvider:
         client = self._client()
         try:
             request = client.build_request("POST", url, json=payload)
-            response = await client.send(request, stream=True)
+            response = await client.send(request)
             try:
                 if response.status_code >= 300:
                     raise error_from_status(response, await read_start(response, ERROR_BYTES))

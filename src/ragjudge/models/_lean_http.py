@@ -1,0 +1,99 @@
+"""The HTTP client of the OpenAI-compatible provider: an ``httpx.AsyncClient`` whose
+requests go straight to its connection pool when nothing in the environment routes
+them elsewhere.
+
+``AsyncClient.send`` takes every request through the client's auth flow, redirect
+handling, cookie jar, event hooks and response wrapping. A judge call needs none of
+them: its key travels in a header, redirects are not followed, and the API answers
+each request on its own (a cookie a load balancer sets is not sent back). With one call
+at a time those layers cost about as much as the rest of the judge layer adds
+(``benchmarks/call_overhead.py``), so :class:`LeanClient` hands a request built by the
+client (headers, timeouts) to the client's transport directly. When the environment
+names a proxy (``HTTP_PROXY`` and the like, also ``NO_PROXY``), the client is left to
+route every request through its proxy mounts as usual.
+
+Imported where a request is made: a run without a judge never imports httpx.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import urlparse
+from urllib.request import getproxies
+
+import httpx
+
+__all__ = ["LeanClient", "lean_client"]
+
+_KEPT_URLS = 16
+
+
+@dataclass(frozen=True)
+class LeanClient:
+    """``client``, and the transport its requests are handed to directly (None: each
+    goes through ``client.send``)."""
+
+    client: httpx.AsyncClient
+    direct: httpx.AsyncBaseTransport | None
+    _urls: dict[str, httpx.URL] = field(default_factory=dict)
+    """The URLs requested, parsed once (parsing one costs more than the rest of
+    building its request)."""
+
+    @property
+    def is_closed(self) -> bool:
+        """Whether the client was closed (its transport with it)."""
+        return self.client.is_closed
+
+    def build_request(
+        self,
+        method: str,
+        url: str,
+        *,
+        json: object = None,
+        content: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> httpx.Request:
+        """A request with the client's headers (and ``headers``) and timeouts, its body
+        ``json`` or ``content``."""
+        parsed = self._urls.get(url)
+        if parsed is None:
+            if len(self._urls) >= _KEPT_URLS:  # batch files and batches have URLs of their own
+                self._urls.clear()
+            parsed = self._urls[url] = httpx.URL(url)
+        return self.client.build_request(
+            method, parsed, json=json, content=content, headers=headers
+        )
+
+    async def send(self, request: httpx.Request) -> httpx.Response:
+        """Send ``request``; the response's body is left to be read (or closed)."""
+        if self.direct is None:
+            return await self.client.send(request, stream=True)
+        response = await self.direct.handle_async_request(request)
+        response.request = request
+        return response
+
+    async def aclose(self) -> None:
+        """Close the client and its connections."""
+        await self.client.aclose()
+
+
+def lean_client(
+    base_url: str,
+    *,
+    headers: dict[str, str],
+    timeout: httpx.Timeout,
+    limits: httpx.Limits,
+    verify: bool,
+) -> LeanClient:
+    """A :class:`LeanClient` for requests to ``base_url``, sending ``headers`` with
+    each. Unless the environment names a proxy or the base URL holds credentials (the
+    client's auth flow sends those), the client is built on a transport of its own
+    (certificates from ``SSL_CERT_FILE``/``SSL_CERT_DIR`` as httpx reads them), which
+    requests are handed to directly."""
+    parts = urlparse(base_url)
+    if getproxies() or parts.username is not None or parts.password is not None:
+        client = httpx.AsyncClient(headers=headers, timeout=timeout, limits=limits, verify=verify)
+        return LeanClient(client, None)
+    transport = httpx.AsyncHTTPTransport(verify=verify, limits=limits, trust_env=True)
+    client = httpx.AsyncClient(headers=headers, timeout=timeout, transport=transport)
+    return LeanClient(client, transport)
