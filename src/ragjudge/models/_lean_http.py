@@ -5,8 +5,8 @@ them elsewhere.
 ``AsyncClient.send`` takes every request through the client's auth flow, redirect
 handling, cookie jar, event hooks and response wrapping. A judge call needs none of
 them: its key travels in a header, redirects are not followed, and the API answers
-each request on its own (a cookie a load balancer sets is not sent back). With one call
-at a time those layers cost about as much as the rest of the judge layer adds
+each request on its own (a cookie a load balancer sets is not sent back). Those layers
+are a large share of what the judge layer adds to a call
 (``benchmarks/call_overhead.py``), so :class:`LeanClient` hands a request built by the
 client (headers, timeouts) to the client's transport directly. When the environment
 names a proxy (``HTTP_PROXY`` and the like, also ``NO_PROXY``), the client is left to
