@@ -1,6 +1,6 @@
 """The HTTP client of the OpenAI-compatible provider: an ``httpx.AsyncClient`` whose
-requests go straight to its connection pool when nothing in the environment routes
-them elsewhere.
+requests go straight to its connection pool unless a proxy or credentials in the base
+URL need the client's own handling.
 
 ``AsyncClient.send`` takes every request through the client's auth flow, redirect
 handling, cookie jar, event hooks and response wrapping. A judge call needs none of
@@ -10,7 +10,9 @@ are a large share of what the judge layer adds to a call
 (``benchmarks/call_overhead.py``), so :class:`LeanClient` hands a request built by the
 client (headers, timeouts) to the client's transport directly. When the environment
 names a proxy (``HTTP_PROXY`` and the like, also ``NO_PROXY``), the client is left to
-route every request through its proxy mounts as usual.
+route every request through its proxy mounts as usual; credentials in the base URL
+(``http://user:pw@host/v1``) are left to its auth flow, which sends them as a Basic
+header.
 
 Imported where a request is made: a run without a judge never imports httpx.
 """
