@@ -37,7 +37,7 @@ class LeanClient:
 
     client: httpx.AsyncClient
     direct: httpx.AsyncBaseTransport | None
-    _urls: dict[str, httpx.URL] = field(default_factory=dict)
+    _urls: dict[str, httpx.URL] = field(default_factory=dict, init=False, repr=False)
     """The URLs requested, parsed once (parsing one costs more than the rest of
     building its request)."""
 
