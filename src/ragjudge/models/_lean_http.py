@@ -38,8 +38,8 @@ class LeanClient:
     client: httpx.AsyncClient
     direct: httpx.AsyncBaseTransport | None
     _urls: dict[str, httpx.URL] = field(default_factory=dict, init=False, repr=False)
-    """The URLs requested, parsed once (parsing one costs more than the rest of
-    building its request)."""
+    """The URLs requested, each parsed once: httpx parses a URL given as text again
+    for every request built with it."""
 
     @property
     def is_closed(self) -> bool:

@@ -61,7 +61,7 @@ def record_notes(store: Store, run_id: str, notes: Sequence[str]) -> None:
 
 def versions() -> dict[str, str]:
     """ragjudge's, Python's and the scoring libraries' versions, stored with each run
-    (read from the installed packages once per process: a few milliseconds)."""
+    (read from the installed packages once per process)."""
     return dict(_installed_versions())
 
 
