@@ -18,7 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import httpx
+import httpx2
 
 from ragjudge.models.scripted import prompt_text
 
@@ -220,7 +220,7 @@ class BareTally:
 
 
 async def _send(
-    client: httpx.AsyncClient, gate: asyncio.Semaphore, call: Call, tally: BareTally
+    client: httpx2.AsyncClient, gate: asyncio.Semaphore, call: Call, tally: BareTally
 ) -> None:
     """Send one call until it is answered: a 500 again at once, a 429 after its Retry-After."""
     if call.purpose == "embeddings":
@@ -245,7 +245,7 @@ async def _send(
 
 
 async def _send_chain(
-    client: httpx.AsyncClient, gate: asyncio.Semaphore, chain: list[Call], tally: BareTally
+    client: httpx2.AsyncClient, gate: asyncio.Semaphore, chain: list[Call], tally: BareTally
 ) -> None:
     for call in chain:
         await _send(client, gate, call, tally)
@@ -256,8 +256,8 @@ async def replay(base_url: str, calls: list[Call]) -> tuple[float, BareTally]:
     return the wall time and what the server answered."""
     tally = BareTally()
     gate = asyncio.Semaphore(BARE_CONNECTIONS)
-    limits = httpx.Limits(max_connections=BARE_CONNECTIONS)
-    async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=120) as client:
+    limits = httpx2.Limits(max_connections=BARE_CONNECTIONS)
+    async with httpx2.AsyncClient(base_url=base_url, limits=limits, timeout=120) as client:
         started = time.perf_counter()
         await asyncio.gather(*(_send_chain(client, gate, chain, tally) for chain in chains(calls)))
         return time.perf_counter() - started, tally

@@ -3,7 +3,7 @@
 ``--calls`` distinct chat requests (prompts of 1–2k characters) go to the local test
 server, started as a process of its own that answers at once, twice:
 
-1. **bare**: an ``httpx.AsyncClient`` posting the request bodies the OpenAI-compatible
+1. **bare**: an ``httpx2.AsyncClient`` posting the request bodies the OpenAI-compatible
    provider would post and reading the JSON replies;
 2. **the layer**: ``JudgeModel`` as a run builds it (``run/_judging.py``): the
    OpenAI-compatible provider, a reply-cache file (every call a miss, then stored),
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import _corpus
 import _machine
-import httpx
+import httpx2
 
 from ragjudge.config import JudgeConfig
 from ragjudge.models import GenerateConfig
@@ -83,9 +83,9 @@ async def bounded(concurrency: int, jobs: Sequence[Callable[[], Awaitable[object
 
 async def bare_pass(base_url: str, calls: int, concurrency: int, seed: int) -> Timing:
     """The bare client's pass: the provider's request bodies, posted and read."""
-    limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
+    limits = httpx2.Limits(max_connections=256, max_keepalive_connections=64)
     headers = {"Authorization": "Bearer local"}
-    async with httpx.AsyncClient(headers=headers, limits=limits, timeout=60.0) as client:
+    async with httpx2.AsyncClient(headers=headers, limits=limits, timeout=60.0) as client:
 
         async def post(messages: list[dict[str, str]]) -> object:
             body = {"model": MODEL, "messages": messages, "temperature": 0.0}
@@ -164,7 +164,7 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait()
-    bare_wall, bare_cpu = summary("bare httpx client", bare, args.calls)
+    bare_wall, bare_cpu = summary("bare httpx2 client", bare, args.calls)
     layer_wall, layer_cpu = summary("through the judge layer", layer, args.calls)
     print(f"the layer adds {layer_cpu - bare_cpu:.3f} ms CPU per call")
     _machine.print_machine("end")

@@ -16,7 +16,7 @@ Measured in the same invocation, one after the other:
 
 * **own work**: the workload against a server answering at once, no faults, no limit
   (best of the repeats) — what the run's own code costs on this machine;
-* **bare client**: an unthrottled ``httpx.AsyncClient`` (32 connections, a semaphore
+* **bare client**: an unthrottled ``httpx2.AsyncClient`` (32 connections, a semaphore
   of 32, no rate limiting) replaying the calls the ragjudge run recorded in its store
   against a fresh server with the same rules: the calls of one sample and metric in
   their order (statements before faithfulness verdicts, questions before their

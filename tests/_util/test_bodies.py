@@ -8,7 +8,7 @@ import gzip
 import zlib
 from collections.abc import AsyncIterator
 
-import httpx
+import httpx2
 import pytest
 
 from ragjudge._util.bodies import BodyTooLarge, BodyUndecodable, read_body, read_start
@@ -35,9 +35,9 @@ BODY = b'{"answer": "' + "答え".encode() * 2000 + b'"}'
     ids=["identity", "gzip", "gzip-two-members", "zlib", "raw-deflate"],
 )
 async def test_bodies_are_decoded_up_to_the_cap(encoding: str, data: bytes) -> None:
-    def response() -> httpx.Response:
+    def response() -> httpx2.Response:
         headers = {"Content-Encoding": encoding} if encoding else {}
-        return httpx.Response(200, headers=headers, stream=httpx.ByteStream(data))
+        return httpx2.Response(200, headers=headers, stream=httpx2.ByteStream(data))
 
     assert await read_body(response(), len(BODY)) == BODY
     with pytest.raises(BodyTooLarge):
@@ -47,8 +47,8 @@ async def test_bodies_are_decoded_up_to_the_cap(encoding: str, data: bytes) -> N
 
 async def test_a_body_that_does_not_inflate_is_undecodable() -> None:
     for encoding in ("gzip", "deflate"):
-        garbage = httpx.Response(
-            200, headers={"Content-Encoding": encoding}, stream=httpx.ByteStream(b"not packed")
+        garbage = httpx2.Response(
+            200, headers={"Content-Encoding": encoding}, stream=httpx2.ByteStream(b"not packed")
         )
         with pytest.raises(BodyUndecodable):
             await read_body(garbage, 1000)
@@ -59,12 +59,12 @@ async def test_a_plain_body_longer_than_declared_still_stops_at_the_cap() -> Non
         while True:
             yield b"x" * 1000
 
-    lying = httpx.Response(200, headers={"Content-Length": "10"}, stream=_Stream(endless()))
+    lying = httpx2.Response(200, headers={"Content-Length": "10"}, stream=_Stream(endless()))
     with pytest.raises(BodyTooLarge):
         await read_body(lying, 5000)
 
 
-class _Stream(httpx.AsyncByteStream):
+class _Stream(httpx2.AsyncByteStream):
     def __init__(self, chunks: AsyncIterator[bytes]) -> None:
         self._chunks = chunks
 

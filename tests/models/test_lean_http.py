@@ -8,7 +8,7 @@ import base64
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from model_helpers import user
 
@@ -26,19 +26,19 @@ def server() -> Iterator[OpenAITestServer]:
 
 
 @pytest.fixture
-def client_sends(monkeypatch: pytest.MonkeyPatch) -> list[httpx.Request]:
-    """The requests that went through ``httpx.AsyncClient.send``."""
+def client_sends(monkeypatch: pytest.MonkeyPatch) -> list[httpx2.Request]:
+    """The requests that went through ``httpx2.AsyncClient.send``."""
     for name in PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(name.lower(), raising=False)
-    sent: list[httpx.Request] = []
-    real = httpx.AsyncClient.send
+    sent: list[httpx2.Request] = []
+    real = httpx2.AsyncClient.send
 
-    async def counted(self: httpx.AsyncClient, request: httpx.Request, **kwargs: Any) -> Any:
+    async def counted(self: httpx2.AsyncClient, request: httpx2.Request, **kwargs: Any) -> Any:
         sent.append(request)
         return await real(self, request, **kwargs)
 
-    monkeypatch.setattr(httpx.AsyncClient, "send", counted)
+    monkeypatch.setattr(httpx2.AsyncClient, "send", counted)
     return sent
 
 
@@ -46,14 +46,14 @@ def _client(base_url: str) -> Any:
     return lean_client(
         base_url,
         headers={"Authorization": "Bearer key-1", "Content-Type": "application/json"},
-        timeout=httpx.Timeout(5.0),
-        limits=httpx.Limits(max_connections=4),
+        timeout=httpx2.Timeout(5.0),
+        limits=httpx2.Limits(max_connections=4),
         verify=False,
     )
 
 
 async def test_without_a_proxy_a_request_goes_to_the_transport_with_the_clients_settings(
-    server: OpenAITestServer, client_sends: list[httpx.Request]
+    server: OpenAITestServer, client_sends: list[httpx2.Request]
 ) -> None:
     client = _client(server.base_url)
     request = client.build_request("POST", server.base_url + "/chat/completions", json={"a": 1})
@@ -70,7 +70,7 @@ async def test_without_a_proxy_a_request_goes_to_the_transport_with_the_clients_
 
 
 async def test_a_proxy_in_the_environment_leaves_routing_to_the_client(
-    server: OpenAITestServer, client_sends: list[httpx.Request], monkeypatch: pytest.MonkeyPatch
+    server: OpenAITestServer, client_sends: list[httpx2.Request], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HTTP_PROXY", "http://proxy.invalid:3128")
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # this server is reached directly
@@ -83,7 +83,7 @@ async def test_a_proxy_in_the_environment_leaves_routing_to_the_client(
 
 
 async def test_credentials_in_the_base_url_leave_the_request_to_the_client(
-    server: OpenAITestServer, client_sends: list[httpx.Request]
+    server: OpenAITestServer, client_sends: list[httpx2.Request]
 ) -> None:
     base_url = server.base_url.replace("http://", "http://user:pw@")
     provider = OpenAIProvider("test-model", base_url=base_url)
@@ -96,7 +96,7 @@ async def test_credentials_in_the_base_url_leave_the_request_to_the_client(
 
 
 async def test_the_provider_hands_its_requests_to_the_transport(
-    server: OpenAITestServer, client_sends: list[httpx.Request]
+    server: OpenAITestServer, client_sends: list[httpx2.Request]
 ) -> None:
     provider = OpenAIProvider("test-model", base_url=server.base_url)
 

@@ -574,6 +574,21 @@ def test_litellm_errors_map_by_class_and_status() -> None:
     assert error_from_litellm(InternalServerError("down")).kind == "server"
 
 
+@pytest.mark.parametrize("library", ["httpx", "httpx2"])
+def test_litellm_rate_limit_waits_for_retry_after_of_either_http_library(library: str) -> None:
+    http = pytest.importorskip(library)
+
+    class RateLimitError(Exception):
+        status_code = 429
+
+        def __init__(self) -> None:
+            super().__init__("slow down")
+            self.response = http.Response(429, headers={"Retry-After": "7"})
+
+    error = error_from_litellm(RateLimitError())
+    assert (error.kind, error.retry_after) == ("rate_limit", 7.0)
+
+
 async def test_litellm_against_the_local_server(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price-list download
     pytest.importorskip("litellm")

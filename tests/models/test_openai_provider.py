@@ -15,7 +15,7 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from model_helpers import MemoryRecorder, result_score, user
 
@@ -542,8 +542,8 @@ async def test_a_reply_that_never_ends_is_stopped_at_the_cap(
 ) -> None:
     reply = EndlessReply()
     provider = OpenAIProvider("m", base_url="http://judge.invalid/v1", max_reply_bytes=1_000_000)
-    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=reply.body()))
-    client = httpx.AsyncClient(base_url=provider.base_url + "/", transport=transport)
+    transport = httpx2.MockTransport(lambda request: httpx2.Response(200, content=reply.body()))
+    client = httpx2.AsyncClient(base_url=provider.base_url + "/", transport=transport)
     monkeypatch.setattr(provider, "_new_client", lambda: LeanClient(client, transport))
 
     with pytest.raises(ModelError) as caught:

@@ -8,7 +8,7 @@ import re
 import threading
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 import ragjudge as rj
@@ -100,8 +100,8 @@ def test_the_viewer_opens_a_sample_the_page_does_not_embed(
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        found = httpx.get(f"{server.url}/run/{run_id}/sample/{left_out[0]}")
-        missing = httpx.get(f"{server.url}/run/{run_id}/sample/nope")
+        found = httpx2.get(f"{server.url}/run/{run_id}/sample/{left_out[0]}")
+        missing = httpx2.get(f"{server.url}/run/{run_id}/sample/nope")
     finally:
         server.shutdown()
         server.server_close()

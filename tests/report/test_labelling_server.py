@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from label_sessions import SCORE, labelled_run, serving
@@ -38,10 +38,10 @@ def served(run: tuple[Path, str]) -> Iterator[tuple[ViewerServer, LabellingSessi
 
 def _post(
     server: ViewerServer, session: LabellingSession, body: object, **headers: str
-) -> httpx.Response:
+) -> httpx2.Response:
     sent = {"Content-Type": "application/json", **headers}
     content = body if isinstance(body, bytes) else json.dumps(body).encode()
-    return httpx.post(f"{server.url}label/{session.task.run_id}", headers=sent, content=content)
+    return httpx2.post(f"{server.url}label/{session.task.run_id}", headers=sent, content=content)
 
 
 def _stored(session: LabellingSession) -> list[tuple[str, object, str]]:
@@ -122,18 +122,18 @@ def test_the_page_holds_the_token_only_when_its_address_does(
     served: tuple[ViewerServer, LabellingSession],
 ) -> None:
     server, session = served
-    writable = httpx.get(label_address(session, server.url))
+    writable = httpx2.get(label_address(session, server.url))
     assert writable.status_code == 200
     assert session.token in writable.text
     assert "connect-src 'self'" in writable.headers["Content-Security-Policy"]
     assert "<script>window.hit" not in writable.text  # evaluated text is escaped
     assert "&lt;b&gt;#0&lt;/b&gt;" in writable.text or "&lt;b&gt;#1&lt;/b&gt;" in writable.text
-    read_only = httpx.get(label_address(session, server.url, token=False))
+    read_only = httpx2.get(label_address(session, server.url, token=False))
     assert read_only.status_code == 200
     assert session.token not in read_only.text and 'id="read-only"' in read_only.text
-    run_page = httpx.get(f"{server.url}run/{session.task.run_id}")
+    run_page = httpx2.get(f"{server.url}run/{session.task.run_id}")
     assert 'id="label-link"' in run_page.text
-    other = httpx.get(f"{server.url}label/{session.task.run_id}?metric=word_recall")
+    other = httpx2.get(f"{server.url}label/{session.task.run_id}?metric=word_recall")
     assert other.status_code == 404
 
 
@@ -156,13 +156,13 @@ def test_the_read_only_viewer_refuses_every_write(run: tuple[Path, str]) -> None
 
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        reply = httpx.post(
+        reply = httpx2.post(
             f"{server.url}label/{run_id}",
             headers={"Content-Type": "application/json"},
             content=b'{"request_id": "q1", "value": true}',
         )
         assert reply.status_code == 405
-        assert httpx.get(f"{server.url}label/{run_id}").status_code == 404
+        assert httpx2.get(f"{server.url}label/{run_id}").status_code == 404
     finally:
         server.shutdown()
         server.server_close()

@@ -8,7 +8,7 @@ import re
 import threading
 from pathlib import Path
 
-import httpx
+import httpx2
 from pages import Page
 
 from labelled_run import add_labels, evaluated_run, expected_estimate, labelled_run
@@ -64,9 +64,9 @@ def test_the_viewers_run_page_shows_labels_given_after_it_was_first_served(
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        before = httpx.get(f"{server.url}run/{run_id}").text
+        before = httpx2.get(f"{server.url}run/{run_id}").text
         add_labels(store, run_id)
-        after = httpx.get(f"{server.url}run/{run_id}").text
+        after = httpx2.get(f"{server.url}run/{run_id}").text
     finally:
         server.shutdown()
         server.server_close()

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from pages import Page
 
@@ -53,7 +53,7 @@ def test_lists_runs_and_serves_reports_and_comparisons(
 ) -> None:
     path, a, b = store
     before = _contents(path)
-    index = httpx.get(server.url)
+    index = httpx2.get(server.url)
     assert index.status_code == 200
     page = Page(index.text)
     assert [
@@ -65,34 +65,34 @@ def test_lists_runs_and_serves_reports_and_comparisons(
     assert "completed" in page.words and "exact_match" in page.words
     assert "form-action 'self'" in index.headers["content-security-policy"]
 
-    report = httpx.get(f"{server.url}run/{a}")
+    report = httpx2.get(f"{server.url}run/{a}")
     assert report.status_code == 200 and "<h2>Samples</h2>" in report.text
     assert 'href="/"' in report.text  # back to the list
-    assert httpx.get(f"{server.url}run/{a}").text == report.text  # served again from memory
+    assert httpx2.get(f"{server.url}run/{a}").text == report.text  # served again from memory
 
-    compared = httpx.get(f"{server.url}compare", params={"a": a, "b": b})
+    compared = httpx2.get(f"{server.url}compare", params={"a": a, "b": b})
     assert compared.status_code == 200 and "Paired differences" in compared.text
     assert f'href="/run/{b}"' in compared.text
     assert _contents(path) == before
 
 
 def test_refuses_what_it_does_not_serve(server: ViewerServer) -> None:
-    assert httpx.get(f"{server.url}run/nope").status_code == 404
-    assert httpx.get(f"{server.url}run/..%2Fetc").status_code == 400
-    assert httpx.get(f"{server.url}compare", params={"a": "x"}).status_code == 400
-    assert httpx.get(f"{server.url}nothing").status_code == 404
-    posted = httpx.post(server.url, content=b"x")
+    assert httpx2.get(f"{server.url}run/nope").status_code == 404
+    assert httpx2.get(f"{server.url}run/..%2Fetc").status_code == 400
+    assert httpx2.get(f"{server.url}compare", params={"a": "x"}).status_code == 400
+    assert httpx2.get(f"{server.url}nothing").status_code == 404
+    posted = httpx2.post(server.url, content=b"x")
     assert posted.status_code == 405 and posted.headers["allow"] == "GET, HEAD"
-    assert httpx.delete(f"{server.url}run/x").status_code == 405
+    assert httpx2.delete(f"{server.url}run/x").status_code == 405
 
 
 def test_answers_only_requests_addressed_to_it(server: ViewerServer) -> None:
     """A page on another site that points its own name at 127.0.0.1 (DNS rebinding)
     sends its own name as the Host: refused."""
     port = server.server_address[1]
-    refused = httpx.get(server.url, headers={"Host": f"evil.example:{port}"})
+    refused = httpx2.get(server.url, headers={"Host": f"evil.example:{port}"})
     assert refused.status_code == 421
-    assert httpx.get(server.url, headers={"Host": f"localhost:{port}"}).status_code == 200
+    assert httpx2.get(server.url, headers={"Host": f"localhost:{port}"}).status_code == 200
 
 
 def test_listens_on_loopback_by_default(store: tuple[Path, str, str]) -> None:
@@ -134,7 +134,7 @@ def test_serves_several_stores_with_each_runs_state(
         s.set_status(stopped, "interrupted")
     srv = _serving([store[0], tmp_path / "more"])
     try:
-        index = httpx.get(srv.url)
+        index = httpx2.get(srv.url)
         states = _states(Page(index.text))
         assert states == {
             store[1]: "completed",
@@ -145,18 +145,18 @@ def test_serves_several_stores_with_each_runs_state(
         }
         # a run is running: the list reloads itself
         assert '<meta http-equiv="refresh" content="5">' in index.text
-        page = httpx.get(f"{srv.url}run/{running}?store=1")
+        page = httpx2.get(f"{srv.url}run/{running}?store=1")
         assert page.status_code == 200 and 'http-equiv="refresh"' in page.text
         # a finished run's page does not reload; a link naming no store finds its run
-        finished = httpx.get(f"{srv.url}run/{failed}")
+        finished = httpx2.get(f"{srv.url}run/{failed}")
         assert finished.status_code == 200 and 'http-equiv="refresh"' not in finished.text
-        assert httpx.get(f"{srv.url}run/{failed}?store=0").status_code == 404
-        compared = httpx.get(
+        assert httpx2.get(f"{srv.url}run/{failed}?store=0").status_code == 404
+        compared = httpx2.get(
             f"{srv.url}compare", params={"a": f"0:{store[1]}", "b": f"0:{store[2]}"}
         )
         assert compared.status_code == 200 and "Paired differences" in compared.text
         assert (
-            httpx.get(
+            httpx2.get(
                 f"{srv.url}compare", params={"a": f"1:{store[1]}", "b": f"0:{store[2]}"}
             ).status_code
             == 404
@@ -167,7 +167,7 @@ def test_serves_several_stores_with_each_runs_state(
 
 
 def test_the_list_shows_headline_means(server: ViewerServer, store: tuple[Path, str, str]) -> None:
-    page = Page(httpx.get(server.url).text)
+    page = Page(httpx2.get(server.url).text)
     cells = [a for t, a in page.tags if t == "td" and "headline" in (a.get("class") or "")]
     assert len(cells) == 3 * 2  # three headline metrics per run
     with Store(store[0]) as s:

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from typer.testing import CliRunner
 
@@ -273,7 +273,7 @@ def test_e3_contexts_from_the_targets_own_search_endpoint(tmp_path: Path) -> Non
         result = asyncio.run(
             run_evaluation(config, data=rows, judge_provider=provider, progress=False)
         )
-        expected = httpx.post(
+        expected = httpx2.post(
             f"{rag.url}/search", json={"query": f"{question}\n{reference}", "k": 2}
         ).json()["results"]
     assert result.summaries[0].mean == 4.0

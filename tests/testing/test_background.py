@@ -6,7 +6,7 @@ from __future__ import annotations
 import socket
 import threading
 
-import httpx
+import httpx2
 import pytest
 from starlette.types import Receive, Scope, Send
 
@@ -37,15 +37,15 @@ def test_serves_the_app_on_a_free_loopback_port_until_stopped() -> None:
         assert server.running
         assert server.port > 0
         assert server.url == f"http://127.0.0.1:{server.port}"
-        response = httpx.get(f"{server.url}/some/path", timeout=5)
+        response = httpx2.get(f"{server.url}/some/path", timeout=5)
         assert (response.status_code, response.text) == (200, "/some/path")
         url = server.url
     finally:
         server.stop()
 
     assert not server.running
-    with pytest.raises(httpx.ConnectError):
-        httpx.get(url, timeout=2)
+    with pytest.raises(httpx2.ConnectError):
+        httpx2.get(url, timeout=2)
 
 
 def test_port_and_url_need_a_running_server() -> None:
@@ -72,13 +72,13 @@ def test_starting_twice_is_refused_and_restarting_after_stop_works() -> None:
     with server, pytest.raises(RuntimeError, match="already running"):
         server.start()
     with server:
-        assert httpx.get(f"{server.url}/again", timeout=5).text == "/again"
+        assert httpx2.get(f"{server.url}/again", timeout=5).text == "/again"
 
 
 async def test_async_context_manager_serves_while_the_loop_runs() -> None:
     async with (
         BackgroundASGIServer(hello_app) as server,
-        httpx.AsyncClient(base_url=server.url, timeout=5) as client,
+        httpx2.AsyncClient(base_url=server.url, timeout=5) as client,
     ):
         response = await client.get("/async")
         assert response.text == "/async"

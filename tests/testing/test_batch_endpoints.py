@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from ragjudge.models.scripted import ReplyScript
@@ -33,7 +33,7 @@ def line(custom_id: str, prompt: str) -> dict[str, Any]:
     return {"custom_id": custom_id, "method": "POST", "url": "/v1/chat/completions", "body": body}
 
 
-def create(client: httpx.Client, lines: list[dict[str, Any]]) -> str:
+def create(client: httpx2.Client, lines: list[dict[str, Any]]) -> str:
     content = "\n".join(json.dumps(each) for each in lines).encode()
     uploaded = client.post(
         "/files", data={"purpose": "batch"}, files={"file": ("in.jsonl", content)}
@@ -52,7 +52,7 @@ def create(client: httpx.Client, lines: list[dict[str, Any]]) -> str:
     return str(created.json()["id"])
 
 
-def file_lines(client: httpx.Client, file_id: str) -> dict[str, dict[str, Any]]:
+def file_lines(client: httpx2.Client, file_id: str) -> dict[str, dict[str, Any]]:
     content = client.get(f"/files/{file_id}/content")
     assert content.status_code == 200
     return {each["custom_id"]: each for each in map(json.loads, content.text.splitlines())}
@@ -63,7 +63,7 @@ def test_a_batch_ends_after_its_time_with_each_line_answered(
 ) -> None:
     server.batches.batch_seconds = 60.0
     server.batches.fail_line = lambda body: "too long" if "long" in str(body) else None
-    with httpx.Client(base_url=server.base_url) as client:
+    with httpx2.Client(base_url=server.base_url) as client:
         batch_id = create(
             client,
             [line("a", "capital of France?"), line("b", "hello"), line("c", "a long one")],
@@ -86,7 +86,7 @@ def test_a_batch_ends_after_its_time_with_each_line_answered(
 
 def test_a_cancelled_batch_answers_nothing(server: OpenAITestServer, clock: ManualClock) -> None:
     server.batches.batch_seconds = 60.0
-    with httpx.Client(base_url=server.base_url) as client:
+    with httpx2.Client(base_url=server.base_url) as client:
         batch_id = create(client, [line("a", "hello")])
         cancelled = client.post(f"/batches/{batch_id}/cancel").json()
         clock.now = 120.0
@@ -96,7 +96,7 @@ def test_a_cancelled_batch_answers_nothing(server: OpenAITestServer, clock: Manu
 
 
 def test_unknown_batches_and_files_are_not_found(server: OpenAITestServer) -> None:
-    with httpx.Client(base_url=server.base_url) as client:
+    with httpx2.Client(base_url=server.base_url) as client:
         assert client.get("/batches/batch-none").status_code == 404
         assert client.get("/files/file-none/content").status_code == 404
         bad = client.post("/files", data={"purpose": "fine-tune"}, files={"file": ("x", b"{}")})

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
-import httpx
+import httpx2
 import pytest
 from pydantic import BaseModel, Field
 
@@ -48,19 +48,19 @@ def body(content: str, schema: dict[str, Any] | None = SCHEMA, **extra: Any) -> 
 
 
 @asynccontextmanager
-async def serving(**options: Any) -> AsyncIterator[tuple[OpenAITestServer, httpx.AsyncClient]]:
+async def serving(**options: Any) -> AsyncIterator[tuple[OpenAITestServer, httpx2.AsyncClient]]:
     replies = ReplyScript(
         rules=[("fits", f"My verdicts:\n```json\n{json.dumps(FITTING)}\n```")],
         default="I cannot decide.",
     )
     async with (
         OpenAITestServer(replies=replies, **options) as server,
-        httpx.AsyncClient(base_url=server.base_url, timeout=30.0) as client,
+        httpx2.AsyncClient(base_url=server.base_url, timeout=30.0) as client,
     ):
         yield server, client
 
 
-def content_of(response: httpx.Response) -> str:
+def content_of(response: httpx2.Response) -> str:
     assert response.status_code == 200, response.text
     text: str = response.json()["choices"][0]["message"]["content"]
     return text

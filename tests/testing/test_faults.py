@@ -8,7 +8,7 @@ import json
 from collections import Counter
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from pydantic import ValidationError
 
@@ -35,7 +35,7 @@ def chat(schema: dict[str, Any] | None = None) -> dict[str, Any]:
     return body
 
 
-def content(response: httpx.Response) -> str:
+def content(response: httpx2.Response) -> str:
     assert response.status_code == 200, response.text
     text: str = response.json()["choices"][0]["message"]["content"]
     return text
@@ -63,7 +63,7 @@ def test_an_unknown_way_is_refused() -> None:
 async def test_a_queued_garbled_reply_is_spoiled_once_and_schema_replies_never() -> None:
     async with (
         OpenAITestServer(replies=ReplyScript(default=VERDICT)) as server,
-        httpx.AsyncClient(base_url=server.base_url, timeout=30.0) as client,
+        httpx2.AsyncClient(base_url=server.base_url, timeout=30.0) as client,
     ):
         server.fail_next("garbled", count=3)
         spoiled = content(await client.post(CHAT, json=chat()))
@@ -83,7 +83,7 @@ async def test_drawn_garbled_replies_use_every_way_and_repeat_with_the_seed() ->
         plan = FaultPlan(garbled_rate=0.5, seed=3)
         async with (
             OpenAITestServer(replies=ReplyScript(default=VERDICT), faults=plan) as server,
-            httpx.AsyncClient(base_url=server.base_url, timeout=30.0) as client,
+            httpx2.AsyncClient(base_url=server.base_url, timeout=30.0) as client,
         ):
             return [content(await client.post(CHAT, json=chat())) for _ in range(60)]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-import httpx
+import httpx2
 import pytest
 
 from ragjudge.models.scripted import ReplyScript
@@ -33,8 +33,8 @@ def test_the_server_sends_them_only_when_asked() -> None:
     with server:
         url = f"{server.base_url}/chat/completions"
         body = {"model": "m", "messages": [{"role": "user", "content": "q"}]}
-        plain = httpx.post(url, json=body).json()
-        asked = httpx.post(url, json={**body, "logprobs": True, "top_logprobs": 1}).json()
+        plain = httpx2.post(url, json=body).json()
+        asked = httpx2.post(url, json={**body, "logprobs": True, "top_logprobs": 1}).json()
 
     assert plain["choices"][0]["logprobs"] is None
     assert asked["choices"][0]["logprobs"]["content"][0]["token"] == "yes"

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from pydantic import ValidationError
 
@@ -40,21 +40,21 @@ def server() -> Iterator[OpenAITestServer]:
 
 @pytest.fixture
 async def client(server: OpenAITestServer) -> Any:
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=30.0) as http:
+    async with httpx2.AsyncClient(base_url=server.base_url, timeout=30.0) as http:
         yield http
 
 
 @asynccontextmanager
 async def at_a_standstill(
     plan: FaultPlan,
-) -> AsyncIterator[tuple[OpenAITestServer, httpx.AsyncClient, ManualClock]]:
+) -> AsyncIterator[tuple[OpenAITestServer, httpx2.AsyncClient, ManualClock]]:
     """A server whose rate windows count in a clock that moves only when the test moves
     it, and a client of it: a limit's answers do not depend on how fast requests come."""
     clock = ManualClock()
     replies = ReplyScript(sequence=["one", "two"])
     async with (
         OpenAITestServer(replies=replies, faults=plan, clock=clock) as server,
-        httpx.AsyncClient(base_url=server.base_url, timeout=30.0) as client,
+        httpx2.AsyncClient(base_url=server.base_url, timeout=30.0) as client,
     ):
         yield server, client, clock
 
@@ -68,7 +68,7 @@ async def arrived(server: OpenAITestServer, happened: Callable[[], bool]) -> Non
 
 
 async def test_chat_completion_has_the_openai_shape(
-    server: OpenAITestServer, client: httpx.AsyncClient
+    server: OpenAITestServer, client: httpx2.AsyncClient
 ) -> None:
     response = await client.post(CHAT, json=chat_body("What is the capital of France?"))
 
@@ -88,7 +88,7 @@ async def test_chat_completion_has_the_openai_shape(
     assert server.stats.status_counts == {200: 1}
 
 
-async def test_n_choices_draw_successive_replies(client: httpx.AsyncClient) -> None:
+async def test_n_choices_draw_successive_replies(client: httpx2.AsyncClient) -> None:
     response = await client.post(CHAT, json=chat_body("anything", n=3))
 
     contents = [choice["message"]["content"] for choice in response.json()["choices"]]
@@ -97,7 +97,7 @@ async def test_n_choices_draw_successive_replies(client: httpx.AsyncClient) -> N
 
 
 async def test_requests_log_keeps_the_bodies(
-    server: OpenAITestServer, client: httpx.AsyncClient
+    server: OpenAITestServer, client: httpx2.AsyncClient
 ) -> None:
     await client.post(CHAT, json=chat_body("質問です", temperature=0))
     await client.post("/embeddings", json={"model": "e", "input": "text"})
@@ -109,7 +109,7 @@ async def test_requests_log_keeps_the_bodies(
 
 
 async def test_embeddings_are_deterministic_unit_vectors(
-    server: OpenAITestServer, client: httpx.AsyncClient
+    server: OpenAITestServer, client: httpx2.AsyncClient
 ) -> None:
     texts = ["東京は日本の首都です。", "Paris is in France."]
     first = (await client.post("/embeddings", json={"model": "e", "input": texts})).json()
@@ -125,13 +125,13 @@ async def test_embeddings_are_deterministic_unit_vectors(
     assert server.stats.embeddings == 2
 
 
-async def test_embeddings_honour_dimensions(client: httpx.AsyncClient) -> None:
+async def test_embeddings_honour_dimensions(client: httpx2.AsyncClient) -> None:
     body = (await client.post("/embeddings", json={"input": "x", "dimensions": 5})).json()
 
     assert len(body["data"][0]["embedding"]) == 5
 
 
-async def test_models_lists_the_test_model(client: httpx.AsyncClient) -> None:
+async def test_models_lists_the_test_model(client: httpx2.AsyncClient) -> None:
     body = (await client.get("/models")).json()
 
     assert body["object"] == "list"
@@ -143,7 +143,7 @@ async def test_models_lists_the_test_model(client: httpx.AsyncClient) -> None:
     [b"not json", b"[1, 2]", b'{"messages": []}', b'{"messages": [{"role": "user"}], "n": 0}'],
 )
 async def test_invalid_chat_bodies_get_400(
-    server: OpenAITestServer, client: httpx.AsyncClient, payload: bytes
+    server: OpenAITestServer, client: httpx2.AsyncClient, payload: bytes
 ) -> None:
     response = await client.post(CHAT, content=payload)
 
@@ -152,12 +152,12 @@ async def test_invalid_chat_bodies_get_400(
     assert server.stats.requests == 0
 
 
-async def test_unknown_route_gets_404(client: httpx.AsyncClient) -> None:
+async def test_unknown_route_gets_404(client: httpx2.AsyncClient) -> None:
     assert (await client.post("/completions", json={})).status_code == 404
 
 
 async def test_injected_429_carries_retry_after(
-    server: OpenAITestServer, client: httpx.AsyncClient
+    server: OpenAITestServer, client: httpx2.AsyncClient
 ) -> None:
     server.fail_next("429", retry_after=2)
     server.fail_next("429", retry_after=0.25)
@@ -175,7 +175,7 @@ async def test_injected_429_carries_retry_after(
     assert server.stats.status_counts == {429: 2, 200: 1}
 
 
-async def test_injected_500(server: OpenAITestServer, client: httpx.AsyncClient) -> None:
+async def test_injected_500(server: OpenAITestServer, client: httpx2.AsyncClient) -> None:
     server.fail_next("500", count=2)
 
     statuses = [(await client.post(CHAT, json=chat_body())).status_code for _ in range(3)]
@@ -185,8 +185,8 @@ async def test_injected_500(server: OpenAITestServer, client: httpx.AsyncClient)
 
 
 async def _fail_once(
-    server: OpenAITestServer, client: httpx.AsyncClient, kind: str
-) -> httpx.Response:
+    server: OpenAITestServer, client: httpx2.AsyncClient, kind: str
+) -> httpx2.Response:
     server.fail_next(kind)
     return await client.post(CHAT, json=chat_body())
 
@@ -195,21 +195,21 @@ async def test_timeout_hangs_past_the_client_timeout(server: OpenAITestServer) -
     server.set_faults(FaultPlan(hang_seconds=3600))  # released when the server stops
     server.fail_next("timeout")
 
-    waiting_for_the_reply = httpx.Timeout(30.0, read=0.2)
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=waiting_for_the_reply) as http:
-        with pytest.raises(httpx.ReadTimeout):
+    waiting_for_the_reply = httpx2.Timeout(30.0, read=0.2)
+    async with httpx2.AsyncClient(base_url=server.base_url, timeout=waiting_for_the_reply) as http:
+        with pytest.raises(httpx2.ReadTimeout):
             await http.post(CHAT, json=chat_body())
 
     await arrived(server, lambda: server.stats.timeouts == 1)
 
 
 async def test_timeout_ends_by_dropping_the_connection(
-    server: OpenAITestServer, client: httpx.AsyncClient
+    server: OpenAITestServer, client: httpx2.AsyncClient
 ) -> None:
     server.set_faults(FaultPlan(hang_seconds=0.1))
     server.fail_next("timeout")
 
-    with pytest.raises(httpx.RemoteProtocolError):
+    with pytest.raises(httpx2.RemoteProtocolError):
         await client.post(CHAT, json=chat_body())
 
     assert (await client.post(CHAT, json=chat_body())).status_code == 200
@@ -217,7 +217,7 @@ async def test_timeout_ends_by_dropping_the_connection(
 
 
 async def test_truncated_body_is_cut_mid_json(
-    server: OpenAITestServer, client: httpx.AsyncClient
+    server: OpenAITestServer, client: httpx2.AsyncClient
 ) -> None:
     response = await _fail_once(server, client, "truncated")
 
@@ -230,7 +230,7 @@ async def test_truncated_body_is_cut_mid_json(
 
 
 async def test_malformed_body_is_not_json(
-    server: OpenAITestServer, client: httpx.AsyncClient
+    server: OpenAITestServer, client: httpx2.AsyncClient
 ) -> None:
     response = await _fail_once(server, client, "malformed")
 
@@ -297,7 +297,7 @@ async def test_tpm_limit_counts_estimated_tokens() -> None:
 
 
 async def test_429_bursts_start_every_nth_request(
-    server: OpenAITestServer, client: httpx.AsyncClient
+    server: OpenAITestServer, client: httpx2.AsyncClient
 ) -> None:
     server.set_faults(FaultPlan(burst_429_every=3, burst_429_length=2))
 
@@ -312,7 +312,7 @@ async def _statuses_with_seed(seed: int, count: int) -> list[int]:
     plan = FaultPlan(error_500_rate=0.5, seed=seed)
     async with (
         OpenAITestServer(faults=plan) as running,
-        httpx.AsyncClient(base_url=running.base_url) as http,
+        httpx2.AsyncClient(base_url=running.base_url) as http,
     ):
         return [(await http.post(CHAT, json=chat_body())).status_code for _ in range(count)]
 
@@ -326,7 +326,7 @@ async def test_random_faults_repeat_with_the_same_seed() -> None:
 
 
 async def test_set_faults_changes_behaviour_at_run_time(
-    server: OpenAITestServer, client: httpx.AsyncClient
+    server: OpenAITestServer, client: httpx2.AsyncClient
 ) -> None:
     server.set_faults(FaultPlan(error_500_rate=1.0))
     broken = await client.post(CHAT, json=chat_body())
@@ -347,7 +347,7 @@ async def test_sustains_fifty_concurrent_slow_requests(
             await asyncio.sleep(0.01)
 
     monkeypatch.setattr(server._injector, "sleep_latency", held)
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=60.0) as http:
+    async with httpx2.AsyncClient(base_url=server.base_url, timeout=60.0) as http:
         requests = [
             asyncio.ensure_future(http.post(CHAT, json=chat_body(f"q{i}"))) for i in range(50)
         ]
@@ -397,7 +397,7 @@ def test_command_line_serves_until_interrupted() -> None:
         assert process.stdout is not None
         banner = process.stdout.readline()
         base_url = banner.split(" at ")[1].split()[0]
-        response = httpx.post(f"{base_url}{CHAT}", json=chat_body(), timeout=5)
+        response = httpx2.post(f"{base_url}{CHAT}", json=chat_body(), timeout=5)
         assert response.json()["choices"][0]["message"]["content"] == "pong"
     finally:
         process.send_signal(signal.SIGINT)

@@ -4,7 +4,7 @@ judge's reply).
 The cap counts the bytes after decompression, as they stream in, and reading stops as
 soon as it is passed: a small gzip body that would inflate to gigabytes costs at most
 the cap (gzip and deflate are inflated here in bounded steps; any other encoding by
-httpx, one network chunk at a time).
+httpx2, one network chunk at a time).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from ragjudge.errors import RagjudgeError
 
 if TYPE_CHECKING:  # imported where a body is read: naming the encodings needs none
-    import httpx
+    import httpx2
 
 __all__ = ["ACCEPT_ENCODING", "BodyTooLarge", "BodyUndecodable", "read_body", "read_start"]
 
@@ -72,7 +72,7 @@ class _Inflater:
 
 
 def _decoder(encoding: str) -> _Decoder | None:
-    """A bounded decoder for ``encoding``, or None when httpx must decode it."""
+    """A bounded decoder for ``encoding``, or None when httpx2 must decode it."""
     if encoding in ("", "identity"):
         return _Identity()
     if encoding in ("gzip", "x-gzip", "deflate"):
@@ -80,7 +80,7 @@ def _decoder(encoding: str) -> _Decoder | None:
     return None
 
 
-async def read_body(response: httpx.Response, limit: int) -> bytes:
+async def read_body(response: httpx2.Response, limit: int) -> bytes:
     """The decoded body of a streamed ``response``; :class:`BodyTooLarge` as soon as
     it passes ``limit`` bytes (nothing more is read), :class:`BodyUndecodable` when it
     does not decode."""
@@ -101,7 +101,7 @@ async def read_body(response: httpx.Response, limit: int) -> bytes:
     return b"".join(parts)
 
 
-async def _read_plain(response: httpx.Response, limit: int) -> bytes:
+async def _read_plain(response: httpx2.Response, limit: int) -> bytes:
     """The raw body of ``response``, read as it arrives; :class:`BodyTooLarge` as soon
     as it passes ``limit`` bytes (a transport may send more than it declared)."""
     parts: list[bytes] = []
@@ -114,10 +114,10 @@ async def _read_plain(response: httpx.Response, limit: int) -> bytes:
     return b"".join(parts)
 
 
-async def read_start(response: httpx.Response, limit: int) -> bytes:
+async def read_start(response: httpx2.Response, limit: int) -> bytes:
     """The first ``limit`` decoded bytes of the body at most (an error page to quote
     from); what does not decode is left out."""
-    import httpx
+    import httpx2
 
     parts: list[bytes] = []
     size = 0
@@ -128,12 +128,12 @@ async def read_start(response: httpx.Response, limit: int) -> bytes:
                 size += len(chunk)
                 if size >= limit:
                     break
-    except (BodyUndecodable, httpx.DecodingError):
+    except (BodyUndecodable, httpx2.DecodingError):
         pass
     return b"".join(parts)[:limit]
 
 
-async def _decoded(response: httpx.Response, limit: int) -> AsyncGenerator[bytes, None]:
+async def _decoded(response: httpx2.Response, limit: int) -> AsyncGenerator[bytes, None]:
     """Decoded chunks that together never pass ``limit + 1`` bytes by more than one
     network chunk, whatever the compression ratio (for gzip and deflate: not at all)."""
     encoding = response.headers.get("content-encoding", "").strip().lower()

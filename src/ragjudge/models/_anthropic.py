@@ -26,7 +26,7 @@ from ragjudge.models._types import (
 from ragjudge.schema import Usage
 
 if TYPE_CHECKING:
-    import httpx
+    import httpx2
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -56,7 +56,7 @@ class AnthropicProvider:
         self._api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         self.timeout = timeout
         self.max_reply_bytes = max_reply_bytes
-        self._client_now: httpx.AsyncClient | None = None
+        self._client_now: httpx2.AsyncClient | None = None
 
     def __repr__(self) -> str:
         return f"AnthropicProvider({self.model!r}, endpoint={self.endpoint!r})"
@@ -110,7 +110,7 @@ class AnthropicProvider:
 
     async def send(self, method: str, path: str, body: dict[str, Any] | None = None) -> bytes:
         """One request to ``path`` under the base URL; the body of a 2xx reply."""
-        import httpx
+        import httpx2
 
         from ragjudge._util.bodies import BodyTooLarge, read_body, read_start
 
@@ -127,7 +127,7 @@ class AnthropicProvider:
                 return await read_body(response, RESULTS_BYTES)
             finally:
                 await response.aclose()
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             raise self._scrubbed(error_from_transport(exc, url)) from None
         except BodyTooLarge:
             message = f"reply from {scrub_url(url)} larger than {RESULTS_BYTES} bytes"
@@ -135,8 +135,8 @@ class AnthropicProvider:
         except ModelError as exc:
             raise self._scrubbed(exc) from None
 
-    def _client(self) -> httpx.AsyncClient:
-        import httpx
+    def _client(self) -> httpx2.AsyncClient:
+        import httpx2
 
         if self._client_now is None or self._client_now.is_closed:
             headers = {
@@ -144,7 +144,7 @@ class AnthropicProvider:
                 "anthropic-version": ANTHROPIC_VERSION,
                 "content-type": "application/json",
             }
-            self._client_now = httpx.AsyncClient(headers=headers, timeout=self.timeout)
+            self._client_now = httpx2.AsyncClient(headers=headers, timeout=self.timeout)
         return self._client_now
 
     def _scrubbed(self, error: ModelError) -> ModelError:

@@ -66,7 +66,7 @@ async def _send(
     json_body: dict[str, Any] | None = None,
 ) -> bytes:
     """One request to ``path`` under the provider's base URL; the body of a 2xx reply."""
-    import httpx
+    import httpx2
 
     from ragjudge._util.bodies import BodyTooLarge, read_body, read_start
 
@@ -86,7 +86,7 @@ async def _send(
             return await read_body(response, RESULT_FILE_BYTES)
         finally:
             await response.aclose()
-    except httpx.HTTPError as exc:
+    except httpx2.HTTPError as exc:
         raise _scrubbed(error_from_transport(exc, url), provider) from None
     except BodyTooLarge:
         message = f"reply from {scrub_url(url)} larger than {RESULT_FILE_BYTES} bytes"

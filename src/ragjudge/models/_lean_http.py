@@ -1,6 +1,11 @@
-"""The HTTP client of the OpenAI-compatible provider: an ``httpx.AsyncClient`` whose
+"""The HTTP client of the OpenAI-compatible provider: an ``httpx2.AsyncClient`` whose
 requests go straight to its connection pool unless a proxy or credentials in the base
 URL need the client's own handling.
+
+httpx2 is the maintained fork of httpx. Its connection pool hands a request a
+connection in one pass over its connections; httpx's pool (httpcore 1) scans them again
+for each idle one, so with dozens of connections open (a run's first burst of calls) it
+took a large share of the run's own time.
 
 ``AsyncClient.send`` takes every request through the client's auth flow, redirect
 handling, cookie jar, event hooks and response wrapping. A judge call needs none of
@@ -14,7 +19,7 @@ route every request through its proxy mounts as usual; credentials in the base U
 (``http://user:pw@host/v1``) are left to its auth flow, which sends them as a Basic
 header.
 
-Imported where a request is made: a run without a judge never imports httpx.
+Imported where a request is made: a run without a judge never imports httpx2.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlparse
 from urllib.request import getproxies
 
-import httpx
+import httpx2
 
 __all__ = ["LeanClient", "lean_client"]
 
@@ -35,10 +40,10 @@ class LeanClient:
     """``client``, and the transport its requests are handed to directly (None: each
     goes through ``client.send``)."""
 
-    client: httpx.AsyncClient
-    direct: httpx.AsyncBaseTransport | None
-    _urls: dict[str, httpx.URL] = field(default_factory=dict, init=False, repr=False)
-    """The URLs requested, each parsed once: httpx parses a URL given as text again
+    client: httpx2.AsyncClient
+    direct: httpx2.AsyncBaseTransport | None
+    _urls: dict[str, httpx2.URL] = field(default_factory=dict, init=False, repr=False)
+    """The URLs requested, each parsed once: httpx2 parses a URL given as text again
     for every request built with it."""
 
     @property
@@ -54,19 +59,19 @@ class LeanClient:
         json: object = None,
         content: bytes | None = None,
         headers: dict[str, str] | None = None,
-    ) -> httpx.Request:
+    ) -> httpx2.Request:
         """A request with the client's headers (and ``headers``) and timeouts, its body
         ``json`` or ``content``."""
         parsed = self._urls.get(url)
         if parsed is None:
             if len(self._urls) >= _KEPT_URLS:  # batch files and batches have URLs of their own
                 self._urls.clear()
-            parsed = self._urls[url] = httpx.URL(url)
+            parsed = self._urls[url] = httpx2.URL(url)
         return self.client.build_request(
             method, parsed, json=json, content=content, headers=headers
         )
 
-    async def send(self, request: httpx.Request) -> httpx.Response:
+    async def send(self, request: httpx2.Request) -> httpx2.Response:
         """Send ``request``; the response's body is left to be read (or closed)."""
         if self.direct is None:
             return await self.client.send(request, stream=True)
@@ -83,19 +88,19 @@ def lean_client(
     base_url: str,
     *,
     headers: dict[str, str],
-    timeout: httpx.Timeout,
-    limits: httpx.Limits,
+    timeout: httpx2.Timeout,
+    limits: httpx2.Limits,
     verify: bool,
 ) -> LeanClient:
     """A :class:`LeanClient` for requests to ``base_url``, sending ``headers`` with
     each. Unless the environment names a proxy or the base URL holds credentials (the
     client's auth flow sends those), the client is built on a transport of its own
-    (certificates from ``SSL_CERT_FILE``/``SSL_CERT_DIR`` as httpx reads them), which
-    requests are handed to directly."""
+    (certificates from the system's store, or ``SSL_CERT_FILE``/``SSL_CERT_DIR``, as
+    httpx2's client reads them), which requests are handed to directly."""
     parts = urlparse(base_url)
     if getproxies() or parts.username is not None or parts.password is not None:
-        client = httpx.AsyncClient(headers=headers, timeout=timeout, limits=limits, verify=verify)
+        client = httpx2.AsyncClient(headers=headers, timeout=timeout, limits=limits, verify=verify)
         return LeanClient(client, None)
-    transport = httpx.AsyncHTTPTransport(verify=verify, limits=limits, trust_env=True)
-    client = httpx.AsyncClient(headers=headers, timeout=timeout, transport=transport)
+    transport = httpx2.AsyncHTTPTransport(verify=verify, limits=limits, trust_env=True)
+    client = httpx2.AsyncClient(headers=headers, timeout=timeout, transport=transport)
     return LeanClient(client, transport)

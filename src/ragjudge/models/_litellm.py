@@ -7,8 +7,8 @@ use. Its own retries are switched off: the layer around every provider retries.
 from __future__ import annotations
 
 import importlib
-import sys
 import time
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
@@ -46,11 +46,9 @@ def error_from_litellm(exc: Exception) -> ModelError:
     names = _class_names(exc)
     status = getattr(exc, "status_code", None)
     status = status if isinstance(status, int) else None
-    response = getattr(exc, "response", None)
-    httpx = sys.modules.get("httpx")  # a reply of httpx's exists only once it is imported
-    retry_after = None
-    if httpx is not None and isinstance(response, httpx.Response):
-        retry_after = parse_retry_after(response.headers)
+    # the SDK beneath LiteLLM answers with httpx's or httpx2's response: read it by shape
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    retry_after = parse_retry_after(headers) if isinstance(headers, Mapping) else None
     message = f"{type(exc).__name__}: {exc}"
     if names & {"Timeout", "APITimeoutError"} or status == 408:
         return ModelError(message, kind="timeout", status=status)

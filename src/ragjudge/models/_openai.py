@@ -2,7 +2,7 @@
 
 One implementation serves OpenAI, Azure OpenAI's ``/v1`` endpoint, vLLM, Ollama,
 LM Studio, the llama.cpp server and TGI: they all speak ``/chat/completions`` and
-``/embeddings``. It talks HTTP through :mod:`httpx` directly, so there are no hidden
+``/embeddings``. It talks HTTP through :mod:`httpx2` directly, so there are no hidden
 retries: one :meth:`OpenAIProvider.complete` call is exactly one request, and every
 failure becomes a :class:`~ragjudge.models.ModelError` of the right kind for the
 layer around it to retry or report.
@@ -42,7 +42,7 @@ from ragjudge.models._types import (
 from ragjudge.schema import Usage
 
 if TYPE_CHECKING:  # imported where a request is made: a run without a judge needs none
-    import httpx
+    import httpx2
 
     from ragjudge.models._lean_http import LeanClient
 
@@ -115,7 +115,7 @@ def _error_detail(text: str) -> str:
     return text[:300].strip()
 
 
-def error_from_status(response: httpx.Response, body: bytes) -> ModelError:
+def error_from_status(response: httpx2.Response, body: bytes) -> ModelError:
     """Map a non-2xx response (``body``: the start of its body) to a :class:`ModelError`:
     429 → ``rate_limit`` with its ``Retry-After``, 408 → ``timeout``, 5xx → ``server``,
     other 4xx → ``client``."""
@@ -133,24 +133,24 @@ def error_from_status(response: httpx.Response, body: bytes) -> ModelError:
     return ModelError(message, kind="client", status=status)
 
 
-def error_from_transport(exc: httpx.HTTPError, url: str) -> ModelError:
-    """Map an httpx transport failure to a :class:`ModelError`."""
-    import httpx
+def error_from_transport(exc: httpx2.HTTPError, url: str) -> ModelError:
+    """Map an httpx2 transport failure to a :class:`ModelError`."""
+    import httpx2
 
     name = type(exc).__name__
     url = scrub_url(url)
-    if isinstance(exc, httpx.TimeoutException):
+    if isinstance(exc, httpx2.TimeoutException):
         return ModelError(f"request to {url} timed out ({name})", kind="timeout")
-    if isinstance(exc, httpx.RemoteProtocolError):
+    if isinstance(exc, httpx2.RemoteProtocolError):
         return ModelError(f"incomplete response from {url}: {exc}", kind="bad_response")
-    if isinstance(exc, httpx.DecodingError):
+    if isinstance(exc, httpx2.DecodingError):
         return ModelError(f"undecodable response from {url}: {exc}", kind="bad_response")
-    if isinstance(exc, httpx.TransportError):
+    if isinstance(exc, httpx2.TransportError):
         return ModelError(f"cannot reach {url}: {name}: {exc}", kind="connection")
     return ModelError(f"request to {url} failed: {name}: {exc}", kind="client")
 
 
-def _json_body(response: httpx.Response, content: bytes) -> dict[str, Any]:
+def _json_body(response: httpx2.Response, content: bytes) -> dict[str, Any]:
     try:
         body = json.loads(content)
     except ValueError as exc:
@@ -235,7 +235,7 @@ class OpenAIProvider:
     query string of the base URL (Azure's ``?api-version=…``) goes with every request,
     after the endpoint's path;
     a server other than OpenAI's gets a dummy key when none is set. One
-    :class:`httpx.AsyncClient` is created lazily per event loop and reused.
+    :class:`httpx2.AsyncClient` is created lazily per event loop and reused.
     :attr:`endpoint` is the base URL without credentials (it is part of every cache
     key and of the stored run record).
     """
@@ -364,7 +364,7 @@ class OpenAIProvider:
         return client
 
     def _new_client(self) -> LeanClient:
-        import httpx
+        import httpx2
 
         from ragjudge.models._lean_http import lean_client
 
@@ -380,8 +380,8 @@ class OpenAIProvider:
         return lean_client(
             self.base_url,
             headers=headers,
-            timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 10.0)),
-            limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
+            timeout=httpx2.Timeout(self.timeout, connect=min(self.timeout, 10.0)),
+            limits=httpx2.Limits(max_connections=256, max_keepalive_connections=64),
             verify=not _never_tls(self.base_url),
         )
 
@@ -400,7 +400,7 @@ class OpenAIProvider:
         """One request; its body is read as it arrives and no further than ``cap``
         bytes (decoded): a longer reply, or one that never ends, is a ``too_large``
         error and its connection is closed."""
-        import httpx
+        import httpx2
 
         from ragjudge._util.bodies import BodyTooLarge, BodyUndecodable, read_body, read_start
 
@@ -415,7 +415,7 @@ class OpenAIProvider:
                 content = await read_body(response, cap)
             finally:
                 await response.aclose()
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             raise error_from_transport(exc, url) from exc
         except BodyTooLarge:
             message = f"reply from {scrub_url(url)} larger than {cap} bytes (max_reply_bytes)"

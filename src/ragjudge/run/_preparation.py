@@ -188,7 +188,7 @@ def build_target(config: EvalConfig, target: Any = None) -> Target:
         return mlflow_model_target(
             spec.model_dump(exclude_none=True), concurrency=config.concurrency
         )
-    # imported here: an HTTP client (httpx) only for the runs that call one
+    # imported here: an HTTP client (httpx2) only for the runs that call one
     from ragjudge.targets.http import HTTP_TARGET_KINDS, http_target_from_config
 
     if spec.kind in HTTP_TARGET_KINDS:

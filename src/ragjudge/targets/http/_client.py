@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+import httpx2
 
 from ragjudge._util.bodies import (
     ACCEPT_ENCODING,
@@ -94,7 +94,7 @@ class _Failure(Exception):
 class HttpClient:
     """JSON over HTTP with timeouts, bounded retries and a cap on the reply.
 
-    One :class:`httpx.AsyncClient` is created lazily in each running event loop and
+    One :class:`httpx2.AsyncClient` is created lazily in each running event loop and
     reused for every request made in that loop. ``timeout`` bounds each attempt as a
     whole (connecting, waiting, following redirects and reading); ``max_retries`` is
     the number of retries after the first attempt; the wait before retry ``n`` is
@@ -103,7 +103,7 @@ class HttpClient:
 
     A body larger than ``max_reply_bytes`` once decoded (decompressed) fails the
     request as soon as the cap is passed; it is not read further, nor retried.
-    Redirects (at most :data:`MAX_REDIRECTS`) are followed here, not by httpx, so
+    Redirects (at most :data:`MAX_REDIRECTS`) are followed here, not by httpx2, so
     that the configured ``headers`` — keys, tokens, whatever was configured — go
     only to the origin (scheme, host, port) of the URL asked for, or to its HTTPS
     form; a hop to another origin is made without them. Messages (errors and the
@@ -133,7 +133,7 @@ class HttpClient:
         self.max_reply_bytes = max_reply_bytes
         self.secrets = header_secrets(self.headers)
         """The configured header values, kept out of every message."""
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx2.AsyncClient]
         self._clients = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
 
@@ -180,14 +180,14 @@ class HttpClient:
 
     async def _attempt(
         self, method: str, url: str, json_body: Any, params: Mapping[str, str] | None
-    ) -> tuple[httpx.Response, bytes]:
+    ) -> tuple[httpx2.Response, bytes]:
         shown = scrub_url(url)
         try:
-            # httpx's timeout is per network operation; this bounds the whole attempt,
+            # httpx2's timeout is per network operation; this bounds the whole attempt,
             # so a server that trickles bytes cannot hold a sample forever.
             async with asyncio.timeout(self.timeout):
                 return await self._exchange(method, url, json_body, params)
-        except (TimeoutError, httpx.TimeoutException):
+        except (TimeoutError, httpx2.TimeoutException):
             raise _Failure(
                 f"no response from {shown} within {self.timeout:g} s", retryable=True
             ) from None
@@ -196,18 +196,18 @@ class HttpClient:
                 f"reply larger than {self.max_reply_bytes} bytes (max_reply_bytes) from {shown}",
                 retryable=False,
             ) from None
-        except (BodyUndecodable, httpx.DecodingError) as exc:
+        except (BodyUndecodable, httpx2.DecodingError) as exc:
             raise _Failure(f"undecodable response from {shown}: {exc}", retryable=False) from None
-        except httpx.UnsupportedProtocol as exc:
+        except httpx2.UnsupportedProtocol as exc:
             raise _Failure(f"cannot request {shown}: {exc}", retryable=False) from None
-        except httpx.TransportError as exc:
+        except httpx2.TransportError as exc:
             raise _Failure(
                 f"cannot reach {shown}: {type(exc).__name__}: {exc}", retryable=True
             ) from None
 
     async def _exchange(
         self, method: str, url: str, json_body: Any, params: Mapping[str, str] | None
-    ) -> tuple[httpx.Response, bytes]:
+    ) -> tuple[httpx2.Response, bytes]:
         """One request and its redirects: the final response (closed) and its body."""
         client = self._client()
         request = client.build_request(
@@ -234,11 +234,11 @@ class HttpClient:
 
     def _redirected(
         self,
-        client: httpx.AsyncClient,
-        request: httpx.Request,
-        response: httpx.Response,
+        client: httpx2.AsyncClient,
+        request: httpx2.Request,
+        response: httpx2.Response,
         origin: tuple[str, str, int],
-    ) -> httpx.Request:
+    ) -> httpx2.Request:
         """The request a redirect asks for: 303 (and 301/302 after a POST) turn into
         a GET without a body; the configured headers stay behind on another origin."""
         url = request.url.join(response.headers["location"])
@@ -259,27 +259,27 @@ class HttpClient:
         delay = min(MAX_BACKOFF, self.backoff * 2.0 ** (attempt - 1))
         return delay * random.uniform(0.5, 1.0)
 
-    def _client(self) -> httpx.AsyncClient:
+    def _client(self) -> httpx2.AsyncClient:
         loop = asyncio.get_running_loop()
         with self._lock:
             client = self._clients.get(loop)
             if client is None or client.is_closed:
-                client = httpx.AsyncClient(
+                client = httpx2.AsyncClient(
                     headers={"Accept-Encoding": ACCEPT_ENCODING},
-                    timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 10.0)),
+                    timeout=httpx2.Timeout(self.timeout, connect=min(self.timeout, 10.0)),
                     follow_redirects=False,
-                    limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
+                    limits=httpx2.Limits(max_connections=256, max_keepalive_connections=64),
                 )
                 self._clients[loop] = client
         return client
 
 
-def _origin(url: httpx.URL) -> tuple[str, str, int]:
+def _origin(url: httpx2.URL) -> tuple[str, str, int]:
     scheme = url.scheme.lower()
     return scheme, url.host.lower(), url.port or _DEFAULT_PORTS.get(scheme, 0)
 
 
-def _same_origin(url: httpx.URL, origin: tuple[str, str, int]) -> bool:
+def _same_origin(url: httpx2.URL, origin: tuple[str, str, int]) -> bool:
     """Whether ``url`` is on ``origin``, or is its HTTPS form (same host, default
     ports): the configured headers may go there."""
     target = _origin(url)
@@ -294,7 +294,7 @@ def _parameter_secrets(params: Mapping[str, str] | None) -> list[str]:
     return [v for k, v in (params or {}).items() if v and is_secret_name(k)]
 
 
-def _status_failure(response: httpx.Response, page: bytes, left_origin: bool) -> _Failure:
+def _status_failure(response: httpx2.Response, page: bytes, left_origin: bool) -> _Failure:
     status = response.status_code
     retryable = status in (408, 429) or status >= 500
     note = " (redirected to another origin, without the configured headers)" if left_origin else ""
@@ -315,7 +315,7 @@ def _final_error(failure: _Failure, url: str, attempts: int, wait_too_long: bool
 
 
 def _parse_json(
-    response: httpx.Response, body: bytes, url: str, attempts: int, secrets: list[str]
+    response: httpx2.Response, body: bytes, url: str, attempts: int, secrets: list[str]
 ) -> Any:
     try:
         return json.loads(body)
@@ -333,7 +333,7 @@ def _parse_json(
         ) from None
 
 
-def _text(response: httpx.Response, body: bytes) -> str:
+def _text(response: httpx2.Response, body: bytes) -> str:
     """``body`` as text in the response's charset (UTF-8 when unknown)."""
     try:
         return body.decode(response.charset_encoding or "utf-8", errors="replace")
