@@ -5,12 +5,16 @@ clock, no lock: the :class:`~ragjudge.models._limits.Limiter` holds the lock and
 the time):
 
 * the **window** of the limit itself: the amounts started in any ``window / headroom``
-  seconds, but at most ``window`` + :data:`WINDOW_MARGIN`, never add up to more than
-  ``limit`` — the provider's own rule, so a workload that fits the window goes out at
-  once, and beyond it work starts as the oldest starts leave the window;
+  seconds, but at most ``window`` + a margin, never add up to more than ``limit`` —
+  the provider's own rule, so a workload that fits the window goes out at once, and
+  beyond it work starts as the oldest starts leave the window. The margin covers the
+  delay between a start and its request reaching the provider: :data:`WINDOW_MARGIN`
+  until the provider tells when its requests leave; from then on each start counts from
+  when its request left, and the margin is :data:`SEND_JITTER` (:meth:`Budget.sent`);
 * with a **burst** smaller than the limit, a short window as well: at most ``burst``
   units in any ``window * burst / limit`` seconds (stretched by the headroom, and
-  by :data:`BURST_MARGIN` when several units start together), for providers that
+  by the margin when several units start together: :data:`BURST_MARGIN`, or
+  :data:`SEND_JITTER` as above), for providers that
   enforce their per-minute limit over shorter periods (240 RPM counted as 4 per
   second). A burst of 1 request spaces requests evenly from the first;
 * while the pace is lowered after rate-limit answers (``speed`` below 1), each start
@@ -26,20 +30,27 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-__all__ = ["BURST_MARGIN", "WINDOW_MARGIN", "Budget", "Entry"]
+__all__ = ["BURST_MARGIN", "SEND_JITTER", "WINDOW_MARGIN", "Budget", "Entry"]
 
 WINDOW_MARGIN = 0.1
-"""The most seconds a limit's whole window is stretched by: a start leaves it at most
-this long after the provider's window, for requests that reach the provider with
-different delays (a new connection against a warm one). The delays do not grow with
+"""The most seconds a limit's whole window is stretched by until the provider tells when
+its requests leave: a start leaves it at most this long after the provider's window,
+for requests that reach the provider with different delays (a new connection against
+a warm one). The delays do not grow with
 the window's length, and the headroom's share of a minute (1.9 s at 97 %) would hold a
 run that fills the window back by seconds."""
 
 BURST_MARGIN = 0.1
-"""Seconds added to a short window that lets several requests start together: they may
+"""Seconds added to a short window that lets several requests start together (until the
+provider tells when its requests leave): they may
 reach the provider with delays that differ by more than the headroom of a short period
 (new connections, TLS handshakes), and the next group must not arrive before the last
 one of the previous group has left the provider's window."""
+
+SEND_JITTER = 0.025
+"""The margin of a window whose starts count from when their requests left (once the
+provider tells): what remains between leaving and arriving is the network's one-way
+time, which varies far less between requests to one endpoint than a handshake."""
 
 
 @dataclass
@@ -79,6 +90,21 @@ class _Window:
                 return max(start, entry.time + self.span)
         return max(start, log[-1].time + self.span)
 
+    def move_later(self, entry: Entry, at: float) -> None:
+        """Count ``entry`` from ``at`` (its request left then), keeping the log in
+        time order. The entry is searched from the newest end: a request leaves soon
+        after its start, so few starts came after it."""
+        log = self._log
+        index = len(log) - 1
+        while index >= 0 and log[index] is not entry:
+            index -= 1
+        if index < 0 or at <= entry.time:
+            return  # forgotten already, or dropped after a rate-limit answer
+        entry.time = at
+        while index + 1 < len(log) and log[index + 1].time < at:
+            log[index], log[index + 1] = log[index + 1], entry
+            index += 1
+
     def add(self, start: float, amount: float) -> Entry:
         entry = Entry(start, amount)
         self._log.append(entry)
@@ -107,13 +133,32 @@ class Budget:
     ) -> None:
         self.interval = window / (limit * headroom)
         """Seconds per unit at the limit's pace."""
-        span = min(window / headroom, window + WINDOW_MARGIN)
-        self._windows = [_Window(float(limit), span)]
+        self.longest_send_delay: float | None = None
+        """The longest delay seen between a start and its request leaving (None: the
+        provider does not tell)."""
+        self._windows = [_Window(float(limit), min(window / headroom, window + WINDOW_MARGIN))]
+        self._stamped_spans = [min(window / headroom, window + SEND_JITTER)]
         if burst is not None and burst < limit:
-            margin = BURST_MARGIN if burst > 1 else 0.0
-            short = burst * self.interval + margin
-            self._windows.append(_Window(float(burst), short))
+            short = burst * self.interval
+            margins = (BURST_MARGIN, SEND_JITTER) if burst > 1 else (0.0, 0.0)
+            self._windows.append(_Window(float(burst), short + margins[0]))
+            self._stamped_spans.append(short + margins[1])
         self._next_paced = 0.0
+
+    def sent(self, entries: tuple[Entry, ...], at: float) -> None:
+        """The request of a start (its ``entries``, from :meth:`take`) left at ``at``:
+        the start counts from then, and the windows' margins shrink to
+        :data:`SEND_JITTER` (the first time). A start whose request never tells keeps
+        its start time; one that never left never reached the provider."""
+        if not entries:
+            return
+        if self.longest_send_delay is None:
+            for window, span in zip(self._windows, self._stamped_spans, strict=True):
+                window.span = span
+        delay = max(0.0, at - entries[0].time)
+        self.longest_send_delay = max(self.longest_send_delay or 0.0, delay)
+        for window, entry in zip(self._windows, entries, strict=True):
+            window.move_later(entry, at)
 
     def earliest(self, now: float, start: float, amount: float, *, paced: bool) -> float:
         """The earliest time from ``start`` on at which ``amount`` may start (``now``:

@@ -26,12 +26,17 @@ under the rate budgets) for one attempt, ``settle`` with the tokens the attempt 
 used, ``on_rate_limit`` when the provider answered 429 (with its ``Retry-After`` in
 seconds, or None) — and ``stats``. Anything with these four methods, such as a client
 of a budget shared by many processes, can stand in for :class:`Limiter`
-(``JudgeModel.limiter``).
+(``JudgeModel.limiter``). A limiter may also offer ``send_reporter(slot)``: a callback
+for the moment the attempt's request leaves, which the OpenAI-compatible and Anthropic
+providers call as the request's headers go out (see :mod:`ragjudge.models._send_times`);
+the rate windows then count each request from then instead of from its permit plus a
+fixed margin.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import threading
 import time
@@ -70,8 +75,10 @@ class RateLimits:
     headroom: float = 0.97
     """Fraction of the limits to aim for, leaving room for requests that reach the
     provider with different delays: the pace is ``headroom * rpm`` per window, and the
-    window is counted over ``window / headroom`` seconds, but at most 0.1 s more than
-    the window (:data:`~ragjudge.models._budget.WINDOW_MARGIN`)."""
+    window is counted over ``window / headroom`` seconds, but at most a margin more than
+    the window: 0.1 s from each permit (:data:`~ragjudge.models._budget.WINDOW_MARGIN`),
+    or, once the provider tells when its requests leave, 0.025 s from when each left
+    (:data:`~ragjudge.models._budget.SEND_JITTER`)."""
     slowdown: float = 0.5
     """Factor the pace is multiplied by after a rate-limit answer."""
     min_speed: float = 0.1
@@ -125,6 +132,9 @@ class LimiterStats(BaseModel):
     max_in_flight: int
     concurrency: int = 0
     """Calls that may be in flight now (the cap, after any slowdown)."""
+    longest_send_delay: float | None = None
+    """The longest seconds seen between a permit and its request leaving (None: the
+    provider does not tell, or no rate window asks)."""
 
 
 @dataclass
@@ -135,6 +145,8 @@ class Slot:
     tokens: int
     token_entries: tuple[Entry, ...] = ()
     """Its places in the token windows, corrected by :meth:`Limiter.settle`."""
+    request_entries: tuple[Entry, ...] = ()
+    """Its places in the request windows, moved to when its request left."""
 
 
 @runtime_checkable
@@ -212,6 +224,15 @@ class Limiter:
         finally:
             self._semaphore.release()
 
+    def send_reporter(self, slot: Slot) -> Callable[[], None] | None:
+        """A callback for the moment the request admitted in ``slot`` leaves, or None
+        when no rate window counts requests: the windows then count the start from
+        then, with a margin for network jitter only (see
+        :meth:`~ragjudge.models._budget.Budget.sent`)."""
+        if self._requests is None and self._tokens is None:
+            return None
+        return functools.partial(self._sent, slot)
+
     def try_place(self) -> bool:
         """Take a concurrency place if one is free, without waiting (for a keeper that
         hands places to other processes; give it back with :meth:`release_place`)."""
@@ -286,6 +307,7 @@ class Limiter:
                 in_flight=self._semaphore.active,
                 max_in_flight=self._semaphore.max_active,
                 concurrency=self._capacity_locked(),
+                longest_send_delay=_longest_send_delay(self._requests, self._tokens),
             )
 
     def concurrency(self) -> int:
@@ -307,6 +329,14 @@ class Limiter:
             self._tolerated += 1
             return True
         return False
+
+    def _sent(self, slot: Slot) -> None:
+        with self._lock:
+            at = self._clock()
+            if self._requests is not None:
+                self._requests.sent(slot.request_entries, at)
+            if self._tokens is not None:
+                self._tokens.sent(slot.token_entries, at)
 
     def _slow_down(self, now: float) -> None:
         self._speed_after_penalty = max(
@@ -355,10 +385,10 @@ class Limiter:
             if self._tokens is not None:
                 start = self._tokens.earliest(now, start, tokens, paced=paced)
             speed = self._speed(start)
-            if self._requests is not None:
-                self._requests.take(start, 1, speed)
+            requests = () if self._requests is None else self._requests.take(start, 1, speed)
             entries = () if self._tokens is None else self._tokens.take(start, tokens, speed)
-            return now, Slot(started=start, tokens=tokens, token_entries=entries), self._epoch
+            slot = Slot(start, tokens, token_entries=entries, request_entries=requests)
+            return now, slot, self._epoch
 
     async def _wait_turn(self, tokens: int) -> Slot:
         while True:
@@ -372,6 +402,12 @@ class Limiter:
                     self._granted += 1
                     return slot
             # A rate-limit answer arrived while this request waited: take a new start.
+
+
+def _longest_send_delay(*budgets: Budget | None) -> float | None:
+    delays = [b.longest_send_delay for b in budgets if b is not None]
+    known = [d for d in delays if d is not None]
+    return max(known) if known else None
 
 
 def _concurrency_target(limits: RateLimits) -> ConcurrencyTarget:

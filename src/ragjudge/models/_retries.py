@@ -10,8 +10,9 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from ragjudge.models._limits import PermitSource
+from ragjudge.models._limits import PermitSource, Slot
 from ragjudge.models._results import Attempts
+from ragjudge.models._send_times import reporting_sends
 from ragjudge.models._settings import ModelSettings
 from ragjudge.models._types import Generation, ModelError
 from ragjudge.schema import Usage
@@ -48,7 +49,8 @@ async def attempt_until_settled(
     while True:
         attempt += 1
         async with limiter.slot(tokens) as slot:
-            request, reply = _sent_apart(call)
+            with reporting_sends(_send_reporter(limiter, slot)):
+                request, reply = _sent_apart(call)
             try:
                 async with asyncio.timeout(settings.timeout):
                     result = await reply
@@ -79,6 +81,17 @@ async def attempt_until_settled(
             return Attempts(None, error, attempt, kinds, 0.0)
         logger.debug("%s: attempt %d failed (%s); retry in %.2f s", spec, attempt, error, delay)
         await asyncio.sleep(delay)
+
+
+def _send_reporter(limiter: PermitSource, slot: Slot) -> Callable[[], None] | None:
+    """The limiter's callback for the moment the attempt's request leaves, when it
+    asks for one (``send_reporter`` is not part of :class:`PermitSource`: a stand-in
+    without it keeps counting from its permits)."""
+    reporter = getattr(limiter, "send_reporter", None)
+    if not callable(reporter):
+        return None
+    report: Callable[[], None] | None = reporter(slot)
+    return report
 
 
 def _sent_apart(call: Callable[[], Awaitable[R]]) -> tuple[asyncio.Task[R], asyncio.Future[R]]:

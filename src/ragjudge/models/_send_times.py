@@ -1,0 +1,53 @@
+"""The moment a judge request leaves, told to the limiter that admitted it.
+
+A limiter counts a request in its provider's rate window from the permit it gave; the
+provider counts it from when the request arrives. Between the two lie a new
+connection's handshake (a TLS handshake to a distant provider takes a tenth of a
+second or more) and, in a burst, the preparation of the requests before it. The attempt
+loop (:mod:`ragjudge.models._retries`) puts the limiter's reporter for the attempt in a
+context variable that the attempt's task inherits; an HTTP provider adds
+:func:`headers_sent_trace` to its request, and httpx2 calls it as the request's headers
+go out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+__all__ = ["headers_sent_trace", "reporting_sends", "send_reporter"]
+
+_reporter: ContextVar[Callable[[], None] | None] = ContextVar(
+    "ragjudge_send_reporter", default=None
+)
+
+_HEADERS_SENT = "http11.send_request_headers.started"
+
+
+def send_reporter() -> Callable[[], None] | None:
+    """The callback for the moment this attempt's request leaves (None: nobody asks)."""
+    return _reporter.get()
+
+
+@contextmanager
+def reporting_sends(report: Callable[[], None] | None) -> Iterator[None]:
+    """Make ``report`` the reporter of the tasks created inside."""
+    token = _reporter.set(report)
+    try:
+        yield
+    finally:
+        _reporter.reset(token)
+
+
+def headers_sent_trace(
+    report: Callable[[], None],
+) -> Callable[[str, dict[str, Any]], Awaitable[None]]:
+    """An httpx2 ``trace`` extension that calls ``report`` as the headers go out."""
+
+    async def trace(event: str, info: dict[str, Any]) -> None:
+        if event == _HEADERS_SENT:
+            report()
+
+    return trace
