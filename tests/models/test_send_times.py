@@ -42,6 +42,18 @@ def minute_limiter() -> Limiter:
     return Limiter(RateLimits(max_concurrency=50, rpm=RPM, window=WINDOW), clock=loop_clock())
 
 
+def two_windows(delays: list[float]) -> list[float]:
+    """When the requests of a full window (leaving ``delays`` after their permits) and
+    of the next one (leaving at once) left, sorted."""
+
+    async def main() -> list[float]:
+        limiter = minute_limiter()
+        first = await sends(limiter, delays, loop_clock())
+        return first + await sends(limiter, [0.0] * RPM, loop_clock())
+
+    return run_in_virtual_time(main())
+
+
 def test_requests_that_leave_at_once_free_the_window_sooner_than_the_fixed_margin() -> None:
     async def main() -> list[float]:
         limiter = minute_limiter()
@@ -60,14 +72,7 @@ def test_a_slow_handshake_holds_back_only_the_start_after_its_own_request() -> N
     # provider): a fixed 0.1 s margin would let the next window's first request reach
     # the provider while that one is still in the provider's window. Counted from when
     # it left, it holds back one start of the next window, not all of them.
-    delays = [0.3] + [0.0] * (RPM - 1)
-
-    async def main() -> list[float]:
-        limiter = minute_limiter()
-        first = await sends(limiter, delays, loop_clock())
-        return first + await sends(limiter, [0.0] * RPM, loop_clock())
-
-    left = run_in_virtual_time(main())
+    left = two_windows([0.3] + [0.0] * (RPM - 1))
     assert most_in_any_window(left, WINDOW) == RPM
     assert left[RPM : 2 * RPM - 1] == pytest.approx([WINDOW + SEND_JITTER] * (RPM - 1))
     assert left[-1] == pytest.approx(WINDOW + 0.3 + SEND_JITTER)
@@ -75,14 +80,7 @@ def test_a_slow_handshake_holds_back_only_the_start_after_its_own_request() -> N
 
 def test_requests_leaving_out_of_order_keep_the_window_in_time_order() -> None:
     # Later permits whose requests leave first: each counts from its own departure.
-    delays = [0.04, 0.03, 0.02, 0.01] + [0.0] * (RPM - 4)
-
-    async def main() -> list[float]:
-        limiter = minute_limiter()
-        first = await sends(limiter, delays, loop_clock())
-        return first + await sends(limiter, [0.0] * RPM, loop_clock())
-
-    left = run_in_virtual_time(main())
+    left = two_windows([0.04, 0.03, 0.02, 0.01] + [0.0] * (RPM - 4))
     assert most_in_any_window(left, WINDOW) == RPM
     assert left[RPM:] == pytest.approx(sorted(t + WINDOW + SEND_JITTER for t in left[:RPM]))
 
