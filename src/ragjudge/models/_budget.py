@@ -14,9 +14,9 @@ the time):
 * with a **burst** smaller than the limit, a short window as well: at most ``burst``
   units in any ``window * burst / limit`` seconds (stretched by the headroom, and
   by the margin when several units start together: :data:`BURST_MARGIN`, or
-  :data:`SEND_JITTER` as above), for providers that
-  enforce their per-minute limit over shorter periods (240 RPM counted as 4 per
-  second). A burst of 1 request spaces requests evenly from the first;
+  :data:`SEND_JITTER` as above), for providers that enforce their per-minute limit
+  over shorter periods (240 RPM counted as 4 per second). A burst of 1 request spaces
+  requests evenly from the first;
 * while the pace is lowered after rate-limit answers (``speed`` below 1), each start
   waits ``amount * interval / speed`` after the previous one: no bursts until the pace
   is back to full.
@@ -36,16 +36,15 @@ WINDOW_MARGIN = 0.1
 """The most seconds a limit's whole window is stretched by until the provider tells when
 its requests leave: a start leaves it at most this long after the provider's window,
 for requests that reach the provider with different delays (a new connection against
-a warm one). The delays do not grow with
-the window's length, and the headroom's share of a minute (1.9 s at 97 %) would hold a
-run that fills the window back by seconds."""
+a warm one). The delays do not grow with the window's length, and the headroom's share
+of a minute (1.9 s at 97 %) would hold a run that fills the window back by seconds."""
 
 BURST_MARGIN = 0.1
 """Seconds added to a short window that lets several requests start together (until the
-provider tells when its requests leave): they may
-reach the provider with delays that differ by more than the headroom of a short period
-(new connections, TLS handshakes), and the next group must not arrive before the last
-one of the previous group has left the provider's window."""
+provider tells when its requests leave): they may reach the provider with delays that
+differ by more than the headroom of a short period (new connections, TLS handshakes),
+and the next group must not arrive before the last one of the previous group has left
+the provider's window."""
 
 SEND_JITTER = 0.025
 """The margin of a window whose starts count from when their requests left (once the

@@ -2,9 +2,9 @@
 
 A limiter counts a request in its provider's rate window from the permit it gave; the
 provider counts it from when the request arrives. Between the two lie a new
-connection's handshake (a TLS handshake to a distant provider takes a tenth of a
-second or more) and, in a burst, the preparation of the requests before it. The attempt
-loop (:mod:`ragjudge.models._retries`) puts the limiter's reporter for the attempt in a
+connection's handshake (TCP, then TLS: several round trips to a distant provider) and,
+in a burst, the preparation of the requests before it. The attempt loop
+(:mod:`ragjudge.models._retries`) puts the limiter's reporter for the attempt in a
 context variable that the attempt's task inherits; an HTTP provider adds
 :func:`headers_sent_trace` to its request, and httpx2 calls it as the request's headers
 go out.
