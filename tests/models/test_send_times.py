@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from test_limits import grant_times
 
 from ragjudge.models import Limiter, ModelSettings, RateLimits, get_model
 from ragjudge.models._budget import BURST_MARGIN, SEND_JITTER, WINDOW_MARGIN
-from ragjudge.models._send_times import reporting_sends, send_reporter
+from ragjudge.models._send_times import reporting_sends, trace_departure
 from ragjudge.models.scripted import ReplyScript
 from ragjudge.testing.server import OpenAITestServer
 from virtual_time import loop_clock, most_in_any_window, run_in_virtual_time
@@ -114,22 +115,26 @@ def test_without_a_rate_window_nobody_asks_when_requests_leave() -> None:
     run_in_virtual_time(main())
 
 
-def test_tasks_created_inside_report_to_the_reporter_of_their_attempt() -> None:
+def test_a_task_created_inside_traces_its_headers_to_the_attempt_s_reporter() -> None:
     seen: list[str] = []
 
-    async def attempt() -> None:
-        report = send_reporter()
-        assert report is not None
-        report()
+    async def attempt() -> dict[str, Any]:
+        extensions: dict[str, Any] = {}
+        trace_departure(extensions)
+        if "trace" in extensions:
+            await extensions["trace"]("http11.send_request_body.started", {})
+            await extensions["trace"]("http11.send_request_headers.started", {})
+        return extensions
 
-    async def main() -> None:
+    async def main() -> dict[str, Any]:
         with reporting_sends(lambda: seen.append("left")):
             task = asyncio.ensure_future(attempt())
-        assert send_reporter() is None
+        outside = asyncio.ensure_future(attempt())
         await task
+        return await outside
 
-    asyncio.run(main())
-    assert seen == ["left"]
+    assert asyncio.run(main()) == {}  # nobody asked outside: no trace
+    assert seen == ["left"]  # once, for the headers only
 
 
 @pytest.fixture

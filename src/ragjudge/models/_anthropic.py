@@ -15,7 +15,7 @@ from ragjudge._util.redact import scrub_text, scrub_url, url_secrets
 from ragjudge._util.urls import join_path
 from ragjudge.models._openai import error_from_status, error_from_transport
 from ragjudge.models._reply_bodies import json_object
-from ragjudge.models._send_times import headers_sent_trace, send_reporter
+from ragjudge.models._send_times import trace_departure
 from ragjudge.models._settings import DEFAULT_MAX_REPLY_BYTES
 from ragjudge.models._types import (
     ChatMessage,
@@ -121,8 +121,7 @@ class AnthropicProvider:
         client = self._client()
         try:
             request = client.build_request(method, url, json=body)
-            if (report := send_reporter()) is not None:
-                request.extensions["trace"] = headers_sent_trace(report)
+            trace_departure(request.extensions)
             response = await client.send(request, stream=True)
             try:
                 if response.status_code >= 300:

@@ -132,9 +132,8 @@ class Budget:
     ) -> None:
         self.interval = window / (limit * headroom)
         """Seconds per unit at the limit's pace."""
-        self.longest_send_delay: float | None = None
-        """The longest delay seen between a start and its request leaving (None: the
-        provider does not tell)."""
+        self._stamped = False
+        """Whether a request has told when it left (the margins are then the jitter's)."""
         self._windows = [_Window(float(limit), min(window / headroom, window + WINDOW_MARGIN))]
         self._stamped_spans = [min(window / headroom, window + SEND_JITTER)]
         if burst is not None and burst < limit:
@@ -151,11 +150,10 @@ class Budget:
         its start time; one that never left never reached the provider."""
         if not entries:
             return
-        if self.longest_send_delay is None:
+        if not self._stamped:
+            self._stamped = True
             for window, span in zip(self._windows, self._stamped_spans, strict=True):
                 window.span = span
-        delay = max(0.0, at - entries[0].time)
-        self.longest_send_delay = max(self.longest_send_delay or 0.0, delay)
         for window, entry in zip(self._windows, entries, strict=True):
             window.move_later(entry, at)
 

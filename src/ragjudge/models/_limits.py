@@ -210,6 +210,7 @@ class Limiter:
         self._tolerated = 0
         self._paused_total = 0.0
         self._recent_429s: deque[float] = deque()
+        self._longest_send_delay: float | None = None
 
     @asynccontextmanager
     async def slot(self, tokens: int = 0) -> AsyncIterator[Slot]:
@@ -307,7 +308,7 @@ class Limiter:
                 in_flight=self._semaphore.active,
                 max_in_flight=self._semaphore.max_active,
                 concurrency=self._capacity_locked(),
-                longest_send_delay=_longest_send_delay(self._requests, self._tokens),
+                longest_send_delay=self._longest_send_delay,
             )
 
     def concurrency(self) -> int:
@@ -333,6 +334,8 @@ class Limiter:
     def _sent(self, slot: Slot) -> None:
         with self._lock:
             at = self._clock()
+            delay = max(0.0, at - slot.started)
+            self._longest_send_delay = max(self._longest_send_delay or 0.0, delay)
             if self._requests is not None:
                 self._requests.sent(slot.request_entries, at)
             if self._tokens is not None:
@@ -402,12 +405,6 @@ class Limiter:
                     self._granted += 1
                     return slot
             # A rate-limit answer arrived while this request waited: take a new start.
-
-
-def _longest_send_delay(*budgets: Budget | None) -> float | None:
-    delays = [b.longest_send_delay for b in budgets if b is not None]
-    known = [d for d in delays if d is not None]
-    return max(known) if known else None
 
 
 def _concurrency_target(limits: RateLimits) -> ConcurrencyTarget:

@@ -29,7 +29,7 @@ from urllib.parse import urlparse
 from ragjudge._util.bodies import ACCEPT_ENCODING
 from ragjudge._util.redact import header_secrets, scrub_text, scrub_url, url_secrets
 from ragjudge._util.urls import join_path
-from ragjudge.models._send_times import headers_sent_trace, send_reporter
+from ragjudge.models._send_times import trace_departure
 from ragjudge.models._settings import DEFAULT_MAX_REPLY_BYTES
 from ragjudge.models._types import (
     ChatMessage,
@@ -409,8 +409,7 @@ class OpenAIProvider:
         client = self._client()
         try:
             request = client.build_request("POST", url, json=payload)
-            if (report := send_reporter()) is not None:
-                request.extensions["trace"] = headers_sent_trace(report)
+            trace_departure(request.extensions)
             response = await client.send(request)
             try:
                 if response.status_code >= 300:

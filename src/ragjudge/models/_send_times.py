@@ -5,9 +5,9 @@ provider counts it from when the request arrives. Between the two lie a new
 connection's handshake (TCP, then TLS: several round trips to a distant provider) and,
 in a burst, the preparation of the requests before it. The attempt loop
 (:mod:`ragjudge.models._retries`) puts the limiter's reporter for the attempt in a
-context variable that the attempt's task inherits; an HTTP provider adds
-:func:`headers_sent_trace` to its request, and httpx2 calls it as the request's headers
-go out.
+context variable that the attempt's task inherits; an HTTP provider passes its
+request's extensions to :func:`trace_departure`, and httpx2 calls the reporter as the
+request's headers go out.
 """
 
 from __future__ import annotations
@@ -17,18 +17,13 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["headers_sent_trace", "reporting_sends", "send_reporter"]
+__all__ = ["reporting_sends", "trace_departure"]
 
 _reporter: ContextVar[Callable[[], None] | None] = ContextVar(
     "ragjudge_send_reporter", default=None
 )
 
 _HEADERS_SENT = "http11.send_request_headers.started"
-
-
-def send_reporter() -> Callable[[], None] | None:
-    """The callback for the moment this attempt's request leaves (None: nobody asks)."""
-    return _reporter.get()
 
 
 @contextmanager
@@ -41,7 +36,15 @@ def reporting_sends(report: Callable[[], None] | None) -> Iterator[None]:
         _reporter.reset(token)
 
 
-def headers_sent_trace(
+def trace_departure(extensions: dict[str, Any]) -> None:
+    """Add to a request's httpx2 ``extensions`` a trace that tells this attempt's
+    reporter when the headers go out (nothing when nobody asks)."""
+    report = _reporter.get()
+    if report is not None:
+        extensions["trace"] = _headers_sent_trace(report)
+
+
+def _headers_sent_trace(
     report: Callable[[], None],
 ) -> Callable[[str, dict[str, Any]], Awaitable[None]]:
     """An httpx2 ``trace`` extension that calls ``report`` as the headers go out."""
