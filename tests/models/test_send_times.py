@@ -79,6 +79,30 @@ def test_a_slow_handshake_holds_back_only_the_start_after_its_own_request() -> N
     assert left[-1] == pytest.approx(WINDOW + 0.3 + SEND_JITTER)
 
 
+def test_a_start_taken_before_any_request_left_counts_from_their_departures() -> None:
+    # The eleventh asks while the window's ten are still on their way: its start is
+    # first counted from their permits with the wide margin. Once they tell when they
+    # left, it is counted from then: sooner when they left at once, later (and the
+    # window kept) when they left later than that margin covers.
+    def last_left(delay: float) -> tuple[float, int]:
+        async def main() -> list[float]:
+            return await sends(minute_limiter(), [delay] * RPM + [0.0], loop_clock())
+
+        left = run_in_virtual_time(main())
+        return left[-1], most_in_any_window(left, WINDOW)
+
+    assert last_left(0.005) == (pytest.approx(0.005 + WINDOW + SEND_JITTER), RPM)
+    assert last_left(0.005)[0] < WINDOW + WINDOW_MARGIN
+    assert last_left(0.3) == (pytest.approx(0.3 + WINDOW + SEND_JITTER), RPM)
+
+
+def test_a_start_taken_before_any_request_left_keeps_the_margin_when_none_tells() -> None:
+    async def main() -> list[float]:
+        return await grant_times(minute_limiter(), RPM + 1, loop_clock())
+
+    assert run_in_virtual_time(main())[-1] == pytest.approx(WINDOW + WINDOW_MARGIN)
+
+
 def test_requests_leaving_out_of_order_keep_the_window_in_time_order() -> None:
     # Later permits whose requests leave first: each counts from its own departure.
     left = two_windows([0.04, 0.03, 0.02, 0.01] + [0.0] * (RPM - 4))

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-__all__ = ["BURST_MARGIN", "SEND_JITTER", "WINDOW_MARGIN", "Budget", "Entry"]
+__all__ = ["BURST_MARGIN", "SEND_JITTER", "WINDOW_MARGIN", "Budget", "Entry", "budgets"]
 
 WINDOW_MARGIN = 0.1
 """The most seconds a limit's whole window is stretched by until the provider tells when
@@ -104,6 +104,15 @@ class _Window:
             log[index], log[index + 1] = log[index + 1], entry
             index += 1
 
+    def remove(self, entry: Entry) -> None:
+        """Take back ``entry`` (searched from the newest end, where waiting starts are)."""
+        log = self._log
+        for index in range(len(log) - 1, -1, -1):
+            if log[index] is entry:
+                del log[index]
+                self._forget(entry)
+                return
+
     def add(self, start: float, amount: float) -> Entry:
         entry = Entry(start, amount)
         self._log.append(entry)
@@ -157,6 +166,21 @@ class Budget:
         for window, entry in zip(self._windows, entries, strict=True):
             window.move_later(entry, at)
 
+    @property
+    def narrowing(self) -> float:
+        """Seconds by which a start taken before any request told when it left may come
+        sooner once one has (the margins shrink to :data:`SEND_JITTER`; the entries
+        only move later); 0 once one has."""
+        if self._stamped:
+            return 0.0
+        spans = zip(self._windows, self._stamped_spans, strict=True)
+        return max(window.span - stamped for window, stamped in spans)
+
+    def release(self, entries: tuple[Entry, ...]) -> None:
+        """Take back a start not used yet (its ``entries``, from :meth:`take`)."""
+        for window, entry in zip(self._windows, entries, strict=True):
+            window.remove(entry)
+
     def earliest(self, now: float, start: float, amount: float, *, paced: bool) -> float:
         """The earliest time from ``start`` on at which ``amount`` may start (``now``:
         the clock; ``paced`` while the pace is lowered)."""
@@ -182,3 +206,16 @@ class Budget:
         for window in self._windows:
             window.drop_after(now)
         self._next_paced = resume
+
+
+def budgets(
+    rpm: int | None, tpm: int | None, window: float, headroom: float, burst: int | None
+) -> tuple[Budget | None, Budget | None]:
+    """The request and token budgets of these limits (None where there is no limit); a
+    ``burst`` of requests allows the same share of ``tpm`` at once."""
+    requests = None if rpm is None else Budget(rpm, window, headroom, burst)
+    tokens = None
+    if tpm is not None:
+        share = None if burst is None or rpm is None else tpm * burst / rpm
+        tokens = Budget(tpm, window, headroom, share)
+    return requests, tokens

@@ -28,6 +28,7 @@ __all__ = [
     "MIN_IN_FLIGHT",
     "UNLIMITED_START",
     "ConcurrencyTarget",
+    "target_of",
 ]
 
 AUTO_CEILING = 256
@@ -121,3 +122,25 @@ class ConcurrencyTarget:
 
 def _littles_law(per_second: float, latency: float) -> int:
     return math.ceil(per_second * latency * MARGIN - 1e-9)  # no place for float noise
+
+
+def target_of(
+    fixed: int | None,
+    rpm: int | None,
+    tpm: int | None,
+    window: float,
+    headroom: float,
+    burst: int | None,
+) -> ConcurrencyTarget:
+    """The places under these limits: ``fixed``, or following the limits' pace (and
+    the burst they allow at once)."""
+    target = ConcurrencyTarget(fixed=fixed)
+    pace = headroom / window
+    if rpm is not None:
+        target.requests_per_second = rpm * pace
+        target.requests_at_once = float(rpm * headroom if burst is None else burst)
+    if tpm is not None:
+        target.tokens_per_second = tpm * pace
+        share = 1.0 if burst is None or rpm is None else burst / rpm
+        target.tokens_at_once = tpm * headroom * share
+    return target

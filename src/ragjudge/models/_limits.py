@@ -48,8 +48,8 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
-from ragjudge.models._budget import Budget, Entry
-from ragjudge.models._concurrency import ConcurrencyTarget
+from ragjudge.models._budget import Entry, budgets
+from ragjudge.models._concurrency import target_of
 from ragjudge.models._semaphore import SharedSemaphore
 
 __all__ = ["Limiter", "LimiterStats", "PermitSource", "RateLimits", "SharedSemaphore", "Slot"]
@@ -195,8 +195,13 @@ class Limiter:
         self._sleep = sleep
         self._lock = threading.Lock()
         self._semaphore = SharedSemaphore(self._capacity)
-        self._requests, self._tokens = _budgets(self.limits)
-        self._target = _concurrency_target(self.limits)
+        lim = self.limits
+        self._requests, self._tokens = budgets(
+            lim.rpm, lim.tpm, lim.window, lim.headroom, lim.burst
+        )
+        self._target = target_of(
+            lim.max_concurrency, lim.rpm, lim.tpm, lim.window, lim.headroom, lim.burst
+        )
         self._recovery = self.limits.recovery if self.limits.recovery else self.limits.window
         self._paused_until = 0.0
         self._epoch = 0
@@ -381,54 +386,56 @@ class Limiter:
         """Take the earliest start the budgets allow; return (now, slot, epoch)."""
         with self._lock:
             now = self._clock()
-            start = max(now, self._paused_until)
-            paced = self._speed(start) < 1.0
+            return now, self._reserve_locked(now, tokens), self._epoch
+
+    def _reserve_locked(self, now: float, tokens: int) -> Slot:
+        start = max(now, self._paused_until)
+        paced = self._speed(start) < 1.0
+        if self._requests is not None:
+            start = self._requests.earliest(now, start, 1, paced=paced)
+        if self._tokens is not None:
+            start = self._tokens.earliest(now, start, tokens, paced=paced)
+        speed = self._speed(start)
+        requests = () if self._requests is None else self._requests.take(start, 1, speed)
+        entries = () if self._tokens is None else self._tokens.take(start, tokens, speed)
+        return Slot(start, tokens, token_entries=entries, request_entries=requests)
+
+    def _narrowing(self) -> float:
+        """How much sooner a start taken now may come once a request tells when it left."""
+        with self._lock:
+            budgets = (b for b in (self._requests, self._tokens) if b is not None)
+            return max((budget.narrowing for budget in budgets), default=0.0)
+
+    def _retaken(self, slot: Slot, epoch: int) -> tuple[float, Slot]:
+        """(now, a new start for ``slot``) when requests have told when they left since
+        it was taken, so the windows' margins narrowed; else (now, ``slot``)."""
+        with self._lock:
+            now = self._clock()
+            budgets = [b for b in (self._requests, self._tokens) if b is not None]
+            if self._epoch != epoch or self._speed(slot.started) < 1.0:
+                return now, slot  # voided by a rate-limit answer, or paced: keep it
+            if any(budget.narrowing > 0 for budget in budgets):
+                return now, slot  # no request has told yet
             if self._requests is not None:
-                start = self._requests.earliest(now, start, 1, paced=paced)
+                self._requests.release(slot.request_entries)
             if self._tokens is not None:
-                start = self._tokens.earliest(now, start, tokens, paced=paced)
-            speed = self._speed(start)
-            requests = () if self._requests is None else self._requests.take(start, 1, speed)
-            entries = () if self._tokens is None else self._tokens.take(start, tokens, speed)
-            slot = Slot(start, tokens, token_entries=entries, request_entries=requests)
-            return now, slot, self._epoch
+                self._tokens.release(slot.token_entries)
+            return now, self._reserve_locked(now, slot.tokens)
 
     async def _wait_turn(self, tokens: int) -> Slot:
         while True:
-            now, slot, epoch = self._reserve(tokens)
-            delay = slot.started - now
-            if delay > 0:
-                await self._sleep(delay)
+            begun, slot, epoch = self._reserve(tokens)
+            now, lead = begun, self._narrowing()
+            if slot.started - now > lead > 0:
+                # Taken with the margins of requests that never tell when they left: if
+                # one tells meanwhile, the start may come up to ``lead`` sooner.
+                await self._sleep(slot.started - now - lead)
+                now, slot = self._retaken(slot, epoch)
+            if slot.started > now:
+                await self._sleep(slot.started - now)
             with self._lock:
-                self._waited += max(0.0, delay)
-                if delay <= 0 or self._epoch == epoch:
+                self._waited += max(0.0, slot.started - begun)
+                if slot.started <= begun or self._epoch == epoch:
                     self._granted += 1
                     return slot
             # A rate-limit answer arrived while this request waited: take a new start.
-
-
-def _concurrency_target(limits: RateLimits) -> ConcurrencyTarget:
-    """The places of ``limits``: fixed, or following the pace of its limits."""
-    target = ConcurrencyTarget(fixed=limits.max_concurrency)
-    pace = limits.headroom / limits.window
-    if limits.rpm is not None:
-        target.requests_per_second = limits.rpm * pace
-        burst = limits.rpm * limits.headroom if limits.burst is None else limits.burst
-        target.requests_at_once = float(burst)
-    if limits.tpm is not None:
-        target.tokens_per_second = limits.tpm * pace
-        share = None if limits.burst is None or limits.rpm is None else limits.burst / limits.rpm
-        target.tokens_at_once = limits.tpm * limits.headroom * (1.0 if share is None else share)
-    return target
-
-
-def _budgets(limits: RateLimits) -> tuple[Budget | None, Budget | None]:
-    """The request and token budgets of ``limits`` (None where there is no limit)."""
-    window, headroom, burst = limits.window, limits.headroom, limits.burst
-    requests = tokens = None
-    if limits.rpm is not None:
-        requests = Budget(limits.rpm, window, headroom, burst)
-    if limits.tpm is not None:
-        share = None if burst is None or limits.rpm is None else limits.tpm * burst / limits.rpm
-        tokens = Budget(limits.tpm, window, headroom, share)
-    return requests, tokens
