@@ -30,6 +30,8 @@ from urllib.request import getproxies
 
 import httpx2
 
+from ragjudge.models._connections import asyncio_transport
+
 __all__ = ["LeanClient", "lean_client"]
 
 _KEPT_URLS = 16
@@ -94,13 +96,14 @@ def lean_client(
 ) -> LeanClient:
     """A :class:`LeanClient` for requests to ``base_url``, sending ``headers`` with
     each. Unless the environment names a proxy or the base URL holds credentials (the
-    client's auth flow sends those), the client is built on a transport of its own
-    (certificates from the system's store, or ``SSL_CERT_FILE``/``SSL_CERT_DIR``, as
+    client's auth flow sends those), the client is built on a transport of its own,
+    whose connections are asyncio streams (:mod:`ragjudge.models._connections`;
+    certificates from the system's store, or ``SSL_CERT_FILE``/``SSL_CERT_DIR``, as
     httpx2's client reads them), which requests are handed to directly."""
     parts = urlparse(base_url)
     if getproxies() or parts.username is not None or parts.password is not None:
         client = httpx2.AsyncClient(headers=headers, timeout=timeout, limits=limits, verify=verify)
         return LeanClient(client, None)
-    transport = httpx2.AsyncHTTPTransport(verify=verify, limits=limits, trust_env=True)
+    transport = asyncio_transport(verify=verify, limits=limits)
     client = httpx2.AsyncClient(headers=headers, timeout=timeout, transport=transport)
     return LeanClient(client, transport)
