@@ -27,7 +27,7 @@ from ragjudge.models._types import (
 from ragjudge.schema import Usage
 
 if TYPE_CHECKING:
-    import httpx2
+    from ragjudge.models._lean_http import LeanClient
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -57,7 +57,7 @@ class AnthropicProvider:
         self._api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         self.timeout = timeout
         self.max_reply_bytes = max_reply_bytes
-        self._client_now: httpx2.AsyncClient | None = None
+        self._client_now: LeanClient | None = None
 
     def __repr__(self) -> str:
         return f"AnthropicProvider({self.model!r}, endpoint={self.endpoint!r})"
@@ -122,7 +122,7 @@ class AnthropicProvider:
         try:
             request = client.build_request(method, url, json=body)
             trace_departure(request.extensions)
-            response = await client.send(request, stream=True)
+            response = await client.send(request)
             try:
                 if response.status_code >= 300:
                     raise error_from_status(response, await read_start(response, 64 * 1024))
@@ -137,8 +137,10 @@ class AnthropicProvider:
         except ModelError as exc:
             raise self._scrubbed(exc) from None
 
-    def _client(self) -> httpx2.AsyncClient:
+    def _client(self) -> LeanClient:
         import httpx2
+
+        from ragjudge.models._lean_http import lean_client
 
         if self._client_now is None or self._client_now.is_closed:
             headers = {
@@ -146,7 +148,13 @@ class AnthropicProvider:
                 "anthropic-version": ANTHROPIC_VERSION,
                 "content-type": "application/json",
             }
-            self._client_now = httpx2.AsyncClient(headers=headers, timeout=self.timeout)
+            self._client_now = lean_client(
+                self.base_url,
+                headers=headers,
+                timeout=httpx2.Timeout(self.timeout),
+                limits=httpx2.Limits(),  # httpx2's own: 100 connections, 20 kept idle
+                verify=True,
+            )
         return self._client_now
 
     def _scrubbed(self, error: ModelError) -> ModelError:
