@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import select
-import socket
 import ssl
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 import httpcore2
 import httpx2
@@ -35,6 +34,10 @@ __all__ = ["AsyncioBackend", "AsyncioStream", "asyncio_transport"]
 HAPPY_EYEBALLS_DELAY = 0.25
 """Seconds before trying a host's next address while the first still connects (RFC
 8305's recommended delay, and anyio's)."""
+
+
+class _Descriptor(Protocol):
+    def fileno(self) -> int: ...
 
 
 @contextmanager
@@ -50,7 +53,7 @@ def _raised_as(
         raise failure(str(exc) or type(exc).__name__) from exc
 
 
-def socket_readable(sock: socket.socket | None) -> bool:
+def socket_readable(sock: _Descriptor | None) -> bool:
     """Whether ``sock`` has something to read, or is gone: on an idle connection, the
     server has closed it (or sent what no request asked for)."""
     if sock is None or sock.fileno() < 0:
@@ -69,7 +72,7 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._reader = reader
         self._writer = writer
-        self._socket: socket.socket | None = writer.get_extra_info("socket")
+        self._socket: _Descriptor | None = writer.get_extra_info("socket")
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         """Up to ``max_bytes`` bytes, ``b""`` once the server closed the connection."""
@@ -142,7 +145,7 @@ class AsyncioBackend(httpcore2.AsyncNetworkBackend):
                 reader, writer = await asyncio.open_connection(
                     host, port, local_addr=local, happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY
                 )
-        sock: socket.socket | None = writer.get_extra_info("socket")
+        sock = writer.get_extra_info("socket")  # asyncio's stand-in for the socket
         if sock is not None:
             for option in socket_options or ():
                 sock.setsockopt(*option)

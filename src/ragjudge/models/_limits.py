@@ -48,7 +48,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
-from ragjudge.models._budget import Entry, budgets
+from ragjudge.models._budget import Budget, Entry, budgets
 from ragjudge.models._concurrency import target_of
 from ragjudge.models._semaphore import SharedSemaphore
 
@@ -195,12 +195,17 @@ class Limiter:
         self._sleep = sleep
         self._lock = threading.Lock()
         self._semaphore = SharedSemaphore(self._capacity)
-        lim = self.limits
+        limits = self.limits
         self._requests, self._tokens = budgets(
-            lim.rpm, lim.tpm, lim.window, lim.headroom, lim.burst
+            limits.rpm, limits.tpm, limits.window, limits.headroom, limits.burst
         )
         self._target = target_of(
-            lim.max_concurrency, lim.rpm, lim.tpm, lim.window, lim.headroom, lim.burst
+            limits.max_concurrency,
+            limits.rpm,
+            limits.tpm,
+            limits.window,
+            limits.headroom,
+            limits.burst,
         )
         self._recovery = self.limits.recovery if self.limits.recovery else self.limits.window
         self._paused_until = 0.0
@@ -403,18 +408,19 @@ class Limiter:
     def _narrowing(self) -> float:
         """How much sooner a start taken now may come once a request tells when it left."""
         with self._lock:
-            budgets = (b for b in (self._requests, self._tokens) if b is not None)
-            return max((budget.narrowing for budget in budgets), default=0.0)
+            return max((budget.narrowing for budget in self._rate_budgets()), default=0.0)
+
+    def _rate_budgets(self) -> list[Budget]:
+        return [budget for budget in (self._requests, self._tokens) if budget is not None]
 
     def _retaken(self, slot: Slot, epoch: int) -> tuple[float, Slot]:
         """(now, a new start for ``slot``) when requests have told when they left since
         it was taken, so the windows' margins narrowed; else (now, ``slot``)."""
         with self._lock:
             now = self._clock()
-            budgets = [b for b in (self._requests, self._tokens) if b is not None]
             if self._epoch != epoch or self._speed(slot.started) < 1.0:
                 return now, slot  # voided by a rate-limit answer, or paced: keep it
-            if any(budget.narrowing > 0 for budget in budgets):
+            if any(budget.narrowing > 0 for budget in self._rate_budgets()):
                 return now, slot  # no request has told yet
             if self._requests is not None:
                 self._requests.release(slot.request_entries)
@@ -427,8 +433,8 @@ class Limiter:
             begun, slot, epoch = self._reserve(tokens)
             now, lead = begun, self._narrowing()
             if slot.started - now > lead > 0:
-                # Taken with the margins of requests that never tell when they left: if
-                # one tells meanwhile, the start may come up to ``lead`` sooner.
+                # Counted with the wide margins, as no request has told yet when it
+                # left: once one has, the start may come up to ``lead`` sooner.
                 await self._sleep(slot.started - now - lead)
                 now, slot = self._retaken(slot, epoch)
             if slot.started > now:
