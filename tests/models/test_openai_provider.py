@@ -580,12 +580,12 @@ def test_token_log_probabilities_are_read_and_a_malformed_form_is_left_out() -> 
 def test_only_a_plain_http_endpoint_without_a_proxy_skips_the_certificate_store(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ragjudge.models._openai import _never_tls
+    from ragjudge.models._openai import never_tls
 
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("all_proxy", raising=False)
-    assert _never_tls("http://127.0.0.1:8000/v1")
-    assert not _never_tls("https://api.openai.com/v1")
+    assert never_tls("http://127.0.0.1:8000/v1")
+    assert not never_tls("https://api.openai.com/v1")
     monkeypatch.setenv("http_proxy", "https://proxy.example:3128")
-    assert not _never_tls("http://127.0.0.1:8000/v1")  # TLS to the proxy is verified
+    assert not never_tls("http://127.0.0.1:8000/v1")  # TLS to the proxy is verified

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragjudge._util.redact import scrub_text, scrub_url, url_secrets
 from ragjudge._util.urls import join_path
-from ragjudge.models._openai import error_from_status, error_from_transport
+from ragjudge.models._openai import error_from_status, error_from_transport, never_tls
 from ragjudge.models._reply_bodies import json_object
 from ragjudge.models._send_times import trace_departure
 from ragjudge.models._settings import DEFAULT_MAX_REPLY_BYTES
@@ -153,7 +153,7 @@ class AnthropicProvider:
                 headers=headers,
                 timeout=httpx2.Timeout(self.timeout),
                 limits=httpx2.Limits(),  # httpx2's own: 100 connections, 20 kept idle
-                verify=True,
+                verify=not never_tls(self.base_url),
             )
         return self._client_now
 

@@ -5,11 +5,12 @@ by default anyio's sockets. Two of anyio's costs fall on every judge call:
 
 * each time the pool hands out a connection it asks every idle connection whether the
   server has closed it, and anyio answers by building a table of all of the socket's
-  attributes to read one of them — with the dozens of connections a run's first burst
-  opens, that was the largest share of what the pool costs a run;
-* its reads, writes and closes each pass through a cancel scope and an extra turn of
-  the event loop (a close yields a turn, so the first request after a long wait, which
-  closes every connection that expired meanwhile, waits one turn per connection).
+  attributes to read one of them: with the dozens of connections a run's first burst
+  opens, dozens of tables per call;
+* a write, a close, and a read whose data is already there each yield a turn of the
+  event loop, and each read and write runs in a cancel scope for its timeout (so the
+  first request after a long wait, which closes every connection that expired
+  meanwhile, waits a turn per connection).
 
 :class:`AsyncioBackend` opens connections with :func:`asyncio.open_connection` and
 answers the pool's questions from the socket it keeps; :func:`asyncio_transport` is

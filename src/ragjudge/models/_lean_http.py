@@ -1,6 +1,6 @@
-"""The HTTP client of the OpenAI-compatible provider: an ``httpx2.AsyncClient`` whose
-requests go straight to its connection pool unless a proxy or credentials in the base
-URL need the client's own handling.
+"""The HTTP client of the OpenAI-compatible and Anthropic providers: an
+``httpx2.AsyncClient`` whose requests go straight to its connection pool unless a proxy
+or credentials in the base URL need the client's own handling.
 
 httpx2 is the maintained fork of httpx. Its connection pool hands a request a
 connection in one pass over its connections; httpx's pool (httpcore 1) scans them again

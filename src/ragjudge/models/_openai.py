@@ -383,7 +383,7 @@ class OpenAIProvider:
             headers=headers,
             timeout=httpx2.Timeout(self.timeout, connect=min(self.timeout, 10.0)),
             limits=httpx2.Limits(max_connections=256, max_keepalive_connections=64),
-            verify=not _never_tls(self.base_url),
+            verify=not never_tls(self.base_url),
         )
 
     async def _post(self, path: str, payload: dict[str, Any], cap: int) -> dict[str, Any]:
@@ -428,7 +428,7 @@ class OpenAIProvider:
         return _json_body(response, content)
 
 
-def _never_tls(base_url: str) -> bool:
+def never_tls(base_url: str) -> bool:
     """Whether a client for ``base_url`` never speaks TLS: a plain-HTTP endpoint (a
     local vLLM or Ollama) reached without a proxy (redirects are not followed). Its
     client then skips loading the certificate store."""
