@@ -91,8 +91,9 @@ def test_a_start_taken_before_any_request_left_counts_from_their_departures() ->
         left = run_in_virtual_time(main())
         return left[-1], most_in_any_window(left, WINDOW)
 
-    assert last_left(0.005) == (pytest.approx(0.005 + WINDOW + SEND_JITTER), RPM)
-    assert last_left(0.005)[0] < WINDOW + WINDOW_MARGIN
+    prompt = last_left(0.005)
+    assert prompt == (pytest.approx(0.005 + WINDOW + SEND_JITTER), RPM)
+    assert prompt[0] < WINDOW + WINDOW_MARGIN
     assert last_left(0.3) == (pytest.approx(0.3 + WINDOW + SEND_JITTER), RPM)
 
 

@@ -152,7 +152,6 @@ class AnthropicProvider:
                 self.base_url,
                 headers=headers,
                 timeout=httpx2.Timeout(self.timeout),
-                limits=httpx2.Limits(),  # httpx2's own: 100 connections, 20 kept idle
                 verify=not never_tls(self.base_url),
             )
         return self._client_now

@@ -50,11 +50,11 @@ def _raised_as(
         yield
     except TimeoutError as exc:
         raise timeout(str(exc) or "timed out") from exc
-    except (OSError, EOFError) as exc:  # ssl.SSLError is an OSError
+    except OSError as exc:  # ssl.SSLError is one
         raise failure(str(exc) or type(exc).__name__) from exc
 
 
-def socket_readable(sock: _Descriptor | None) -> bool:
+def _socket_readable(sock: _Descriptor | None) -> bool:
     """Whether ``sock`` has something to read, or is gone: on an idle connection, the
     server has closed it (or sent what no request asked for)."""
     if sock is None or sock.fileno() < 0:
@@ -112,7 +112,7 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
         """What the pool asks of a connection: ``is_readable`` (closed by the server
         while idle), ``ssl_object``, ``client_addr``, ``server_addr``, ``socket``."""
         if info == "is_readable":
-            return socket_readable(self._socket)
+            return _socket_readable(self._socket)
         if info == "socket":
             return self._socket
         if info == "client_addr":

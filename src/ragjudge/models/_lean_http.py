@@ -30,11 +30,16 @@ from urllib.request import getproxies
 
 import httpx2
 
+from ragjudge.models._concurrency import AUTO_CEILING
 from ragjudge.models._connections import asyncio_transport
 
-__all__ = ["LeanClient", "lean_client"]
+__all__ = ["JUDGE_LIMITS", "LeanClient", "lean_client"]
 
 _KEPT_URLS = 16
+
+JUDGE_LIMITS = httpx2.Limits(max_connections=AUTO_CEILING, max_keepalive_connections=64)
+"""A connection for every call the judge may keep in flight (so none queues in the pool
+unseen by the limiter), and 64 of them kept open between bursts."""
 
 
 @dataclass(frozen=True)
@@ -91,11 +96,11 @@ def lean_client(
     *,
     headers: dict[str, str],
     timeout: httpx2.Timeout,
-    limits: httpx2.Limits,
     verify: bool,
+    limits: httpx2.Limits = JUDGE_LIMITS,
 ) -> LeanClient:
     """A :class:`LeanClient` for requests to ``base_url``, sending ``headers`` with
-    each. Unless the environment names a proxy or the base URL holds credentials (the
+    each, at most ``limits`` connections open. Unless the environment names a proxy or the base URL holds credentials (the
     client's auth flow sends those), the client is built on a transport of its own,
     whose connections are asyncio streams (:mod:`ragjudge.models._connections`;
     certificates from the system's store, or ``SSL_CERT_FILE``/``SSL_CERT_DIR``, as

@@ -48,7 +48,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
-from ragjudge.models._budget import Budget, Entry, budgets
+from ragjudge.models._budget import Entry, budgets
 from ragjudge.models._concurrency import target_of
 from ragjudge.models._semaphore import SharedSemaphore
 
@@ -408,10 +408,11 @@ class Limiter:
     def _narrowing(self) -> float:
         """How much sooner a start taken now may come once a request tells when it left."""
         with self._lock:
-            return max((budget.narrowing for budget in self._rate_budgets()), default=0.0)
+            return self._narrowing_locked()
 
-    def _rate_budgets(self) -> list[Budget]:
-        return [budget for budget in (self._requests, self._tokens) if budget is not None]
+    def _narrowing_locked(self) -> float:
+        limited = (b for b in (self._requests, self._tokens) if b is not None)
+        return max((budget.narrowing for budget in limited), default=0.0)
 
     def _retaken(self, slot: Slot, epoch: int) -> tuple[float, Slot]:
         """(now, a new start for ``slot``) when requests have told when they left since
@@ -420,7 +421,7 @@ class Limiter:
             now = self._clock()
             if self._epoch != epoch or self._speed(slot.started) < 1.0:
                 return now, slot  # voided by a rate-limit answer, or paced: keep it
-            if any(budget.narrowing > 0 for budget in self._rate_budgets()):
+            if self._narrowing_locked() > 0:
                 return now, slot  # no request has told yet
             if self._requests is not None:
                 self._requests.release(slot.request_entries)
@@ -431,7 +432,8 @@ class Limiter:
     async def _wait_turn(self, tokens: int) -> Slot:
         while True:
             begun, slot, epoch = self._reserve(tokens)
-            now, lead = begun, self._narrowing()
+            now = begun
+            lead = self._narrowing() if slot.started > now else 0.0
             if slot.started - now > lead > 0:
                 # Counted with the wide margins, as no request has told yet when it
                 # left: once one has, the start may come up to ``lead`` sooner.

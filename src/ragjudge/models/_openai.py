@@ -382,7 +382,6 @@ class OpenAIProvider:
             self.base_url,
             headers=headers,
             timeout=httpx2.Timeout(self.timeout, connect=min(self.timeout, 10.0)),
-            limits=httpx2.Limits(max_connections=256, max_keepalive_connections=64),
             verify=not never_tls(self.base_url),
         )
 
